@@ -1,0 +1,1 @@
+"""stepeval: evaluate hands-on AWS lab steps, read-only, under the seed contract."""

@@ -1,0 +1,41 @@
+"""`stepeval check`: the spec validates, every step has a module, every module a step, and each one loads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.errors import LabError
+from harness.lab import MODULE_DIR, STEP_KEY, load_lab
+from harness.pool import WorkerPool
+from harness.runner import Runner
+
+
+def check_lab(lab_dir: Path) -> tuple[list[str], str]:
+    """Every problem as one line naming file and step, and a one-line summary."""
+    try:
+        lab = load_lab(lab_dir)
+    except LabError as exc:
+        return exc.problems, f"{len(exc.problems)} problem(s) in the spec"
+    problems: list[str] = []
+    module_dir = lab.root / MODULE_DIR
+    stems = {step.stem for step in lab.steps.values()}
+    present = {path.stem for path in module_dir.glob("*.py") if not path.name.startswith("_")}
+    for stem in sorted(present - stems):
+        path = module_dir / f"{stem}.py"
+        if STEP_KEY.match(stem):
+            problems.append(f"{path}: no step {stem.replace('_', '.')} in {lab.spec_file.name}")
+        else:
+            problems.append(f"{path}: not named after a step (expected NN_NN.py)")
+    with WorkerPool(1) as pool:
+        runner = Runner(lab, pool)
+        for step in lab.steps.values():
+            if step.stem not in present:
+                problems.append(f"{step.module_path}: step {step.key}: module missing")
+                continue
+            problem = runner.check_module(step)
+            if problem:
+                problems.append(problem)
+    summary = f"{len(lab.steps)} steps, {len(present)} modules: " + (
+        f"{len(problems)} problem(s)" if problems else "all good"
+    )
+    return problems, summary

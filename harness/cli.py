@@ -1,0 +1,131 @@
+"""`stepeval`: run one step, check a lab, play the demo. Exit codes: 0 pass, 1 fail, 2 bad input, 3 error.
+
+Heavy imports (pydantic, boto3) happen inside the commands, after `run` has started its worker process,
+so that the worker's start-up overlaps ours: this is most of a cold `stepeval run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.errors import BadInput, LabError
+from harness.pool import WorkerPool
+
+if TYPE_CHECKING:
+    from harness.contract import Answer, ContextInput
+    from harness.lab import Lab
+
+EXIT_PASS, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_ERROR = 0, 1, 2, 3
+EXIT_BY_STATUS = {"pass": EXIT_PASS, "fail": EXIT_FAIL, "error": EXIT_ERROR}
+MAX_TIMEOUT_S = 900.0
+
+
+def positive_seconds(text: str) -> float:
+    """A timeout in seconds: a number above 0 and at most 900."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= MAX_TIMEOUT_S:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and {MAX_TIMEOUT_S:g} seconds")
+    return value
+
+
+def read_context(source: str | None, lab: Lab) -> ContextInput:
+    """The context from a file or stdin ("-"); absent means no resolved handles and no events."""
+    from harness.contract import ContextInput, parse_context
+
+    if source is None:
+        return ContextInput()
+    name = "stdin" if source == "-" else source
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"--context {name}: cannot read: {exc}") from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"--context {name}: not valid JSON: {exc}") from None
+    return parse_context(raw, source=f"--context {name}", lab=lab)
+
+
+def print_answer(answer: Answer) -> None:
+    """The one JSON object on stdout."""
+    sys.stdout.write(answer.model_dump_json(indent=2) + "\n")
+    sys.stdout.flush()
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    with WorkerPool(1) as pool:
+        pool.start()  # the worker imports boto3 while we import ours and read the spec and the context
+        from harness.credentials import resolve_sandbox
+        from harness.lab import load_lab, normalize_step_key
+        from harness.runner import Runner
+
+        step_key = normalize_step_key(args.step)
+        lab = load_lab(args.lab)
+        lab.step(step_key)
+        context = read_context(args.context, lab)
+        sandbox = resolve_sandbox(profile=args.profile, region=args.region, endpoint_url=args.endpoint_url)
+        answer = Runner(lab, pool).evaluate(step_key, context, sandbox, timeout_s=args.timeout)
+    print_answer(answer)
+    return EXIT_BY_STATUS[answer.status]
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from harness.check import check_lab
+
+    problems, summary = check_lab(Path(args.lab))
+    for line in problems:
+        print(line)
+    print(summary, file=sys.stderr)
+    return EXIT_FAIL if problems else EXIT_PASS
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from harness.demo import run_demo
+
+    return run_demo(as_json=args.json)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="stepeval", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = commands.add_parser("run", help="evaluate one step and print its answer as JSON")
+    run.add_argument("step", help="step key, e.g. 01.02 (01_02 works too)")
+    run.add_argument("--lab", default=".", help="lab directory holding specs/ and evaluation/ (default: .)")
+    run.add_argument("--context", metavar="FILE|-", help='JSON {"resolved": [...], "events": [...]}')
+    run.add_argument("--endpoint-url", help="send every AWS call to this emulator (moto server, LocalStack)")
+    run.add_argument("--region", help="AWS region (default: profile's, AWS_REGION, else us-east-1)")
+    run.add_argument("--profile", help="named AWS profile to dry-run against your own account")
+    run.add_argument("--timeout", type=positive_seconds, help="seconds before the step is stopped")
+    run.set_defaults(handler=cmd_run)
+
+    check = commands.add_parser("check", help="validate the lab spec and every step module")
+    check.add_argument("--lab", default=".", help="lab directory (default: .)")
+    check.set_defaults(handler=cmd_check)
+
+    demo = commands.add_parser("demo", help="evaluate the seed examples on an embedded moto server")
+    demo.add_argument("--json", action="store_true", help="print the answers as JSON lines instead of panels")
+    demo.set_defaults(handler=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except LabError as exc:
+        more = f" (and {len(exc.problems) - 1} more: run stepeval check)" if len(exc.problems) > 1 else ""
+        print(f"stepeval: {exc.problems[0]}{more}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BadInput as exc:
+        print(f"stepeval: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,265 @@
+"""The lab spec: models, loading from `specs/*.yaml`, and validation whose errors name file, step and field."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import yaml
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
+
+from harness.errors import BadInput, LabError
+
+TWO_DIGITS = re.compile(r"^\d{2}$")
+RESOURCE_TYPE = re.compile(r"^AWS::[A-Za-z0-9]+::[A-Za-z0-9]+$")
+HANDLE_NAME = re.compile(r"^[A-Za-z0-9_]+$")
+STEP_KEY = re.compile(r"^(\d{2})[._](\d{2})$")
+DEFAULT_TIMEOUT_S = 30.0
+MODULE_DIR = Path("evaluation") / "boto3"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _two_digits(value: object) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        raise ValueError(f'must be a two-digit string like "{value:02d}" (quote it in YAML), got {value}')
+    if not isinstance(value, str) or not TWO_DIGITS.match(value):
+        raise ValueError(f"must be two digits like '01', got {value!r}")
+    return value
+
+
+def _resource_type(value: str) -> str:
+    if not RESOURCE_TYPE.match(value):
+        raise ValueError(f"{value!r} is not of the form AWS::Service::Resource")
+    return value
+
+
+TwoDigitId = Annotated[str, BeforeValidator(_two_digits)]
+ResourceType = Annotated[str, AfterValidator(_resource_type)]
+
+
+class Output(_Strict):
+    """A resource the step asks the learner to build: its handle name and CloudFormation type."""
+
+    name: str
+    type: ResourceType
+    description: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not HANDLE_NAME.match(value):
+            raise ValueError(f"handle name {value!r} may hold only letters, digits and underscores")
+        return value
+
+
+class Step(_Strict):
+    """One step: what it consumes from earlier steps, what it must produce, and how long it may run."""
+
+    id: TwoDigitId
+    title: str | None = None
+    description: str | None = None
+    timeout: float | None = Field(default=None, gt=0, le=900)
+    inputs: tuple[str, ...] = ()
+    outputs: tuple[Output, ...] = Field(min_length=1)
+    feedback: dict[str, str] = Field(default_factory=dict)
+
+
+class Objective(_Strict):
+    """A group of steps, in the order the learner does them."""
+
+    id: TwoDigitId
+    title: str | None = None
+    description: str | None = None
+    steps: tuple[Step, ...] = Field(min_length=1)
+
+
+class LabSpec(_Strict):
+    """The whole spec file as written."""
+
+    project: str
+    title: str | None = None
+    description: str | None = None
+    timeout: float | None = Field(default=None, gt=0, le=900)
+    objectives: tuple[Objective, ...] = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class StepSpec:
+    """One step in context: its key ("01.02"), the step, and where its module lives."""
+
+    key: str
+    objective: Objective
+    step: Step
+    module_path: Path
+    timeout_s: float
+    input_types: dict[str, str]
+
+    @property
+    def stem(self) -> str:
+        """The module's file stem, e.g. "01_02"."""
+        return self.key.replace(".", "_")
+
+    @property
+    def output_types(self) -> dict[str, str]:
+        """Each output's handle name and type, in spec order."""
+        return {o.name: o.type for o in self.step.outputs}
+
+    def slice(self) -> dict[str, Any]:
+        """The `context["spec"]` a module sees: this step's inputs and outputs (with their types)."""
+        return {
+            "step": self.key,
+            "title": self.step.title,
+            "description": self.step.description,
+            "inputs": list(self.step.inputs),
+            "outputs": [o.model_dump(exclude_none=True) for o in self.step.outputs],
+            "feedback": dict(self.step.feedback),
+        }
+
+
+@dataclass(frozen=True)
+class Lab:
+    """A validated lab: its directory, spec file, and steps indexed by key in spec order."""
+
+    root: Path
+    spec_file: Path
+    spec: LabSpec
+    steps: dict[str, StepSpec]
+    handle_types: dict[str, str]
+
+    def step(self, raw_key: str) -> StepSpec:
+        """The step for a key such as "01.02" or "01_02"; BadInput for a malformed or unknown key."""
+        key = normalize_step_key(raw_key)
+        if key not in self.steps:
+            known = ", ".join(self.steps) or "none"
+            raise BadInput(f"{self.spec_file}: no step {key} in this lab (steps: {known})")
+        return self.steps[key]
+
+
+def normalize_step_key(raw_key: str) -> str:
+    """ "01.02" or "01_02" -> "01.02"; anything else (a path, "1.2", "01/02") is BadInput."""
+    match = STEP_KEY.match(raw_key or "")
+    if not match:
+        raise BadInput(f"step key {raw_key!r} is not of the form NN.NN (e.g. 01.02)")
+    return f"{match.group(1)}.{match.group(2)}"
+
+
+def find_spec_file(lab_dir: Path) -> Path:
+    """The one YAML file under `lab_dir/specs/`."""
+    specs_dir = lab_dir / "specs"
+    if not specs_dir.is_dir():
+        raise LabError([f"{lab_dir}: no specs/ directory (a lab holds specs/<lab>.yaml)"])
+    files = sorted(p for p in specs_dir.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    if len(files) != 1:
+        found = ", ".join(p.name for p in files) or "none"
+        raise LabError([f"{specs_dir}: expected exactly one .yaml spec file, found {found}"])
+    return files[0]
+
+
+def load_lab(lab_dir: Path | str) -> Lab:
+    """Read and validate the lab in `lab_dir`; LabError lists every problem found."""
+    root = Path(lab_dir).resolve()
+    spec_file = find_spec_file(root)
+    try:
+        raw = yaml.safe_load(spec_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LabError([f"{spec_file}: cannot read: {exc}"]) from None
+    except yaml.YAMLError as exc:
+        raise LabError([f"{spec_file}: not valid YAML: {_one_line(str(exc))}"]) from None
+    if not isinstance(raw, dict):
+        raise LabError([f"{spec_file}: the spec must be a mapping with 'project' and 'objectives'"])
+    try:
+        spec = LabSpec.model_validate(raw)
+    except ValidationError as exc:
+        raise LabError([_describe_error(spec_file, raw, err) for err in exc.errors()]) from None
+    return _index(root, spec_file, spec)
+
+
+def _index(root: Path, spec_file: Path, spec: LabSpec) -> Lab:
+    problems: list[str] = []
+    steps: dict[str, StepSpec] = {}
+    handle_types: dict[str, str] = {}
+    seen_objectives: set[str] = set()
+    for objective in spec.objectives:
+        if objective.id in seen_objectives:
+            problems.append(f"{spec_file}: objective {objective.id}: id: duplicate objective id")
+        seen_objectives.add(objective.id)
+        for step in objective.steps:
+            key = f"{objective.id}.{step.id}"
+            where = f"{spec_file}: step {key}"
+            if key in steps:
+                problems.append(f"{where}: id: duplicate step key")
+                continue
+            for name in step.inputs:
+                if name not in handle_types:
+                    problems.append(f"{where}: inputs: {name!r} is not an output of an earlier step")
+            input_types = {name: handle_types[name] for name in step.inputs if name in handle_types}
+            for output in step.outputs:
+                if output.name in handle_types:
+                    problems.append(f"{where}: outputs: duplicate handle name {output.name!r}")
+                handle_types[output.name] = output.type
+            module = root / MODULE_DIR / f"{objective.id}_{step.id}.py"
+            timeout = step.timeout or spec.timeout or DEFAULT_TIMEOUT_S
+            steps[key] = StepSpec(key, objective, step, module, timeout, input_types)
+    if problems:
+        raise LabError(problems)
+    return Lab(root, spec_file, spec, steps, handle_types)
+
+
+def _describe_error(spec_file: Path, raw: dict[str, Any], err: Any) -> str:
+    """Turn a pydantic error location into "file: step 01.02: outputs[0].type: message"."""
+    loc = list(err["loc"])
+    where = [str(spec_file)]
+    field_parts: list[str] = []
+    if loc[:1] == ["objectives"] and len(loc) >= 2 and isinstance(loc[1], int):
+        objective = _at(raw, "objectives", loc[1])
+        objective_id = objective.get("id") if isinstance(objective, dict) else None
+        if len(loc) >= 4 and loc[2] == "steps" and isinstance(loc[3], int):
+            step = _at(objective, "steps", loc[3]) if isinstance(objective, dict) else None
+            step_id = step.get("id") if isinstance(step, dict) else None
+            where.append(f"step {_show_id(objective_id, loc[1])}.{_show_id(step_id, loc[3])}")
+            loc = loc[4:]
+        else:
+            where.append(f"objective {_show_id(objective_id, loc[1])}")
+            loc = loc[2:]
+    for part in loc:
+        if isinstance(part, int):
+            field_parts[-1:] = [f"{field_parts[-1] if field_parts else ''}[{part}]"]
+        else:
+            field_parts.append(str(part))
+    field = ".".join(field_parts) or "(top level)"
+    message = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        message = "unknown key"
+    return f"{': '.join(where)}: {field}: {message}"
+
+
+def _at(container: Any, key: str, index: int) -> Any:
+    items = container.get(key) if isinstance(container, dict) else None
+    if isinstance(items, list) and 0 <= index < len(items):
+        return items[index]
+    return None
+
+
+def _show_id(value: Any, index: int) -> str:
+    if isinstance(value, str) and TWO_DIGITS.match(value):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:02d}"
+    return f"#{index + 1}"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

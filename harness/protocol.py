@@ -1,0 +1,59 @@
+"""Length-prefixed JSON frames between the harness and its worker processes (JSON, never pickle: the
+worker runs author code, and nothing it writes may execute in the parent)."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import struct
+import time
+from typing import Any
+
+HEADER = struct.Struct(">I")
+MAX_FRAME_BYTES = 16 * 1024 * 1024
+
+
+class ChannelClosed(Exception):
+    """The other end went away (a worker that exited or crashed)."""
+
+
+class FrameTimeout(Exception):
+    """No complete frame arrived before the deadline."""
+
+
+def write_frame(fd: int, message: dict[str, Any]) -> None:
+    """Send one message."""
+    payload = json.dumps(message, separators=(",", ":")).encode()
+    data = HEADER.pack(len(payload)) + payload
+    view = memoryview(data)
+    while view:
+        try:
+            written = os.write(fd, view)
+        except BrokenPipeError:
+            raise ChannelClosed("the other end closed the channel") from None
+        view = view[written:]
+
+
+def read_frame(fd: int, deadline: float | None = None) -> dict[str, Any]:
+    """Receive one message, waiting at most until `deadline` (a time.monotonic() value)."""
+    (length,) = HEADER.unpack(_read_exactly(fd, HEADER.size, deadline))
+    if length > MAX_FRAME_BYTES:
+        raise ChannelClosed(f"frame of {length} bytes exceeds the {MAX_FRAME_BYTES}-byte limit")
+    return json.loads(_read_exactly(fd, length, deadline))
+
+
+def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
+    chunks: list[bytes] = []
+    remaining = size
+    while remaining:
+        if deadline is not None:
+            wait = deadline - time.monotonic()
+            if wait <= 0 or not select.select([fd], [], [], wait)[0]:
+                raise FrameTimeout()
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            raise ChannelClosed("the other end closed the channel")
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)

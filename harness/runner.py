@@ -1,0 +1,65 @@
+"""One step, end to end: context in, worker run under a deadline, contract check, one Answer out."""
+
+from __future__ import annotations
+
+import time
+
+from harness.account import SandboxSpec
+from harness.contract import Answer, ContextInput, ContractViolation, build_context, check_result
+from harness.lab import Lab, StepSpec
+from harness.pool import WorkerPool
+
+# The worker may need this long beyond the step's own limit to start and answer; it is not given to run().
+DEADLINE_GRACE_S = 0.5
+
+
+class Runner:
+    """Evaluates the steps of one lab on a pool of workers. Thread-safe: each call takes its own worker."""
+
+    def __init__(self, lab: Lab, pool: WorkerPool) -> None:
+        self.lab = lab
+        self.pool = pool
+
+    def evaluate(
+        self,
+        step_key: str,
+        context: ContextInput,
+        sandbox: SandboxSpec,
+        *,
+        timeout_s: float | None = None,
+    ) -> Answer:
+        """The Answer for one step; BadInput (raised) only for a step key the lab does not know."""
+        step = self.lab.step(step_key)
+        started = time.perf_counter()
+        limit = timeout_s or step.timeout_s
+        job = {
+            "job": "run",
+            "module": str(step.module_path),
+            "context": build_context(context, step),
+            "sandbox": sandbox.to_message(),
+        }
+        outcome = self.pool.submit(job, limit + DEADLINE_GRACE_S)
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        if outcome.failure == "timeout":
+            detail = f"run() did not finish within {limit:g} s; the worker was stopped"
+            return Answer.failed_to_run(step.key, "timeout", detail, elapsed_ms)
+        if outcome.reply is None:
+            return Answer.failed_to_run(step.key, "crash", outcome.detail, elapsed_ms)
+        return self._answer(step, outcome.reply, elapsed_ms)
+
+    def _answer(self, step: StepSpec, reply: dict, elapsed_ms: float) -> Answer:
+        if reply.get("outcome") != "returned":
+            return Answer.failed_to_run(step.key, reply.get("kind", "crash"), reply.get("detail", ""), elapsed_ms)
+        try:
+            return check_result(reply["result"], step, elapsed_ms)
+        except ContractViolation as exc:
+            return Answer.failed_to_run(step.key, "contract", str(exc), elapsed_ms)
+
+    def check_module(self, step: StepSpec) -> str | None:
+        """Import `step`'s module in a worker; the problem as one line, or None when it loads."""
+        outcome = self.pool.submit({"job": "load", "module": str(step.module_path)}, step.timeout_s)
+        if outcome.reply is None:
+            return f"{step.module_path}: step {step.key}: importing it failed: {outcome.detail}"
+        if outcome.reply.get("outcome") != "loaded":
+            return f"step {step.key}: {outcome.reply.get('detail', '')}"
+        return None

@@ -1,0 +1,132 @@
+"""The worker process: runs step modules one at a time, holding no credentials but the evaluation's own.
+
+Started by `harness.pool` as `python -m harness.worker JOB_FD REPLY_FD [PRELOAD ...]` with a scrubbed
+environment. It reads job frames, answers each with one reply frame, and exits when the job channel closes.
+A reply is `{"outcome": "returned", "result": ..., "run_ms": ...}` or `{"outcome": "error", "kind", "detail"}`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
+
+from harness.account import SandboxSpec
+from harness.loader import LoadError, StepRun, load_step, trimmed_traceback
+from harness.protocol import ChannelClosed, read_frame, write_frame
+from harness.readonly import WriteRefused
+from harness.sandbox import SandboxFactory, warm_up
+
+STEP_LOGGER_PREFIX = "stepeval.step"
+
+
+class StepLoaderCache:
+    """Step modules imported once per worker, re-imported when the file changes."""
+
+    def __init__(self) -> None:
+        self._runs: dict[Path, tuple[tuple[int, int], StepRun]] = {}
+
+    def get(self, path: Path) -> StepRun:
+        try:
+            stat = path.stat()
+        except OSError:
+            raise LoadError(f"no module at {path}") from None
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        cached = self._runs.get(path)
+        if cached is None or cached[0] != stamp:
+            cached = (stamp, load_step(path))
+            self._runs[path] = cached
+        return cached[1]
+
+
+def error(kind: str, detail: str) -> dict[str, Any]:
+    """A reply for an evaluation that could not complete."""
+    return {"outcome": "error", "kind": kind, "detail": detail}
+
+
+def describe_aws_error(exc: BaseException) -> str:
+    """`service:Operation: Code: message` for a ClientError; botocore's own text otherwise."""
+    if isinstance(exc, ClientError):
+        info = exc.response.get("Error", {})
+        operation = getattr(exc, "operation_name", "?")
+        return f"{operation}: {info.get('Code', '?')}: {info.get('Message', '')}".strip()
+    return f"{type(exc).__name__}: {exc}"
+
+
+class Worker:
+    """Executes jobs: `run` (evaluate a step) and `load` (import and check a module, for `stepeval check`)."""
+
+    def __init__(self) -> None:
+        self.sandboxes = SandboxFactory()
+        self.steps = StepLoaderCache()
+
+    def handle(self, job: dict[str, Any]) -> dict[str, Any]:
+        if job.get("job") == "load":
+            return self.load(Path(job["module"]))
+        return self.run(job)
+
+    def load(self, path: Path) -> dict[str, Any]:
+        try:
+            self.steps.get(path)
+        except LoadError as exc:
+            return error("load", str(exc))
+        return {"outcome": "loaded"}
+
+    def run(self, job: dict[str, Any]) -> dict[str, Any]:
+        path = Path(job["module"])
+        try:
+            run = self.steps.get(path)
+        except LoadError as exc:
+            return error("load", str(exc))
+        session = self.sandboxes.open(SandboxSpec.from_message(job["sandbox"]))
+        logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{path.stem}")
+        started = time.perf_counter()
+        try:
+            result = asyncio.run(run(session, job["context"], logger))
+        except WriteRefused as exc:
+            return error("read_only", str(exc))
+        except ParamValidationError as exc:
+            return error("exception", trimmed_traceback(exc, path))
+        except (ClientError, BotoCoreError) as exc:
+            return error("aws", describe_aws_error(exc))
+        except BaseException as exc:
+            return error("exception", trimmed_traceback(exc, path))
+        run_ms = (time.perf_counter() - started) * 1000
+        if session.guard.refused:
+            refused = ", ".join(session.guard.refused)
+            return error("read_only", f"refused {refused}: evaluation code may only read (the refusal was caught)")
+        try:
+            json.dumps(result)
+        except (TypeError, ValueError) as exc:
+            return error("contract", f"contract rule 'result-json': the result is not JSON-serializable: {exc}")
+        return {"outcome": "returned", "result": result, "run_ms": run_ms}
+
+
+def main(argv: list[str]) -> int:
+    """Serve jobs until the parent closes the channel."""
+    job_fd, reply_fd = int(argv[0]), int(argv[1])
+    os.dup2(2, 1)  # whatever a module prints goes to stderr; stdout is the caller's, for answers only
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    for module in argv[2:]:
+        importlib.import_module(module)
+    warm_up()
+    worker = Worker()
+    write_frame(reply_fd, {"outcome": "ready"})
+    while True:
+        try:
+            job = read_frame(job_fd)
+        except ChannelClosed:
+            return 0
+        write_frame(reply_fd, worker.handle(job))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
