@@ -7,6 +7,7 @@ clients are, so clients are built under a lock and then shared.
 
 from __future__ import annotations
 
+import copy
 import threading
 from functools import cache
 from typing import Any
@@ -70,6 +71,7 @@ class SandboxSession(boto3.Session):
         self.guard = guard
         self._endpoint_url = spec.endpoint_url
         self._clients: dict[tuple[str, str | None], Any] = {}
+        self._pristine_events: dict[tuple[str, str | None], Any] = {}
         self._lock = threading.Lock()
 
     def client(self, service_name: str, region_name: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
@@ -85,8 +87,20 @@ class SandboxSession(boto3.Session):
                 return super().client(service_name, region_name=region, **kwargs)
             key = (service_name, region)
             if key not in self._clients:
-                self._clients[key] = super().client(service_name, region_name=region, **kwargs)
+                client = super().client(service_name, region_name=region, **kwargs)
+                self._clients[key] = client
+                self._pristine_events[key] = copy.copy(client.meta.events)
             return self._clients[key]
+
+    def restore_clients(self) -> None:
+        """Undo event handlers an evaluation registered on cached clients, so none leaks into the next one.
+
+        The client and its endpoint share one emitter object, so it is restored in place, not replaced.
+        """
+        with self._lock:
+            for key, client in self._clients.items():
+                pristine = copy.copy(self._pristine_events[key])
+                client.meta.events._emitter.__dict__.update(pristine._emitter.__dict__)
 
 
 class SandboxFactory:
@@ -101,5 +115,7 @@ class SandboxFactory:
         if self._session is None or spec != self._spec:
             self._session = SandboxSession(spec, ReadOnlyGuard())
             self._spec = spec
+        else:
+            self._session.restore_clients()
         self._session.guard.refused.clear()
         return self._session

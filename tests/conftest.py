@@ -1,0 +1,113 @@
+"""Shared fixtures: dummy credentials, a loopback-only network, one moto server, one worker pool."""
+
+from __future__ import annotations
+
+import os
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import boto3
+import pytest
+from moto.server import ThreadedMotoServer
+
+from harness import netguard
+from harness.account import Credentials, SandboxSpec
+from harness.lab import Lab, load_lab
+from harness.pool import PRELOAD_ENV, WorkerPool
+from harness.runner import Runner
+
+LABS = Path(__file__).parent / "labs"
+REGION = "us-east-1"
+
+# Before any client or worker exists: dummy credentials, no real AWS config, the guard in every worker.
+os.environ.update(
+    AWS_ACCESS_KEY_ID="testing",
+    AWS_SECRET_ACCESS_KEY="testing",
+    AWS_SESSION_TOKEN="testing",
+    AWS_DEFAULT_REGION=REGION,
+    AWS_CONFIG_FILE=os.devnull,
+    AWS_SHARED_CREDENTIALS_FILE=os.devnull,
+    AWS_EC2_METADATA_DISABLED="true",
+)
+os.environ[PRELOAD_ENV] = "harness.netguard"
+for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL"):
+    os.environ.pop(name, None)
+
+
+@pytest.fixture(autouse=True)
+def loopback_only() -> Iterator[None]:
+    """Fail any test that tried to reach past loopback, even if the code under test swallowed the error."""
+    before = len(netguard.refused)
+    yield
+    leaked = netguard.refused[before:]
+    assert not leaked, f"the test tried to leave loopback: {leaked}"
+
+
+@pytest.fixture(scope="session")
+def moto_server() -> Iterator[str]:
+    """One moto server on loopback for the whole run; tests reset it through `moto_url`."""
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
+@pytest.fixture
+def moto_url(moto_server: str) -> str:
+    """The moto server, wiped clean for this test."""
+    with urllib.request.urlopen(urllib.request.Request(f"{moto_server}/moto-api/reset", method="POST"), timeout=10):
+        pass
+    return moto_server
+
+
+class MotoAccount:
+    """Plain boto3 clients on the moto server, for seeding and inspecting state the way a learner would."""
+
+    def __init__(self, endpoint_url: str) -> None:
+        self.endpoint_url = endpoint_url
+        self._session = boto3.Session(region_name=REGION)
+
+    def client(self, service: str):  # noqa: ANN201 - boto3 clients are untyped
+        return self._session.client(service, endpoint_url=self.endpoint_url)
+
+
+@pytest.fixture
+def aws(moto_url: str) -> MotoAccount:
+    """The learner's account, freshly reset."""
+    return MotoAccount(moto_url)
+
+
+@pytest.fixture
+def sandbox(moto_url: str) -> SandboxSpec:
+    """What the runner hands workers to reach the moto server."""
+    return SandboxSpec(Credentials("testing", "testing"), REGION, moto_url)
+
+
+@pytest.fixture(scope="session")
+def pool() -> Iterator[WorkerPool]:
+    """Two warm workers shared by the whole run (as the service would hold them)."""
+    with WorkerPool(2) as workers:
+        workers.start()
+        yield workers
+
+
+@pytest.fixture(scope="session")
+def seed_lab() -> Lab:
+    return load_lab(LABS / "seed_examples")
+
+
+@pytest.fixture(scope="session")
+def misbehaving_lab() -> Lab:
+    return load_lab(LABS / "misbehaving")
+
+
+@pytest.fixture
+def seed_runner(seed_lab: Lab, pool: WorkerPool) -> Runner:
+    return Runner(seed_lab, pool)
+
+
+@pytest.fixture
+def misbehaving_runner(misbehaving_lab: Lab, pool: WorkerPool) -> Runner:
+    return Runner(misbehaving_lab, pool)

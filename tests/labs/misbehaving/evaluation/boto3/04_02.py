@@ -1,0 +1,5 @@
+"""A syntax error."""
+
+
+async def run(session, context, logger)
+    return {}

@@ -1,0 +1,5 @@
+"""run with another signature."""
+
+
+async def run(session, ctx):
+    return {}

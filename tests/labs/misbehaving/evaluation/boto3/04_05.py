@@ -1,0 +1,3 @@
+"""Raises while importing."""
+
+raise RuntimeError("this module cannot be imported")
