@@ -69,7 +69,7 @@ class MotoAccount:
         self.endpoint_url = endpoint_url
         self._session = boto3.Session(region_name=REGION)
 
-    def client(self, service: str):  # noqa: ANN201 - boto3 clients are untyped
+    def client(self, service: str):
         return self._session.client(service, endpoint_url=self.endpoint_url)
 
 
