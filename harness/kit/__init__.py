@@ -1,0 +1,1 @@
+"""What step modules import to validate learners' resources deeply and briefly."""

@@ -1,0 +1,322 @@
+"""Evaluate S3 bucket policies with IAM semantics, to tell a learner whether (and why not) a grant is public.
+
+Parsing is strict on purpose: moto stores a policy AWS would reject, so a check that relied on moto's
+leniency would pass a learner whose policy could never have been applied for real.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+_TOP_LEVEL = frozenset({"Version", "Id", "Statement"})
+_STATEMENT_KEYS = frozenset(
+    {"Sid", "Effect", "Principal", "NotPrincipal", "Action", "NotAction", "Resource", "NotResource", "Condition"}
+)
+_EVERYONE = ("AWS", "*")
+
+_T = TypeVar("_T")
+
+
+class PolicyError(ValueError):
+    """The document is not a policy AWS would accept, so nothing can be concluded from it."""
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One normalized statement; a `not_*` flag means the element was written as NotAction/NotResource/NotPrincipal.
+
+    `principals` holds (type, value) pairs; `"Principal": "*"` is stored as `("AWS", "*")`, which AWS treats
+    the same way.
+    """
+
+    effect: Literal["Allow", "Deny"]
+    actions: tuple[str, ...]
+    resources: tuple[str, ...]
+    principals: tuple[tuple[str, str], ...]
+    not_action: bool = False
+    not_resource: bool = False
+    not_principal: bool = False
+    conditional: bool = False
+    sid: str | None = None
+
+    def covers_action(self, action: str) -> bool:
+        """Whether this statement is about `action` (a concrete action such as `s3:GetObject`)."""
+        return any(action_matches(p, action) for p in self.actions) != self.not_action
+
+    def covers_resource(self, resource: str) -> bool:
+        """Whether this statement is about `resource` (a concrete ARN)."""
+        return any(resource_matches(p, resource) for p in self.resources) != self.not_resource
+
+    @property
+    def grants_everyone(self) -> bool:
+        """An Allow to everyone (`*`, `{"AWS": "*"}` or a list holding `"*"`) with no Condition."""
+        return (
+            self.effect == "Allow" and not self.not_principal and not self.conditional and _EVERYONE in self.principals
+        )
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A parsed policy document: its statements in document order."""
+
+    statements: tuple[Statement, ...]
+    version: str | None = None
+
+
+@dataclass(frozen=True)
+class Grant:
+    """The verdict, with a learner-facing sentence saying why (or why not)."""
+
+    granted: bool
+    reason: str
+
+
+def parse_policy(document: str | dict[str, Any]) -> Policy:
+    """Parse a policy given as JSON text or an already-decoded object; raise PolicyError if AWS would reject it."""
+    if isinstance(document, str):
+        try:
+            document = json.loads(document)
+        except json.JSONDecodeError as exc:
+            raise PolicyError(
+                f"the policy is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+            ) from None
+    if not isinstance(document, dict) or "Statement" not in document:
+        raise PolicyError('the policy must be a JSON object with a "Statement"')
+    _reject_unknown(document, _TOP_LEVEL, "the policy")
+    version = document.get("Version")
+    if version is not None and not isinstance(version, str):
+        raise PolicyError('the policy\'s "Version" must be a string such as "2012-10-17"')
+    raw = document["Statement"]
+    raws = [raw] if isinstance(raw, dict) else raw
+    if not isinstance(raws, list):
+        raise PolicyError('"Statement" must be an object or a list of objects')
+    return Policy(tuple(_parse_statement(r, i) for i, r in enumerate(raws, 1)), version)
+
+
+def action_matches(pattern: str, action: str) -> bool:
+    """IAM action matching: case-insensitive, `*` matches any run of characters and `?` any one character."""
+    return _glob(pattern.lower(), action.lower())
+
+
+def resource_matches(pattern: str, resource: str) -> bool:
+    """IAM resource matching: case-sensitive, `*` matches any run of characters (including `/`), `?` one."""
+    return _glob(pattern, resource)
+
+
+def grants_public(policy: Policy, action: str, resource: str) -> Grant:
+    """Whether `policy` unconditionally lets everyone perform `action` on the concrete ARN `resource`.
+
+    Conservative: it needs an Allow to everyone without a Condition, and no Deny covering the action and
+    resource, whatever the Deny's principal or Condition (a Deny that might apply to someone means the
+    action is not granted to everyone). `resource` is matched literally against patterns, so do not pass
+    `arn:aws:s3:::b/*` to mean "every object": use `grants_public_read_of_objects` for that.
+    """
+    touching = [s for s in policy.statements if s.covers_action(action) and s.covers_resource(resource)]
+    allows = [s for s in touching if s.effect == "Allow"]
+    grants = [s for s in allows if s.grants_everyone]
+    if not grants:
+        return _missing_allow(allows, action, resource)
+    deny = next((s for s in touching if s.effect == "Deny"), None)
+    if deny is not None:
+        return _denied(deny, action)
+    return Grant(True, f"{_label(grants[0])} allows {action} to everyone on {resource}")
+
+
+def grants_public_read_of_objects(policy: Policy, bucket: str) -> Grant:
+    """Whether everyone may `s3:GetObject` every object of `bucket`, unconditionally.
+
+    A statement's Resource patterns are globs, so "every object" means: for every non-empty key `k`, some
+    unconditional Allow to everyone covers `arn:aws:s3:::BUCKET/k`, and no Deny covers any of them. Testing a
+    few sample keys cannot decide that (`BUCKET/?*` and `BUCKET/*` both pass `BUCKET/a`), so this decides it
+    exactly: the patterns are run as automata over all keys at once, on an alphabet of the patterns' literal
+    characters plus one character none of them uses (which stands for every other character). Each distinct
+    combination of covering statements is found with a shortest witness key, which names an object that is
+    left out when coverage is partial (e.g. `BUCKET/public/*` leaves out `BUCKET/x`).
+    """
+    action = "s3:GetObject"
+    prefix = f"arn:aws:s3:::{bucket}/"
+    everything = f"{prefix}*"
+    relevant = [s for s in policy.statements if s.covers_action(action)]
+    verdicts = _key_verdicts(prefix, relevant)
+    touching = [s for i, s in enumerate(relevant) if any(v[i] for v in verdicts)]
+    grants = [i for i, s in enumerate(relevant) if s.grants_everyone and any(v[i] for v in verdicts)]
+    if not grants:
+        allows = [s for s in touching if s.effect == "Allow"]
+        return _missing_allow(allows, action, everything)
+    left_out = next((key for v, key in verdicts.items() if not any(v[i] for i in grants)), None)
+    if left_out is not None:
+        if len(grants) == 1:
+            who = f"{_label(relevant[grants[0]])} that allows {action} to everyone covers"
+        else:
+            who = f"the statements that allow {action} to everyone cover"
+        return Grant(False, f"{who} only some objects ({prefix}{left_out} is left out); use Resource {everything}")
+    deny = next((s for s in touching if s.effect == "Deny"), None)
+    if deny is not None:
+        return _denied(deny, action)
+    return Grant(True, f"everyone may {action} every object in bucket {bucket}")
+
+
+def _parse_statement(raw: object, number: int) -> Statement:
+    where = f"statement {number}"
+    if not isinstance(raw, dict):
+        raise PolicyError(f"{where} must be a JSON object")
+    _reject_unknown(raw, _STATEMENT_KEYS, where)
+    effect = raw.get("Effect")
+    if effect not in ("Allow", "Deny"):
+        raise PolicyError(f'{where}: "Effect" must be "Allow" or "Deny"')
+    sid = raw.get("Sid")
+    if sid is not None and not isinstance(sid, str):
+        raise PolicyError(f'{where}: "Sid" must be a string')
+    condition = raw.get("Condition")
+    if condition is not None and not isinstance(condition, dict):
+        raise PolicyError(f'{where}: "Condition" must be an object')
+    actions, not_action = _either(raw, "Action", where, _strings)
+    resources, not_resource = _either(raw, "Resource", where, _strings)
+    principals, not_principal = _either(raw, "Principal", where, _principals)
+    return Statement(
+        effect=effect,
+        actions=actions,
+        resources=resources,
+        principals=principals,
+        not_action=not_action,
+        not_resource=not_resource,
+        not_principal=not_principal,
+        conditional=bool(condition),
+        sid=sid,
+    )
+
+
+def _either(
+    raw: dict[str, Any], name: str, where: str, parse: Callable[[object, str], tuple[_T, ...]]
+) -> tuple[tuple[_T, ...], bool]:
+    """The values of `name` or `Not<name>` (exactly one must be present), and whether it was the Not form."""
+    present = [key for key in (name, f"Not{name}") if key in raw]
+    if len(present) != 1:
+        raise PolicyError(f'{where} needs exactly one of "{name}" and "Not{name}"')
+    key = present[0]
+    return parse(raw[key], f'{where}: "{key}"'), key != name
+
+
+def _strings(value: object, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise PolicyError(f"{where} must be a string or a list of strings")
+
+
+def _principals(value: object, where: str) -> tuple[tuple[str, str], ...]:
+    if value == "*":
+        return (_EVERYONE,)
+    if isinstance(value, dict):
+        return tuple((kind, v) for kind, vs in value.items() for v in _strings(vs, f"{where} {kind}"))
+    raise PolicyError(f'{where} must be "*" or an object such as {{"AWS": "arn:aws:iam::123456789012:root"}}')
+
+
+def _reject_unknown(raw: dict[str, Any], known: frozenset[str], where: str) -> None:
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise PolicyError(f"{where} has unknown element(s) {', '.join(map(repr, unknown))}")
+
+
+def _label(statement: Statement) -> str:
+    return f'the statement "{statement.sid}"' if statement.sid else "the statement"
+
+
+def _missing_allow(allows: Sequence[Statement], action: str, target: str) -> Grant:
+    """Explain why none of `allows` (the Allows touching `target`) is an unconditional grant to everyone."""
+    for s in allows:
+        if s.conditional and not s.not_principal and _EVERYONE in s.principals:
+            return Grant(False, f"{_label(s)} that allows {action} has a Condition, so the grant is not unconditional")
+    if allows:
+        return Grant(
+            False,
+            f'{_label(allows[0])} that allows {action} is limited to specific principals, not everyone ("*")',
+        )
+    return Grant(False, f"no statement allows {action} to everyone on {target}")
+
+
+def _denied(deny: Statement, action: str) -> Grant:
+    name = f' "{deny.sid}"' if deny.sid else ""
+    maybe = ", since its Condition may apply" if deny.conditional else ""
+    return Grant(False, f"a Deny statement{name} for {action} cancels the grant{maybe}")
+
+
+# Glob patterns as automata: a state is a position in the pattern; a set of states is a position in the text.
+
+
+def _closure(pattern: str, states: Iterable[int]) -> frozenset[int]:
+    out: set[int] = set()
+    for i in states:
+        out.add(i)
+        while i < len(pattern) and pattern[i] == "*":
+            i += 1
+            out.add(i)
+    return frozenset(out)
+
+
+def _step(pattern: str, states: frozenset[int], char: str) -> frozenset[int]:
+    nxt = []
+    for i in states:
+        if i < len(pattern):
+            token = pattern[i]
+            if token == "*":
+                nxt.append(i)
+            elif token in ("?", char):
+                nxt.append(i + 1)
+    return _closure(pattern, nxt)
+
+
+def _glob(pattern: str, text: str) -> bool:
+    states = _closure(pattern, (0,))
+    for char in text:
+        states = _step(pattern, states, char)
+    return len(pattern) in states
+
+
+def _key_verdicts(prefix: str, statements: Sequence[Statement]) -> dict[tuple[bool, ...], str]:
+    """Every distinct tuple (does statement i cover `prefix + key`?) over all non-empty keys, each with a
+    shortest witness key; insertion order is shortest-witness first."""
+    patterns = [(n, p) for n, s in enumerate(statements) for p in s.resources]
+    states = tuple(_closure(p, (0,)) for _, p in patterns)
+    for char in prefix:
+        states = tuple(_step(p, st, char) for (_, p), st in zip(patterns, states, strict=True))
+    literals = {c for _, p in patterns for c in p if c not in "*?"}
+    fresh = next(c for c in _fresh_chars() if c not in literals)
+    alphabet = [fresh, *sorted(literals)]
+
+    def advance(st: tuple[frozenset[int], ...], char: str) -> tuple[frozenset[int], ...]:
+        return tuple(_step(p, s, char) for (_, p), s in zip(patterns, st, strict=True))
+
+    def verdict(st: tuple[frozenset[int], ...]) -> tuple[bool, ...]:
+        matched = [False] * len(statements)
+        for (n, p), s in zip(patterns, st, strict=True):
+            matched[n] = matched[n] or len(p) in s
+        return tuple(m != s.not_resource for m, s in zip(matched, statements, strict=True))
+
+    verdicts: dict[tuple[bool, ...], str] = {}
+    queue: deque[tuple[tuple[frozenset[int], ...], str]] = deque()
+    seen: set[tuple[frozenset[int], ...]] = set()
+
+    def visit(st: tuple[frozenset[int], ...], key: str) -> None:
+        for char in alphabet:
+            nxt = advance(st, char)
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append((nxt, key + char))
+
+    visit(states, "")  # keys are never empty, so the state after the bare prefix is not itself a verdict
+    while queue:
+        st, key = queue.popleft()
+        verdicts.setdefault(verdict(st), key)
+        visit(st, key)
+    return verdicts
+
+
+def _fresh_chars() -> Iterable[str]:
+    yield from "xyzkq"
+    yield from (chr(c) for c in range(0x100, 0x110000))
