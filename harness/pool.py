@@ -17,6 +17,7 @@ from typing import Any
 from harness.protocol import ChannelClosed, FrameTimeout, read_frame, write_frame
 
 PRELOAD_ENV = "STEPEVAL_WORKER_PRELOAD"
+LOG_LEVEL_ENV = "STEPEVAL_LOG_LEVEL"
 KEPT_ENV = (
     "PATH",
     "LANG",
@@ -36,6 +37,7 @@ KEPT_ENV = (
     "https_proxy",
     "no_proxy",
     PRELOAD_ENV,
+    LOG_LEVEL_ENV,
 )
 STARTUP_TIMEOUT_S = 30.0
 
@@ -118,14 +120,6 @@ class WorkerProcess:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
-    def close(self) -> None:
-        """Let the worker exit on its own (its job channel closes), killing it if it lingers."""
-        with contextlib.suppress(OSError):
-            os.close(self._job_write)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=2)
-        self.kill()
-
     def _exit_description(self) -> str:
         try:
             code = self.process.wait(timeout=2)
@@ -175,12 +169,12 @@ class WorkerPool:
             return outcome
 
     def close(self) -> None:
-        """Stop every idle worker."""
+        """Stop every idle worker at once: an idle worker holds nothing worth a graceful exit."""
         with self._lock:
             workers, self._idle = self._idle, []
             self._started = 0
         for worker in workers:
-            worker.close()
+            worker.kill()
 
     def __enter__(self) -> WorkerPool:
         return self

@@ -1,0 +1,153 @@
+"""`python -m bench`: the harness's overhead per step, warm and cold, beside naive baselines.
+
+Warm: one step making one describe call against in-process moto, median of many evaluations through a warm
+worker, minus the median of the bare describe call on a warm client (what the module's AWS call costs).
+Naive baseline, same run: a fresh boto3.Session() and client per evaluation, module run inline.
+Cold: `stepeval run` as a new process, one call against a moto server on loopback, median wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import boto3
+from moto import mock_aws
+from moto.server import ThreadedMotoServer
+from rich.console import Console
+from rich.table import Table
+
+from harness.account import Credentials, SandboxSpec
+from harness.contract import ContextInput
+from harness.lab import load_lab
+from harness.loader import load_step
+from harness.pool import WorkerPool
+from harness.runner import Runner
+
+LAB = Path(__file__).parent / "lab"
+REGION = "us-east-1"
+GOAL_WARM_MS = 5.0
+GOAL_RATIO = 20.0
+GOAL_COLD_S = 0.6
+
+
+def median_ms(action: Callable[[], object], runs: int, warmup: int = 3) -> float:
+    """Median wall time of `action` in milliseconds."""
+    for _ in range(warmup):
+        action()
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
+
+
+def warm(runs: int) -> dict[str, float]:
+    """Harness evaluation, bare call and naive evaluation, all on in-process moto."""
+    lab = load_lab(LAB)
+    sandbox = SandboxSpec(Credentials("testing", "testing"), REGION)
+    with WorkerPool(1, preload=("bench.inprocess_moto",)) as pool:
+        runner = Runner(lab, pool)
+        context = ContextInput()
+
+        def through_harness() -> None:
+            answer = runner.evaluate("01.01", context, sandbox)
+            assert answer.status == "pass", answer
+
+        harness_ms = median_ms(through_harness, runs)
+    with mock_aws():
+        client = boto3.Session(region_name=REGION).client("ec2")
+        bare_ms = median_ms(client.describe_vpcs, runs)
+        run = load_step(lab.steps["01.01"].module_path)
+        spec_context = {"resolved": [], "events": [], "spec": lab.steps["01.01"].slice()}
+        logger = logging.getLogger("bench")
+
+        def naive() -> None:
+            session = boto3.Session(region_name=REGION)
+            result = asyncio.run(run(session, spec_context, logger))
+            assert result["success"]
+
+        naive_ms = median_ms(naive, max(runs // 6, 20))
+    return {"harness": harness_ms, "bare": bare_ms, "naive": naive_ms}
+
+
+def cold(runs: int) -> dict[str, float]:
+    """`stepeval run` in a new process against a moto server, beside a bare `python -c pass`."""
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    stepeval = str(Path(sys.executable).parent / "stepeval")
+    command = [stepeval, "run", "01.01", "--lab", str(LAB), "--endpoint-url", f"http://{host}:{port}"]
+    env = {**os.environ, "STEPEVAL_LOG_LEVEL": "WARNING"}
+
+    def once(argv: list[str]) -> Callable[[], None]:
+        return lambda: subprocess.run(argv, env=env, check=True, capture_output=True)
+
+    try:
+        return {
+            "stepeval run": median_ms(once(command), runs, warmup=1) / 1000,
+            "python -c pass": median_ms(once([sys.executable, "-c", "pass"]), runs, warmup=1) / 1000,
+        }
+    finally:
+        server.stop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--runs", type=int, default=300, help="warm evaluations to time (default 300)")
+    parser.add_argument("--cold-runs", type=int, default=11, help="cold stepeval runs to time (default 11)")
+    args = parser.parse_args()
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH")])
+    )
+    console = Console()
+    console.print(
+        f"[bold]stepeval bench[/]: {args.runs} warm evaluations, {args.cold_runs} cold runs, {os.cpu_count()} cores"
+    )
+    w = warm(args.runs)
+    harness_overhead = w["harness"] - w["bare"]
+    naive_overhead = w["naive"] - w["bare"]
+    ratio = naive_overhead / max(harness_overhead, 1e-3)
+    c = cold(args.cold_runs)
+
+    table = Table(title="Harness overhead per step (medians)")
+    for column in ("measure", "value", "goal", "met"):
+        table.add_column(column)
+    rows = [
+        ("bare describe_vpcs, warm client (in-process moto)", f"{w['bare']:.2f} ms", "", ""),
+        ("evaluation through a warm worker", f"{w['harness']:.2f} ms", "", ""),
+        ("naive evaluation (fresh Session + client, inline)", f"{w['naive']:.2f} ms", "", ""),
+        (
+            "harness overhead (worker - bare)",
+            f"{harness_overhead:.2f} ms",
+            f"<= {GOAL_WARM_MS:g} ms",
+            harness_overhead <= GOAL_WARM_MS,
+        ),
+        ("naive overhead (naive - bare)", f"{naive_overhead:.2f} ms", "", ""),
+        ("naive overhead / harness overhead", f"{ratio:.0f}x", f">= {GOAL_RATIO:g}x", ratio >= GOAL_RATIO),
+        ("python -c pass, wall", f"{c['python -c pass']:.3f} s", "", ""),
+        (
+            "stepeval run, cold, one call to a moto server",
+            f"{c['stepeval run']:.3f} s",
+            f"<= {GOAL_COLD_S} s",
+            c["stepeval run"] <= GOAL_COLD_S,
+        ),
+    ]
+    for name, value, goal, met in rows:
+        table.add_row(name, value, goal, "" if goal == "" else ("[green]yes[/]" if met else "[red]no[/]"))
+    console.print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
