@@ -112,5 +112,5 @@ def _play(endpoint: str, pool: WorkerPool, console: Console, as_json: bool) -> i
     untouched = json.loads(learner.get_bucket_policy(Bucket=BUCKET)["Policy"]) == PUBLIC_READ
     unexpected += not untouched
     verdict = "still the learner's own" if untouched else "CHANGED"
-    console.print(f"After the refused write, the bucket policy on {BUCKET} is {verdict}.")
+    console.print(f"After the refused write, the bucket policy on {BUCKET} is {verdict}.", soft_wrap=True)
     return 1 if unexpected else 0

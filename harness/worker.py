@@ -114,6 +114,7 @@ def main(argv: list[str]) -> int:
     """Serve jobs until the parent closes the channel."""
     job_fd, reply_fd = int(argv[0]), int(argv[1])
     os.dup2(2, 1)  # whatever a module prints goes to stderr; stdout is the caller's, for answers only
+    sys.stdout = sys.stderr  # and unbuffered, so nothing is lost when an idle worker is killed
     level = os.environ.get("STEPEVAL_LOG_LEVEL", "INFO").upper()
     logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     for module in argv[2:]:

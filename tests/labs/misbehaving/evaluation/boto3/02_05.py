@@ -1,7 +1,8 @@
-"""Calls sys.exit(), which must not end the worker's answer."""
+"""Prints to stdout, then calls sys.exit(): neither may spoil the one JSON answer."""
 
 import sys
 
 
 async def run(session, context, logger):
+    print("noise on stdout")
     sys.exit(3)
