@@ -89,6 +89,23 @@ class FailureContext(_Model):
     hint_context: str
 
 
+class Check(_Model):
+    """One named check a module made (the kit records them): what it expected and what it saw."""
+
+    handle: str | None = None
+    check: str
+    ok: bool
+    expected: Any = None
+    actual: Any = None
+
+
+class Progress(_Model):
+    """How many of the step's checks passed: something a learner can watch grow."""
+
+    passed: int
+    total: int
+
+
 class ErrorInfo(_Model):
     """Why an evaluation could not complete (author-facing); never shown to the learner as a verdict."""
 
@@ -107,6 +124,8 @@ class Answer(_Model):
     failure_context: FailureContext | None = None
     error: ErrorInfo | None = None
     resolved: list[Handle] = Field(default_factory=list)
+    checks: list[Check] = Field(default_factory=list)
+    progress: Progress | None = None
     duration_ms: float = 0.0
 
     @classmethod
@@ -156,6 +175,7 @@ def check_result(result: Any, step: StepSpec, duration_ms: float) -> Answer:
             "success-matches-entries",
             "success is false while every entry is found and there is no failure_context",
         )
+    checks = _check_checks(result.get("checks", []))
     outputs = step.output_types
     return Answer(
         step=step.key,
@@ -169,8 +189,25 @@ def check_result(result: Any, step: StepSpec, duration_ms: float) -> Answer:
             for e in entries
             if e.status == "found" and e.name in outputs and e.id
         ],
+        checks=checks,
+        progress=Progress(passed=sum(c.ok for c in checks), total=len(checks)) if checks else None,
         duration_ms=round(duration_ms, 2),
     )
+
+
+def _check_checks(raw: Any) -> list[Check]:
+    """The optional `checks` list a kit-built result carries; passed through to the answer."""
+    if not isinstance(raw, list):
+        raise ContractViolation("checks-shape", f"checks is {type(raw).__name__}, not a list")
+    checks = []
+    for index, item in enumerate(raw):
+        try:
+            checks.append(Check.model_validate(item))
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            field = ".".join(str(p) for p in problem["loc"]) or "(entry)"
+            raise ContractViolation("checks-shape", f"checks[{index}].{field}: {problem['msg']}") from None
+    return checks
 
 
 def _check_entries(validated: Any, step: StepSpec) -> list[ValidatedEntry]:

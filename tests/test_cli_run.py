@@ -20,6 +20,8 @@ ANSWER_KEYS = {
     "failure_context",
     "error",
     "resolved",
+    "checks",
+    "progress",
     "duration_ms",
 }
 
