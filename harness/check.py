@@ -22,7 +22,7 @@ def check_lab(lab_dir: Path) -> tuple[list[str], str]:
     present = {path.stem for path in module_dir.glob("*.py") if not path.name.startswith("_")}
     for stem in sorted(present - stems):
         path = module_dir / f"{stem}.py"
-        if STEP_KEY.match(stem):
+        if STEP_KEY.fullmatch(stem):
             problems.append(f"{path}: no step {stem.replace('_', '.')} in {lab.spec_file.name}")
         else:
             problems.append(f"{path}: not named after a step (expected NN_NN.py)")

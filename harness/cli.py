@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from harness.errors import BadInput, LabError
 from harness.pool import WorkerPool
@@ -92,9 +92,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(as_json=args.json)
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Usage mistakes are bad input like any other: one line on stderr, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"stepeval: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="stepeval", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser = OneLineParser(prog="stepeval", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser)
 
     run = commands.add_parser("run", help="evaluate one step and print its answer as JSON")
     run.add_argument("step", help="step key, e.g. 01.02 (01_02 works too)")

@@ -20,10 +20,10 @@ from pydantic import (
 
 from harness.errors import BadInput, LabError
 
-TWO_DIGITS = re.compile(r"^\d{2}$")
-RESOURCE_TYPE = re.compile(r"^AWS::[A-Za-z0-9]+::[A-Za-z0-9]+$")
-HANDLE_NAME = re.compile(r"^[A-Za-z0-9_]+$")
-STEP_KEY = re.compile(r"^(\d{2})[._](\d{2})$")
+TWO_DIGITS = re.compile(r"[0-9]{2}")
+RESOURCE_TYPE = re.compile(r"AWS::[A-Za-z0-9]+::[A-Za-z0-9]+")
+HANDLE_NAME = re.compile(r"[A-Za-z0-9_]+")
+STEP_KEY = re.compile(r"([0-9]{2})[._]([0-9]{2})")
 DEFAULT_TIMEOUT_S = 30.0
 MODULE_DIR = Path("evaluation") / "boto3"
 
@@ -35,13 +35,13 @@ class _Strict(BaseModel):
 def _two_digits(value: object) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         raise ValueError(f'must be a two-digit string like "{value:02d}" (quote it in YAML), got {value}')
-    if not isinstance(value, str) or not TWO_DIGITS.match(value):
+    if not isinstance(value, str) or not TWO_DIGITS.fullmatch(value):
         raise ValueError(f"must be two digits like '01', got {value!r}")
     return value
 
 
 def _resource_type(value: str) -> str:
-    if not RESOURCE_TYPE.match(value):
+    if not RESOURCE_TYPE.fullmatch(value):
         raise ValueError(f"{value!r} is not of the form AWS::Service::Resource")
     return value
 
@@ -60,7 +60,7 @@ class Output(_Strict):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        if not HANDLE_NAME.match(value):
+        if not HANDLE_NAME.fullmatch(value):
             raise ValueError(f"handle name {value!r} may hold only letters, digits and underscores")
         return value
 
@@ -72,8 +72,8 @@ class Step(_Strict):
     title: str | None = None
     description: str | None = None
     timeout: float | None = Field(default=None, gt=0, le=900)
-    inputs: tuple[str, ...] = ()
-    outputs: tuple[Output, ...] = Field(min_length=1)
+    inputs: list[str] = Field(default_factory=list)
+    outputs: list[Output] = Field(min_length=1)
     feedback: dict[str, str] = Field(default_factory=dict)
 
 
@@ -83,7 +83,7 @@ class Objective(_Strict):
     id: TwoDigitId
     title: str | None = None
     description: str | None = None
-    steps: tuple[Step, ...] = Field(min_length=1)
+    steps: list[Step] = Field(min_length=1)
 
 
 class LabSpec(_Strict):
@@ -93,7 +93,7 @@ class LabSpec(_Strict):
     title: str | None = None
     description: str | None = None
     timeout: float | None = Field(default=None, gt=0, le=900)
-    objectives: tuple[Objective, ...] = Field(min_length=1)
+    objectives: list[Objective] = Field(min_length=1)
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ class Lab:
 
 def normalize_step_key(raw_key: str) -> str:
     """ "01.02" or "01_02" -> "01.02"; anything else (a path, "1.2", "01/02") is BadInput."""
-    match = STEP_KEY.match(raw_key or "")
+    match = STEP_KEY.fullmatch(raw_key or "")
     if not match:
         raise BadInput(f"step key {raw_key!r} is not of the form NN.NN (e.g. 01.02)")
     return f"{match.group(1)}.{match.group(2)}"
@@ -243,6 +243,8 @@ def _describe_error(spec_file: Path, raw: dict[str, Any], err: Any) -> str:
     message = err["msg"].removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
         message = "unknown key"
+    elif err["type"] == "too_short":
+        message = "must list at least one entry"
     return f"{': '.join(where)}: {field}: {message}"
 
 
@@ -254,7 +256,7 @@ def _at(container: Any, key: str, index: int) -> Any:
 
 
 def _show_id(value: Any, index: int) -> str:
-    if isinstance(value, str) and TWO_DIGITS.match(value):
+    if isinstance(value, str) and TWO_DIGITS.fullmatch(value):
         return value
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:02d}"

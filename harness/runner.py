@@ -61,5 +61,6 @@ class Runner:
         if outcome.reply is None:
             return f"{step.module_path}: step {step.key}: importing it failed: {outcome.detail}"
         if outcome.reply.get("outcome") != "loaded":
-            return f"step {step.key}: {outcome.reply.get('detail', '')}"
+            first_line = outcome.reply.get("detail", "").splitlines()[0]
+            return f"step {step.key}: {first_line}"
         return None

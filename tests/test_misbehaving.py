@@ -141,9 +141,7 @@ def test_an_unreachable_endpoint_is_an_aws_error(misbehaving_runner: Runner, mot
     assert "Could not connect" in answer.error.detail
 
 
-def test_handlers_a_module_registers_do_not_leak_into_the_next_run(
-    misbehaving_runner: Runner, sandbox, aws
-) -> None:
+def test_handlers_a_module_registers_do_not_leak_into_the_next_run(misbehaving_runner: Runner, sandbox, aws) -> None:
     aws.client("s3").create_bucket(Bucket=VICTIM)
     assert_error(misbehaving_runner.evaluate("03.01", ContextInput(), sandbox), "aws")
     for _ in range(misbehaving_runner.pool.size):  # every warm worker, whichever ran 03.01
