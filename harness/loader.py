@@ -18,23 +18,26 @@ StepRun = Callable[[Any, dict[str, Any], Any], Coroutine[Any, Any, Any]]
 
 
 class LoadError(Exception):
-    """The module is missing, does not import, or has no proper `run`; the message says which, for the author."""
+    """The module is missing, does not import, or has no proper `run`; the message (without the path) says which."""
 
 
 def import_step(path: Path) -> ModuleType:
     """Import the module at `path` under a name of its own (never shadowing another lab's module)."""
     if not path.is_file():
-        raise LoadError(f"no module at {path}")
+        raise LoadError("no module at this path")
     digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:10]
     name = f"stepeval_steps.{path.stem}_{digest}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise LoadError(f"{path}: cannot be imported as a Python module")
+        raise LoadError("cannot be imported as a Python module")
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
-    except BaseException as exc:
-        raise LoadError(f"{path}: import failed:\n{trimmed_traceback(exc, path)}") from None
+    except SyntaxError as exc:
+        raise LoadError(f"line {exc.lineno}: SyntaxError: {exc.msg}") from None
+    except BaseException as exc:  # any failure while importing author code is a load error
+        summary = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        raise LoadError(f"import failed: {summary}\n{trimmed_traceback(exc, path)}") from None
     sys.modules[name] = module
     return module
 
@@ -43,12 +46,12 @@ def step_run(module: ModuleType, path: Path) -> StepRun:
     """The module's `run`, if it is `async def run(session, context, logger)`."""
     run = getattr(module, "run", None)
     if run is None:
-        raise LoadError(f"{path}: defines no run(); expected async def run(session, context, logger)")
+        raise LoadError("defines no run(); expected async def run(session, context, logger)")
     if not inspect.iscoroutinefunction(run):
-        raise LoadError(f"{path}: run is not an async def; expected async def run(session, context, logger)")
+        raise LoadError("run is not an async def; expected async def run(session, context, logger)")
     parameters = tuple(inspect.signature(run).parameters)
     if parameters != RUN_PARAMETERS:
-        raise LoadError(f"{path}: run{inspect.signature(run)} should be run(session, context, logger)")
+        raise LoadError(f"run{inspect.signature(run)} should be run(session, context, logger)")
     return run
 
 

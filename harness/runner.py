@@ -58,9 +58,10 @@ class Runner:
     def check_module(self, step: StepSpec) -> str | None:
         """Import `step`'s module in a worker; the problem as one line, or None when it loads."""
         outcome = self.pool.submit({"job": "load", "module": str(step.module_path)}, step.timeout_s)
+        where = f"{step.module_path}: step {step.key}"
         if outcome.reply is None:
-            return f"{step.module_path}: step {step.key}: importing it failed: {outcome.detail}"
+            return f"{where}: importing it failed: {outcome.detail}"
         if outcome.reply.get("outcome") != "loaded":
             first_line = outcome.reply.get("detail", "").splitlines()[0]
-            return f"step {step.key}: {first_line}"
+            return f"{where}: {first_line}"
         return None

@@ -38,7 +38,7 @@ class StepLoaderCache:
         try:
             stat = path.stat()
         except OSError:
-            raise LoadError(f"no module at {path}") from None
+            raise LoadError("no module at this path") from None
         stamp = (stat.st_mtime_ns, stat.st_size)
         cached = self._runs.get(path)
         if cached is None or cached[0] != stamp:
@@ -85,7 +85,7 @@ class Worker:
         try:
             run = self.steps.get(path)
         except LoadError as exc:
-            return error("load", str(exc))
+            return error("load", f"{path}: {exc}")
         session = self.sandboxes.open(SandboxSpec.from_message(job["sandbox"]))
         logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{path.stem}")
         started = time.perf_counter()

@@ -261,7 +261,7 @@ PLANTED_MODULES = {
 # (file, step, what) for each planted problem
 PLANTED_PROBLEMS = [
     ("01_02.py", "step 01.02", "module missing"),
-    ("01_03.py", "step 01.03", "import failed"),
+    ("01_03.py", "step 01.03", "SyntaxError"),
     ("01_04.py", "step 01.04", "run is not an async def"),
     ("01_05.py", "step 01.05", "run(session, ctx) should be run(session, context, logger)"),
     ("01_06.py", "step 01.06", "defines no run()"),
