@@ -1,0 +1,274 @@
+"""EC2 network validators: VPC, subnet, internet gateway, route table, security group, EIP, NAT gateway.
+
+Each Kind describes one resource by id (read-only calls); each function returns a Requirement for
+`Step.find`/`find_all`. Requirements never lean on moto's leniency: a NAT gateway must be `available` (real
+AWS reports `pending` first), routes must be `active`, associations explicit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from harness.kit import net
+from harness.kit.kinds import Kind, LazyResource, Resource
+from harness.kit.require import Requirement, attribute, require
+
+
+def _first(items: list[Resource]) -> Resource | None:
+    return items[0] if items else None
+
+
+def _fetch_vpc(session: Any, vpc_id: str) -> Resource | None:
+    ec2 = session.client("ec2")
+    vpc = _first(ec2.describe_vpcs(VpcIds=[vpc_id])["Vpcs"])
+    if vpc is None:
+        return None
+
+    def attribute_value(name: str, key: str) -> Callable[[], bool]:
+        return lambda: ec2.describe_vpc_attribute(VpcId=vpc_id, Attribute=name)[key]["Value"]
+
+    return LazyResource(
+        vpc,
+        {
+            "EnableDnsSupport": attribute_value("enableDnsSupport", "EnableDnsSupport"),
+            "EnableDnsHostnames": attribute_value("enableDnsHostnames", "EnableDnsHostnames"),
+        },
+    )
+
+
+def _fetch_subnet(session: Any, subnet_id: str) -> Resource | None:
+    return _first(session.client("ec2").describe_subnets(SubnetIds=[subnet_id])["Subnets"])
+
+
+def _fetch_igw(session: Any, igw_id: str) -> Resource | None:
+    gateways = session.client("ec2").describe_internet_gateways(InternetGatewayIds=[igw_id])
+    return _first(gateways["InternetGateways"])
+
+
+def _fetch_route_table(session: Any, table_id: str) -> Resource | None:
+    return _first(session.client("ec2").describe_route_tables(RouteTableIds=[table_id])["RouteTables"])
+
+
+def _fetch_security_group(session: Any, group_id: str) -> Resource | None:
+    return _first(session.client("ec2").describe_security_groups(GroupIds=[group_id])["SecurityGroups"])
+
+
+def _fetch_eip(session: Any, allocation_id: str) -> Resource | None:
+    return _first(session.client("ec2").describe_addresses(AllocationIds=[allocation_id])["Addresses"])
+
+
+def _fetch_nat(session: Any, nat_id: str) -> Resource | None:
+    gateways = session.client("ec2").describe_nat_gateways(NatGatewayIds=[nat_id])["NatGateways"]
+    return _first([g for g in gateways if g.get("State") not in ("deleted", "deleting")])
+
+
+VPC = Kind("AWS::EC2::VPC", "VPC", _fetch_vpc)
+SUBNET = Kind("AWS::EC2::Subnet", "subnet", _fetch_subnet)
+INTERNET_GATEWAY = Kind("AWS::EC2::InternetGateway", "internet gateway", _fetch_igw)
+ROUTE_TABLE = Kind("AWS::EC2::RouteTable", "route table", _fetch_route_table)
+SECURITY_GROUP = Kind("AWS::EC2::SecurityGroup", "security group", _fetch_security_group)
+EIP = Kind("AWS::EC2::EIP", "Elastic IP", _fetch_eip)
+NAT_GATEWAY = Kind("AWS::EC2::NatGateway", "NAT gateway", _fetch_nat)
+
+
+def _id(resource_or_id: Resource | str | None, key: str) -> str | None:
+    if resource_or_id is None or isinstance(resource_or_id, str):
+        return resource_or_id
+    return resource_or_id.get(key)
+
+
+def cidr(block: str) -> Requirement:
+    """The primary IPv4 CIDR block, exactly."""
+    return attribute("CIDR block", "CidrBlock", block)
+
+
+def cidr_within(outer: str) -> Requirement:
+    """The CIDR block lies inside `outer` (e.g. the VPC's)."""
+    return require(
+        "CIDR block",
+        f"within {outer}",
+        lambda r: r.get("CidrBlock"),
+        compare=lambda actual, _: bool(actual) and net.cidr_within(actual, outer),
+    )
+
+
+def dns_support(enabled: bool = True) -> Requirement:
+    return attribute("DNS support", "EnableDnsSupport", enabled)
+
+
+def dns_hostnames(enabled: bool = True) -> Requirement:
+    return attribute(
+        "DNS hostnames", "EnableDnsHostnames", enabled, hint="Edit the VPC's settings and enable DNS hostnames."
+    )
+
+
+def in_vpc(vpc: Resource | str | None) -> Requirement:
+    """Belongs to the VPC (a described VPC or its id)."""
+    return attribute("VPC", "VpcId", _id(vpc, "VpcId"))
+
+
+def zone(letter: str) -> Requirement:
+    """In the region's availability zone whose name ends in `letter` (region-agnostic: "a" is us-east-1a...)."""
+    return require(
+        "availability zone",
+        f"the zone ending in '{letter}'",
+        lambda r: r.get("AvailabilityZone"),
+        compare=lambda actual, _: bool(actual) and actual.endswith(letter),
+    )
+
+
+def maps_public_ip(enabled: bool = True) -> Requirement:
+    return attribute("auto-assign public IPv4 (MapPublicIpOnLaunch)", "MapPublicIpOnLaunch", enabled)
+
+
+def attached_to(vpc: Resource | str | None) -> Requirement:
+    """An internet gateway attached to the VPC."""
+    vpc_id = _id(vpc, "VpcId")
+    return require(
+        "attachment",
+        vpc_id,
+        lambda igw: [a["VpcId"] for a in igw.get("Attachments", []) if a.get("State") in ("available", "attached")],
+        compare=lambda attached, expected: expected in attached,
+        explain=lambda attached: f"it is attached to {', '.join(attached) or 'no VPC'}, not to {vpc_id}.",
+        hint="Attach the internet gateway to the lab's VPC.",
+    )
+
+
+ROUTE_TARGETS = (
+    "GatewayId",
+    "NatGatewayId",
+    "TransitGatewayId",
+    "VpcPeeringConnectionId",
+    "NetworkInterfaceId",
+    "InstanceId",
+    "EgressOnlyInternetGatewayId",
+    "LocalGatewayId",
+    "CarrierGatewayId",
+)
+
+
+def _target(route: Resource) -> str | None:
+    return next((route[key] for key in ROUTE_TARGETS if route.get(key)), None)
+
+
+def _active_target(table: Resource, destination: str) -> str | None:
+    for route in table.get("Routes", []):
+        if route.get("DestinationCidrBlock") == destination and route.get("State", "active") == "active":
+            return _target(route)
+    return None
+
+
+def route_to(destination: str, target: Resource | str | None, *, key: str) -> Requirement:
+    """An active route for `destination` whose target is `target` (its id under `key`, e.g. "NatGatewayId")."""
+    target_id = _id(target, key)
+    return require(
+        f"route {destination}",
+        target_id,
+        lambda table: _active_target(table, destination),
+        explain=lambda actual: (
+            f"its route {destination} goes to {actual}, not to {target_id}."
+            if actual
+            else f"it has no active route {destination} to {target_id}."
+        ),
+    )
+
+
+def associated_with(subnets: Iterable[Resource | str | None]) -> Requirement:
+    """Explicitly associated with every one of `subnets`."""
+    wanted = {_id(s, "SubnetId") for s in subnets}
+    return require(
+        "subnet associations",
+        sorted(map(str, wanted)),
+        _associated_subnets,
+        compare=lambda actual, _: wanted <= set(actual),
+        explain=lambda actual: (
+            f"it is associated with {', '.join(actual) or 'no subnet'}; "
+            f"it should be associated with {', '.join(sorted(map(str, wanted - set(actual))))} too."
+        ),
+        hint="Edit the route table's subnet associations.",
+    )
+
+
+def _associated_subnets(table: Resource) -> list[str]:
+    return sorted(
+        a["SubnetId"]
+        for a in table.get("Associations", [])
+        if a.get("SubnetId") and a.get("AssociationState", {}).get("State", "associated") == "associated"
+    )
+
+
+def no_internet_gateway_route() -> Requirement:
+    """No route at all to an internet gateway (a private route table)."""
+    return require(
+        "routes to an internet gateway",
+        [],
+        lambda table: sorted(t for t in (_target(r) for r in table.get("Routes", [])) if t and t.startswith("igw-")),
+        explain=lambda igws: (
+            f"it routes to internet gateway {', '.join(igws)}; a private subnet's traffic "
+            "must leave through the NAT gateway."
+        ),
+    )
+
+
+def ingress_exactly(*expected: net.Rule) -> Requirement:
+    """Inbound rules are exactly these, nothing more (e.g. `net.tcp(80, "0.0.0.0/0")`)."""
+    wanted = frozenset(expected)
+    return require(
+        "inbound rules",
+        sorted(map(str, wanted)),
+        lambda group: net.rules(group.get("IpPermissions", [])),
+        compare=lambda actual, _: actual == wanted,
+        explain=lambda actual: _rules_issue(actual, wanted),
+    )
+
+
+def _rules_issue(actual: frozenset[net.Rule], wanted: frozenset[net.Rule]) -> str:
+    extra, missing = sorted(map(str, actual - wanted)), sorted(map(str, wanted - actual))
+    parts = []
+    if extra:
+        parts.append(f"it also allows {'; '.join(extra)}")
+    if missing:
+        parts.append(f"it does not allow {'; '.join(missing)}")
+    return " and ".join(parts) + "."
+
+
+def nat_in_subnet(subnet: Resource | str | None) -> Requirement:
+    return attribute(
+        "subnet",
+        "SubnetId",
+        _id(subnet, "SubnetId"),
+        hint="A NAT gateway goes in a public subnet, whose route table leads to the internet gateway.",
+    )
+
+
+def nat_uses_allocation(allocation_ids: Iterable[str]) -> Requirement:
+    """The NAT gateway's public address is one of `allocation_ids` (Elastic IPs allocated in this step)."""
+    ids = sorted(allocation_ids)
+    return require(
+        "Elastic IP",
+        ids,
+        lambda nat: [a.get("AllocationId") for a in nat.get("NatGatewayAddresses", [])],
+        compare=lambda actual, expected: any(a in expected for a in actual),
+    )
+
+
+def allocation_in(allocation_ids: Iterable[str]) -> Requirement:
+    """An Elastic IP whose allocation is one of `allocation_ids` (e.g. the NAT gateway's)."""
+    ids = sorted(allocation_ids)
+    return require(
+        "used by",
+        ids,
+        lambda address: address.get("AllocationId"),
+        compare=lambda actual, expected: actual in expected,
+        explain=lambda actual: f"{actual} is not the address of the step's NAT gateway.",
+    )
+
+
+def nat_available() -> Requirement:
+    return attribute(
+        "state",
+        "State",
+        "available",
+        hint="A new NAT gateway is 'pending' for a minute or two: wait until it is 'available'.",
+    )

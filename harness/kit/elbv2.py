@@ -1,0 +1,104 @@
+"""Elastic Load Balancing v2 validators: load balancer, target group, listener (ids are ARNs)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from harness.kit.kinds import Kind, Resource
+from harness.kit.require import Requirement, attribute, require
+
+
+def _fetch_load_balancer(session: Any, arn: str) -> Resource | None:
+    found = session.client("elbv2").describe_load_balancers(LoadBalancerArns=[arn])["LoadBalancers"]
+    return found[0] if found else None
+
+
+def _fetch_target_group(session: Any, arn: str) -> Resource | None:
+    found = session.client("elbv2").describe_target_groups(TargetGroupArns=[arn])["TargetGroups"]
+    return found[0] if found else None
+
+
+def _fetch_listener(session: Any, arn: str) -> Resource | None:
+    found = session.client("elbv2").describe_listeners(ListenerArns=[arn])["Listeners"]
+    return found[0] if found else None
+
+
+LOAD_BALANCER = Kind("AWS::ElasticLoadBalancingV2::LoadBalancer", "load balancer", _fetch_load_balancer)
+TARGET_GROUP = Kind("AWS::ElasticLoadBalancingV2::TargetGroup", "target group", _fetch_target_group)
+LISTENER = Kind("AWS::ElasticLoadBalancingV2::Listener", "listener", _fetch_listener)
+
+
+def _arn(resource_or_arn: Resource | str | None, key: str) -> str | None:
+    if resource_or_arn is None or isinstance(resource_or_arn, str):
+        return resource_or_arn
+    return resource_or_arn.get(key)
+
+
+def lb_type(kind: str = "application") -> Requirement:
+    return attribute("type", "Type", kind)
+
+
+def scheme(value: str = "internet-facing") -> Requirement:
+    return attribute("scheme", "Scheme", value, hint="The scheme is chosen at creation: internet-facing or internal.")
+
+
+def in_subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
+    """Placed in exactly these subnets (so in their availability zones), no more, no fewer."""
+    wanted = sorted(str(s if isinstance(s, str) or s is None else s.get("SubnetId")) for s in subnets)
+    return require(
+        "subnets",
+        wanted,
+        lambda lb: sorted(z["SubnetId"] for z in lb.get("AvailabilityZones", []) if z.get("SubnetId")),
+        hint="An Application Load Balancer needs the two public subnets, one per availability zone.",
+    )
+
+
+def with_security_group(group: Resource | str | None) -> Requirement:
+    group_id = group if isinstance(group, str) or group is None else group.get("GroupId")
+    return require(
+        "security groups",
+        group_id,
+        lambda lb: sorted(lb.get("SecurityGroups", [])),
+        compare=lambda actual, expected: expected in actual,
+    )
+
+
+def protocol(value: str) -> Requirement:
+    return attribute("protocol", "Protocol", value)
+
+
+def port(value: int) -> Requirement:
+    return attribute("port", "Port", value)
+
+
+def on_load_balancer(lb: Resource | str | None) -> Requirement:
+    return attribute("load balancer", "LoadBalancerArn", _arn(lb, "LoadBalancerArn"))
+
+
+def forwards_to(target_group: Resource | str | None) -> Requirement:
+    """The default action forwards (all) traffic to the target group."""
+    arn = _arn(target_group, "TargetGroupArn")
+    return require(
+        "default action",
+        f"forward to {arn}",
+        lambda listener: _forward_targets(listener),
+        compare=lambda actual, _: actual == [arn],
+        explain=lambda actual: (
+            f"its default action forwards to {', '.join(map(str, actual))}, not to {arn}."
+            if actual
+            else "its default action does not forward to a target group."
+        ),
+    )
+
+
+def _forward_targets(listener: Resource) -> list[str]:
+    targets: list[str] = []
+    for action in listener.get("DefaultActions", []):
+        if action.get("Type") != "forward":
+            continue
+        groups = action.get("ForwardConfig", {}).get("TargetGroups") or [
+            {"TargetGroupArn": action.get("TargetGroupArn")}
+        ]
+        targets.extend(g["TargetGroupArn"] for g in groups if g.get("TargetGroupArn"))
+    return sorted(set(targets))

@@ -1,0 +1,48 @@
+"""A Kind: a CloudFormation resource type, what to call it in a sentence, and how to describe one by id."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+Resource = dict[str, Any]
+"""A resource as the describe/get calls return it, plus whatever the Kind's fetch adds (e.g. VPC attributes)."""
+
+
+class LazyResource(dict[str, Any]):
+    """A described resource whose costlier attributes are fetched on first use (one call each, then kept).
+
+    `vpc["EnableDnsHostnames"]` makes the DescribeVpcAttribute call only if some requirement reads it.
+    """
+
+    def __init__(self, described: Mapping[str, Any], loaders: Mapping[str, Callable[[], Any]]) -> None:
+        super().__init__(described)
+        self._loaders = dict(loaders)
+
+    def __missing__(self, key: str) -> Any:
+        if key not in self._loaders:
+            raise KeyError(key)
+        value = self[key] = self._loaders[key]()
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Like dict.get, loading a lazy attribute first (dict.get alone would not call __missing__)."""
+        return self[key] if key in self or key in self._loaders else default
+
+
+Fetch = Callable[[Any, str], Resource | None]
+"""(session, id) -> the resource, None when the answer is empty; NotFound errors may be raised."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """How the kit finds and names one type of resource."""
+
+    type: str
+    noun: str
+    fetch: Fetch
+
+    def describe(self, resource_id: str) -> str:
+        """`VPC vpc-0abc`: how a sentence names one."""
+        return f"{self.noun} {resource_id}"

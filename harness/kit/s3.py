@@ -1,0 +1,110 @@
+"""S3 validators: the bucket (versioning, encryption, public access block) and its policy (IAM semantics)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from harness.kit.aws import error_code
+from harness.kit.kinds import Kind, LazyResource, Resource
+from harness.kit.policy import Grant, PolicyError, grants_public_read_of_objects, parse_policy
+from harness.kit.require import Requirement, attribute, require
+
+NO_PUBLIC_ACCESS_BLOCK = {
+    "BlockPublicAcls": False,
+    "IgnorePublicAcls": False,
+    "BlockPublicPolicy": False,
+    "RestrictPublicBuckets": False,
+}
+
+
+def _bucket_extras(s3: Any, name: str) -> dict[str, Any]:
+    def versioning() -> str:
+        return s3.get_bucket_versioning(Bucket=name).get("Status", "Disabled")
+
+    def encryption() -> list[str]:
+        try:
+            rules = s3.get_bucket_encryption(Bucket=name)["ServerSideEncryptionConfiguration"]["Rules"]
+        except ClientError as error:
+            if error_code(error) == "ServerSideEncryptionConfigurationNotFoundError":
+                return []
+            raise
+        return [r["ApplyServerSideEncryptionByDefault"]["SSEAlgorithm"] for r in rules]
+
+    def public_access_block() -> dict[str, bool]:
+        try:
+            return s3.get_public_access_block(Bucket=name)["PublicAccessBlockConfiguration"]
+        except ClientError as error:
+            if error_code(error) == "NoSuchPublicAccessBlockConfiguration":
+                return dict(NO_PUBLIC_ACCESS_BLOCK)
+            raise
+
+    return {"Versioning": versioning, "Encryption": encryption, "PublicAccessBlock": public_access_block}
+
+
+def _fetch_bucket(session: Any, name: str) -> Resource:
+    s3 = session.client("s3")
+    s3.head_bucket(Bucket=name)
+    return LazyResource({"Name": name}, _bucket_extras(s3, name))
+
+
+def _fetch_policy(session: Any, bucket: str) -> Resource:
+    s3 = session.client("s3")
+    document = s3.get_bucket_policy(Bucket=bucket)["Policy"]
+    return LazyResource({"Bucket": bucket, "Policy": document}, _bucket_extras(s3, bucket))
+
+
+BUCKET = Kind("AWS::S3::Bucket", "S3 bucket", _fetch_bucket)
+BUCKET_POLICY = Kind("AWS::S3::BucketPolicy", "bucket policy on", _fetch_policy)
+
+
+def versioning_enabled() -> Requirement:
+    """Versioning status `Enabled` (not Suspended, not never set)."""
+    return attribute("versioning", "Versioning", "Enabled", hint="Enable versioning in the bucket's properties.")
+
+
+def encrypted(algorithm: str | None = None) -> Requirement:
+    """Default encryption configured (with `algorithm`, e.g. "aws:kms", if given)."""
+    return require(
+        "default encryption",
+        algorithm or "configured",
+        lambda bucket: bucket["Encryption"],
+        compare=lambda actual, expected: bool(actual) and (expected == "configured" or expected in actual),
+    )
+
+
+def public_policies_allowed() -> Requirement:
+    """The bucket's public access block neither blocks public policies nor restricts public buckets."""
+    return require(
+        "public access block",
+        "not blocking public policies",
+        lambda resource: resource["PublicAccessBlock"],
+        compare=lambda block, _: not block.get("BlockPublicPolicy") and not block.get("RestrictPublicBuckets"),
+        explain=lambda block: (
+            "its public access block "
+            + ("blocks public policies" if block.get("BlockPublicPolicy") else "restricts public buckets")
+            + ", so the public policy has no effect."
+        ),
+        hint="Turn off 'Block public access' for bucket policies on this bucket (BlockPublicPolicy and "
+        "RestrictPublicBuckets).",
+    )
+
+
+def grants_public_read(bucket: str) -> Requirement:
+    """The policy lets everyone s3:GetObject every object of `bucket`, unconditionally, with no Deny in the way."""
+
+    def verdict(resource: Resource) -> Grant:
+        try:
+            return grants_public_read_of_objects(parse_policy(resource["Policy"]), bucket)
+        except PolicyError as error:
+            return Grant(False, f"the policy is not a valid policy document: {error}")
+
+    return require(
+        "public read of every object",
+        True,
+        verdict,
+        compare=lambda grant, _: grant.granted,
+        explain=lambda grant: grant.reason,
+        hint=f"Allow s3:GetObject to Principal * on arn:aws:s3:::{bucket}/*, with no Condition and no Deny.",
+    )

@@ -1,0 +1,251 @@
+"""`Step`: the bookkeeping of one evaluation, so a step module reads like the lab instruction.
+
+    step = Step(session, context, logger)
+    with step:
+        vpc = step.input("02_01_vpc", ec2.VPC)                      # re-verified; stops the step if gone
+        step.find("02_04_private_subnet", ec2.SUBNET, [ec2.in_vpc(vpc), ec2.cidr("10.0.3.0/24")])
+    return step.result()
+
+Every output starts `not_found`; `find` and `find_all` search resolved handles first, then this step's events by
+type, describe each candidate, and match outputs to candidates by their requirements (a maximum matching, so
+event order never matters). Each requirement becomes a recorded check; the first failed one becomes the
+`failure_context`; `success` is computed, never set by hand.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from harness.kit.aws import fetch_or_none
+from harness.kit.kinds import Kind, Resource
+from harness.kit.match import match
+from harness.kit.require import Outcome, Requirement
+
+Candidate = tuple[str, Resource]
+
+
+class StopStep(Exception):
+    """A critical check failed: the rest of the step cannot be judged. `with step:` absorbs it."""
+
+
+class Step:
+    """Collects found/not_found per handle and named checks, and produces the seed result."""
+
+    def __init__(self, session: Any, context: Mapping[str, Any], logger: logging.Logger | None = None) -> None:
+        spec = context.get("spec", {})
+        self.session = session
+        self.logger = logger or logging.getLogger("stepeval.kit")
+        self.key: str = spec.get("step", "")
+        self.feedback: dict[str, str] = dict(spec.get("feedback") or {})
+        self._resolved = {h["name"]: h for h in context.get("resolved", [])}
+        self._events: list[Mapping[str, str]] = list(context.get("events", []))
+        self._entries: dict[str, dict[str, Any]] = {
+            o["name"]: {"name": o["name"], "type": o["type"], "id": None, "status": "not_found"}
+            for o in spec.get("outputs", [])
+        }
+        self._checks: list[dict[str, Any]] = []
+        self._failure: dict[str, str] | None = None
+
+    def __enter__(self) -> Step:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *_: object) -> bool:
+        return exc_type is not None and issubclass(exc_type, StopStep)
+
+    def client(self, service: str) -> Any:
+        """A client of the handed session (cached by the harness)."""
+        return self.session.client(service)
+
+    def event_ids(self, kind: Kind) -> list[str]:
+        """Ids of this step's events of `kind`'s type, in event order (for requirements that refer to them)."""
+        return [e["id"] for e in self._events if e.get("type") == kind.type]
+
+    def input(self, name: str, kind: Kind) -> Resource:
+        """The resource an earlier step validated, re-described now; the step stops if it is gone."""
+        handle = self._resolved.get(name)
+        entry = self._entries.setdefault(name, {"name": name, "type": kind.type, "id": None, "status": "not_found"})
+        if handle is None:
+            self._fail(
+                name,
+                f"The {kind.noun} from an earlier step ({name}) has not been validated yet.",
+                f"Complete the step that creates the {kind.noun} first.",
+                critical=True,
+            )
+        entry["id"] = handle["id"]
+        resource = fetch_or_none(lambda: kind.fetch(self.session, handle["id"]))
+        if resource is None:
+            self._fail(
+                name,
+                f"The {kind.describe(handle['id'])} from an earlier step no longer exists.",
+                f"Recreate the {kind.noun} from the earlier step, then come back to this one.",
+                critical=True,
+            )
+        entry["status"] = "found"
+        return resource
+
+    def find(
+        self, name: str, kind: Kind, requirements: Sequence[Requirement], *, critical: bool = False
+    ) -> Resource | None:
+        """The one candidate that meets every requirement for output `name`, or None (recorded as a failure)."""
+        return self.find_all(kind, {name: requirements}, critical=critical)[name]
+
+    def find_all(
+        self, kind: Kind, requirements: Mapping[str, Sequence[Requirement]], *, critical: bool = False
+    ) -> dict[str, Resource | None]:
+        """Several outputs of one kind, each matched to a distinct candidate by configuration, never by order."""
+        names = list(requirements)
+        candidates = self._candidates(kind, names)
+        resolved_ids = {n: self._resolved[n]["id"] for n in names if n in self._resolved}
+
+        def misses_for(name: str) -> Callable[[Candidate], list[str]]:
+            def misses(candidate: Candidate) -> list[str]:
+                if name in resolved_ids and candidate[0] != resolved_ids[name]:
+                    return [f"is not {resolved_ids[name]}, validated earlier"]
+                return [o.requirement.check for o in _evaluate(requirements[name], candidate[1]) if not o.ok]
+
+            return misses
+
+        matched = match(names, candidates, {n: misses_for(n) for n in names}, describe=lambda c: c[0])
+        found: dict[str, Resource | None] = {}
+        for name in names:
+            entry = self._entries.setdefault(name, {"name": name, "type": kind.type, "id": None, "status": "not_found"})
+            if name in matched.assigned:
+                resource_id, resource = matched.assigned[name]
+                entry.update(id=resource_id, status="found")
+                self._record(name, _evaluate(requirements[name], resource))
+                found[name] = resource
+                continue
+            found[name] = None
+            taken = {c[0]: other for other, c in matched.assigned.items()}
+            self._explain_miss(name, kind, requirements[name], candidates, taken, critical=critical)
+        return found
+
+    def check(
+        self,
+        handle: str | None,
+        check: str,
+        ok: bool,
+        *,
+        expected: Any = None,
+        actual: Any = None,
+        issue: str | None = None,
+        hint: str | None = None,
+        critical: bool = False,
+    ) -> bool:
+        """Record a check of your own (PrairieLearn style): returns `ok`; a miss on an output makes it not_found."""
+        self._checks.append(_check_record(handle, check, ok, expected, actual))
+        if not ok:
+            if handle in self._entries:
+                self._entries[handle]["status"] = "not_found"
+            sentence = issue or f"{check} should be {expected!r}, but is {actual!r}."
+            self._fail(handle, sentence, hint or self._hint(handle, check), critical=critical)
+        return ok
+
+    def result(self, message: str | None = None) -> dict[str, Any]:
+        """The seed result: validated, success (computed), message, failure_context, and the checks made."""
+        validated = list(self._entries.values())
+        success = self._failure is None and all(e["status"] == "found" for e in validated)
+        passed = sum(c["ok"] for c in self._checks)
+        if success:
+            text = message or f"All {len(self._checks)} check{'' if len(self._checks) == 1 else 's'} passed."
+        else:
+            issue = self._failure["issue"] if self._failure else "A resource this step needs was not found."
+            text = f"{passed} of {len(self._checks)} checks passed. {issue}"
+        result: dict[str, Any] = {"validated": validated, "success": success, "message": text, "checks": self._checks}
+        if not success:
+            result["failure_context"] = self._failure or {
+                "step": self.key,
+                "issue": text,
+                "hint_context": "Create the resources this step asks for.",
+            }
+        return result
+
+    def _candidates(self, kind: Kind, names: list[str]) -> list[Candidate]:
+        ids: dict[str, bool] = {}  # id -> from this step's events (so possibly not yet visible)
+        for name in names:
+            if name in self._resolved:
+                ids.setdefault(self._resolved[name]["id"], False)
+        for event_id in self.event_ids(kind):
+            ids.setdefault(event_id, True)
+        candidates = []
+        for resource_id, from_events in ids.items():
+            resource = fetch_or_none(lambda rid=resource_id: kind.fetch(self.session, rid), retry=from_events)
+            if resource is None:
+                self.logger.info("%s does not exist (any more)", kind.describe(resource_id))
+            else:
+                candidates.append((resource_id, resource))
+        return candidates
+
+    def _explain_miss(
+        self,
+        name: str,
+        kind: Kind,
+        requirements: Sequence[Requirement],
+        candidates: list[Candidate],
+        taken: dict[str, str],
+        *,
+        critical: bool,
+    ) -> None:
+        free = [c for c in candidates if c[0] not in taken]
+        if not free:
+            if candidates:
+                holders = ", ".join(f"{kind.describe(rid)} is {taken[rid]}" for rid, _ in candidates)
+                issue = f"No other {kind.noun} from this step is left for {name} ({holders})."
+            else:
+                issue = f"No {kind.noun} was created in this step for {name}."
+            self._checks.append(_check_record(name, "exists", False, True, False))
+            self._fail(name, issue, self._hint(name, "exists", kind), critical=critical)
+            return
+        closest_id, closest = min(free, key=lambda c: sum(not o.ok for o in _evaluate(requirements, c[1])))
+        outcomes = _evaluate(requirements, closest)
+        self._entries[name]["id"] = closest_id
+        self._record(name, outcomes)
+        first = next(o for o in outcomes if not o.ok)
+        hint = first.requirement.hint or self._hint(name, first.requirement.check, kind)
+        self._fail(name, first.issue(kind.describe(closest_id)), hint, critical=critical)
+
+    def _record(self, handle: str, outcomes: list[Outcome]) -> None:
+        for o in outcomes:
+            self._checks.append(_check_record(handle, o.requirement.check, o.ok, o.requirement.expected, o.actual))
+
+    def _fail(self, handle: str | None, issue: str, hint: str, *, critical: bool) -> None:
+        if self._failure is None:
+            self._failure = {"step": self.key, "issue": issue, "hint_context": hint}
+        if critical:
+            raise StopStep(issue)
+
+    def _hint(self, handle: str | None, check: str, kind: Kind | None = None) -> str:
+        authored = self.feedback.get(handle or "") or self.feedback.get("hint")
+        if authored:
+            return authored
+        subject = f"the {kind.noun}" if kind else "the resource"
+        if check == "exists":
+            return f"Create {subject} this step asks for, in the lab's region."
+        return f"Look at the {check} of {subject}."
+
+
+def _evaluate(requirements: Sequence[Requirement], resource: Resource) -> list[Outcome]:
+    return [r.evaluate(resource) for r in requirements]
+
+
+def _check_record(handle: str | None, check: str, ok: bool, expected: Any, actual: Any) -> dict[str, Any]:
+    return {
+        "handle": handle,
+        "check": check,
+        "ok": bool(ok),
+        "expected": _jsonable(expected),
+        "actual": _jsonable(actual),
+    }
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        items = [_jsonable(v) for v in value]
+        return sorted(items, key=str) if isinstance(value, set | frozenset) else items
+    return str(value)
