@@ -1,4 +1,4 @@
-"""`stepeval check`: the spec validates, every step has a module, every module a step, and each one loads."""
+"""`stepeval check`: the spec validates, every step has a module, every module a step, each loads and lints clean."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from pathlib import Path
 
 from harness.errors import LabError
 from harness.lab import MODULE_DIR, STEP_KEY, load_lab
+from harness.lint import lint_module
 from harness.pool import WorkerPool
 from harness.runner import Runner
 
@@ -33,8 +34,7 @@ def check_lab(lab_dir: Path) -> tuple[list[str], str]:
                 problems.append(f"{step.module_path}: step {step.key}: module missing")
                 continue
             problem = runner.check_module(step)
-            if problem:
-                problems.append(problem)
+            problems.extend([problem] if problem else map(str, lint_module(step)))
     summary = f"{len(lab.steps)} steps, {len(present)} modules: " + (
         f"{len(problems)} problem(s)" if problems else "all good"
     )

@@ -1,0 +1,184 @@
+"""`stepeval lint`: a static read of every step module (Python's ast; nothing is executed).
+
+Catches before anything runs what the harness would otherwise refuse or time out on: mutating AWS calls,
+clients made without the handed session, a `run` of the wrong shape, handle names the step does not have,
+blocking sleeps inside async code.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.lab import Lab, StepSpec
+from harness.loader import RUN_PARAMETERS
+
+MUTATING_PREFIXES = (
+    "create_",
+    "delete_",
+    "put_",
+    "modify_",
+    "update_",
+    "attach_",
+    "detach_",
+    "authorize_",
+    "revoke_",
+    "associate_",
+    "disassociate_",
+    "allocate_",
+    "release_",
+    "terminate_",
+    "reboot_",
+    "start_",
+    "stop_",
+    "register_",
+    "deregister_",
+    "enable_",
+    "disable_",
+    "replace_",
+    "restore_",
+    "copy_",
+    "upload_",
+    "tag_",
+    "untag_",
+    "run_",
+    "send_",
+    "publish_",
+    "import_",
+    "reset_",
+    "purge_",
+    "receive_",
+)
+MUTATING_NAMES = frozenset(
+    {
+        "delete",
+        "terminate",
+        "stop",
+        "start",
+        "reboot",
+        "put",
+        "upload_file",
+        "copy_from",
+        "invoke",
+        "assume_role",
+        "get_session_token",
+        "get_federation_token",
+    }
+)
+SESSION_FACTORIES = frozenset({"client", "resource", "Session"})
+HANDLE_LITERAL = re.compile(r"[0-9]{2}_[0-9]{2}_[A-Za-z0-9_]+")
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One finding, located."""
+
+    path: Path
+    line: int
+    step: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: step {self.step}: {self.message}"
+
+
+def lint_lab(lab: Lab) -> list[Problem]:
+    """Every finding in every step module that exists (missing modules are `stepeval check`'s to report)."""
+    problems: list[Problem] = []
+    for step in lab.steps.values():
+        if step.module_path.is_file():
+            problems.extend(lint_module(step))
+    return sorted(problems)
+
+
+def lint_module(step: StepSpec) -> list[Problem]:
+    """The findings in one step's module."""
+    path = step.module_path
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except SyntaxError as error:
+        return [Problem(path, error.lineno or 1, step.key, f"SyntaxError: {error.msg}")]
+    visitor = _Visitor(step)
+    visitor.visit(tree)
+    if not visitor.saw_run:
+        visitor.report(1, "defines no run(); expected async def run(session, context, logger)")
+    return visitor.problems
+
+
+class _Visitor(ast.NodeVisitor):
+    def __init__(self, step: StepSpec) -> None:
+        self.step = step
+        self.handles = set(step.output_types) | set(step.input_types)
+        self.problems: list[Problem] = []
+        self.saw_run = False
+        self._boto3_names = {"boto3"}
+        self._sleep_names: set[str] = set()
+        self._time_modules = {"time"}
+
+    def report(self, line: int, message: str) -> None:
+        self.problems.append(Problem(self.step.module_path, line, self.step.key, message))
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.name == "boto3":
+                self._boto3_names.add(alias.asname or "boto3")
+            if alias.name == "time":
+                self._time_modules.add(alias.asname or "time")
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for alias in node.names:
+            if node.module in ("boto3", "boto3.session") and alias.name in SESSION_FACTORIES:
+                self._boto3_names.add(alias.asname or alias.name)
+            if node.module == "time" and alias.name == "sleep":
+                self._sleep_names.add(alias.asname or "sleep")
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        if node.name == "run" and node.col_offset == 0:
+            self.saw_run = True
+            self.report(node.lineno, "run is not an async def; expected async def run(session, context, logger)")
+        self.generic_visit(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        if node.name == "run" and node.col_offset == 0:
+            self.saw_run = True
+            arguments = node.args
+            names = tuple(a.arg for a in arguments.posonlyargs + arguments.args)
+            if names != RUN_PARAMETERS or arguments.vararg or arguments.kwarg or arguments.kwonlyargs:
+                self.report(node.lineno, f"run({', '.join(names)}) should be run(session, context, logger)")
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        function = node.func
+        if isinstance(function, ast.Attribute):
+            receiver = function.value
+            if (
+                isinstance(receiver, ast.Name)
+                and receiver.id in self._boto3_names
+                and function.attr in SESSION_FACTORIES
+            ):
+                self.report(
+                    node.lineno,
+                    f"{receiver.id}.{function.attr}() makes a client without the handed "
+                    "session (it has no credentials there): use session.client(...)",
+                )
+            elif isinstance(receiver, ast.Name) and receiver.id in self._time_modules and function.attr == "sleep":
+                self.report(node.lineno, "time.sleep() blocks the worker: use await asyncio.sleep(...)")
+            elif function.attr.startswith(MUTATING_PREFIXES) or function.attr in MUTATING_NAMES:
+                self.report(
+                    node.lineno,
+                    f"{function.attr}() changes AWS: evaluation code may only read (the harness refuses it)",
+                )
+        elif isinstance(function, ast.Name):
+            if function.id in self._boto3_names - {"boto3"}:
+                self.report(
+                    node.lineno, f"{function.id}() makes a client without the handed session: use session.client(...)"
+                )
+            elif function.id in self._sleep_names:
+                self.report(node.lineno, "sleep() blocks the worker: use await asyncio.sleep(...)")
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and HANDLE_LITERAL.fullmatch(node.value) and node.value not in self.handles:
+            self.report(node.lineno, f"handle {node.value!r} is neither an input nor an output of step {self.step.key}")

@@ -1,0 +1,5 @@
+"""A plain def with the wrong parameters."""
+
+
+def run(session, context):
+    return {}
