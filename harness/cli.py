@@ -86,6 +86,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_FAIL if problems else EXIT_PASS
 
 
+def cmd_lint(args: argparse.Namespace) -> int:
+    from harness.lab import load_lab
+    from harness.lint import lint_lab
+
+    problems = lint_lab(load_lab(args.lab))
+    for problem in problems:
+        print(problem)
+    print(f"{len(problems)} problem(s)" if problems else "no problems", file=sys.stderr)
+    return EXIT_FAIL if problems else EXIT_PASS
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from harness.demo import run_demo
 
@@ -97,6 +108,12 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_BAD_INPUT, f"stepeval: {message}\n")
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from harness.service.serve import main as serve_main
+
+    return serve_main(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -117,9 +134,23 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--lab", default=".", help="lab directory (default: .)")
     check.set_defaults(handler=cmd_check)
 
+    lint = commands.add_parser("lint", help="read every step module statically for mistakes (nothing runs)")
+    lint.add_argument("--lab", default=".", help="lab directory (default: .)")
+    lint.set_defaults(handler=cmd_lint)
+
     demo = commands.add_parser("demo", help="evaluate the seed examples on an embedded moto server")
     demo.add_argument("--json", action="store_true", help="print the answers as JSON lines instead of panels")
     demo.set_defaults(handler=cmd_demo)
+
+    serve = commands.add_parser("serve", help="answer signed step-completion hooks over HTTP (docs/service.md)")
+    serve.add_argument("--lab", help="lab directory (default: STEPEVAL_LAB, else .)")
+    serve.add_argument("--host", help="address to listen on (default: STEPEVAL_HOST, else 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="TCP port, 0 for any free one (default: STEPEVAL_PORT, else 8080)")
+    serve.add_argument("--workers", type=int, help="worker processes (default: STEPEVAL_WORKERS, else 4)")
+    serve.add_argument("--queue", type=int, help="requests that may wait for a worker before 429 (default 32)")
+    serve.add_argument("--deadline", dest="deadline_s", type=float, help="seconds a request may take (default 60)")
+    serve.add_argument("--endpoint-url", help="send every AWS call, STS included, to this emulator (moto server)")
+    serve.set_defaults(handler=cmd_serve)
     return parser
 
 
