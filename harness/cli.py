@@ -97,6 +97,16 @@ def cmd_lint(args: argparse.Namespace) -> int:
     return EXIT_FAIL if problems else EXIT_PASS
 
 
+def cmd_new(args: argparse.Namespace) -> int:
+    from harness.lab import load_lab
+    from harness.scaffold import scaffold
+
+    lab = load_lab(args.lab)
+    for path in scaffold(lab.step(args.step), lab.root, lab.handle_types):
+        print(f"wrote {path}")
+    return EXIT_PASS
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from harness.demo import run_demo
 
@@ -137,6 +147,11 @@ def build_parser() -> argparse.ArgumentParser:
     lint = commands.add_parser("lint", help="read every step module statically for mistakes (nothing runs)")
     lint.add_argument("--lab", default=".", help="lab directory (default: .)")
     lint.set_defaults(handler=cmd_lint)
+
+    new = commands.add_parser("new", help="write a step module and a scenario skeleton from the spec")
+    new.add_argument("step", help="step key, e.g. 01.02")
+    new.add_argument("--lab", default=".", help="lab directory (default: .)")
+    new.set_defaults(handler=cmd_new)
 
     demo = commands.add_parser("demo", help="evaluate the seed examples on an embedded moto server")
     demo.add_argument("--json", action="store_true", help="print the answers as JSON lines instead of panels")
