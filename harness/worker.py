@@ -2,7 +2,7 @@
 
 Started by `harness.pool` as `python -m harness.worker JOB_FD REPLY_FD [PRELOAD ...]` with a scrubbed
 environment. It reads job frames, answers each with one reply frame, and exits when the job channel closes.
-A reply is `{"outcome": "returned", "result": ..., "run_ms": ...}` or `{"outcome": "error", "kind", "detail"}`.
+A reply is `{"outcome": "returned", "result": ...}` or `{"outcome": "error", "kind", "detail"}`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import json
 import logging
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
 
 from harness.account import SandboxSpec
 from harness.loader import LoadError, StepRun, load_step, trimmed_traceback
+from harness.pool import LOG_LEVEL_ENV
 from harness.protocol import ChannelClosed, read_frame, write_frame
 from harness.readonly import WriteRefused
 from harness.sandbox import SandboxFactory, warm_up
@@ -88,7 +88,6 @@ class Worker:
             return error("load", f"{path}: {exc}")
         session = self.sandboxes.open(SandboxSpec.from_message(job["sandbox"]))
         logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{path.stem}")
-        started = time.perf_counter()
         try:
             result = asyncio.run(run(session, job["context"], logger))
         except WriteRefused as exc:
@@ -99,7 +98,6 @@ class Worker:
             return error("aws", describe_aws_error(exc))
         except BaseException as exc:
             return error("exception", trimmed_traceback(exc, path))
-        run_ms = (time.perf_counter() - started) * 1000
         if session.guard.refused:
             refused = ", ".join(session.guard.refused)
             return error("read_only", f"refused {refused}: evaluation code may only read (the refusal was caught)")
@@ -107,7 +105,7 @@ class Worker:
             json.dumps(result)
         except (TypeError, ValueError) as exc:
             return error("contract", f"contract rule 'result-json': the result is not JSON-serializable: {exc}")
-        return {"outcome": "returned", "result": result, "run_ms": run_ms}
+        return {"outcome": "returned", "result": result}
 
 
 def main(argv: list[str]) -> int:
@@ -115,7 +113,7 @@ def main(argv: list[str]) -> int:
     job_fd, reply_fd = int(argv[0]), int(argv[1])
     os.dup2(2, 1)  # whatever a module prints goes to stderr; stdout is the caller's, for answers only
     sys.stdout = sys.stderr  # and unbuffered, so nothing is lost when an idle worker is killed
-    level = os.environ.get("STEPEVAL_LOG_LEVEL", "INFO").upper()
+    level = os.environ.get(LOG_LEVEL_ENV, "INFO").upper()
     logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     for module in argv[2:]:
         importlib.import_module(module)
