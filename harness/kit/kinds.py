@@ -42,7 +42,8 @@ class Kind:
     type: str
     noun: str
     fetch: Fetch
+    naming: str = "{noun} {id}"
 
     def describe(self, resource_id: str) -> str:
         """`VPC vpc-0abc`: how a sentence names one."""
-        return f"{self.noun} {resource_id}"
+        return self.naming.format(noun=self.noun, id=resource_id)

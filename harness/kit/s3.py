@@ -56,7 +56,7 @@ def _fetch_policy(session: Any, bucket: str) -> Resource:
 
 
 BUCKET = Kind("AWS::S3::Bucket", "S3 bucket", _fetch_bucket)
-BUCKET_POLICY = Kind("AWS::S3::BucketPolicy", "bucket policy on", _fetch_policy)
+BUCKET_POLICY = Kind("AWS::S3::BucketPolicy", "bucket policy", _fetch_policy, naming="bucket policy on {id}")
 
 
 def versioning_enabled() -> Requirement:

@@ -96,7 +96,7 @@ class Step:
     ) -> dict[str, Resource | None]:
         """Several outputs of one kind, each matched to a distinct candidate by configuration, never by order."""
         names = list(requirements)
-        candidates = self._candidates(kind, names)
+        candidates, gone, held = self._candidates(kind, names)
         resolved_ids = {n: self._resolved[n]["id"] for n in names if n in self._resolved}
 
         def misses_for(name: str) -> Callable[[Candidate], list[str]]:
@@ -118,8 +118,8 @@ class Step:
                 found[name] = resource
                 continue
             found[name] = None
-            taken = {c[0]: other for other, c in matched.assigned.items()}
-            self._explain_miss(name, kind, requirements[name], candidates, taken, critical=critical)
+            taken = held | {c[0]: other for other, c in matched.assigned.items()}
+            self._explain_miss(name, kind, requirements[name], candidates, gone, taken, critical=critical)
         return found
 
     def check(
@@ -162,21 +162,29 @@ class Step:
             }
         return result
 
-    def _candidates(self, kind: Kind, names: list[str]) -> list[Candidate]:
+    def _candidates(self, kind: Kind, names: list[str]) -> tuple[list[Candidate], list[str], dict[str, str]]:
+        """Existing candidates for `names`, the ids whose resources are gone, and ids other outputs already hold."""
+        held = {
+            e["id"]: n
+            for n, e in self._entries.items()
+            if n not in names and e["status"] == "found" and e["type"] == kind.type
+        }
         ids: dict[str, bool] = {}  # id -> from this step's events (so possibly not yet visible)
         for name in names:
             if name in self._resolved:
                 ids.setdefault(self._resolved[name]["id"], False)
         for event_id in self.event_ids(kind):
             ids.setdefault(event_id, True)
-        candidates = []
+        candidates, gone = [], []
         for resource_id, from_events in ids.items():
+            if resource_id in held:
+                continue
             resource = fetch_or_none(lambda rid=resource_id: kind.fetch(self.session, rid), retry=from_events)
             if resource is None:
-                self.logger.info("%s does not exist (any more)", kind.describe(resource_id))
+                gone.append(resource_id)
             else:
                 candidates.append((resource_id, resource))
-        return candidates
+        return candidates, gone, {rid: holder for rid, holder in held.items() if rid in ids}
 
     def _explain_miss(
         self,
@@ -184,15 +192,18 @@ class Step:
         kind: Kind,
         requirements: Sequence[Requirement],
         candidates: list[Candidate],
+        gone: list[str],
         taken: dict[str, str],
         *,
         critical: bool,
     ) -> None:
         free = [c for c in candidates if c[0] not in taken]
         if not free:
-            if candidates:
-                holders = ", ".join(f"{kind.describe(rid)} is {taken[rid]}" for rid, _ in candidates)
+            if taken:
+                holders = ", ".join(f"{kind.describe(rid)} is {holder}" for rid, holder in taken.items())
                 issue = f"No other {kind.noun} from this step is left for {name} ({holders})."
+            elif gone:
+                issue = f"The {', '.join(map(kind.describe, gone))} created in this step no longer exists."
             else:
                 issue = f"No {kind.noun} was created in this step for {name}."
             self._checks.append(_check_record(name, "exists", False, True, False))

@@ -1,0 +1,45 @@
+"""Step 01.01: a versioned S3 bucket for the site's files."""
+
+from harness.scenarios import mistake, solve
+
+BUCKET = "web-tier-site"
+
+
+def _bucket(aws, name, *, versioning=None):
+    s3 = aws.client("s3")
+    s3.create_bucket(Bucket=name)
+    if versioning:
+        s3.put_bucket_versioning(Bucket=name, VersioningConfiguration={"Status": versioning})
+
+
+@solve
+def versioned_bucket(aws, handles):
+    _bucket(aws, BUCKET, versioning="Enabled")
+
+
+@mistake(issue=r"(?i)versioning")
+def versioning_never_enabled(aws, handles):
+    _bucket(aws, BUCKET)
+
+
+@mistake(issue=r"(?i)versioning")
+def versioning_suspended(aws, handles):
+    _bucket(aws, BUCKET, versioning="Enabled")
+    aws.client("s3").put_bucket_versioning(Bucket=BUCKET, VersioningConfiguration={"Status": "Suspended"})
+
+
+@mistake(after_solve=True, issue=r"(?i)no longer exists")
+def bucket_deleted_afterwards(aws, handles):
+    aws.client("s3").delete_bucket(Bucket=BUCKET)
+
+
+@mistake(expect="pass")
+def scratch_bucket_first(aws, handles):
+    _bucket(aws, "web-tier-scratch")
+    _bucket(aws, BUCKET, versioning="Enabled")
+
+
+@mistake(expect="pass", events="reversed")
+def events_reversed(aws, handles):
+    _bucket(aws, "web-tier-scratch")
+    _bucket(aws, BUCKET, versioning="Enabled")

@@ -1,0 +1,184 @@
+"""The playthrough engine on a lab of its own (tests/labs/scenario_checks), some of it wrong on purpose."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.account import Credentials, SandboxSpec
+from harness.errors import LabError
+from harness.lab import Lab, load_lab
+from harness.playthrough import ScenarioResult, play
+from harness.pool import WorkerPool
+from harness.runner import Runner
+from tests.conftest import LABS, REGION
+
+LAB_DIR = LABS / "scenario_checks"
+Played = dict[tuple[str, str], ScenarioResult]
+
+
+def play_lab(lab: Lab, pool: WorkerPool, endpoint_url: str, **options) -> list[ScenarioResult]:
+    sandbox = SandboxSpec(Credentials("testing", "testing"), REGION, endpoint_url)
+    return play(lab, Runner(lab, pool), endpoint_url, sandbox, **options)
+
+
+@pytest.fixture(scope="module")
+def played(moto_server: str, pool: WorkerPool) -> Played:
+    """The whole lab played once (play resets the server itself)."""
+    results = play_lab(load_lab(LAB_DIR), pool, moto_server)
+    return {(r.step, r.scenario): r for r in results}
+
+
+def copied_lab(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(LAB_DIR, tmp_path / "lab"))
+
+
+def test_every_scenario_is_played_in_order_and_judged(played: Played) -> None:
+    summary = [(step, name, r.kind, r.got, r.ok) for (step, name), r in played.items()]
+    assert summary == [
+        ("01.01", "untouched account", "negative", "fail", True),
+        ("01.01", "versioning_off", "mistake", "fail", True),
+        ("01.01", "plain_bucket_first", "mistake", "pass", True),
+        ("01.01", "versioned_after_all", "mistake", "pass", False),
+        ("01.01", "bucket_deleted", "mistake", "fail", True),
+        ("01.01", "typo_in_scenario", "mistake", "broken", False),
+        ("01.01", "versioned_bucket", "solve", "pass", True),
+        ("01.02", "untouched account", "negative", "pass", False),
+        ("01.02", "no_policy", "mistake", "pass", False),
+        ("01.02", "public_read_policy", "solve", "pass", True),
+        ("02.01", "untouched account", "negative", "fail", True),
+        ("02.01", "wrong_cidr", "mistake", "fail", True),
+        ("02.01", "vpc", "solve", "pass", True),
+        ("02.02", "untouched account", "negative", "fail", True),
+        ("02.02", "subnet_in_another_vpc", "mistake", "fail", True),
+        ("02.02", "subnet", "solve", "pass", True),
+        ("02.03", "untouched account", "negative", "fail", True),
+        ("02.03", "gateway_not_attached", "mistake", "fail", True),
+        ("02.03", "attached_gateway", "solve", "broken", False),
+    ]
+
+
+def test_an_evaluator_that_passes_the_untouched_account_is_reported(played: Played) -> None:
+    result = played["01.02", "untouched account"]
+    assert (result.expected, result.got, result.ok) == ("fail", "pass", False)
+    assert result.events == ()
+
+
+def test_a_mistake_that_passes_is_reported(played: Played) -> None:
+    result = played["01.01", "versioned_after_all"]
+    assert (result.expected, result.expected_issue, result.got, result.ok) == ("fail", "(?i)versioning", "pass", False)
+
+
+def test_a_failure_with_the_expected_issue_is_ok(played: Played) -> None:
+    result = played["01.01", "versioning_off"]
+    assert result.ok and result.issue == "Versioning is not enabled on checks-site."
+
+
+def test_a_scenario_that_raises_is_broken_not_an_evaluator_verdict(played: Played) -> None:
+    for key in (("02.03", "attached_gateway"), ("01.01", "typo_in_scenario")):
+        result = played[key]
+        assert result.got == "broken" and not result.ok and result.answer is None
+        assert f"{key[1]} raised" in result.detail and "Traceback" in result.detail
+    assert "RuntimeError: this solve was never finished" in played["02.03", "attached_gateway"].detail
+
+
+def test_recorded_events_are_what_the_scenario_created_and_reach_the_evaluator(played: Played) -> None:
+    result = played["01.01", "versioning_off"]
+    created = [{"type": "AWS::S3::Bucket", "id": "checks-site"}]
+    assert [e.model_dump() for e in result.events] == created
+    assert result.answer.message == f"events: {json.dumps(created)}"
+    mistake = played["02.02", "subnet_in_another_vpc"]
+    assert [e.type for e in mistake.events] == ["AWS::EC2::VPC", "AWS::EC2::Subnet"]
+
+
+def test_reversed_events_reach_the_evaluator_reversed(played: Played) -> None:
+    result = played["01.01", "plain_bucket_first"]
+    expected = [{"type": "AWS::S3::Bucket", "id": "checks-site"}, {"type": "AWS::S3::Bucket", "id": "checks-plain"}]
+    assert [e.model_dump() for e in result.events] == expected
+    assert result.answer.message == f"events: {json.dumps(expected)}"
+
+
+def test_a_mistake_after_the_solve_records_the_solves_events_too(played: Played) -> None:
+    result = played["01.01", "bucket_deleted"]
+    assert [e.id for e in result.events] == ["checks-site"]
+    assert result.ok and result.issue == "No bucket from this step exists."
+
+
+def test_handles_carry_forward_into_replayed_steps(played: Played) -> None:
+    vpc = played["02.01", "vpc"].answer.resolved[0]
+    subnet = played["02.02", "subnet"]
+    assert subnet.ok
+    assert [h.id for h in subnet.answer.resolved] == [subnet.events[0].id]
+    assert played["02.02", "subnet_in_another_vpc"].issue == f"No subnet of this step is in the VPC {vpc.id}."
+
+
+def test_select_plays_one_step_after_solving_the_earlier_ones(moto_url: str, pool: WorkerPool) -> None:
+    results = play_lab(load_lab(LAB_DIR), pool, moto_url, select=lambda key: key == "02.02")
+    assert [(r.step, r.scenario, r.ok) for r in results] == [
+        ("02.02", "untouched account", True),
+        ("02.02", "subnet_in_another_vpc", True),
+        ("02.02", "subnet", True),
+    ]
+
+
+def test_a_solve_that_differs_on_replay_breaks_the_later_scenarios(
+    tmp_path: Path, moto_url: str, pool: WorkerPool
+) -> None:
+    lab_dir = copied_lab(tmp_path)
+    (lab_dir / "scenarios" / "01_01.py").write_text(
+        "import uuid\n"
+        "from harness.scenarios import solve\n\n\n"
+        "@solve\n"
+        "def random_name(aws, handles):\n"
+        "    name = f'checks-{uuid.uuid4().hex[:8]}'\n"
+        "    aws.client('s3').create_bucket(Bucket=name)\n"
+        "    aws.client('s3').put_bucket_versioning(Bucket=name, VersioningConfiguration={'Status': 'Enabled'})\n"
+    )
+    results = play_lab(load_lab(lab_dir), pool, moto_url, select=lambda key: key == "01.02")
+    replayed = [r for r in results if r.kind != "negative"]
+    assert [(r.scenario, r.got) for r in replayed] == [("no_policy", "broken"), ("public_read_policy", "broken")]
+    assert all("replaying step 01.01's solve created" in r.detail for r in replayed)
+
+
+@pytest.mark.parametrize(
+    ("file_name", "text", "problem"),
+    [
+        ("09_09.py", "", "no step 09.09 in this lab"),
+        ("helpers.py", "", "not a step key"),
+        ("02_01.py", "from harness.scenarios import mistake\n", "needs exactly one @solve (found 0)"),
+        ("02_01.py", "import nowhere_to_be_found\n", "import failed"),
+        (
+            "02_01.py",
+            "from harness.scenarios import solve\n"
+            "@solve\ndef a(aws, handles): pass\n@solve\ndef b(aws, handles): pass\n",
+            "needs exactly one @solve (found 2: a, b)",
+        ),
+        (
+            "02_01.py",
+            "from harness.scenarios import mistake, solve\n@solve\ndef a(aws, handles): pass\n"
+            "@mistake(issue='(unclosed')\ndef b(aws, handles): pass\n",
+            "b: issue pattern '(unclosed' is not a regex",
+        ),
+    ],
+)
+def test_a_wrong_scenario_file_is_a_lab_error_naming_it(
+    tmp_path: Path, moto_url: str, pool: WorkerPool, file_name: str, text: str, problem: str
+) -> None:
+    lab_dir = copied_lab(tmp_path)
+    (lab_dir / "scenarios" / file_name).write_text(text)
+    with pytest.raises(LabError) as error:
+        play_lab(load_lab(lab_dir), pool, moto_url)
+    assert len(error.value.problems) == 1
+    assert str(lab_dir / "scenarios" / file_name) in error.value.problems[0]
+    assert problem in error.value.problems[0]
+
+
+def test_a_step_without_a_scenario_file_is_a_lab_error(tmp_path: Path, moto_url: str, pool: WorkerPool) -> None:
+    lab_dir = copied_lab(tmp_path)
+    (lab_dir / "scenarios" / "02_01.py").unlink()
+    with pytest.raises(LabError, match=r"02_01\.py: missing: step 02\.01 needs a @solve"):
+        play_lab(load_lab(lab_dir), pool, moto_url)
+    assert play_lab(load_lab(lab_dir), pool, moto_url, select=lambda key: key == "01.01")
