@@ -166,6 +166,7 @@ def route_to(destination: str, target: Resource | str | None, *, key: str) -> Re
         f"route {destination}",
         target_id,
         lambda table: _active_target(table, destination),
+        compare=lambda actual, expected: expected is not None and actual == expected,
         explain=lambda actual: (
             f"its route {destination} goes to {actual}, not to {target_id}."
             if actual

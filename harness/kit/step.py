@@ -198,8 +198,13 @@ class Step:
         critical: bool,
     ) -> None:
         free = [c for c in candidates if c[0] not in taken]
+        resolved_id = self._resolved[name]["id"] if name in self._resolved else None
+        if resolved_id is not None:  # an output validated earlier is judged on that resource alone
+            free = [c for c in free if c[0] == resolved_id]
         if not free:
-            if taken:
+            if resolved_id is not None and resolved_id not in taken:
+                issue = f"The {kind.describe(resolved_id)} validated earlier no longer exists."
+            elif taken:
                 holders = ", ".join(f"{kind.describe(rid)} is {holder}" for rid, holder in taken.items())
                 issue = f"No other {kind.noun} from this step is left for {name} ({holders})."
             elif gone:

@@ -1,0 +1,106 @@
+"""Kit test helpers: a tiny lab of fake resource types, and a fake account whose resources are plain dicts."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+from harness.contract import Answer, ContextInput, build_context, check_result
+from harness.kit.kinds import Kind
+from harness.lab import Lab, StepSpec, load_lab
+
+WIDGET = "AWS::Test::Widget"
+GADGET = "AWS::Test::Gadget"
+
+# 01.01 makes one widget; 01.02 takes it as input and makes two gadgets (two outputs of one type).
+TINY_LAB_SPEC = f"""\
+project: kit-tests
+objectives:
+  - id: "01"
+    steps:
+      - id: "01"
+        outputs:
+          - {{name: 01_01_widget, type: {WIDGET}}}
+      - id: "02"
+        inputs: [01_01_widget]
+        outputs:
+          - {{name: 01_02_a, type: {GADGET}}}
+          - {{name: 01_02_b, type: {GADGET}}}
+"""
+
+
+def write_tiny_lab(root: Path) -> Lab:
+    (root / "specs").mkdir(parents=True)
+    (root / "specs" / "kit-tests.yaml").write_text(TINY_LAB_SPEC, encoding="utf-8")
+    return load_lab(root)
+
+
+@pytest.fixture(scope="session")
+def tiny_lab(tmp_path_factory: pytest.TempPathFactory) -> Lab:
+    return write_tiny_lab(tmp_path_factory.mktemp("tiny-lab"))
+
+
+def client_error(code: str, operation: str = "DescribeThings") -> ClientError:
+    """A ClientError as botocore raises it for `code`."""
+    return ClientError({"Error": {"Code": code, "Message": f"{code} message"}, "ResponseMetadata": {}}, operation)
+
+
+class FakeAccount:
+    """Resources by id; `kind()` builds a Kind whose fetch reads them and counts calls per id.
+
+    A value may be a dict (the resource), None or absent (an empty answer), or a ClientError (raised).
+    """
+
+    def __init__(self) -> None:
+        self.resources: dict[str, Any] = {}
+        self.calls: Counter[str] = Counter()
+
+    def fetch(self, session: Any, resource_id: str) -> dict[str, Any] | None:
+        self.calls[resource_id] += 1
+        value = self.resources.get(resource_id)
+        if isinstance(value, ClientError):
+            raise value
+        return value
+
+    def kind(self, type_: str, noun: str) -> Kind:
+        return Kind(type_, noun, self.fetch)
+
+
+@pytest.fixture
+def account() -> FakeAccount:
+    return FakeAccount()
+
+
+@pytest.fixture
+def no_retry_delay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Event ids are retried on NotFound; make those retries instant (same number of attempts)."""
+    monkeypatch.setattr("harness.kit.aws.RETRY_DELAYS_S", (0.0, 0.0, 0.0, 0.0))
+
+
+def make_context(
+    spec: StepSpec,
+    *,
+    resolved: Sequence[tuple[str, str]] = (),
+    events: Sequence[tuple[str, str]] = (),
+    feedback: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """The context `run()` gets: resolved (name, id) handles, events (type, id), and the step's spec slice."""
+    types = {**spec.input_types, **spec.output_types}
+    raw = {
+        "resolved": [{"name": name, "type": types[name], "id": rid} for name, rid in resolved],
+        "events": [{"type": type_, "id": rid} for type_, rid in events],
+    }
+    context = build_context(ContextInput.model_validate(raw), spec)
+    if feedback is not None:
+        context["spec"]["feedback"] = dict(feedback)
+    return context
+
+
+def held_to_contract(result: dict[str, Any], spec: StepSpec) -> Answer:
+    """The Answer for `result`; raises ContractViolation if the kit produced something the contract refuses."""
+    return check_result(result, spec, 1.0)
