@@ -36,3 +36,7 @@ class SandboxSpec:
     def from_message(cls, raw: dict[str, Any]) -> SandboxSpec:
         """The inverse of `to_message`."""
         return cls(Credentials(**raw["credentials"]), raw["region"], raw.get("endpoint_url"))
+
+
+EMULATOR_CREDENTIALS = Credentials("testing", "testing")
+"""What emulators (moto, LocalStack) accept: any credentials will do."""

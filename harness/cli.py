@@ -107,6 +107,12 @@ def cmd_new(args: argparse.Namespace) -> int:
     return EXIT_PASS
 
 
+def cmd_test(args: argparse.Namespace) -> int:
+    from harness.testrun import run_tests
+
+    return run_tests(Path(args.lab), pattern=args.k, as_json=args.json)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from harness.demo import run_demo
 
@@ -147,6 +153,12 @@ def build_parser() -> argparse.ArgumentParser:
     lint = commands.add_parser("lint", help="read every step module statically for mistakes (nothing runs)")
     lint.add_argument("--lab", default=".", help="lab directory (default: .)")
     lint.set_defaults(handler=cmd_lint)
+
+    test = commands.add_parser("test", help="play the lab's scenarios on an embedded moto server")
+    test.add_argument("--lab", default=".", help="lab directory (default: .)")
+    test.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
+    test.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
+    test.set_defaults(handler=cmd_test)
 
     new = commands.add_parser("new", help="write a step module and a scenario skeleton from the spec")
     new.add_argument("step", help="step key, e.g. 01.02")

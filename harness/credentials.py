@@ -5,11 +5,10 @@ from __future__ import annotations
 import os
 from urllib.parse import urlparse
 
-from harness.account import Credentials, SandboxSpec
+from harness.account import EMULATOR_CREDENTIALS, Credentials, SandboxSpec
 from harness.errors import BadInput
 
 DEFAULT_REGION = "us-east-1"
-EMULATOR_CREDENTIALS = Credentials("testing", "testing")
 
 
 def check_endpoint_url(url: str) -> str:

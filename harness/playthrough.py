@@ -165,8 +165,11 @@ def play(
     sandbox: SandboxSpec,
     *,
     select: Callable[[str], bool] | None = None,
+    on_result: Callable[[ScenarioResult], None] | None = None,
 ) -> list[ScenarioResult]:
     """Play the scenarios of the selected steps (all by default) and judge each answer.
+
+    `on_result` is called with each result as soon as it is known (for a live progress line).
 
     Earlier steps are always solved (their handles are needed); their solve is reported only if it does not
     pass. The moto server at `endpoint_url` is reset along the way: give it to nothing else meanwhile.
@@ -187,14 +190,21 @@ def play(
         )
     player = _Player(runner, endpoint_url, sandbox)
     results: list[ScenarioResult] = []
+
+    def report(result: ScenarioResult) -> None:
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+
     for seed, key in enumerate(needed, start=1):
         step = scenarios[key]
         if key in chosen:
-            results.append(player.untouched(key))
-            results.extend(player.mistake(step, mistake, seed) for mistake in step.mistakes)
+            report(player.untouched(key))
+            for mistake in step.mistakes:
+                report(player.mistake(step, mistake, seed))
         solved = player.solve(step, seed)
         if key in chosen or not solved.ok:
-            results.append(solved)
+            report(solved)
     return results
 
 

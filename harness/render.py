@@ -1,4 +1,4 @@
-"""Answers for people: a rich panel per answer (the JSON stays the machine-facing form)."""
+"""Answers and playthroughs for people: rich panels and tables (the JSON stays the machine-facing form)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.contract import Answer
+from harness.playthrough import ScenarioResult
 
 STATUS_STYLE = {"pass": "bold green", "fail": "bold yellow", "error": "bold red"}
 
@@ -42,3 +43,27 @@ def answer_panel(answer: Answer, title: str = "") -> Panel:
         subtitle_align="right",
         border_style=STATUS_STYLE[answer.status].split()[-1],
     )
+
+
+def results_table(results: list[ScenarioResult]) -> Table:
+    """Step x scenario: what was expected, what the evaluation answered, the issue it gave, and how long it took."""
+    table = Table(show_lines=False, header_style="bold")
+    for column in ("step", "scenario", "expected", "got", "", "issue", "ms"):
+        table.add_column(column, overflow="fold", justify="right" if column == "ms" else "left")
+    previous = None
+    for result in results:
+        expected = result.expected + (f" ~ {result.expected_issue}" if result.expected_issue else "")
+        got = Text(result.got, style=STATUS_STYLE.get(result.got, "bold magenta"))
+        mark = Text("ok", style="green") if result.ok else Text("NOT OK", style="bold red")
+        issue = result.issue or ("" if result.ok else result.detail)
+        table.add_row(
+            result.step if result.step != previous else "",
+            f"{result.scenario} ({result.kind})",
+            expected,
+            got,
+            mark,
+            issue,
+            f"{result.duration_ms:.0f}",
+        )
+        previous = result.step
+    return table
