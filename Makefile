@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test lint bench serve clean
 
 setup: $(STAMP)
 
@@ -27,6 +27,13 @@ lint: setup
 
 bench: setup
 	$(BIN)/python -m bench
+	$(BIN)/python -m bench.service
+
+# The evaluator service (docs/service.md): make serve LAB=path/to/lab [ENDPOINT_URL=http://127.0.0.1:5000]
+# STEPEVAL_WEBHOOK_SECRET must be set (whsec_...); the other STEPEVAL_* variables apply too.
+LAB ?= .
+serve: setup
+	$(BIN)/stepeval serve --lab $(LAB) $(if $(ENDPOINT_URL),--endpoint-url $(ENDPOINT_URL))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

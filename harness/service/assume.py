@@ -1,0 +1,123 @@
+"""Reaching the sandbox account, and only it: AssumeRole with the external id and a read-only session policy,
+then `get_caller_identity` must name the requested account, else nothing runs.
+
+Assumed credentials are cached per (role ARN, external id) until shortly before they expire, with the
+caller identity they were checked against; concurrent requests for one role share a single AssumeRole.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from harness.account import Credentials, SandboxSpec
+from harness.service.clients import ClientCache
+from harness.service.models import SandboxRef
+from harness.service.settings import ServiceSettings
+
+DURATION_S = 900  # the shortest AssumeRole allows: a leaked credential is worth a quarter of an hour at most
+
+
+class SandboxRefused(Exception):
+    """The sandbox could not be reached, or is not the account asked for: an `error` answer of kind `sandbox`."""
+
+
+@dataclass(frozen=True)
+class Assumed:
+    credentials: Credentials
+    account_id: str
+    arn: str
+    expires_at: float  # time.time() seconds
+
+
+def describe(exc: BaseException) -> str:
+    if isinstance(exc, ClientError):
+        info = exc.response.get("Error", {})
+        return f"{info.get('Code', '?')}: {info.get('Message', '')}".strip()
+    return f"{type(exc).__name__}: {exc}"
+
+
+class SandboxAccess:
+    """Turns a request's sandbox reference into the SandboxSpec a worker gets: temporary credentials only."""
+
+    def __init__(
+        self,
+        settings: ServiceSettings,
+        clients: ClientCache | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        on_assume: Callable[[str], None] = lambda outcome: None,
+    ) -> None:
+        self.settings = settings
+        self.clients = clients or ClientCache(settings.endpoint_url)
+        # Reuse until this long before expiry: longer than any request may last, so nothing expires mid-run.
+        self.margin_s = settings.deadline_s + 60
+        self._clock = clock
+        self._on_assume = on_assume
+        self._cache: dict[tuple[str, str], Assumed] = {}
+        self._locks: dict[tuple[str, str], threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def open(self, ref: SandboxRef) -> SandboxSpec:
+        """The SandboxSpec for `ref`; SandboxRefused when the role cannot be assumed or is in another account."""
+        assumed = self._assumed(ref)
+        if assumed.account_id != ref.account_id:
+            raise SandboxRefused(
+                f"the credentials for {ref.role_arn} belong to account {assumed.account_id}, not the requested "
+                f"{ref.account_id}: refusing to evaluate"
+            )
+        return SandboxSpec(assumed.credentials, ref.region, self.settings.endpoint_url)
+
+    def _assumed(self, ref: SandboxRef) -> Assumed:
+        key = (ref.role_arn, ref.external_id)
+        with self._lock:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            cached = self._cache.get(key)
+            if cached is not None and cached.expires_at - self.margin_s > self._clock():
+                self._on_assume("cached")
+                return cached
+            try:
+                assumed = self._assume(ref)
+            except SandboxRefused:
+                self._on_assume("refused")
+                raise
+            self._on_assume("assumed")
+            with self._lock:
+                self._prune()
+                self._cache[key] = assumed
+            if cached is not None:
+                self.clients.forget(cached.credentials)
+            return assumed
+
+    def _assume(self, ref: SandboxRef) -> Assumed:
+        region = self.settings.sts_region or ref.region
+        session_name = f"{self.settings.role_session_prefix}-{uuid.uuid4().hex}"
+        try:
+            reply = self.clients.get("sts", region).assume_role(
+                RoleArn=ref.role_arn,
+                RoleSessionName=session_name,
+                ExternalId=ref.external_id,
+                DurationSeconds=DURATION_S,
+                PolicyArns=[{"arn": arn} for arn in self.settings.session_policy_arns],
+            )
+        except (ClientError, BotoCoreError) as exc:
+            raise SandboxRefused(f"sts:AssumeRole into {ref.role_arn} failed: {describe(exc)}") from None
+        raw = reply["Credentials"]
+        credentials = Credentials(raw["AccessKeyId"], raw["SecretAccessKey"], raw["SessionToken"])
+        try:
+            identity = self.clients.get("sts", region, credentials).get_caller_identity()
+        except (ClientError, BotoCoreError) as exc:
+            raise SandboxRefused(f"sts:GetCallerIdentity as {ref.role_arn} failed: {describe(exc)}") from None
+        return Assumed(credentials, identity["Account"], identity["Arn"], raw["Expiration"].timestamp())
+
+    def _prune(self) -> None:
+        now = self._clock()
+        for key in [k for k, a in self._cache.items() if a.expires_at - self.margin_s <= now]:
+            del self._cache[key]
+            self._locks.pop(key, None)

@@ -1,0 +1,228 @@
+"""The pipeline both front doors share (the HTTP app and the Lambda handler): verify, validate, reach the
+sandbox, run the step on a worker, answer; log one line and count it.
+
+Everything here is synchronous and thread-safe; the HTTP app calls the same steps from its event loop,
+adding admission control (429) and a deadline on the wait for a worker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.account import SandboxSpec
+from harness.contract import Answer, ContextInput
+from harness.lab import Lab, StepSpec, load_lab
+from harness.pool import WorkerPool
+from harness.runner import DEADLINE_GRACE_S, Runner
+from harness.service import logs
+from harness.service.affinity import AffinePool
+from harness.service.assume import SandboxAccess, SandboxRefused
+from harness.service.idempotency import Abandoned, Claim, IdempotencyStore
+from harness.service.metrics import Metrics
+from harness.service.models import EvaluationRequest, parse_request
+from harness.service.problems import Problem
+from harness.service.settings import ServiceSettings
+from harness.service.webhooks import WebhookVerifier
+
+MIN_RUN_S = 0.2  # below this much time left, an evaluation is not started at all (503)
+MAX_CLAIM_TRIES = 3
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """A verified, validated request: what to evaluate, where, and its idempotency key and fingerprint."""
+
+    request_id: str
+    request: EvaluationRequest
+    step: StepSpec
+    fingerprint: str
+    started: float
+
+
+@dataclass
+class Reply:
+    """A front-door-neutral HTTP answer."""
+
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def deadline_problem(what: str, retry_after_s: int) -> Problem:
+    return Problem(
+        503,
+        "deadline",
+        f"the request's deadline passed {what}; nothing was evaluated: retry later",
+        headers={"Retry-After": str(retry_after_s)},
+    )
+
+
+class Evaluator:
+    """Owns the lab, the worker pool, sandbox access, the idempotency store and the metrics of one service."""
+
+    def __init__(
+        self,
+        settings: ServiceSettings,
+        *,
+        lab: Lab | None = None,
+        pool: WorkerPool | AffinePool | None = None,
+        access: SandboxAccess | None = None,
+    ) -> None:
+        self.settings = settings
+        self.lab = lab or load_lab(settings.lab)
+        self.pool = pool or AffinePool(settings.workers)
+        self.runner = Runner(self.lab, self.pool)  # type: ignore[arg-type]  # the same submit() interface
+        self.metrics = Metrics(self.pool)
+        self.access = access or SandboxAccess(settings, on_assume=self._count_assume)
+        self.verifier = WebhookVerifier(settings.webhook_secret.get_secret_value())
+        self.store = IdempotencyStore(settings.idempotency_window_s, settings.idempotency_max_entries)
+        self.ready = False
+        self.module_problems: list[str] = []
+
+    # -- life cycle -------------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start every worker and import the lab's modules in them; then the service is ready."""
+        self.pool.start()
+        steps = list(self.lab.steps.values())
+        jobs = [steps[i % len(steps)] for i in range(max(len(steps), self.pool.size))] if steps else []
+        with ThreadPoolExecutor(self.pool.size) as threads:
+            problems = [p for p in threads.map(self.runner.check_module, jobs) if p]
+        self.module_problems = sorted(set(problems))
+        for problem in self.module_problems:
+            logs.log_line(event="module_problem", detail=problem)
+        self.ready = True
+
+    def close(self) -> None:
+        self.ready = False
+        self.pool.close()
+
+    # -- the steps ----------------------------------------------------------------------------------------------
+
+    def check_size(self, size: int) -> None:
+        if size > self.settings.max_body_bytes:
+            raise Problem(413, "too_large", f"body: larger than {self.settings.max_body_bytes} bytes", field="body")
+
+    def admit(self, body: bytes, content_type: str | None, request_id: str, started: float) -> Admitted:
+        """Validate a verified body; Problem 415/400/422 naming the field otherwise."""
+        request, step = parse_request(body, content_type, self.lab)
+        return Admitted(request_id, request, step, hashlib.sha256(body).hexdigest(), started)
+
+    def reach(self, admitted: Admitted) -> SandboxSpec | Answer:
+        """Temporary credentials for the sandbox, or an `error` answer of kind `sandbox` (then nothing runs)."""
+        try:
+            return self.access.open(admitted.request.sandbox)
+        except SandboxRefused as exc:
+            return self.sandbox_error(admitted, str(exc))
+
+    def sandbox_error(self, admitted: Admitted, detail: str) -> Answer:
+        elapsed = (time.monotonic() - admitted.started) * 1000
+        return Answer.failed_to_run(admitted.step.key, "sandbox", detail, elapsed)
+
+    def run(self, admitted: Admitted, sandbox: SandboxSpec, deadline: float) -> Answer:
+        """The step on a worker, its timeout cut to what is left of the request's deadline."""
+        left = deadline - time.monotonic() - DEADLINE_GRACE_S
+        limit = min(admitted.step.timeout_s, left)
+        if limit < MIN_RUN_S:
+            raise deadline_problem("before a worker was free", self.settings.retry_after_s)
+        request = admitted.request
+        context = ContextInput(resolved=request.resolved, events=request.events)
+        answer = self.runner.evaluate(admitted.step.key, context, sandbox, timeout_s=limit)
+        total_ms = (time.monotonic() - admitted.started) * 1000
+        return answer.model_copy(update={"duration_ms": round(total_ms, 2)})
+
+    def finish(self, admitted: Admitted, answer: Answer) -> dict[str, Any]:
+        """Count, log and store the answer; the response body."""
+        seconds = time.monotonic() - admitted.started
+        self.metrics.answered(answer, seconds)
+        logs.log_evaluation(
+            request_id=admitted.request_id,
+            step=admitted.step.key,
+            account_id=admitted.request.sandbox.account_id,
+            answer=answer,
+            duration_ms=seconds * 1000,
+        )
+        body = {**answer.model_dump(mode="json"), "request_id": admitted.request_id}
+        self.store.complete(admitted.request_id, body)
+        return body
+
+    def replayed(self, admitted: Admitted, body: dict[str, Any]) -> dict[str, Any]:
+        self.metrics.replays.inc()
+        logs.log_line(
+            event="evaluation",
+            request_id=admitted.request_id,
+            step=admitted.step.key,
+            account_id=admitted.request.sandbox.account_id,
+            status=body.get("status"),
+            error_kind=(body.get("error") or {}).get("kind"),
+            duration_ms=round((time.monotonic() - admitted.started) * 1000, 2),
+            replayed=True,
+        )
+        return body
+
+    def conflict_or_wait(self, claim: Claim) -> None:
+        if claim.conflict:
+            raise Problem(
+                409,
+                "idempotency_conflict",
+                "webhook-id: already used for a request with a different body",
+                field="webhook-id",
+            )
+
+    def refusal(self, problem: Problem, request_id: str | None) -> Reply:
+        self.metrics.rejections.labels(code=str(problem.status)).inc()
+        logs.log_refusal(request_id=request_id, status=problem.status, code=problem.code, field=problem.field)
+        return Reply(problem.status, problem.body(request_id), problem.headers)
+
+    def _count_assume(self, outcome: str) -> None:
+        self.metrics.assume.labels(outcome=outcome).inc()
+
+    # -- the whole path, synchronously (the Lambda handler) -----------------------------------------------------
+
+    def handle(
+        self,
+        body: bytes,
+        headers: Mapping[str, str],
+        *,
+        trusted_id: str | None = None,
+        budget_s: float | None = None,
+    ) -> Reply:
+        """One request end to end. `trusted_id`: the caller is already authenticated (a direct Lambda invoke)."""
+        started = time.monotonic()
+        deadline = started + min(self.settings.deadline_s, budget_s or self.settings.deadline_s)
+        request_id = trusted_id
+        try:
+            self.check_size(len(body))
+            if trusted_id is None:
+                request_id = self.verifier.verify(body, headers)
+            assert request_id is not None
+            admitted = self.admit(body, headers.get("content-type"), request_id, started)
+            for _ in range(MAX_CLAIM_TRIES):
+                claim = self.store.claim(request_id, admitted.fingerprint)
+                if claim.owner:
+                    break
+                self.conflict_or_wait(claim)
+                try:
+                    stored = claim.future.result(timeout=max(deadline - time.monotonic(), 0))
+                except Abandoned:
+                    continue
+                except FutureTimeout:
+                    raise deadline_problem("while a request with this webhook-id ran", 1) from None
+                return Reply(200, self.replayed(admitted, stored))
+            else:
+                raise deadline_problem("while requests with this webhook-id kept giving up", 1)
+            try:
+                reached = self.reach(admitted)
+                answer = reached if isinstance(reached, Answer) else self.run(admitted, reached, deadline)
+            except BaseException:
+                self.store.abandon(request_id)
+                raise
+            return Reply(200, self.finish(admitted, answer))
+        except Problem as problem:
+            return self.refusal(problem, request_id)

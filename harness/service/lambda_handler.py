@@ -1,0 +1,87 @@
+"""AWS Lambda: `harness.service.lambda_handler.handler`, the same evaluation as `POST /v1/evaluations`.
+
+Two ways in:
+- a Function URL or API Gateway (v1 or v2) event: the signed HTTP request, verified exactly as the service
+  does; the reply is `{statusCode, headers, body}` with the same status codes and bodies;
+- a direct invocation whose event is the request body itself: the caller is already authenticated by IAM
+  (lambda:InvokeFunction), so there is no signature; the request id is Lambda's own (an asynchronous invoke
+  retried by Lambda keeps it, so it is the idempotency key too). The reply is the answer object, or
+  `{"error": {...}}` for a refused request.
+
+Configuration is the service's (STEPEVAL_* variables); the evaluator (lab, workers) is built on the first
+invocation of an execution environment and kept while it lives. One environment handles one request at a time,
+so STEPEVAL_WORKERS=1 is the natural setting.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import uuid
+from typing import Any
+
+from harness.service.evaluator import Evaluator, Reply
+from harness.service.settings import ServiceSettings
+
+SAFETY_MARGIN_S = 1.0  # answer this long before Lambda's own timeout would cut us off
+_evaluator: Evaluator | None = None
+_lock = threading.Lock()
+
+
+def get_evaluator() -> Evaluator:
+    """The environment's evaluator, built once from STEPEVAL_* variables."""
+    global _evaluator
+    with _lock:
+        if _evaluator is None:
+            from harness.service import logs
+
+            logs.configure()
+            evaluator = Evaluator(ServiceSettings())
+            evaluator.start()
+            _evaluator = evaluator
+        return _evaluator
+
+
+def reset() -> None:
+    """Stop the environment's workers and forget the evaluator (tests; a configuration change)."""
+    global _evaluator
+    with _lock:
+        if _evaluator is not None:
+            _evaluator.close()
+        _evaluator = None
+
+
+def is_http_event(event: Any) -> bool:
+    """A Function URL / API Gateway event carries the raw body and headers; a direct invoke carries the body."""
+    return isinstance(event, dict) and "body" in event and ("headers" in event or "requestContext" in event)
+
+
+def budget_s(context: Any) -> float | None:
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    return max(remaining() / 1000 - SAFETY_MARGIN_S, 0.5) if callable(remaining) else None
+
+
+def handler(event: Any, context: Any) -> dict[str, Any]:
+    evaluator = get_evaluator()
+    if is_http_event(event):
+        raw = event.get("body") or ""
+        body = base64.b64decode(raw) if event.get("isBase64Encoded") else raw.encode()
+        headers = {str(k).lower(): str(v) for k, v in (event.get("headers") or {}).items()}
+        reply = evaluator.handle(body, headers, budget_s=budget_s(context))
+        return http_reply(reply)
+    request_id = getattr(context, "aws_request_id", None) or uuid.uuid4().hex
+    body = json.dumps(event).encode()
+    reply = evaluator.handle(
+        body, {"content-type": "application/json"}, trusted_id=f"lambda-{request_id}", budget_s=budget_s(context)
+    )
+    return reply.body
+
+
+def http_reply(reply: Reply) -> dict[str, Any]:
+    return {
+        "statusCode": reply.status,
+        "headers": {"content-type": "application/json", **reply.headers},
+        "body": json.dumps(reply.body),
+        "isBase64Encoded": False,
+    }

@@ -1,0 +1,71 @@
+"""Numbers at GET /metrics (Prometheus text): answers by status and kind, timeouts, worker restarts, refusals."""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Iterator
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from harness.contract import Answer, ErrorKind
+from harness.pool import WorkerPool
+from harness.service.affinity import AffinePool
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+disable_created_metrics()  # the *_created series only add noise to every scrape
+DURATION_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
+
+
+class PoolCollector(Collector):
+    """Read at scrape time from the pool itself, so no restart goes uncounted."""
+
+    def __init__(self, pool: WorkerPool | AffinePool) -> None:
+        self.pool = pool
+
+    def collect(self) -> Iterator[Metric]:
+        restarts = CounterMetricFamily("stepeval_worker_restarts", "Worker processes replaced (killed or crashed)")
+        restarts.add_metric([], self.pool.restarts)
+        yield restarts
+        size = GaugeMetricFamily("stepeval_workers", "Worker processes the pool may run at once")
+        size.add_metric([], self.pool.size)
+        yield size
+
+
+class Metrics:
+    """One registry per service instance (tests run several in one process)."""
+
+    def __init__(self, pool: WorkerPool | AffinePool) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.answers = Counter(
+            "stepeval_answers", "Answers given, by status and error kind", ["status", "kind"], registry=r
+        )
+        self.timeouts = Counter("stepeval_timeouts", "Evaluations stopped at their timeout", registry=r)
+        self.rejections = Counter(
+            "stepeval_rejections", "Requests refused before any evaluation, by HTTP status", ["code"], registry=r
+        )
+        self.replays = Counter("stepeval_idempotent_replays", "Answers served again for a known webhook-id", registry=r)
+        self.assume = Counter(
+            "stepeval_assume_role", "Sandbox credentials: assumed, cached or refused", ["outcome"], registry=r
+        )
+        self.duration = Histogram(
+            "stepeval_evaluation_seconds", "Time from arrival to answer", buckets=DURATION_BUCKETS, registry=r
+        )
+        self.in_flight = Gauge("stepeval_in_flight", "Evaluations admitted and not yet answered", registry=r)
+        r.register(PoolCollector(pool))
+        for status in ("pass", "fail"):
+            self.answers.labels(status=status, kind="none")
+        for kind in typing.get_args(ErrorKind):
+            self.answers.labels(status="error", kind=kind)
+
+    def answered(self, answer: Answer, seconds: float) -> None:
+        kind = answer.error.kind if answer.error else "none"
+        self.answers.labels(status=answer.status, kind=kind).inc()
+        if kind == "timeout":
+            self.timeouts.inc()
+        self.duration.observe(seconds)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,211 @@
+"""The request body: its model (with the JSON Schema in /openapi.json) and validation into clear 4xx refusals."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from harness.contract import Answer, Event, Handle
+from harness.errors import BadInput
+from harness.lab import Lab, StepSpec, normalize_step_key
+from harness.service.problems import FieldError, Problem, show
+
+ACCOUNT_ID = re.compile(r"^\d{12}$")
+# arn:PARTITION:iam::ACCOUNT:role/[PATH/]NAME, as IAM allows them
+ROLE_ARN = re.compile(r"^arn:(aws|aws-cn|aws-us-gov):iam::(\d{12}):role/(?:[!-~]*/)?[\w+=,.@-]{1,64}$")
+EXTERNAL_ID = re.compile(r"^[\w+=,.@:/-]{2,1224}$")
+REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$")
+MAX_ITEMS = 1000
+
+EXAMPLE_REQUEST: dict[str, Any] = {
+    "step": "01.01",
+    "sandbox": {
+        "account_id": "111111111111",
+        "role_arn": "arn:aws:iam::111111111111:role/stepeval-evaluator",
+        "external_id": "lab-platform-7f3c9a",
+        "region": "us-east-1",
+    },
+    "resolved": [],
+    "events": [{"type": "AWS::S3::Bucket", "id": "learner-site-bucket"}],
+}
+EXAMPLE_ANSWER: dict[str, Any] = {
+    "step": "01.01",
+    "status": "pass",
+    "success": True,
+    "message": "S3 bucket learner-site-bucket exists.",
+    "validated": [{"name": "01_01_bucket", "type": "AWS::S3::Bucket", "id": "learner-site-bucket", "status": "found"}],
+    "failure_context": None,
+    "error": None,
+    "resolved": [{"name": "01_01_bucket", "type": "AWS::S3::Bucket", "id": "learner-site-bucket"}],
+    "checks": [],
+    "progress": None,
+    "duration_ms": 48.2,
+    "request_id": "msg_2b1f0c7e9d",
+}
+EXAMPLE_ERROR_ANSWER: dict[str, Any] = {
+    **EXAMPLE_ANSWER,
+    "status": "error",
+    "success": False,
+    "message": "We could not check this step right now. This is not a verdict on your work: "
+    "please try again in a moment.",
+    "validated": [],
+    "resolved": [],
+    "error": {
+        "kind": "sandbox",
+        "detail": "sts:AssumeRole into arn:aws:iam::111111111111:role/stepeval-evaluator failed: AccessDenied: ...",
+    },
+    "duration_ms": 35.0,
+}
+
+
+def _pattern(value: str, pattern: re.Pattern[str], what: str) -> str:
+    if not pattern.match(value):
+        raise ValueError(f"must be {what}, got {show(value)}")
+    return value
+
+
+class SandboxRef(BaseModel):
+    """Which account to reach, and how: the role we assume there and the external id its trust policy requires."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"example": EXAMPLE_REQUEST["sandbox"]})
+
+    account_id: str = Field(description="the sandbox account: 12 digits; the assumed identity must be in it")
+    role_arn: str = Field(description="arn:aws:iam::ACCOUNT:role/NAME, read-only, trusting the service")
+    external_id: str = Field(description="the external id the role's trust policy requires (2-1224 characters)")
+    region: str = Field(description="the lab's region, e.g. us-east-1")
+
+    @field_validator("account_id")
+    @classmethod
+    def _account(cls, value: str) -> str:
+        return _pattern(value, ACCOUNT_ID, "an AWS account id of 12 digits")
+
+    @field_validator("role_arn")
+    @classmethod
+    def _role(cls, value: str) -> str:
+        return _pattern(value, ROLE_ARN, "an IAM role ARN (arn:aws:iam::123456789012:role/NAME)")
+
+    @field_validator("external_id")
+    @classmethod
+    def _external(cls, value: str) -> str:
+        return _pattern(value, EXTERNAL_ID, "2 to 1224 characters of letters, digits and +=,.@:/-_")
+
+    @field_validator("region")
+    @classmethod
+    def _region(cls, value: str) -> str:
+        return _pattern(value, REGION, "an AWS region such as us-east-1")
+
+
+class EvaluationRequest(BaseModel):
+    """A step-completion hook: which step, which sandbox, and the step's context."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"example": EXAMPLE_REQUEST})
+
+    step: str = Field(description='the step key, "01.02" (or "01_02")')
+    sandbox: SandboxRef
+    resolved: list[Handle] = Field(default_factory=list, max_length=MAX_ITEMS, description="earlier steps' handles")
+    events: list[Event] = Field(default_factory=list, max_length=MAX_ITEMS, description="this step's events")
+
+    @field_validator("step")
+    @classmethod
+    def _step(cls, value: str) -> str:
+        try:
+            return normalize_step_key(value[:32])
+        except BadInput:
+            raise ValueError(f"must be a step key of the form NN.NN (e.g. 01.02), got {show(value)}") from None
+
+
+class EvaluationAnswer(Answer):
+    """The answer `stepeval run` prints, plus the request it answers (the webhook-id)."""
+
+    model_config = ConfigDict(json_schema_extra={"example": EXAMPLE_ANSWER})
+
+    request_id: str
+
+
+MESSAGES = {
+    "missing": "is required",
+    "extra_forbidden": "is not a field of this request",
+    "string_type": "must be a string",
+    "list_type": "must be a JSON array",
+    "model_type": "must be a JSON object",
+    "dict_type": "must be a JSON object",
+}
+JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number"}
+
+
+def field_path(loc: tuple[Any, ...]) -> str:
+    """("events", 2, "type") -> "events[2].type"."""
+    text = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+    return text or "body"
+
+
+def _describe(err: dict[str, Any]) -> FieldError:
+    field = field_path(tuple(err["loc"]))
+    message = MESSAGES.get(err["type"]) or err["msg"].removeprefix("Value error, ")
+    if err["type"] in ("string_type", "list_type", "model_type", "dict_type"):
+        got = JSON_TYPES.get(type(err.get("input")), "null" if err.get("input") is None else "a number")
+        message = f"{message}, got {got}"
+    return FieldError(field=field, message=f"{field}: {message}")
+
+
+def is_json(content_type: str | None) -> bool:
+    """application/json, with or without parameters (charset)."""
+    media = (content_type or "").split(";")[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
+def parse_request(body: bytes, content_type: str | None, lab: Lab) -> tuple[EvaluationRequest, StepSpec]:
+    """The validated request and its step; Problem 415, 400 or 422 naming the field otherwise."""
+    if not is_json(content_type):
+        raise Problem(
+            415,
+            "unsupported_media_type",
+            f"content-type: must be application/json, got {show(content_type or 'none')}",
+            field="content-type",
+        )
+    try:
+        raw = json.loads(body.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise Problem(400, "invalid_json", "body: is not UTF-8 text", field="body") from None
+    except json.JSONDecodeError as exc:
+        raise Problem(400, "invalid_json", f"body: is not valid JSON: {exc}", field="body") from None
+    except RecursionError:
+        raise Problem(400, "invalid_json", "body: JSON nested too deeply", field="body") from None
+    if not isinstance(raw, dict):
+        got = JSON_TYPES.get(type(raw), "null" if raw is None else "a number")
+        raise Problem(422, "invalid_field", f"body: must be a JSON object, got {got}", field="body")
+    try:
+        request = EvaluationRequest.model_validate(raw)
+    except ValidationError as exc:
+        errors = [_describe(err) for err in exc.errors()[:20]]
+        raise Problem(422, "invalid_field", errors[0].message, field=errors[0].field, errors=errors) from None
+    step = lab.steps.get(request.step)
+    if step is None:
+        known = ", ".join(lab.steps) or "none"
+        raise Problem(422, "unknown_step", f"step: no step {request.step} in this lab (steps: {known})", field="step")
+    _check_handles(request, lab)
+    return request, step
+
+
+def _check_handles(request: EvaluationRequest, lab: Lab) -> None:
+    """Resolved handles must be this lab's, with the types its spec gives them."""
+    for index, handle in enumerate(request.resolved):
+        field = f"resolved[{index}]"
+        expected = lab.handle_types.get(handle.name)
+        if expected is None:
+            raise Problem(
+                422,
+                "invalid_field",
+                f"{field}.name: {show(handle.name)} is not a handle of this lab",
+                field=f"{field}.name",
+            )
+        if expected != handle.type:
+            raise Problem(
+                422,
+                "invalid_field",
+                f"{field}.type: {handle.name} is a {expected}, not {handle.type}",
+                field=f"{field}.type",
+            )

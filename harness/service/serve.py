@@ -1,0 +1,60 @@
+"""`stepeval serve`: settings from STEPEVAL_* variables and flags, then uvicorn on one socket."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from pydantic import ValidationError
+
+from harness.service import logs
+from harness.service.settings import ServiceSettings
+
+FLAGS = ("lab", "host", "port", "workers", "queue", "deadline_s", "endpoint_url")
+
+
+def load_settings(args: argparse.Namespace) -> ServiceSettings | None:
+    """Flags given on the command line override the environment; None (after saying why) when invalid."""
+    overrides = {name: getattr(args, name) for name in FLAGS if getattr(args, name, None) is not None}
+    try:
+        return ServiceSettings(**overrides)
+    except ValidationError as exc:
+        for err in exc.errors():
+            name = ".".join(str(p) for p in err["loc"])
+            flag = {"deadline_s": "--deadline"}.get(name, f"--{name.replace('_', '-')}")
+            where = flag if name in overrides else f"STEPEVAL_{name.upper()}"
+            message = "is required" if err["type"] == "missing" else err["msg"].removeprefix("Value error, ")
+            print(f"stepeval serve: {where}: {message}", file=sys.stderr)
+        return None
+
+
+def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
+    """Run until interrupted. The first log line says where it listens (useful with --port 0)."""
+    import uvicorn
+
+    from harness.service.app import create_app
+
+    logs.configure(log_level)
+    app = create_app(settings)
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        access_log=False,
+        log_level="warning",
+        timeout_graceful_shutdown=int(settings.deadline_s),
+    )
+    server = uvicorn.Server(config)
+    sock = config.bind_socket()
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    logs.log_line(event="listening", url=f"http://{shown}:{port}")
+    server.run(sockets=[sock])
+    return 0
+
+
+def main(args: argparse.Namespace) -> int:
+    settings = load_settings(args)
+    if settings is None:
+        return 2
+    return serve(settings)

@@ -1,0 +1,92 @@
+"""The service's configuration: environment variables `STEPEVAL_*`, overridden by `stepeval serve` flags."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from standardwebhooks.webhooks import Webhook
+
+# AWS-managed policies passed as AssumeRole session policies: the session can do at most what these allow,
+# whatever the sandbox role itself grants. ViewOnlyAccess lists and describes resources; SecurityAudit reads
+# their configuration (bucket policies, encryption, IAM documents). Neither reads data (object bodies, table
+# items, queue messages, secrets): what Prowler and ScoutSuite ask for, and what a lab check needs.
+DEFAULT_SESSION_POLICY_ARNS = (
+    "arn:aws:iam::aws:policy/job-function/ViewOnlyAccess",
+    "arn:aws:iam::aws:policy/SecurityAudit",
+)
+MANAGED_POLICY_ARN = r"^arn:aws(-cn|-us-gov)?:iam::(aws|\d{12}):policy/[\w+=,.@/-]+$"
+SECRET_HINT = (
+    "STEPEVAL_WEBHOOK_SECRET must be a Standard Webhooks secret, whsec_ followed by base64 (make one with: "
+    "python -c \"import base64, secrets; print('whsec_' + base64.b64encode(secrets.token_bytes(32)).decode())\")"
+)
+
+
+class ServiceSettings(BaseSettings):
+    """Everything the service reads at start-up. Each field is also the env variable STEPEVAL_<NAME>."""
+
+    model_config = SettingsConfigDict(env_prefix="STEPEVAL_", extra="ignore", frozen=True)
+
+    lab: Path = Field(Path("."), description="lab directory holding specs/ and evaluation/")
+    host: str = Field("127.0.0.1", description="address to listen on")
+    port: int = Field(8080, ge=0, le=65535, description="TCP port (0: any free port)")
+    workers: int = Field(4, ge=1, le=128, description="worker processes: evaluations running at once")
+    queue: int = Field(32, ge=0, le=10_000, description="evaluations that may wait for a worker; beyond: 429")
+    deadline_s: float = Field(60.0, gt=1, le=900, description="a request's whole budget, queue and STS included")
+    retry_after_s: int = Field(2, ge=1, le=3600, description="Retry-After seconds on 429 and 503")
+    max_body_bytes: int = Field(1024 * 1024, ge=1024, le=64 * 1024 * 1024, description="larger bodies get 413")
+    webhook_secret: SecretStr = Field(description="whsec_... Standard Webhooks secret shared with the platform")
+    idempotency_window_s: float = Field(86_400.0, ge=0, description="how long a webhook-id's answer is kept")
+    idempotency_max_entries: int = Field(10_000, ge=0, description="answers kept at most (oldest go first)")
+    endpoint_url: str | None = Field(None, description="send every AWS call, STS included, here (an emulator)")
+    session_policy_arns: Annotated[tuple[str, ...], NoDecode] = Field(
+        DEFAULT_SESSION_POLICY_ARNS, description="managed policies capping the assumed session (comma-separated)"
+    )
+    role_session_prefix: str = Field("stepeval", pattern=r"^[\w+=,.@-]{1,20}$", description="RoleSessionName prefix")
+    sts_region: str | None = Field(None, description="region of the STS endpoint (default: the sandbox's region)")
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _secret(cls, value: SecretStr) -> SecretStr:
+        raw = value.get_secret_value()
+        try:
+            if not raw.startswith("whsec_"):
+                raise ValueError
+            Webhook(raw)
+        except Exception:
+            raise ValueError(SECRET_HINT) from None
+        return value
+
+    @field_validator("session_policy_arns", mode="before")
+    @classmethod
+    def _split(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("session_policy_arns")
+    @classmethod
+    def _policies(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        import re
+
+        if not 1 <= len(value) <= 10:
+            raise ValueError("give 1 to 10 managed policy ARNs (AssumeRole accepts at most 10)")
+        for arn in value:
+            if not re.match(MANAGED_POLICY_ARN, arn):
+                raise ValueError(f"{arn!r} is not a managed policy ARN")
+        return value
+
+    @field_validator("endpoint_url")
+    @classmethod
+    def _endpoint(cls, value: str | None) -> str | None:
+        from harness.credentials import check_endpoint_url
+        from harness.errors import BadInput
+
+        if value:
+            try:
+                check_endpoint_url(value)
+            except BadInput as exc:
+                raise ValueError(str(exc).removeprefix("--endpoint-url ")) from None
+        return value or None

@@ -1,0 +1,67 @@
+"""Each evaluation reaches its own sandbox account and no other; a mismatched account is refused."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from tests.service.conftest import ACCOUNT_A, ACCOUNT_B, Sandbox, Service, bucket_events
+
+
+def evaluate(service: Service, sandbox: Sandbox, *buckets: str, **ref: str) -> dict:
+    response = service.post({"step": "01.01", "sandbox": sandbox.ref(**ref), "events": bucket_events(*buckets)})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_each_evaluation_sees_only_its_own_account(service: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
+    a, b = accounts
+    answer = evaluate(service, a, "beta-bucket", "alpha-bucket")
+    assert answer["status"] == "pass"
+    assert answer["message"] == f"account {ACCOUNT_A} sees buckets ['alpha-bucket']"
+    assert answer["resolved"] == [{"name": "01_01_bucket", "type": "AWS::S3::Bucket", "id": "alpha-bucket"}]
+
+    answer = evaluate(service, b, "alpha-bucket")
+    assert answer["status"] == "fail"
+    assert answer["message"] == f"account {ACCOUNT_B} sees buckets ['beta-bucket']"
+
+
+def test_interleaved_evaluations_never_mix_accounts(service: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
+    a, b = accounts
+    refs = {ACCOUNT_A: a.ref(), ACCOUNT_B: b.ref()}  # one cached credential per account, shared by the calls
+
+    def one(index: int) -> tuple[str, dict]:
+        account = ACCOUNT_A if index % 2 == 0 else ACCOUNT_B
+        body = {"step": "01.01", "sandbox": refs[account], "events": bucket_events("alpha-bucket", "beta-bucket")}
+        response = service.post(body)
+        assert response.status_code == 200, response.text
+        return account, response.json()
+
+    with ThreadPoolExecutor(8) as threads:
+        results = list(threads.map(one, range(40)))
+    for account, answer in results:
+        own = "alpha-bucket" if account == ACCOUNT_A else "beta-bucket"
+        assert answer["status"] == "pass", answer
+        assert answer["message"] == f"account {account} sees buckets [{own!r}]"
+        assert answer["validated"][0]["id"] == own
+
+
+def test_an_account_id_that_is_not_the_roles_is_refused(service: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
+    a, _ = accounts
+    ran_before = service.metric("stepeval_answers_total", status="pass", kind="none")
+    answer = evaluate(service, a, "alpha-bucket", account_id=ACCOUNT_B)
+    assert answer["status"] == "error" and answer["success"] is False
+    assert answer["error"]["kind"] == "sandbox"
+    assert ACCOUNT_A in answer["error"]["detail"] and ACCOUNT_B in answer["error"]["detail"]
+    assert answer["validated"] == [] and answer["resolved"] == []
+    assert "not a verdict" in answer["message"]
+    assert service.metric("stepeval_answers_total", status="pass", kind="none") == ran_before
+
+
+def test_the_role_is_assumed_once_per_role_and_external_id(service: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
+    a, _ = accounts
+    ref = a.ref()
+    assumed = service.metric("stepeval_assume_role_total", outcome="assumed")
+    for _ in range(3):
+        response = service.post({"step": "01.01", "sandbox": ref, "events": bucket_events("alpha-bucket")})
+        assert response.json()["status"] == "pass"
+    assert service.metric("stepeval_assume_role_total", outcome="assumed") == assumed + 1

@@ -1,0 +1,109 @@
+"""The Lambda handler, called as Lambda calls it: a direct invocation, a Function URL event, an API Gateway event."""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from harness.service import lambda_handler
+from harness.service.webhooks import sign
+from tests.service.conftest import SECRET, SERVICE_LAB, Sandbox, bucket_events
+
+
+@dataclass
+class FakeContext:
+    """The two attributes of Lambda's context object the handler reads."""
+
+    aws_request_id: str
+    remaining_ms: int = 30_000
+
+    def get_remaining_time_in_millis(self) -> int:
+        return self.remaining_ms
+
+
+@pytest.fixture
+def lambda_env(monkeypatch: pytest.MonkeyPatch, moto_server: str) -> Iterator[None]:
+    monkeypatch.setenv("STEPEVAL_LAB", str(SERVICE_LAB))
+    monkeypatch.setenv("STEPEVAL_ENDPOINT_URL", moto_server)
+    monkeypatch.setenv("STEPEVAL_WEBHOOK_SECRET", SECRET)
+    monkeypatch.setenv("STEPEVAL_WORKERS", "1")
+    lambda_handler.reset()
+    yield
+    lambda_handler.reset()
+
+
+def request(sandbox: Sandbox) -> dict:
+    return {"step": "01.01", "sandbox": sandbox.ref(), "events": bucket_events("alpha-bucket")}
+
+
+def function_url_event(body: bytes, headers: dict[str, str], *, base64_body: bool = False) -> dict:
+    return {
+        "version": "2.0",
+        "rawPath": "/v1/evaluations",
+        "headers": headers,
+        "requestContext": {"http": {"method": "POST", "path": "/v1/evaluations"}},
+        "body": base64.b64encode(body).decode() if base64_body else body.decode(),
+        "isBase64Encoded": base64_body,
+    }
+
+
+def test_a_direct_invocation_answers_like_the_service(lambda_env: None, accounts: tuple[Sandbox, Sandbox]) -> None:
+    answer = lambda_handler.handler(request(accounts[0]), FakeContext("req-1"))
+    assert answer["status"] == "pass", answer
+    assert answer["request_id"] == "lambda-req-1"
+    assert answer["message"] == "account 111111111111 sees buckets ['alpha-bucket']"
+    replay = lambda_handler.handler(request(accounts[1]), FakeContext("req-1"))  # Lambda's retry: same id
+    assert replay["error"]["code"] == "idempotency_conflict"
+
+
+def test_a_direct_invocation_with_bad_input_names_the_field(
+    lambda_env: None, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    body = request(accounts[0])
+    body["sandbox"]["account_id"] = "1234"
+    refused = lambda_handler.handler(body, FakeContext("req-2"))
+    assert refused["error"]["status"] == 422 and refused["error"]["field"] == "sandbox.account_id"
+    assert lambda_handler.handler(["not", "an", "object"], FakeContext("req-3"))["error"]["field"] == "body"
+
+
+def test_a_signed_function_url_event(lambda_env: None, accounts: tuple[Sandbox, Sandbox]) -> None:
+    body = json.dumps(request(accounts[0])).encode()
+    headers = {**sign(SECRET, "msg_fn_url", body), "content-type": "application/json"}
+    reply = lambda_handler.handler(function_url_event(body, headers), FakeContext("req-4"))
+    assert reply["statusCode"] == 200
+    assert reply["headers"]["content-type"] == "application/json"
+    answer = json.loads(reply["body"])
+    assert answer["status"] == "pass" and answer["request_id"] == "msg_fn_url"
+
+
+def test_an_api_gateway_event_with_a_base64_body_and_mixed_case_headers(
+    lambda_env: None, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    body = json.dumps(request(accounts[1])).encode()
+    signed = sign(SECRET, f"msg_{uuid.uuid4().hex}", body)
+    headers = {"Webhook-Id": signed["webhook-id"], "Webhook-Timestamp": signed["webhook-timestamp"]}
+    headers |= {"Webhook-Signature": signed["webhook-signature"], "Content-Type": "application/json"}
+    event = {"httpMethod": "POST", "path": "/v1/evaluations", "requestContext": {}, "headers": headers}
+    event |= {"body": base64.b64encode(body).decode(), "isBase64Encoded": True}
+    reply = lambda_handler.handler(event, FakeContext("req-5"))
+    assert reply["statusCode"] == 200, reply
+    assert json.loads(reply["body"])["status"] == "fail"  # account 222222222222 has no alpha-bucket
+
+
+def test_an_unsigned_http_event_is_401(lambda_env: None, accounts: tuple[Sandbox, Sandbox]) -> None:
+    body = json.dumps(request(accounts[0])).encode()
+    reply = lambda_handler.handler(function_url_event(body, {"content-type": "application/json"}), FakeContext("r"))
+    assert reply["statusCode"] == 401
+    assert json.loads(reply["body"])["error"]["field"] == "webhook-id"
+
+
+def test_a_mismatched_account_is_refused_in_lambda_too(lambda_env: None, accounts: tuple[Sandbox, Sandbox]) -> None:
+    body = request(accounts[0])
+    body["sandbox"]["account_id"] = accounts[1].account_id
+    answer = lambda_handler.handler(body, FakeContext("req-6"))
+    assert answer["status"] == "error" and answer["error"]["kind"] == "sandbox"

@@ -1,0 +1,40 @@
+"""`stepeval serve` refuses a bad configuration with exit 2 and a line naming the variable or flag."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.service.conftest import SECRET, SERVICE_LAB
+
+STEPEVAL = str(Path(sys.executable).parent / "stepeval")
+
+
+def serve(*args: str, secret: str | None = SECRET) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "STEPEVAL_WEBHOOK_SECRET"}
+    if secret is not None:
+        env["STEPEVAL_WEBHOOK_SECRET"] = secret
+    return subprocess.run([STEPEVAL, "serve", *args], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_no_secret_no_service() -> None:
+    done = serve("--lab", str(SERVICE_LAB), secret=None)
+    assert done.returncode == 2
+    assert "STEPEVAL_WEBHOOK_SECRET: is required" in done.stderr
+
+
+def test_a_secret_that_is_not_whsec_is_refused_without_echoing_it() -> None:
+    done = serve("--lab", str(SERVICE_LAB), secret="hunter2-hunter2")
+    assert done.returncode == 2 and "whsec_" in done.stderr and "hunter2" not in done.stderr
+
+
+def test_a_bad_flag_is_named() -> None:
+    done = serve("--lab", str(SERVICE_LAB), "--workers", "0")
+    assert done.returncode == 2 and "--workers" in done.stderr
+
+
+def test_a_lab_that_does_not_load_is_refused_at_start() -> None:
+    done = serve("--lab", "/nonexistent-lab")
+    assert done.returncode == 2 and "no specs/ directory" in done.stderr
