@@ -1,116 +1,80 @@
-"""`stepeval demo`: the seed examples played on an embedded moto server, no AWS account, no network.
+"""`stepeval demo`: the sample web-tier lab played on an embedded moto server, no AWS account, no network.
 
-A learner's bucket is checked before and after it exists, then its policy; last, a module that tries to
-write is refused, and the learner's policy is shown to be untouched.
+Every step is checked on the untouched account, on each common mistake and on its solve; two answers are shown
+in full; last, a module that tries to write is refused and the learner's bucket policy is shown untouched.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
-from collections.abc import Callable
+import time
 from pathlib import Path
-from typing import Any
 
 import boto3
-from moto.server import ThreadedMotoServer
 from rich.console import Console
 
-from harness.account import Credentials, SandboxSpec
-from harness.contract import Answer, ContextInput, Event, Handle
+from harness.account import SandboxSpec
+from harness.contract import Answer, ContextInput, Event
+from harness.emulator import embedded_moto
 from harness.errors import BadInput
 from harness.lab import load_lab
+from harness.playthrough import ScenarioResult
 from harness.pool import LOG_LEVEL_ENV, WorkerPool
 from harness.render import answer_panel
 from harness.runner import Runner
+from harness.sandbox import client_config
+from harness.testrun import plain, play_live, report
 
 REPO = Path(__file__).resolve().parents[1]
-SEED_LAB = REPO / "tests" / "labs" / "seed_examples"
 ROGUE_LAB = REPO / "tests" / "labs" / "misbehaving"
-REGION = "us-east-1"
-BUCKET = "learner-site-bucket"
-PUBLIC_READ = {
-    "Version": "2012-10-17",
-    "Statement": [
-        {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": f"arn:aws:s3:::{BUCKET}/*"}
-    ],
-}
+ROGUE_STEP = "01.01"  # puts a public bucket policy on the bucket named in its events
+SHOWN = (("02.02", "both_in_one_zone"), ("03.02", "internet_facing_alb"))
 
 
 def run_demo(*, as_json: bool) -> int:
     """Play the demo; exit 0 when every answer is the one expected, 1 otherwise."""
-    if not SEED_LAB.is_dir() or not ROGUE_LAB.is_dir():
-        raise BadInput(f"the demo needs the source checkout's labs under {REPO / 'tests' / 'labs'}")
+    if not (REPO / "specs").is_dir() or not ROGUE_LAB.is_dir():
+        raise BadInput(f"the demo needs the source checkout (specs/ and tests/labs/ under {REPO})")
+    os.environ[LOG_LEVEL_ENV] = "WARNING"  # the step modules' info lines would drown the answers
     console = Console(stderr=as_json)
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto's request log would drown the answers
-    os.environ[LOG_LEVEL_ENV] = "WARNING"  # and so would the step modules' info lines
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    try:
-        host, port = server.get_host_and_port()
-        endpoint = f"http://{host}:{port}"
-        with WorkerPool(1) as pool:
-            return _play(endpoint, pool, console, as_json)
-    finally:
-        server.stop()
+    lab = load_lab(REPO)
+    started = time.perf_counter()
+    with embedded_moto() as sandbox, WorkerPool(2) as pool:
+        pool.start()
+        console.rule(f"[bold]{lab.spec.title}[/]: every step, untouched, mistaken and solved")
+        results = play_live(lab, Runner(lab, pool), sandbox, console)
+        status = report(results, time.perf_counter() - started, console, as_json=False) if not as_json else 0
+        for step, scenario in SHOWN:
+            shown = next(r for r in results if (r.step, r.scenario) == (step, scenario))
+            if not as_json and shown.answer is not None:
+                console.print(answer_panel(shown.answer, f"{scenario} ({shown.kind})"))
+        refused, untouched = _refused_write(results, pool, sandbox, console, as_json)
+    if as_json:
+        print(json.dumps({"playthrough": [plain(r) for r in results], "refused_write": refused.model_dump()}))
+    ok = all(r.ok for r in results) and refused.error is not None and refused.error.kind == "read_only"
+    return 0 if ok and untouched and status == 0 else 1
 
 
-def _play(endpoint: str, pool: WorkerPool, console: Console, as_json: bool) -> int:
-    learner = boto3.Session(aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION).client(
-        "s3", endpoint_url=endpoint
-    )
-    sandbox = SandboxSpec(Credentials("testing", "testing"), REGION, endpoint)
-    seed = Runner(load_lab(SEED_LAB), pool)
-    rogue = Runner(load_lab(ROGUE_LAB), pool)
-    bucket = Handle(name="01_01_bucket", type="AWS::S3::Bucket", id=BUCKET)
-    bucket_event = ContextInput(events=[Event(type="AWS::S3::Bucket", id=BUCKET)])
-    policy_context = ContextInput(resolved=[bucket], events=[Event(type="AWS::S3::BucketPolicy", id=BUCKET)])
-    acts: list[tuple[str, Callable[[], Any] | None, Callable[[], Answer], str]] = [
-        (
-            "01.01 before the learner creates the bucket",
-            None,
-            lambda: seed.evaluate("01.01", bucket_event, sandbox),
-            "fail",
-        ),
-        (
-            "the learner creates the bucket",
-            lambda: learner.create_bucket(Bucket=BUCKET),
-            lambda: seed.evaluate("01.01", bucket_event, sandbox),
-            "pass",
-        ),
-        (
-            "01.02 before the learner adds a policy",
-            None,
-            lambda: seed.evaluate("01.02", policy_context, sandbox),
-            "fail",
-        ),
-        (
-            "the learner adds a public-read policy",
-            lambda: learner.put_bucket_policy(Bucket=BUCKET, Policy=json.dumps(PUBLIC_READ)),
-            lambda: seed.evaluate("01.02", policy_context, sandbox),
-            "pass",
-        ),
-        (
-            "a module that tries to overwrite the policy",
-            None,
-            lambda: rogue.evaluate("01.01", bucket_event, sandbox),
-            "error",
-        ),
-    ]
-    unexpected = 0
-    for title, learner_action, evaluate, expected in acts:
-        if learner_action is not None:
-            learner_action()
-        answer = evaluate()
-        unexpected += answer.status != expected
-        if as_json:
-            sys.stdout.write(answer.model_dump_json() + "\n")
-        else:
-            console.print(answer_panel(answer, title))
-    untouched = json.loads(learner.get_bucket_policy(Bucket=BUCKET)["Policy"]) == PUBLIC_READ
-    unexpected += not untouched
-    verdict = "still the learner's own" if untouched else "CHANGED"
-    console.print(f"After the refused write, the bucket policy on {BUCKET} is {verdict}.", soft_wrap=True)
-    return 1 if unexpected else 0
+def _refused_write(
+    results: list[ScenarioResult], pool: WorkerPool, sandbox: SandboxSpec, console: Console, as_json: bool
+) -> tuple[Answer, bool]:
+    """Point a module that writes at the learner's bucket: refused, and the policy is what the learner put."""
+    bucket = next(h.id for r in results if r.answer for h in r.answer.resolved if h.name == "01_01_bucket")
+    s3 = boto3.Session(
+        aws_access_key_id=sandbox.credentials.access_key,
+        aws_secret_access_key=sandbox.credentials.secret_key,
+        region_name=sandbox.region,
+    ).client("s3", endpoint_url=sandbox.endpoint_url, config=client_config(sandbox.endpoint_url))
+    before = s3.get_bucket_policy(Bucket=bucket)["Policy"]
+    context = ContextInput(events=[Event(type="AWS::S3::Bucket", id=bucket)])
+    answer = Runner(load_lab(ROGUE_LAB), pool).evaluate(ROGUE_STEP, context, sandbox)
+    untouched = s3.get_bucket_policy(Bucket=bucket)["Policy"] == before
+    if not as_json:
+        console.print(answer_panel(answer, "a module that tries to overwrite the learner's bucket policy"))
+        verdict = "still the learner's own" if untouched else "[red]CHANGED[/]"
+        console.print(f"After the refused write, the bucket policy on {bucket} is {verdict}.", soft_wrap=True)
+    else:
+        print(f"bucket policy on {bucket} untouched: {untouched}", file=sys.stderr)
+    return answer, untouched

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
 
+from harness.account import SandboxSpec
 from harness.emulator import embedded_moto
 from harness.lab import Lab, load_lab
 from harness.playthrough import ScenarioResult, load_scenarios, play
@@ -18,7 +20,7 @@ from harness.runner import Runner
 WORKERS = 2
 
 
-def selector(lab: Lab, pattern: str | None):
+def selector(lab: Lab, pattern: str | None) -> Callable[[str], bool] | None:
     """Steps whose key, or one of whose scenario names, contains `pattern` (case-insensitive)."""
     if not pattern:
         return None
@@ -27,35 +29,48 @@ def selector(lab: Lab, pattern: str | None):
     return lambda key: needle in key or any(needle in name.lower() for name in names.get(key, []))
 
 
+def play_live(
+    lab: Lab, runner: Runner, sandbox: SandboxSpec, console: Console, select: Callable[[str], bool] | None = None
+) -> list[ScenarioResult]:
+    """Play with a live progress line on `console`."""
+    played: list[ScenarioResult] = []
+    with console.status("starting") as status:
+
+        def progress(result: ScenarioResult) -> None:
+            played.append(result)
+            unexpected = sum(not r.ok for r in played)
+            status.update(f"{len(played)} played, {unexpected} unexpected: {result.step} {result.scenario}")
+
+        return play(lab, runner, sandbox.endpoint_url, sandbox, select=select, on_result=progress)
+
+
+def report(results: list[ScenarioResult], elapsed_s: float, console: Console, *, as_json: bool) -> int:
+    """The table (or JSON) and a one-line verdict; 0 when every scenario answered as expected, else 1."""
+    unexpected = [r for r in results if not r.ok]
+    if as_json:
+        print(json.dumps([plain(r) for r in results], indent=2))
+    else:
+        console.print(results_table(results))
+    verdict = "[green]all as expected[/]" if not unexpected else f"[red]{len(unexpected)} not as expected[/]"
+    steps = len({r.step for r in results})
+    console.print(f"{len(results)} scenarios in {steps} steps, {verdict} ({elapsed_s:.1f} s)")
+    return 1 if unexpected else 0
+
+
 def run_tests(lab_dir: Path, *, pattern: str | None = None, as_json: bool = False) -> int:
-    """Play, show a live progress line, then the table; 0 when every scenario answered as expected, else 1."""
+    """`stepeval test`: play the lab on an embedded moto server, then report."""
     lab = load_lab(lab_dir)
     select = selector(lab, pattern)
     console = Console(stderr=as_json)
     started = time.perf_counter()
     with embedded_moto() as sandbox, WorkerPool(WORKERS) as pool:
         pool.start()
-        played: list[ScenarioResult] = []
-        with console.status("starting") as status:
-
-            def progress(result: ScenarioResult) -> None:
-                played.append(result)
-                unexpected = sum(not r.ok for r in played)
-                status.update(f"{len(played)} played, {unexpected} unexpected: {result.step} {result.scenario}")
-
-            results = play(lab, Runner(lab, pool), sandbox.endpoint_url, sandbox, select=select, on_result=progress)
-    elapsed = time.perf_counter() - started
-    unexpected = [r for r in results if not r.ok]
-    if as_json:
-        print(json.dumps([_plain(r) for r in results], indent=2))
-    else:
-        console.print(results_table(results))
-    verdict = "[green]all as expected[/]" if not unexpected else f"[red]{len(unexpected)} not as expected[/]"
-    console.print(f"{len(results)} scenarios in {len({r.step for r in results})} steps, {verdict} ({elapsed:.1f} s)")
-    return 1 if unexpected else 0
+        results = play_live(lab, Runner(lab, pool), sandbox, console, select)
+    return report(results, time.perf_counter() - started, console, as_json=as_json)
 
 
-def _plain(result: ScenarioResult) -> dict:
+def plain(result: ScenarioResult) -> dict:
+    """A result as plain JSON-able data (the answer itself left out)."""
     return {
         "step": result.step,
         "scenario": result.scenario,

@@ -1,4 +1,4 @@
-"""`stepeval demo` plays the seed examples on embedded moto and says what it saw."""
+"""`stepeval demo` plays the sample lab on embedded moto, shows answers, and a refused write."""
 
 from __future__ import annotations
 
@@ -10,23 +10,28 @@ from pathlib import Path
 STEPEVAL = str(Path(sys.executable).parent / "stepeval")
 
 
-def test_the_demo_plays_through_with_the_expected_answers() -> None:
-    done = subprocess.run([STEPEVAL, "demo", "--json"], capture_output=True, text=True, timeout=120)
+def test_the_demo_plays_the_sample_lab_and_refuses_a_write() -> None:
+    done = subprocess.run([STEPEVAL, "demo", "--json"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    answers = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [(a["step"], a["status"]) for a in answers] == [
-        ("01.01", "fail"),
-        ("01.01", "pass"),
-        ("01.02", "fail"),
-        ("01.02", "pass"),
-        ("01.01", "error"),
-    ]
-    assert answers[-1]["error"]["kind"] == "read_only"
-    assert "still the learner's own" in done.stderr
+    shown = json.loads(done.stdout)
+    steps = {r["step"] for r in shown["playthrough"]}
+    assert steps == {"01.01", "01.02", "02.01", "02.02", "02.03", "02.04", "03.01", "03.02"}
+    assert all(r["ok"] for r in shown["playthrough"])
+    kinds = {r["kind"] for r in shown["playthrough"]}
+    assert kinds == {"negative", "mistake", "solve"}
+    assert shown["refused_write"]["error"]["kind"] == "read_only"
+    assert "s3:PutBucketPolicy" in shown["refused_write"]["error"]["detail"]
+    assert "untouched: True" in done.stderr
 
 
-def test_the_demo_renders_panels_for_people() -> None:
-    done = subprocess.run([STEPEVAL, "demo"], capture_output=True, text=True, timeout=120)
+def test_the_demo_renders_for_people() -> None:
+    done = subprocess.run([STEPEVAL, "demo"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    for text in ("PASS", "FAIL", "ERROR", "read_only: refused s3:PutBucketPolicy", "resolved: 01_01_bucket="):
+    for text in (
+        "untouched account",
+        "both_in_one_zone",
+        "all as expected",
+        "read_only: refused s3:PutBucketPolicy",
+        "still the learner's own",
+    ):
         assert text in done.stdout
