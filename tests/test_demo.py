@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +26,8 @@ def test_the_demo_plays_the_sample_lab_and_refuses_a_write() -> None:
 
 
 def test_the_demo_renders_for_people() -> None:
-    done = subprocess.run([STEPEVAL, "demo"], capture_output=True, text=True, timeout=300)
+    wide = {**os.environ, "COLUMNS": "240"}  # rich wraps table cells to the terminal's width
+    done = subprocess.run([STEPEVAL, "demo"], capture_output=True, text=True, timeout=300, env=wide)
     assert done.returncode == 0, done.stderr
     for text in (
         "untouched account",
