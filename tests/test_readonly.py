@@ -209,22 +209,26 @@ def test_factory_reuses_the_session_and_clears_refused(mocked: None) -> None:
     assert again.guard.refused == []
 
 
-def test_factory_replaces_the_session_for_other_credentials(mocked: None) -> None:
+def test_factory_switches_the_session_to_other_credentials(mocked: None) -> None:
     factory = SandboxFactory()
     first = factory.open(SPEC)
+    first_s3 = first.client("s3")
     other = factory.open(SandboxSpec(Credentials("AKIAOTHER", "other-secret", "tok"), REGION, None))
-    assert other is not first
+    # one session per worker: the account is switched, not the session
     frozen = other.get_credentials().get_frozen_credentials()
     assert (frozen.access_key, frozen.token) == ("AKIAOTHER", "tok")
-    # and back again: the first account's session was dropped, not kept
-    assert factory.open(SPEC) is not first
+    assert other.client("s3") is not first_s3
+    # and back again: the first account's clients were dropped, not kept
+    assert factory.open(SPEC).client("s3") is not first_s3
 
 
-def test_factory_replaces_the_session_for_another_region(mocked: None) -> None:
+def test_factory_switches_the_session_to_another_region(mocked: None) -> None:
     factory = SandboxFactory()
     first = factory.open(SPEC)
+    first_region = first.region_name
     other = factory.open(SandboxSpec(SPEC.credentials, "eu-west-1", None))
-    assert other is not first and other.region_name == "eu-west-1"
+    assert first_region == REGION and other.region_name == "eu-west-1"
+    assert other.client("s3").meta.region_name == "eu-west-1"
 
 
 # --- netguard ----------------------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """Worker affinity: a job goes to an idle worker that last served the same credentials, when there is one.
 
-A worker keeps the latest account's session and clients; switching accounts costs a new session and new
-clients (milliseconds of CPU per client). A learner's steps arrive one after another, so sending them to the
-worker that still holds that account's session saves that work. Nothing more is held than before: each worker
-still keeps only its latest account's credentials.
+A worker keeps one session for its life and the latest account's clients; switching accounts costs new
+clients (botocore builds each client's class anew: about 8 ms of CPU for ec2, against 0.1 ms for a cached
+one). A learner's steps arrive one after another, so sending them to the worker that still holds that
+account's clients saves that work. Nothing more is held than before: each worker still keeps only its latest
+account's credentials.
 """
 
 from __future__ import annotations
