@@ -224,6 +224,21 @@ def ingress_exactly(*expected: net.Rule) -> Requirement:
     )
 
 
+def no_world_ingress_except(*ports: int) -> Requirement:
+    """Nothing inbound from 0.0.0.0/0 or ::/0 except TCP on `ports` (e.g. SSH open to the world fails)."""
+    allowed = {net.tcp(p, source) for p in ports for source in (net.WORLD_V4, net.WORLD_V6)}
+    return require(
+        "inbound from anywhere",
+        f"only TCP {', '.join(map(str, ports))}" if ports else "nothing",
+        lambda group: sorted(
+            str(rule) for rule in net.rules(group.get("IpPermissions", [])) if rule.from_world and rule not in allowed
+        ),
+        compare=lambda open_rules, _: not open_rules,
+        explain=lambda open_rules: f"it allows {'; '.join(open_rules)}: open to the whole internet.",
+        hint="Remove the inbound rules that admit 0.0.0.0/0 (or ::/0) beyond what the step asks for.",
+    )
+
+
 def _rules_issue(actual: frozenset[net.Rule], wanted: frozenset[net.Rule]) -> str:
     extra, missing = sorted(map(str, actual - wanted)), sorted(map(str, wanted - actual))
     parts = []

@@ -565,3 +565,24 @@ def test_public_access_block_that_only_blocks_acls_allows_policies(
         },
     )
     assert evaluate(s3.public_policies_allowed(), fetch(s3.BUCKET, session, bucket)).ok
+
+
+def test_no_world_ingress_except_names_what_is_open() -> None:
+    from harness.kit import ec2
+
+    group = {
+        "IpPermissions": [
+            {"IpProtocol": "tcp", "FromPort": 80, "ToPort": 80, "IpRanges": [{"CidrIp": "0.0.0.0/0"}]},
+            {"IpProtocol": "tcp", "FromPort": 22, "ToPort": 22, "IpRanges": [{"CidrIp": "0.0.0.0/0"}]},
+            {"IpProtocol": "-1", "Ipv6Ranges": [{"CidrIpv6": "::/0"}]},
+            {"IpProtocol": "tcp", "FromPort": 5432, "ToPort": 5432, "IpRanges": [{"CidrIp": "10.0.0.0/16"}]},
+        ]
+    }
+    outcome = ec2.no_world_ingress_except(80).evaluate(group)
+    assert not outcome.ok
+    assert outcome.actual == ["TCP 22 from 0.0.0.0/0", "all traffic from ::/0"]
+    assert outcome.issue("security group sg-1") == (
+        "Security group sg-1: it allows TCP 22 from 0.0.0.0/0; all traffic from ::/0: open to the whole internet."
+    )
+    only_web = {"IpPermissions": group["IpPermissions"][:1] + group["IpPermissions"][3:]}
+    assert ec2.no_world_ingress_except(80).evaluate(only_web).ok
