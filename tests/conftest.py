@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ from harness.pool import PRELOAD_ENV, WorkerPool
 from harness.runner import Runner
 
 LABS = Path(__file__).parent / "labs"
+STEPEVAL = str(Path(sys.executable).parent / "stepeval")  # the console script of the venv running the tests
 REGION = "us-east-1"
 
 # Before any client or worker exists: dummy credentials, no real AWS config, the guard in every worker.

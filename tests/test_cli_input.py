@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from harness.contract import Answer
+from tests.conftest import STEPEVAL
 
-STEPEVAL = Path(sys.executable).parent / "stepeval"
 SEED_LAB = Path(__file__).parent / "labs" / "seed_examples"
 UNREACHABLE = "http://127.0.0.1:9"  # never called: bad input is refused before any AWS call
 ANSWER_KEYS = {

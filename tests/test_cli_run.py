@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
-from pathlib import Path
 
-from tests.conftest import LABS, MotoAccount
+from tests.conftest import LABS, STEPEVAL, MotoAccount
 
-STEPEVAL = str(Path(sys.executable).parent / "stepeval")
 ANSWER_KEYS = {
     "step",
     "status",

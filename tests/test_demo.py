@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
-from pathlib import Path
 
-STEPEVAL = str(Path(sys.executable).parent / "stepeval")
+from tests.conftest import STEPEVAL
 
 
 def test_the_demo_plays_the_sample_lab_and_refuses_a_write() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,9 +13,9 @@ from harness.lab import load_lab
 from harness.lint import lint_module
 from harness.loader import load_step
 from harness.scaffold import scaffold
+from tests.conftest import STEPEVAL
 
 REPO = Path(__file__).parents[1]
-STEPEVAL = str(Path(sys.executable).parent / "stepeval")
 
 
 @pytest.fixture

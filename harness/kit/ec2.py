@@ -11,17 +11,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from harness.kit import net
-from harness.kit.kinds import Kind, LazyResource, Resource
+from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of
 from harness.kit.require import Requirement, attribute, require
-
-
-def _first(items: list[Resource]) -> Resource | None:
-    return items[0] if items else None
 
 
 def _fetch_vpc(session: Any, vpc_id: str) -> Resource | None:
     ec2 = session.client("ec2")
-    vpc = _first(ec2.describe_vpcs(VpcIds=[vpc_id])["Vpcs"])
+    vpc = first(ec2.describe_vpcs(VpcIds=[vpc_id])["Vpcs"])
     if vpc is None:
         return None
 
@@ -38,29 +34,29 @@ def _fetch_vpc(session: Any, vpc_id: str) -> Resource | None:
 
 
 def _fetch_subnet(session: Any, subnet_id: str) -> Resource | None:
-    return _first(session.client("ec2").describe_subnets(SubnetIds=[subnet_id])["Subnets"])
+    return first(session.client("ec2").describe_subnets(SubnetIds=[subnet_id])["Subnets"])
 
 
 def _fetch_igw(session: Any, igw_id: str) -> Resource | None:
     gateways = session.client("ec2").describe_internet_gateways(InternetGatewayIds=[igw_id])
-    return _first(gateways["InternetGateways"])
+    return first(gateways["InternetGateways"])
 
 
 def _fetch_route_table(session: Any, table_id: str) -> Resource | None:
-    return _first(session.client("ec2").describe_route_tables(RouteTableIds=[table_id])["RouteTables"])
+    return first(session.client("ec2").describe_route_tables(RouteTableIds=[table_id])["RouteTables"])
 
 
 def _fetch_security_group(session: Any, group_id: str) -> Resource | None:
-    return _first(session.client("ec2").describe_security_groups(GroupIds=[group_id])["SecurityGroups"])
+    return first(session.client("ec2").describe_security_groups(GroupIds=[group_id])["SecurityGroups"])
 
 
 def _fetch_eip(session: Any, allocation_id: str) -> Resource | None:
-    return _first(session.client("ec2").describe_addresses(AllocationIds=[allocation_id])["Addresses"])
+    return first(session.client("ec2").describe_addresses(AllocationIds=[allocation_id])["Addresses"])
 
 
 def _fetch_nat(session: Any, nat_id: str) -> Resource | None:
     gateways = session.client("ec2").describe_nat_gateways(NatGatewayIds=[nat_id])["NatGateways"]
-    return _first([g for g in gateways if g.get("State") not in ("deleted", "deleting")])
+    return first([g for g in gateways if g.get("State") not in ("deleted", "deleting")])
 
 
 VPC = Kind("AWS::EC2::VPC", "VPC", _fetch_vpc)
@@ -70,12 +66,6 @@ ROUTE_TABLE = Kind("AWS::EC2::RouteTable", "route table", _fetch_route_table)
 SECURITY_GROUP = Kind("AWS::EC2::SecurityGroup", "security group", _fetch_security_group)
 EIP = Kind("AWS::EC2::EIP", "Elastic IP", _fetch_eip)
 NAT_GATEWAY = Kind("AWS::EC2::NatGateway", "NAT gateway", _fetch_nat)
-
-
-def _id(resource_or_id: Resource | str | None, key: str) -> str | None:
-    if resource_or_id is None or isinstance(resource_or_id, str):
-        return resource_or_id
-    return resource_or_id.get(key)
 
 
 def cidr(block: str) -> Requirement:
@@ -105,7 +95,7 @@ def dns_hostnames(enabled: bool = True) -> Requirement:
 
 def in_vpc(vpc: Resource | str | None) -> Requirement:
     """Belongs to the VPC (a described VPC or its id)."""
-    return attribute("VPC", "VpcId", _id(vpc, "VpcId"))
+    return attribute("VPC", "VpcId", id_of(vpc, "VpcId"))
 
 
 def zone(letter: str) -> Requirement:
@@ -124,7 +114,7 @@ def maps_public_ip(enabled: bool = True) -> Requirement:
 
 def attached_to(vpc: Resource | str | None) -> Requirement:
     """An internet gateway attached to the VPC."""
-    vpc_id = _id(vpc, "VpcId")
+    vpc_id = id_of(vpc, "VpcId")
     return require(
         "attachment",
         vpc_id,
@@ -161,7 +151,7 @@ def _active_target(table: Resource, destination: str) -> str | None:
 
 def route_to(destination: str, target: Resource | str | None, *, key: str) -> Requirement:
     """An active route for `destination` whose target is `target` (its id under `key`, e.g. "NatGatewayId")."""
-    target_id = _id(target, key)
+    target_id = id_of(target, key)
     return require(
         f"route {destination}",
         target_id,
@@ -177,7 +167,7 @@ def route_to(destination: str, target: Resource | str | None, *, key: str) -> Re
 
 def associated_with(subnets: Iterable[Resource | str | None]) -> Requirement:
     """Explicitly associated with every one of `subnets`."""
-    wanted = {_id(s, "SubnetId") for s in subnets}
+    wanted = {id_of(s, "SubnetId") for s in subnets}
     return require(
         "subnet associations",
         sorted(map(str, wanted)),
@@ -253,7 +243,7 @@ def nat_in_subnet(subnet: Resource | str | None) -> Requirement:
     return attribute(
         "subnet",
         "SubnetId",
-        _id(subnet, "SubnetId"),
+        id_of(subnet, "SubnetId"),
         hint="A NAT gateway goes in a public subnet, whose route table leads to the internet gateway.",
     )
 

@@ -5,34 +5,25 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from harness.kit.kinds import Kind, Resource
+from harness.kit.kinds import Kind, Resource, first, id_of
 from harness.kit.require import Requirement, attribute, require
 
 
 def _fetch_load_balancer(session: Any, arn: str) -> Resource | None:
-    found = session.client("elbv2").describe_load_balancers(LoadBalancerArns=[arn])["LoadBalancers"]
-    return found[0] if found else None
+    return first(session.client("elbv2").describe_load_balancers(LoadBalancerArns=[arn])["LoadBalancers"])
 
 
 def _fetch_target_group(session: Any, arn: str) -> Resource | None:
-    found = session.client("elbv2").describe_target_groups(TargetGroupArns=[arn])["TargetGroups"]
-    return found[0] if found else None
+    return first(session.client("elbv2").describe_target_groups(TargetGroupArns=[arn])["TargetGroups"])
 
 
 def _fetch_listener(session: Any, arn: str) -> Resource | None:
-    found = session.client("elbv2").describe_listeners(ListenerArns=[arn])["Listeners"]
-    return found[0] if found else None
+    return first(session.client("elbv2").describe_listeners(ListenerArns=[arn])["Listeners"])
 
 
 LOAD_BALANCER = Kind("AWS::ElasticLoadBalancingV2::LoadBalancer", "load balancer", _fetch_load_balancer)
 TARGET_GROUP = Kind("AWS::ElasticLoadBalancingV2::TargetGroup", "target group", _fetch_target_group)
 LISTENER = Kind("AWS::ElasticLoadBalancingV2::Listener", "listener", _fetch_listener)
-
-
-def _arn(resource_or_arn: Resource | str | None, key: str) -> str | None:
-    if resource_or_arn is None or isinstance(resource_or_arn, str):
-        return resource_or_arn
-    return resource_or_arn.get(key)
 
 
 def lb_type(kind: str = "application") -> Requirement:
@@ -45,7 +36,7 @@ def scheme(value: str = "internet-facing") -> Requirement:
 
 def in_subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
     """Placed in exactly these subnets (so in their availability zones), no more, no fewer."""
-    wanted = sorted(str(s if isinstance(s, str) or s is None else s.get("SubnetId")) for s in subnets)
+    wanted = sorted(str(id_of(s, "SubnetId")) for s in subnets)
     return require(
         "subnets",
         wanted,
@@ -55,7 +46,7 @@ def in_subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
 
 
 def with_security_group(group: Resource | str | None) -> Requirement:
-    group_id = group if isinstance(group, str) or group is None else group.get("GroupId")
+    group_id = id_of(group, "GroupId")
     return require(
         "security groups",
         group_id,
@@ -73,12 +64,12 @@ def port(value: int) -> Requirement:
 
 
 def on_load_balancer(lb: Resource | str | None) -> Requirement:
-    return attribute("load balancer", "LoadBalancerArn", _arn(lb, "LoadBalancerArn"))
+    return attribute("load balancer", "LoadBalancerArn", id_of(lb, "LoadBalancerArn"))
 
 
 def forwards_to(target_group: Resource | str | None) -> Requirement:
     """The default action forwards (all) traffic to the target group."""
-    arn = _arn(target_group, "TargetGroupArn")
+    arn = id_of(target_group, "TargetGroupArn")
     return require(
         "default action",
         f"forward to {arn}",

@@ -47,3 +47,15 @@ class Kind:
     def describe(self, resource_id: str) -> str:
         """`VPC vpc-0abc`: how a sentence names one."""
         return self.naming.format(noun=self.noun, id=resource_id)
+
+
+def first(items: list[Resource]) -> Resource | None:
+    """The one resource a describe-by-id call returned, or None (some services answer an unknown id with [])."""
+    return items[0] if items else None
+
+
+def id_of(resource_or_id: Resource | str | None, key: str) -> str | None:
+    """An id given directly, or read from a described resource under `key` (None stays None)."""
+    if resource_or_id is None or isinstance(resource_or_id, str):
+        return resource_or_id
+    return resource_or_id.get(key)

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-from pathlib import Path
 
+from tests.conftest import STEPEVAL
 from tests.service.conftest import SECRET, SERVICE_LAB
-
-STEPEVAL = str(Path(sys.executable).parent / "stepeval")
 
 
 def serve(*args: str, secret: str | None = SECRET) -> subprocess.CompletedProcess:
