@@ -266,14 +266,13 @@ class _Player:
             self.recorder.start()
             for action in actions:
                 self._act(step, action, f"{action.name} raised")
+            events = _given_events(scenario, [dict(e) for e in self.recorder.events])
         except _ScenarioBroken as exc:
             events = tuple(Event(**e) for e in self.recorder.events)
             elapsed = _ms(started)
             return ScenarioResult(
                 step.key, scenario.name, kind, expected, pattern, "broken", None, False, elapsed, str(exc), events
             )
-        recorded = [Event(**e) for e in self.recorder.events]
-        events = tuple(reversed(recorded) if scenario.events == "reversed" else recorded)
         answer = self._evaluate(step.key, events)
         return _judged(step.key, scenario.name, kind, expected, pattern, answer, events, started)
 
@@ -330,6 +329,18 @@ def _judged(
     return ScenarioResult(
         key, name, kind, expected, pattern, answer.status, issue, ok, _ms(started), detail, events, answer
     )
+
+
+def _given_events(scenario: Scenario, recorded: list[dict[str, str]]) -> tuple[Event, ...]:
+    """The events the evaluator is given: as recorded, reversed, or edited by the scenario's function."""
+    if scenario.events == "reversed":
+        return tuple(Event(**e) for e in reversed(recorded))
+    if callable(scenario.events):
+        try:
+            return tuple(Event(**e) for e in scenario.events(recorded))
+        except Exception as exc:
+            raise _ScenarioBroken(f"{scenario.name}'s events function failed: {exc}") from exc
+    return tuple(Event(**e) for e in recorded)
 
 
 def _ids(events: Sequence[Event]) -> str:

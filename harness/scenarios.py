@@ -18,6 +18,9 @@ as an event, the way the platform would report it) and the ids of the handles ea
 
     @mistake(expect="pass", events="reversed")   # must still pass with the events in the other order
     def solved_in_reverse(aws, handles): ...
+
+    @mistake(issue="no longer exists", events=lambda events: [{"type": "AWS::EC2::VPC", "id": "vpc-0gone"}, *events])
+    def stale_event_first(aws, handles): ...     # events added (or dropped, reordered) explicitly
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 Action = Callable[[Any, dict[str, str]], None]
-EventOrder = Literal["recorded", "reversed"]
+EventEdit = Callable[[list[dict[str, str]]], list[dict[str, str]]]
+EventOrder = Literal["recorded", "reversed"] | EventEdit
+"""The events the step is given: as recorded, reversed, or what a function makes of the recorded list."""
 SCENARIO_ATTRIBUTE = "_stepeval_scenario"
 
 

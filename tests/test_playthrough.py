@@ -182,3 +182,20 @@ def test_a_step_without_a_scenario_file_is_a_lab_error(tmp_path: Path, moto_url:
     with pytest.raises(LabError, match=r"02_01\.py: missing: step 02\.01 needs a @solve"):
         play_lab(load_lab(lab_dir), pool, moto_url)
     assert play_lab(load_lab(lab_dir), pool, moto_url, select=lambda key: key == "01.01")
+
+
+def test_a_scenario_may_add_events_explicitly(tmp_path: Path, moto_url: str, pool: WorkerPool) -> None:
+    lab_dir = tmp_path / "lab"
+    shutil.copytree(LAB_DIR, lab_dir)
+    with (lab_dir / "scenarios" / "01_01.py").open("a") as scenarios:
+        scenarios.write(
+            "\n\nSTALE = {'type': 'AWS::S3::Bucket', 'id': 'never-made'}\n"
+            "@mistake(issue=r'.', events=lambda events: [STALE, *events])\n"
+            "def stale_event_first(aws, handles):\n"
+            "    _versioned_bucket(aws, 'checks-site')\n"
+        )
+    results = play_lab(load_lab(lab_dir), pool, moto_url, select=lambda key: key == "01.01")
+    stale = next(r for r in results if r.scenario == "stale_event_first")
+    assert [e.id for e in stale.events] == ["never-made", "checks-site"]
+    assert stale.answer is not None and '"never-made"' in stale.answer.message  # the evaluator echoes its events
+    assert stale.got == "fail"  # it judges the first bucket event only, and that bucket does not exist
