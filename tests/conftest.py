@@ -20,6 +20,22 @@ from harness.runner import Runner
 
 LABS = Path(__file__).parent / "labs"
 STEPEVAL = str(Path(sys.executable).parent / "stepeval")  # the console script of the venv running the tests
+# What `stepeval run` prints, written out (not derived from the model) so that a change to the answer shows here.
+ANSWER_KEYS = frozenset(
+    {
+        "step",
+        "status",
+        "success",
+        "message",
+        "validated",
+        "failure_context",
+        "error",
+        "resolved",
+        "checks",
+        "progress",
+        "duration_ms",
+    }
+)
 REGION = "us-east-1"
 
 # Before any client or worker exists: dummy credentials, no real AWS config, the guard in every worker.

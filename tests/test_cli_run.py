@@ -6,21 +6,7 @@ import json
 import subprocess
 import time
 
-from tests.conftest import LABS, STEPEVAL, MotoAccount
-
-ANSWER_KEYS = {
-    "step",
-    "status",
-    "success",
-    "message",
-    "validated",
-    "failure_context",
-    "error",
-    "resolved",
-    "checks",
-    "progress",
-    "duration_ms",
-}
+from tests.conftest import ANSWER_KEYS, LABS, STEPEVAL, MotoAccount
 
 
 def stepeval_run(*args: str, endpoint: str, context: dict | None = None, lab: str = "seed_examples"):
