@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -75,6 +76,7 @@ class WorkerProcess:
             pass_fds=(job_read, reply_write),
             stdin=subprocess.DEVNULL,
             env=worker_environment(),
+            start_new_session=True,  # its own process group: whatever a module spawns is killed with it
         )
         os.close(job_read)
         os.close(reply_write)
@@ -112,9 +114,9 @@ class WorkerProcess:
         return self.process.poll() is None
 
     def kill(self) -> None:
-        """Stop the process at once and release its pipes."""
-        if self.alive:
-            self.process.kill()
+        """Stop the process and anything it started, at once, and release its pipes."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
         for fd in (self._job_write, self._reply_read):
             with contextlib.suppress(OSError):
@@ -157,7 +159,11 @@ class WorkerPool:
         """Run one job on an idle worker (waiting for one if all are busy)."""
         with self._slots:
             worker = self._checkout()
-            outcome = worker.request(job, timeout_s)
+            try:
+                outcome = worker.request(job, timeout_s)
+            except BaseException:  # interrupted while a module runs (Ctrl-C): the worker must not outlive us
+                worker.kill()
+                raise
             if outcome.failure is not None or not worker.alive:
                 worker.kill()
                 with self._lock:

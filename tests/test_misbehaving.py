@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from botocore.exceptions import ClientError
@@ -163,3 +164,16 @@ def test_a_module_that_does_not_load(misbehaving_runner: Runner, sandbox, moto_u
     answer = misbehaving_runner.evaluate(step, ContextInput(), sandbox)
     assert_error(answer, "load")
     assert expected in answer.error.detail
+
+
+def test_a_timeout_also_ends_what_the_module_started(misbehaving_runner: Runner, sandbox, moto_url, tmp_path) -> None:
+    pid_file = tmp_path / "child.pid"
+    context = ContextInput(events=[Event(type="AWS::S3::Bucket", id=str(pid_file))])
+    assert_error(misbehaving_runner.evaluate("02.09", context, sandbox), "timeout")
+    child = int(pid_file.read_text())
+    for _ in range(50):  # the kill is immediate; reaping by init may take a moment
+        if not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"the module's child {child} outlived the timeout")
