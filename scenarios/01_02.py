@@ -36,6 +36,20 @@ def every_s3_action(aws, handles):
     _attach(aws, bucket, _public_read(bucket, Action="s3:*"))
 
 
+@mistake(expect="pass")
+def https_enforced_too(aws, handles):
+    bucket = handles["01_01_bucket"]
+    https_only = {
+        "Sid": "HttpsOnly",
+        "Effect": "Deny",
+        "Principal": "*",
+        "Action": "s3:*",
+        "Resource": [f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/*"],
+        "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+    }
+    _attach(aws, bucket, _public_read(bucket), https_only)
+
+
 @mistake(issue=r"(?i)condition")
 def grant_with_a_condition(aws, handles):
     bucket = handles["01_01_bucket"]

@@ -41,6 +41,7 @@ class Statement:
     not_resource: bool = False
     not_principal: bool = False
     conditional: bool = False
+    insecure_transport_only: bool = False
     sid: str | None = None
 
     def covers_action(self, action: str) -> bool:
@@ -112,7 +113,8 @@ def grants_public(policy: Policy, action: str, resource: str) -> Grant:
 
     Conservative: it needs an Allow to everyone without a Condition, and no Deny covering the action and
     resource, whatever the Deny's principal or Condition (a Deny that might apply to someone means the
-    action is not granted to everyone). `resource` is matched literally against patterns, so do not pass
+    action is not granted to everyone), except the "enforce HTTPS" Deny (`aws:SecureTransport` false), which
+    leaves the grant whole for requests over TLS. `resource` is matched literally against patterns, so do not pass
     `arn:aws:s3:::b/*` to mean "every object": use `grants_public_read_of_objects` for that.
     """
     touching = [s for s in policy.statements if s.covers_action(action) and s.covers_resource(resource)]
@@ -120,7 +122,7 @@ def grants_public(policy: Policy, action: str, resource: str) -> Grant:
     grants = [s for s in allows if s.grants_everyone]
     if not grants:
         return _missing_allow(allows, action, resource)
-    deny = next((s for s in touching if s.effect == "Deny"), None)
+    deny = next((s for s in touching if s.effect == "Deny" and not s.insecure_transport_only), None)
     if deny is not None:
         return _denied(deny, action)
     return Grant(True, f"{_label(grants[0])} allows {action} to everyone on {resource}")
@@ -154,7 +156,7 @@ def grants_public_read_of_objects(policy: Policy, bucket: str) -> Grant:
         else:
             who = f"the statements that allow {action} to everyone cover"
         return Grant(False, f"{who} only some objects ({prefix}{left_out} is left out); use Resource {everything}")
-    deny = next((s for s in touching if s.effect == "Deny"), None)
+    deny = next((s for s in touching if s.effect == "Deny" and not s.insecure_transport_only), None)
     if deny is not None:
         return _denied(deny, action)
     return Grant(True, f"everyone may {action} every object in bucket {bucket}")
@@ -186,8 +188,24 @@ def _parse_statement(raw: object, number: int) -> Statement:
         not_resource=not_resource,
         not_principal=not_principal,
         conditional=bool(condition),
+        insecure_transport_only=_insecure_transport_only(condition),
         sid=sid,
     )
+
+
+def _insecure_transport_only(condition: dict[str, Any] | None) -> bool:
+    """Whether a Condition is exactly "the request did not use TLS" (`aws:SecureTransport` is false).
+
+    The usual "enforce HTTPS" Deny: it does not take a public grant away from requests made over HTTPS.
+    """
+    if not condition or len(condition) != 1:
+        return False
+    operator, tests = next(iter(condition.items()))
+    if operator not in ("Bool", "BoolIfExists") or not isinstance(tests, dict) or len(tests) != 1:
+        return False
+    key, value = next(iter(tests.items()))
+    values = value if isinstance(value, list) else [value]
+    return key.lower() == "aws:securetransport" and [str(v).lower() for v in values] == ["false"]
 
 
 def _either(

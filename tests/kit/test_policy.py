@@ -166,16 +166,16 @@ def test_unconditional_deny_cancels() -> None:
 
 def test_conditional_deny_is_assumed_to_apply() -> None:
     deny = {
-        "Sid": "HttpsOnly",
+        "Sid": "OfficeOnly",
         "Effect": "Deny",
         "Principal": "*",
         "Action": "s3:*",
         "Resource": OBJECTS,
-        "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+        "Condition": {"NotIpAddress": {"aws:SourceIp": "203.0.113.0/24"}},
     }
     verdict = read_all(allow(), deny)
     assert verdict == Grant(
-        False, 'a Deny statement "HttpsOnly" for s3:GetObject cancels the grant, since its Condition may apply'
+        False, 'a Deny statement "OfficeOnly" for s3:GetObject cancels the grant, since its Condition may apply'
     )
 
 
@@ -377,3 +377,20 @@ def test_every_object_verdict_is_exact(grants: list[dict[str, Any]]) -> None:
         assert not any(granted.values())
     else:
         assert not grants_public(parsed, "s3:GetObject", left_out.group(1)).granted
+
+
+def test_an_enforce_https_deny_leaves_the_public_grant_whole() -> None:
+    from harness.kit.policy import grants_public_read_of_objects, parse_policy
+
+    allow = {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/*"}
+    https_only = {
+        "Effect": "Deny",
+        "Principal": "*",
+        "Action": "s3:*",
+        "Resource": ["arn:aws:s3:::b", "arn:aws:s3:::b/*"],
+        "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+    }
+    assert grants_public_read_of_objects(parse_policy({"Statement": [allow, https_only]}), "b").granted
+    from_one_ip = {**https_only, "Condition": {"NotIpAddress": {"aws:SourceIp": "203.0.113.0/24"}}}
+    verdict = grants_public_read_of_objects(parse_policy({"Statement": [allow, from_one_ip]}), "b")
+    assert not verdict.granted and "Deny" in verdict.reason
