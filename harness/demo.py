@@ -1,4 +1,4 @@
-"""`stepeval demo`: the sample web-tier lab played on an embedded moto server, no AWS account, no network.
+"""`stepeval demo`: the sample web-tier lab played on moto servers on loopback, no AWS account, no network.
 
 Every step is checked on the untouched account, on each common mistake and on its solve; two answers are shown
 in full; last, a module that tries to write is refused and the learner's bucket policy is shown untouched.
@@ -17,7 +17,6 @@ from rich.console import Console
 
 from harness.account import SandboxSpec
 from harness.contract import Answer, ContextInput, Event
-from harness.emulator import embedded_moto
 from harness.errors import BadInput
 from harness.lab import load_lab
 from harness.playthrough import ScenarioResult
@@ -25,7 +24,7 @@ from harness.pool import LOG_LEVEL_ENV, WorkerPool
 from harness.render import answer_panel
 from harness.runner import Runner
 from harness.sandbox import client_config
-from harness.testrun import plain, play_live, report
+from harness.testrun import moto_lanes, plain, play_live, report
 
 REPO = Path(__file__).resolve().parents[1]
 ROGUE_LAB = REPO / "tests" / "labs" / "misbehaving"
@@ -41,16 +40,16 @@ def run_demo(*, as_json: bool) -> int:
     console = Console(stderr=as_json)
     lab = load_lab(REPO)
     started = time.perf_counter()
-    with embedded_moto() as sandbox, WorkerPool(2) as pool:
-        pool.start()
+    with moto_lanes(lab) as lanes:
         console.rule(f"[bold]{lab.spec.title}[/]: every step, untouched, mistaken and solved")
-        results = play_live(lab, Runner(lab, pool), sandbox, console)
+        results = play_live(lab, lanes, console)
         status = report(results, time.perf_counter() - started, console, as_json=False) if not as_json else 0
         for step, scenario in SHOWN:
             shown = next(r for r in results if (r.step, r.scenario) == (step, scenario))
             if not as_json and shown.answer is not None:
                 console.print(answer_panel(shown.answer, f"{scenario} ({shown.kind})"))
-        refused, untouched = _refused_write(results, pool, sandbox, console, as_json)
+        # the first lane's server holds what the last solve left (see play_lanes)
+        refused, untouched = _refused_write(results, lanes[0].runner.pool, lanes[0].sandbox, console, as_json)
     if as_json:
         print(json.dumps({"playthrough": [plain(r) for r in results], "refused_write": refused.model_dump()}))
     ok = all(r.ok for r in results) and refused.error is not None and refused.error.kind == "read_only"

@@ -13,10 +13,11 @@ random generator is seeded before each step's actions: a replayed solve creates 
 from __future__ import annotations
 
 import re
+import threading
 import time
 import urllib.request
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -129,7 +130,13 @@ def _load_file(key: str, path: Path) -> StepScenarios:
 
 
 class ScenarioSession(boto3.Session):
-    """The learner's session on the emulator: every client goes to the endpoint and is built once."""
+    """The learner's session on the emulator: every client goes to the endpoint and is built once.
+
+    A playthrough's lanes each have one, all sharing the service models (one loader), so clients are built
+    under a lock shared by every session: a loader is not known to be thread-safe.
+    """
+
+    _building = threading.Lock()
 
     def __init__(self, endpoint_url: str, sandbox: SandboxSpec) -> None:
         core = botocore.session.get_session()
@@ -147,15 +154,29 @@ class ScenarioSession(boto3.Session):
 
     def client(self, service_name: str, **kwargs: Any) -> Any:  # type: ignore[override]
         """A client on the endpoint; plain `client("ec2")` calls share one cached client per service."""
-        if kwargs:
-            return super().client(service_name, **{"endpoint_url": self.endpoint_url, **kwargs})
-        if service_name not in self._clients:
-            self._clients[service_name] = super().client(service_name, endpoint_url=self.endpoint_url)
-        return self._clients[service_name]
+        with self._building:
+            if kwargs:
+                return super().client(service_name, **{"endpoint_url": self.endpoint_url, **kwargs})
+            if service_name not in self._clients:
+                self._clients[service_name] = super().client(service_name, endpoint_url=self.endpoint_url)
+            return self._clients[service_name]
 
     def resource(self, service_name: str, **kwargs: Any) -> Any:  # type: ignore[override]
         """A resource on the endpoint."""
-        return super().resource(service_name, **{"endpoint_url": self.endpoint_url, **kwargs})
+        with self._building:
+            return super().resource(service_name, **{"endpoint_url": self.endpoint_url, **kwargs})
+
+
+@dataclass(frozen=True)
+class Lane:
+    """One moto server a playthrough may reset and replay on, and the Runner that evaluates on it.
+
+    The scenarios act at `endpoint_url`; the evaluations are given `sandbox` (the same server, normally).
+    """
+
+    runner: Runner
+    endpoint_url: str
+    sandbox: SandboxSpec
 
 
 def play(
@@ -167,13 +188,35 @@ def play(
     select: Callable[[str], bool] | None = None,
     on_result: Callable[[ScenarioResult], None] | None = None,
 ) -> list[ScenarioResult]:
-    """Play the scenarios of the selected steps (all by default) and judge each answer.
+    """Play the scenarios of the selected steps (all by default) on one moto server and judge each answer.
 
     `on_result` is called with each result as soon as it is known (for a live progress line).
 
     Earlier steps are always solved (their handles are needed); their solve is reported only if it does not
     pass. The moto server at `endpoint_url` is reset along the way: give it to nothing else meanwhile.
     """
+    return play_lanes(lab, [Lane(runner, endpoint_url, sandbox)], select=select, on_result=on_result)
+
+
+def play_lanes(
+    lab: Lab,
+    lanes: Sequence[Lane],
+    *,
+    select: Callable[[str], bool] | None = None,
+    on_result: Callable[[ScenarioResult], None] | None = None,
+) -> list[ScenarioResult]:
+    """`play` on several moto servers at once: the same results, in the same order, sooner.
+
+    Each mistake and each solve needs a fresh copy of the state before its step (a reset and a replay of the
+    earlier solves); those of a step are independent, so each lane (one thread, one server) plays whichever is
+    next. A step's scenarios start once the solve before it has answered (its handles are needed); the
+    untouched account is evaluated on the server that solve left, before anything resets it. Every server is
+    seeded before each action, so a replay creates the same ids on any of them. `on_result` is called in this
+    thread, in the order of the results. When this returns, the first lane's server holds what the last solve
+    left, as with one server. The servers are reset along the way: give them to nothing else meanwhile.
+    """
+    if not lanes:
+        raise ValueError("play_lanes needs at least one lane")
     scenarios = load_scenarios(lab)
     order = list(lab.steps)
     chosen = [key for key in order if select is None or select(key)]
@@ -188,24 +231,8 @@ def play(
                 for key in missing
             ]
         )
-    player = _Player(runner, endpoint_url, sandbox)
-    results: list[ScenarioResult] = []
-
-    def report(result: ScenarioResult) -> None:
-        results.append(result)
-        if on_result is not None:
-            on_result(result)
-
-    for seed, key in enumerate(needed, start=1):
-        step = scenarios[key]
-        if key in chosen:
-            report(player.untouched(key))
-            for mistake in step.mistakes:
-                report(player.mistake(step, mistake, seed))
-        solved = player.solve(step, seed)
-        if key in chosen or not solved.ok:
-            report(solved)
-    return results
+    players = [_Player(lane) for lane in lanes]
+    return _Schedule([scenarios[key] for key in needed], set(chosen), players).run(on_result)
 
 
 @dataclass(frozen=True)
@@ -217,37 +244,188 @@ class _Played:
     events: tuple[Event, ...]
 
 
-class _Player:
-    """The state of one playthrough: the session, its recorder, the handles resolved, the solves to replay."""
+@dataclass(frozen=True)
+class _Before:
+    """The state before a step: the earlier solves to replay, in order, and the handles they resolved."""
 
-    def __init__(self, runner: Runner, endpoint_url: str, sandbox: SandboxSpec) -> None:
-        self.runner = runner
-        self.endpoint_url = endpoint_url
-        self.sandbox = sandbox
-        self.session = ScenarioSession(endpoint_url, sandbox)
+    played: tuple[_Played, ...] = ()
+    resolved: Mapping[str, Handle] = field(default_factory=dict)
+
+    def then(self, played: _Played, answer: Answer | None) -> _Before:
+        """The state before the next step, once `played` (with this `answer`) is done."""
+        resolved = dict(self.resolved)
+        if answer is not None:
+            resolved.update((handle.name, handle) for handle in answer.resolved)
+        return _Before((*self.played, played), resolved)
+
+
+@dataclass(frozen=True)
+class _Task:
+    """One scenario to play: where its result goes, its rank among those ready, and the lane it needs (if any)."""
+
+    slot: int
+    rank: tuple[int, int, int]
+    play: Callable[[_Player], ScenarioResult]
+    lane: int | None = None
+    solves: tuple[int, _Before] | None = None  # (step index, state before it) for a solve
+
+
+class _Schedule:
+    """Which scenario each lane plays next, and the results in their order (see `play_lanes`).
+
+    A result's slot is fixed up front: per step the untouched account, the mistakes, the solve (a step that is
+    not selected has only its solve, reported only if it does not pass). Ready tasks are taken by rank: the
+    solves that open the next step first, then by step and order; the last solve last, on the first lane.
+    """
+
+    def __init__(self, steps: list[StepScenarios], chosen: set[str], players: list[_Player]) -> None:
+        self.steps = steps
+        self.chosen = chosen
+        self.players = players
+        self.first_slot: list[int] = []
+        slots = 0
+        for step in steps:
+            self.first_slot.append(slots)
+            slots += 2 + len(step.mistakes) if step.key in chosen else 1
+        self.results: list[ScenarioResult | None] = [None] * slots
+        self.shown = [True] * slots
+        self.ready: list[_Task] = []
+        self.inline: list[list[_Task]] = [[] for _ in players]  # what a lane must play before anything else
+        self.opening = len(steps) - 1  # solves still to answer that open a step
+        self.failure: BaseException | None = None
+        self.condition = threading.Condition()
+
+    def run(self, on_result: Callable[[ScenarioResult], None] | None) -> list[ScenarioResult]:
+        with self.condition:
+            self._open(0, _Before(), 0)
+        threads = [
+            threading.Thread(target=self._lane, args=(index,), name=f"playthrough-lane-{index}", daemon=True)
+            for index in range(len(self.players))
+        ]
+        for thread in threads:
+            thread.start()
+        reported: list[ScenarioResult] = []
+        done = 0
+        try:
+            while done < len(self.results):
+                with self.condition:
+                    while self.failure is None and self.results[done] is None:
+                        self.condition.wait()
+                    if self.failure is not None:
+                        break
+                    batch = []
+                    while done < len(self.results) and self.results[done] is not None:
+                        if self.shown[done]:
+                            batch.append(self.results[done])
+                        done += 1
+                for result in batch:
+                    reported.append(result)
+                    if on_result is not None:
+                        on_result(result)
+        except BaseException:
+            self._stop(_Aborted("the playthrough was interrupted"))
+            raise
+        for thread in threads:
+            thread.join()
+        if self.failure is not None:
+            raise self.failure
+        return reported
+
+    def _stop(self, failure: BaseException) -> None:
+        with self.condition:
+            if self.failure is None:
+                self.failure = failure
+            self.condition.notify_all()
+
+    def _lane(self, index: int) -> None:
+        player = self.players[index]
+        while (task := self._take(index)) is not None:
+            try:
+                result = task.play(player)
+            except BaseException as exc:  # a server or worker that broke: the caller gets it, as from play()
+                self._stop(exc)
+                return
+            with self.condition:
+                self.results[task.slot] = result
+                if task.solves is not None:
+                    step_index, before = task.solves
+                    step = self.steps[step_index]
+                    self.shown[task.slot] = step.key in self.chosen or not result.ok
+                    if step_index + 1 < len(self.steps):
+                        after = before.then(_Played(step, step_index + 1, result.events), result.answer)
+                        self._open(step_index + 1, after, index)
+                        self.opening -= 1
+                self.condition.notify_all()
+
+    def _take(self, index: int) -> _Task | None:
+        with self.condition:
+            while self.failure is None:
+                if self.inline[index]:
+                    return self.inline[index].pop(0)
+                mine = [task for task in self.ready if task.lane in (None, index)]
+                if mine:
+                    task = min(mine, key=lambda t: t.rank)
+                    self.ready.remove(task)
+                    return task
+                if self.opening == 0:
+                    return None
+                self.condition.wait()
+            return None
+
+    def _open(self, step_index: int, before: _Before, holder: int) -> None:
+        """Make a step's scenarios ready; its untouched account goes to `holder`, whose server holds `before`."""
+        step = self.steps[step_index]
+        seed = step_index + 1
+        slot = self.first_slot[step_index]
+        last = step_index == len(self.steps) - 1
+        if step.key in self.chosen:
+            self.inline[holder].append(_Task(slot, (0, 0, 0), lambda p: p.untouched(step.key, before)))
+            for number, scenario in enumerate(step.mistakes, start=1):
+                self.ready.append(
+                    _Task(slot + number, (1, step_index, number), _mistake_task(step, scenario, seed, before))
+                )
+            slot += 1 + len(step.mistakes)
+        rank = (2, step_index, 0) if last else (0, step_index, 0)
+        self.ready.append(
+            _Task(slot, rank, lambda p: p.solve(step, seed, before), 0 if last else None, (step_index, before))
+        )
+
+
+def _mistake_task(
+    step: StepScenarios, mistake: Scenario, seed: int, before: _Before
+) -> Callable[[_Player], ScenarioResult]:
+    return lambda player: player.mistake(step, mistake, seed, before)
+
+
+class _Aborted(Exception):
+    """The playthrough stopped before its end (an interrupt, or another lane's failure)."""
+
+
+class _Player:
+    """One lane's side of a playthrough: its server, the session that acts on it and its recorder."""
+
+    def __init__(self, lane: Lane) -> None:
+        self.runner = lane.runner
+        self.endpoint_url = lane.endpoint_url
+        self.sandbox = lane.sandbox
+        self.session = ScenarioSession(lane.endpoint_url, lane.sandbox)
         self.recorder = EventRecorder(self.session)
-        self.resolved: dict[str, Handle] = {}
-        self.played: list[_Played] = []
         self._moto_api("reset")
 
-    def untouched(self, key: str) -> ScenarioResult:
+    def untouched(self, key: str, before: _Before) -> ScenarioResult:
         """Evaluate the account as the earlier solves left it, with no events: it must fail."""
         started = time.perf_counter()
-        answer = self._evaluate(key, ())
+        answer = self._evaluate(key, (), before)
         return _judged(key, UNTOUCHED, "negative", "fail", None, answer, (), started)
 
-    def mistake(self, step: StepScenarios, mistake: Scenario, seed: int) -> ScenarioResult:
+    def mistake(self, step: StepScenarios, mistake: Scenario, seed: int, before: _Before) -> ScenarioResult:
         """Play a mistake (after the solve, if it says so) on a fresh copy and judge the answer."""
         actions = (step.solve, mistake) if mistake.after_solve else (mistake,)
-        return self._play(step, mistake, actions, seed, mistake.expect, mistake.issue)
+        return self._play(step, mistake, actions, seed, mistake.expect, mistake.issue, before)
 
-    def solve(self, step: StepScenarios, seed: int) -> ScenarioResult:
-        """Play the solve on a fresh copy; it must pass, and what it resolved is carried forward."""
-        result = self._play(step, step.solve, (step.solve,), seed, "pass", None)
-        self.played.append(_Played(step, seed, result.events))
-        if result.answer is not None:
-            self.resolved.update((handle.name, handle) for handle in result.answer.resolved)
-        return result
+    def solve(self, step: StepScenarios, seed: int, before: _Before) -> ScenarioResult:
+        """Play the solve on a fresh copy; it must pass (what it resolved is carried forward by the caller)."""
+        return self._play(step, step.solve, (step.solve,), seed, "pass", None, before)
 
     def _play(
         self,
@@ -257,15 +435,16 @@ class _Player:
         seed: int,
         expected: Literal["pass", "fail"],
         pattern: str | None,
+        before: _Before,
     ) -> ScenarioResult:
         started = time.perf_counter()
         kind: Kind = scenario.kind
         try:
-            self._fresh_copy()
+            self._fresh_copy(before)
             self._moto_api(f"seed?a={seed}")
             self.recorder.start()
             for action in actions:
-                self._act(step, action, f"{action.name} raised")
+                self._act(step, action, f"{action.name} raised", before)
             events = _given_events(scenario, [dict(e) for e in self.recorder.events])
         except _ScenarioBroken as exc:
             events = tuple(Event(**e) for e in self.recorder.events)
@@ -273,16 +452,16 @@ class _Player:
             return ScenarioResult(
                 step.key, scenario.name, kind, expected, pattern, "broken", None, False, elapsed, str(exc), events
             )
-        answer = self._evaluate(step.key, events)
+        answer = self._evaluate(step.key, events, before)
         return _judged(step.key, scenario.name, kind, expected, pattern, answer, events, started)
 
-    def _fresh_copy(self) -> None:
+    def _fresh_copy(self, before: _Before) -> None:
         """Reset the server and replay the earlier solves, each under its seed, checking it recreates its events."""
         self._moto_api("reset")
-        for played in self.played:
+        for played in before.played:
             self._moto_api(f"seed?a={played.seed}")
             self.recorder.start()
-            self._act(played.step, played.step.solve, f"replaying step {played.step.key}'s solve raised")
+            self._act(played.step, played.step.solve, f"replaying step {played.step.key}'s solve raised", before)
             replayed = tuple(Event(**e) for e in self.recorder.events)
             if replayed != played.events:
                 raise _ScenarioBroken(
@@ -290,15 +469,15 @@ class _Player:
                     "a solve must do the same every time (no random names, no clock)"
                 )
 
-    def _act(self, step: StepScenarios, scenario: Scenario, what: str) -> None:
-        handles = {name: handle.id for name, handle in self.resolved.items()}
+    def _act(self, step: StepScenarios, scenario: Scenario, what: str, before: _Before) -> None:
+        handles = {name: handle.id for name, handle in before.resolved.items()}
         try:
             scenario.action(self.session, handles)
         except Exception as exc:
             raise _ScenarioBroken(f"{what}:\n{trimmed_traceback(exc, step.path)}") from exc
 
-    def _evaluate(self, key: str, events: Sequence[Event]) -> Answer:
-        context = ContextInput(resolved=list(self.resolved.values()), events=list(events))
+    def _evaluate(self, key: str, events: Sequence[Event], before: _Before) -> Answer:
+        context = ContextInput(resolved=list(before.resolved.values()), events=list(events))
         return self.runner.evaluate(key, context, self.sandbox)
 
     def _moto_api(self, path: str) -> None:

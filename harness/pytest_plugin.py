@@ -1,9 +1,9 @@
 """pytest plugin: a lab's `scenarios/NN_NN.py` files collected as test items, one per scenario.
 
 `pytest` in a lab repository (a directory with `specs/`, `evaluation/boto3/` and `scenarios/`) then runs every
-scenario with ordinary pytest output, `-k` and `-x`. The steps are played once, in spec order, on an embedded
-moto server, through the same Runner as `stepeval run`; each item reports its own scenario's verdict. Only the
-steps that hold a selected item (and the solves before them) are played.
+scenario with ordinary pytest output, `-k` and `-x`. The steps are played once, in spec order, on moto servers
+of their own (as `stepeval test` does), through the same Runner as `stepeval run`; each item reports its own
+scenario's verdict. Only the steps that hold a selected item (and the solves before them) are played.
 """
 
 from __future__ import annotations
@@ -13,12 +13,10 @@ from typing import Any
 
 import pytest
 
-from harness.emulator import embedded_moto
 from harness.errors import LabError
 from harness.lab import STEP_KEY, Lab, load_lab
-from harness.playthrough import UNTOUCHED, ScenarioResult, load_scenarios, play
-from harness.pool import WorkerPool
-from harness.runner import Runner
+from harness.playthrough import UNTOUCHED, ScenarioResult, load_scenarios, play_lanes
+from harness.testrun import moto_lanes
 
 PLAYTHROUGH_KEY = pytest.StashKey["Playthrough"]()
 
@@ -36,10 +34,8 @@ class Playthrough:
             selected = {
                 i.step for i in item.session.items if isinstance(i, ScenarioItem) and i.lab_root == self.lab.root
             }
-            with embedded_moto() as sandbox, WorkerPool(2) as pool:
-                played = play(
-                    self.lab, Runner(self.lab, pool), sandbox.endpoint_url, sandbox, select=selected.__contains__
-                )
+            with moto_lanes(self.lab) as lanes:
+                played = play_lanes(self.lab, lanes, select=selected.__contains__)
             self.results = {(r.step, r.scenario): r for r in played}
         return self.results[(item.step, item.scenario)]
 

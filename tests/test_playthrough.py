@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import json
 import shutil
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
 
 from harness.account import Credentials, SandboxSpec
+from harness.emulator import moto_servers
 from harness.errors import LabError
 from harness.lab import Lab, load_lab
-from harness.playthrough import ScenarioResult, play
+from harness.playthrough import Lane, ScenarioResult, play, play_lanes
 from harness.pool import WorkerPool
 from harness.runner import Runner
+from harness.testrun import moto_lanes
 from tests.conftest import LABS, REGION
 
 LAB_DIR = LABS / "scenario_checks"
@@ -199,3 +203,94 @@ def test_a_scenario_may_add_events_explicitly(tmp_path: Path, moto_url: str, poo
     assert [e.id for e in stale.events] == ["never-made", "checks-site"]
     assert stale.answer is not None and '"never-made"' in stale.answer.message  # the evaluator echoes its events
     assert stale.got == "fail"  # it judges the first bucket event only, and that bucket does not exist
+
+
+def comparable(result: ScenarioResult) -> tuple:
+    """Everything a result says but how long it took."""
+    answer = result.answer.model_dump(exclude={"duration_ms"}) if result.answer else None
+    return (
+        *(
+            getattr(result, name)
+            for name in ScenarioResult.__dataclass_fields__
+            if name not in ("duration_ms", "answer")
+        ),
+        answer,
+    )
+
+
+def test_lanes_give_the_same_results_in_the_same_order_as_one_server(played: Played) -> None:
+    lab = load_lab(LAB_DIR)
+    reported: list[ScenarioResult] = []
+    with moto_lanes(lab, 2) as lanes:
+        results = play_lanes(lab, lanes, on_result=reported.append)
+    assert reported == results
+    assert [comparable(r) for r in results] == [comparable(r) for r in played.values()]
+
+
+def test_lanes_select_like_one_server(moto_url: str, pool: WorkerPool) -> None:
+    lab = load_lab(LAB_DIR)
+    one = play_lab(lab, pool, moto_url, select=lambda key: key == "02.02")
+    with moto_lanes(lab, 2) as lanes:
+        two = play_lanes(lab, lanes, select=lambda key: key == "02.02")
+    assert [comparable(r) for r in two] == [comparable(r) for r in one]
+
+
+def test_the_first_lane_ends_with_what_the_last_solve_left() -> None:
+    lab = load_lab(LAB_DIR)
+    with moto_lanes(lab, 2) as lanes:
+        results = play_lanes(lab, lanes, select=lambda key: key == "01.01")
+        first = boto3_client("s3", lanes[0].sandbox)
+        assert [b["Name"] for b in first.list_buckets()["Buckets"]] == ["checks-site"]
+        assert first.get_bucket_versioning(Bucket="checks-site")["Status"] == "Enabled"
+    assert results[-1].kind == "solve" and results[-1].ok
+
+
+def boto3_client(service: str, sandbox: SandboxSpec):
+    import boto3
+
+    from harness.sandbox import client_config
+
+    return boto3.client(
+        service,
+        endpoint_url=sandbox.endpoint_url,
+        region_name=sandbox.region,
+        aws_access_key_id=sandbox.credentials.access_key,
+        aws_secret_access_key=sandbox.credentials.secret_key,
+        config=client_config(sandbox.endpoint_url),
+    )
+
+
+def reachable(endpoint_url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{endpoint_url}/moto-api/", timeout=5):
+            return True
+    except urllib.error.HTTPError:
+        return True
+    except OSError:
+        return False
+
+
+def test_moto_servers_serve_on_loopback_and_stop_after_even_on_an_exception() -> None:
+    with pytest.raises(RuntimeError, match="on purpose"), moto_servers(2) as sandboxes:
+        endpoints = [s.endpoint_url for s in sandboxes]
+        assert len(set(endpoints)) == 2
+        assert all(url.startswith("http://127.0.0.1:") for url in endpoints)
+        assert all(reachable(url) for url in endpoints)
+        raise RuntimeError("on purpose")
+    assert not any(reachable(url) for url in endpoints)
+
+
+class BrokenRunner:
+    """A runner whose evaluations raise, as a worker pool that broke would."""
+
+    def evaluate(self, *_: object, **__: object) -> None:
+        raise RuntimeError("the evaluation broke")
+
+
+def test_a_lane_that_breaks_stops_the_playthrough_with_its_error(pool: WorkerPool) -> None:
+    lab = load_lab(LAB_DIR)
+    with moto_servers(2) as sandboxes:
+        lanes = [Lane(Runner(lab, pool), sandboxes[0].endpoint_url, sandboxes[0])]
+        lanes.append(Lane(BrokenRunner(), sandboxes[1].endpoint_url, sandboxes[1]))  # type: ignore[arg-type]
+        with pytest.raises(RuntimeError, match="the evaluation broke"):
+            play_lanes(lab, lanes)
