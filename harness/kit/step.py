@@ -263,5 +263,14 @@ def _jsonable(value: Any) -> Any:
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         items = [_jsonable(v) for v in value]
-        return sorted(items, key=str) if isinstance(value, set | frozenset) else items
+        return _sorted(items) if isinstance(value, set | frozenset) else items
     return str(value)
+
+
+def _sorted(items: list[Any]) -> list[Any]:
+    """A set's members in a stable order: natural when they compare (80 before 443), else as text."""
+    try:
+        return sorted(items)
+    except TypeError:
+        return sorted(items, key=str)
+

@@ -603,3 +603,12 @@ def test_any_fit_matrix_gives_a_contract_result(tiny_lab: Lab, data: st.DataObje
     if not both:
         assert result["failure_context"]["issue"]
         assert result["failure_context"]["hint_context"]
+
+
+def test_set_valued_checks_read_in_natural_order(one_widget: StepSpec, account: FakeAccount, widgets) -> None:
+    account.resources["w-1"] = {"Ports": {443, 80, 8080}}
+    step = Step(None, make_context(one_widget, events=[(WIDGET, "w-1")]))
+    with step:
+        step.find("01_01_widget", widgets, [require("ports", {80, 443, 8080}, lambda w: w["Ports"])])
+    check = step.result()["checks"][0]
+    assert check["expected"] == check["actual"] == [80, 443, 8080]
