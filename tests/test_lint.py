@@ -58,3 +58,9 @@ def test_the_command_exits_1_with_one_line_per_problem() -> None:
     assert done.returncode == 1
     assert done.stdout.splitlines() == findings()
     assert done.stderr.strip() == f"{len(findings())} problem(s)"
+
+
+def test_a_line_marked_ignore_is_not_reported() -> None:
+    clean = PLANTED / "evaluation" / "boto3" / "01_01.py"
+    assert "cache.delete()  # stepeval: ignore" in clean.read_text()
+    assert not [f for f in findings() if f.startswith(f"{clean}:")]
