@@ -273,4 +273,3 @@ def _sorted(items: list[Any]) -> list[Any]:
         return sorted(items)
     except TypeError:
         return sorted(items, key=str)
-
