@@ -2,33 +2,17 @@
 as an error, never a fail.
 
 Step gets a session whose clients make one attempt only: on the harness's cached client, botocore's standard mode
-retries a throttled call 4 times with jittered backoff of up to 1 + 2 + 4 + 8 s, too slow for a unit suite (that
+retries a throttled call 3 times (4 attempts) with jittered backoff of up to 1 + 2 + 4 s, too slow for a unit suite (that
 retry is the harness's, tested in tests/test_misbehaving.py). What the kit does with the error is the same.
 """
 
-from botocore.awsrequest import AWSResponse
 from botocore.config import Config
 
+from harness.faults import inject_error
 from harness.kit import ec2
 from harness.kit.step import Step
 
-THROTTLED = (
-    b"<Response><Errors><Error><Code>RequestLimitExceeded</Code><Message>Request limit exceeded."
-    b"</Message></Error></Errors><RequestID>kit-errors</RequestID></Response>"
-)
 ONE_ATTEMPT = Config(retries={"mode": "standard", "total_max_attempts": 1})
-
-
-class _Raw:
-    def __init__(self, body):
-        self._body = body
-
-    def stream(self, **_):
-        yield self._body
-
-
-def throttle(request, **_):
-    return AWSResponse(request.url, 400, {"Content-Type": "text/xml"}, _Raw(THROTTLED))
 
 
 class _OneAttemptSession:
@@ -41,7 +25,7 @@ class _OneAttemptSession:
     def client(self, service):
         if service not in self._clients:
             client = self._session.client(service, config=ONE_ATTEMPT)
-            client.meta.events.register(f"before-send.{service}.DescribeVpcs", throttle)
+            inject_error(client, "RequestLimitExceeded", message="Request limit exceeded.", operation="DescribeVpcs")
             self._clients[service] = client
         return self._clients[service]
 

@@ -1,31 +1,19 @@
 """Finds a VPC that exists, but reading its DNS hostnames attribute (lazily, inside the matching) answers 403
 AccessDenied: an error, not a VPC that misses the requirement."""
 
-from botocore.awsrequest import AWSResponse
-
+from harness.faults import inject_error
 from harness.kit import ec2
 from harness.kit.step import Step
 
-DENIED = (
-    b"<Response><Errors><Error><Code>AccessDenied</Code><Message>User is not authorized to perform "
-    b"ec2:DescribeVpcAttribute</Message></Error></Errors><RequestID>kit-errors</RequestID></Response>"
-)
-
-
-class _Raw:
-    def __init__(self, body):
-        self._body = body
-
-    def stream(self, **_):
-        yield self._body
-
-
-def deny(request, **_):
-    return AWSResponse(request.url, 403, {"Content-Type": "text/xml"}, _Raw(DENIED))
-
 
 async def run(session, context, logger):
-    session.client("ec2").meta.events.register("before-send.ec2.DescribeVpcAttribute", deny)
+    inject_error(
+        session.client("ec2"),
+        "AccessDenied",
+        status=403,
+        message="User is not authorized to perform ec2:DescribeVpcAttribute",
+        operation="DescribeVpcAttribute",
+    )
     step = Step(session, context, logger)
     with step:
         step.find("01_05_vpc", ec2.VPC, [ec2.cidr("10.0.0.0/16"), ec2.dns_hostnames()])
