@@ -12,21 +12,10 @@ from pathlib import Path
 import pytest
 
 from harness.contract import Answer
-from tests.conftest import STEPEVAL
+from tests.conftest import ANSWER_KEYS, STEPEVAL
 
 SEED_LAB = Path(__file__).parent / "labs" / "seed_examples"
 UNREACHABLE = "http://127.0.0.1:9"  # never called: bad input is refused before any AWS call
-ANSWER_KEYS = {
-    "step",
-    "status",
-    "success",
-    "message",
-    "validated",
-    "failure_context",
-    "error",
-    "resolved",
-    "duration_ms",
-}
 
 
 @dataclass(frozen=True)
