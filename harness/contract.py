@@ -10,7 +10,20 @@ from harness.errors import BadInput
 from harness.lab import Lab, ResourceType, StepSpec
 
 Status = Literal["pass", "fail", "error"]
-ErrorKind = Literal["read_only", "timeout", "exception", "crash", "contract", "load", "aws", "sandbox"]
+ErrorKind = Literal[
+    "read_only",
+    "timeout",
+    "exception",
+    "crash",
+    "contract",
+    "load",
+    "aws",
+    "sandbox",
+    "memory",  # the step's memory limit was reached
+    "cpu",  # its CPU-time limit
+    "processes",  # its process limit
+    "output",  # its stdout/stderr limit
+]
 
 LEARNER_SAFE_ERROR = (
     "We could not check this step right now. This is not a verdict on your work: please try again in a moment."
@@ -113,6 +126,25 @@ class ErrorInfo(_Model):
     detail: str
 
 
+class Operation(_Model):
+    """One AWS request the module made, as the read-only gateway saw it."""
+
+    service: str
+    operation: str
+    allowed: bool
+    status: int | None = None
+    ms: float = 0.0
+    detail: str = ""
+
+
+class Diagnostics(_Model):
+    """Author-only facts about an evaluation: the platform may drop them before showing the learner anything."""
+
+    operations: list[Operation] = Field(default_factory=list)
+    output: str = ""
+    output_truncated: bool = False
+
+
 class Answer(_Model):
     """What every caller gets, whatever the module did: the seed keys plus status, error, resolved, timing."""
 
@@ -127,6 +159,7 @@ class Answer(_Model):
     checks: list[Check] = Field(default_factory=list)
     progress: Progress | None = None
     duration_ms: float = 0.0
+    diagnostics: Diagnostics | None = None
 
     @classmethod
     def failed_to_run(cls, step: str, kind: ErrorKind, detail: str, duration_ms: float = 0.0) -> Answer:

@@ -34,6 +34,7 @@ ANSWER_KEYS = frozenset(
         "checks",
         "progress",
         "duration_ms",
+        "diagnostics",
     }
 )
 REGION = "us-east-1"

@@ -43,6 +43,7 @@ EXAMPLE_ANSWER: dict[str, Any] = {
     "checks": [],
     "progress": None,
     "duration_ms": 48.2,
+    "diagnostics": None,
     "request_id": "msg_2b1f0c7e9d",
 }
 EXAMPLE_ERROR_ANSWER: dict[str, Any] = {
@@ -58,6 +59,7 @@ EXAMPLE_ERROR_ANSWER: dict[str, Any] = {
         "detail": "sts:AssumeRole into arn:aws:iam::111111111111:role/stepeval-evaluator failed: AccessDenied: ...",
     },
     "duration_ms": 35.0,
+    "diagnostics": None,
 }
 
 
