@@ -1,26 +1,29 @@
-"""The worker process: runs step modules one at a time, holding no credentials but the evaluation's own.
+"""The evaluation process's side of a job: runs one step module, once, and answers with one frame.
 
-Started by `harness.pool` as `python -m harness.worker JOB_FD REPLY_FD [PRELOAD ...]` with a scrubbed
-environment. It reads job frames, answers each with one reply frame, and exits when the job channel closes.
-A reply is `{"outcome": "returned", "result": ...}` or `{"outcome": "error", "kind", "detail"}`.
+It runs in a process forked from the template (harness/isolation/template.py) that runs nothing else: no state
+of one evaluation can reach another. A reply is `{"outcome": "returned", "result": ...}`, `{"outcome": "loaded"}`
+or `{"outcome": "error", "kind", "detail"}`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
+import errno
 import json
 import logging
 import os
+import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
 
+import harness.kit  # noqa: F401  (imported by the template, so evaluations do not pay for it)
 from harness.account import SandboxSpec
-from harness.loader import LoadError, StepRun, load_step, trimmed_traceback
-from harness.pool import LOG_LEVEL_ENV
+from harness.isolation.limits import Limits
+from harness.loader import LoadError, load_step, trimmed_traceback
 from harness.protocol import ChannelClosed, read_frame, write_frame
 from harness.readonly import WriteRefused
 from harness.sandbox import SandboxFactory, warm_up
@@ -28,23 +31,12 @@ from harness.sandbox import SandboxFactory, warm_up
 STEP_LOGGER_PREFIX = "stepeval.step"
 
 
-class StepLoaderCache:
-    """Step modules imported once per worker, re-imported when the file changes."""
+class CpuLimitExceeded(BaseException):
+    """SIGXCPU arrived: the step's CPU-time limit is reached (a BaseException: `except Exception` cannot keep it)."""
 
-    def __init__(self) -> None:
-        self._runs: dict[Path, tuple[tuple[int, int], StepRun]] = {}
 
-    def get(self, path: Path) -> StepRun:
-        try:
-            stat = path.stat()
-        except OSError:
-            raise LoadError("no module at this path") from None
-        stamp = (stat.st_mtime_ns, stat.st_size)
-        cached = self._runs.get(path)
-        if cached is None or cached[0] != stamp:
-            cached = (stamp, load_step(path))
-            self._runs[path] = cached
-        return cached[1]
+def _on_sigxcpu(signum: int, frame: Any) -> None:
+    raise CpuLimitExceeded()
 
 
 def error(kind: str, detail: str) -> dict[str, Any]:
@@ -61,32 +53,46 @@ def describe_aws_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-class Worker:
-    """Executes jobs: `run` (evaluate a step) and `load` (import and check a module, for `stepeval check`)."""
+def limit_hit(exc: BaseException, limits: Limits) -> dict[str, Any] | None:
+    """The `memory` / `cpu` / `processes` error a limit's exception means, if it is one."""
+    if isinstance(exc, MemoryError):
+        return error("memory", f"the step's memory limit ({limits.memory_mib} MiB) was reached")
+    if isinstance(exc, CpuLimitExceeded):
+        return error("cpu", f"the step's CPU-time limit ({limits.cpu_seconds or 0:g} s) was reached")
+    no_process = isinstance(exc, OSError) and exc.errno == errno.EAGAIN
+    no_thread = isinstance(exc, RuntimeError) and "can't start new thread" in str(exc)
+    if no_process or no_thread:
+        return error("processes", f"the step's process limit ({limits.processes}) was reached")
+    return None
 
-    def __init__(self) -> None:
-        self.sandboxes = SandboxFactory()
-        self.steps = StepLoaderCache()
+
+class Worker:
+    """Executes one job: `run` (evaluate a step) or `load` (import and check a module, for `stepeval check`)."""
 
     def handle(self, job: dict[str, Any]) -> dict[str, Any]:
-        if job.get("job") == "load":
-            return self.load(Path(job["module"]))
-        return self.run(job)
+        limits = Limits.from_message(job.get("limits"))
+        try:
+            if job.get("job") == "load":
+                return self.load(Path(job["module"]))
+            return self.run(job)
+        except BaseException as exc:  # a limit reached outside run() (while importing, while answering)
+            return limit_hit(exc, limits) or error("exception", f"{type(exc).__name__}: {exc}")
 
     def load(self, path: Path) -> dict[str, Any]:
         try:
-            self.steps.get(path)
+            load_step(path)
         except LoadError as exc:
             return error("load", str(exc))
         return {"outcome": "loaded"}
 
     def run(self, job: dict[str, Any]) -> dict[str, Any]:
         path = Path(job["module"])
+        limits = Limits.from_message(job.get("limits"))
         try:
-            run = self.steps.get(path)
+            run = load_step(path)
         except LoadError as exc:
             return error("load", f"{path}: {exc}")
-        session = self.sandboxes.open(SandboxSpec.from_message(job["sandbox"]))
+        session = SandboxFactory().open(SandboxSpec.from_message(job["sandbox"]))
         logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{path.stem}")
         try:
             result = asyncio.run(run(session, job["context"], logger))
@@ -97,7 +103,7 @@ class Worker:
         except (ClientError, BotoCoreError) as exc:
             return error("aws", describe_aws_error(exc))
         except BaseException as exc:
-            return error("exception", trimmed_traceback(exc, path))
+            return limit_hit(exc, limits) or error("exception", trimmed_traceback(exc, path))
         if session.guard.refused:
             refused = ", ".join(session.guard.refused)
             return error("read_only", f"refused {refused}: evaluation code may only read (the refusal was caught)")
@@ -108,25 +114,35 @@ class Worker:
         return {"outcome": "returned", "result": result}
 
 
-def main(argv: list[str]) -> int:
-    """Serve jobs until the parent closes the channel."""
-    job_fd, reply_fd = int(argv[0]), int(argv[1])
-    os.dup2(2, 1)  # whatever a module prints goes to stderr; stdout is the caller's, for answers only
-    sys.stdout = sys.stderr  # and unbuffered, so nothing is lost when an idle worker is killed
-    level = os.environ.get(LOG_LEVEL_ENV, "INFO").upper()
-    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
-    for module in argv[2:]:
-        importlib.import_module(module)
+def prepare() -> None:
+    """In the template, once: what every evaluation would otherwise load (botocore's shared data)."""
     warm_up()
-    worker = Worker()
-    write_frame(reply_fd, {"outcome": "ready"})
-    while True:
+
+
+def job_paths(job: dict[str, Any]) -> list[str]:
+    """What the job must read besides the interpreter: its lab's `evaluation/` directory."""
+    module = Path(job["module"])
+    lab_modules = module.parent.parent if module.parent.name == "boto3" else module.parent
+    return [str(lab_modules)]
+
+
+def serve_one(channel: int, confine: Callable[[list[str], Limits], None]) -> None:
+    """Say ready, take one job, confine this process for it, answer, and return (the caller exits)."""
+    write_frame(channel, {"outcome": "ready"})
+    try:
+        job = read_frame(channel)
+    except ChannelClosed:
+        return
+    limits = Limits.from_message(job.get("limits"))
+    confine(job_paths(job), limits)
+    signal.signal(signal.SIGXCPU, _on_sigxcpu)
+    me = os.getpid()
+    reply = Worker().handle(job)
+    if os.getpid() != me:  # a process the module forked, returning here: only the evaluation process answers
+        os._exit(0)
+    for stream in (sys.stdout, sys.stderr):
         try:
-            job = read_frame(job_fd)
-        except ChannelClosed:
-            return 0
-        write_frame(reply_fd, worker.handle(job))
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    write_frame(channel, reply)
