@@ -53,6 +53,7 @@ KEPT_ENV = (
 )
 STARTUP_TIMEOUT_S = 30.0
 STATUS_TIMEOUT_S = 10.0
+MAX_WARM = 16  # (service, region) pairs the template keeps warm for the next evaluations
 KEPT_OUTPUT_BYTES = 64 * 1024  # of a module's output, what the answer's diagnostics carry
 MALLOC_ARENA_MAX = "2"  # glibc's per-thread arenas reserve 64 MiB of address space each: RLIMIT_AS would feel them
 
@@ -91,7 +92,7 @@ class Template:
         flags = [] if namespaces else ["--no-namespaces"]
         with theirs:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "harness.isolation.template", str(theirs.fileno()), *flags, "--", *preload],
+                [sys.executable, "-m", "harness.isolation.template", *flags, str(theirs.fileno()), *preload],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 env=worker_environment(),
@@ -114,6 +115,8 @@ class Template:
                     data = self.control.recv(64 * 1024)
                 except TimeoutError:
                     raise ChannelClosed("the template did not start") from None
+                except OSError as exc:
+                    raise ChannelClosed(f"the template failed: {exc}") from None
                 finally:
                     self.control.settimeout(None)
                 if not data:
@@ -135,7 +138,7 @@ class EvaluationProcess:
     that the keeper kills the process and its namespace) may be called any number of times, from any thread.
     """
 
-    def __init__(self, template: Template, uid: int | None, network: bool) -> None:
+    def __init__(self, template: Template, uid: int | None, network: bool, warm: list[list[str]]) -> None:
         self.uid = uid
         self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         output_r, output_w = os.pipe()
@@ -145,7 +148,7 @@ class EvaluationProcess:
         self._lifeline = io.FileIO(lifeline_w, "wb")
         self._status = io.FileIO(status_r, "rb")
         try:
-            template.spawn({"uid": uid, "network": network}, [theirs.fileno(), output_w, lifeline_r, status_w])
+            template.spawn({"uid": uid, "network": network, "warm": warm}, [theirs.fileno(), output_w, lifeline_r, status_w])
         finally:
             theirs.close()
             for fd in (output_w, lifeline_r, status_w):
@@ -370,6 +373,7 @@ class WorkerPool:
         self._cond = threading.Condition()
         self._reaper = _Reaper(self._reaped)
         self._closed = False
+        self._warm: dict[tuple[str, str], None] = {}  # (service, region) recent evaluations used, oldest first
 
     # -- life cycle ----------------------------------------------------------------------------------------------
 
@@ -414,10 +418,23 @@ class WorkerPool:
             finally:  # an interrupted caller (Ctrl-C) too: the process must not outlive us
                 process.kill()
                 self._reaper.reap(process)
-            if outcome.reply is None:
-                with self._cond:
+            with self._cond:
+                if outcome.reply is None:
                     self.restarts += 1
+                else:
+                    self._remember(outcome.reply.pop("clients", None))
             return outcome
+
+    def _remember(self, clients: Any) -> None:
+        """Note the clients an evaluation used (its claim, checked for shape: the template checks the names)."""
+        if not isinstance(clients, list):
+            return
+        for pair in clients[:MAX_WARM]:
+            if isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) and len(p) < 64 for p in pair):
+                self._warm.pop((pair[0], pair[1]), None)
+                self._warm[(pair[0], pair[1])] = None
+        while len(self._warm) > MAX_WARM:
+            del self._warm[next(iter(self._warm))]
 
     def _take(self) -> EvaluationProcess:
         with self._cond:
@@ -439,7 +456,7 @@ class WorkerPool:
             if uid is None:
                 return
             try:
-                self._spares.append(EvaluationProcess(template, uid, self.network))
+                self._spares.append(EvaluationProcess(template, uid, self.network, list(self._warm)))
             except OSError:  # the template died: start another one and try again at the next call
                 self._uids.give_back(uid)
                 self._template = None

@@ -48,6 +48,22 @@ def warm_up() -> None:
         loader.load_data(name)
 
 
+_warmed: set[tuple[str, str]] = set()
+
+
+def warm_clients(pairs: list[tuple[str, str]]) -> None:
+    """Build (and drop) a client per (service, region) not seen yet: their models stay in the shared loader."""
+    fresh = [pair for pair in pairs if pair not in _warmed]
+    if not fresh:
+        return
+    known = set(shared_loader().list_available_services("service-2"))
+    session = SandboxSession()
+    for service, region in fresh:
+        _warmed.add((service, region))
+        if service in known:
+            session.client(service, region_name=region, aws_access_key_id="x", aws_secret_access_key="x")
+
+
 def client_config(endpoint_url: str | None) -> Config:
     """Sane timeouts and botocore's standard retry mode; path-style S3 for emulators."""
     config = Config(
@@ -145,6 +161,11 @@ class SandboxSession(boto3.Session):
                 if _changed(self.events, self._pristine_session_events):
                     self._tainted.add(key)  # it copied this evaluation's session handlers: not kept past it
             return self._clients[key]
+
+    def cached_clients(self) -> list[tuple[str, str]]:
+        """The (service, region) of each client the evaluation used: the pool warms them in the template."""
+        with self._lock:
+            return [(service, region) for service, region in self._clients if region]
 
     def restore_clients(self) -> None:
         """Undo event handlers an evaluation registered on the session or its cached clients.

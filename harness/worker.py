@@ -26,7 +26,7 @@ from harness.isolation.limits import Limits
 from harness.loader import LoadError, load_step, trimmed_traceback
 from harness.protocol import ChannelClosed, read_frame, write_frame
 from harness.readonly import WriteRefused
-from harness.sandbox import SandboxFactory, warm_up
+from harness.sandbox import SandboxFactory, SandboxSession, warm_up
 
 STEP_LOGGER_PREFIX = "stepeval.step"
 
@@ -67,7 +67,13 @@ def limit_hit(exc: BaseException, limits: Limits) -> dict[str, Any] | None:
 
 
 class Worker:
-    """Executes one job: `run` (evaluate a step) or `load` (import and check a module, for `stepeval check`)."""
+    """Executes one job: `run` (evaluate a step) or `load` (import and check a module, for `stepeval check`).
+
+    Built before the job arrives (in a spare process), so the job does not wait for the session.
+    """
+
+    def __init__(self) -> None:
+        self.sandboxes = SandboxFactory()
 
     def handle(self, job: dict[str, Any]) -> dict[str, Any]:
         limits = Limits.from_message(job.get("limits"))
@@ -86,13 +92,18 @@ class Worker:
         return {"outcome": "loaded"}
 
     def run(self, job: dict[str, Any]) -> dict[str, Any]:
+        session = self.sandboxes.open(SandboxSpec.from_message(job["sandbox"]))
+        reply = self._run(job, session)
+        reply["clients"] = [[service, region] for service, region in session.cached_clients()]
+        return reply
+
+    def _run(self, job: dict[str, Any], session: SandboxSession) -> dict[str, Any]:
         path = Path(job["module"])
         limits = Limits.from_message(job.get("limits"))
         try:
             run = load_step(path)
         except LoadError as exc:
             return error("load", f"{path}: {exc}")
-        session = SandboxFactory().open(SandboxSpec.from_message(job["sandbox"]))
         logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{path.stem}")
         try:
             result = asyncio.run(run(session, job["context"], logger))
@@ -128,6 +139,7 @@ def job_paths(job: dict[str, Any]) -> list[str]:
 
 def serve_one(channel: int, confine: Callable[[list[str], Limits], None]) -> None:
     """Say ready, take one job, confine this process for it, answer, and return (the caller exits)."""
+    worker = Worker()
     write_frame(channel, {"outcome": "ready"})
     try:
         job = read_frame(channel)
@@ -137,7 +149,7 @@ def serve_one(channel: int, confine: Callable[[list[str], Limits], None]) -> Non
     confine(job_paths(job), limits)
     signal.signal(signal.SIGXCPU, _on_sigxcpu)
     me = os.getpid()
-    reply = Worker().handle(job)
+    reply = worker.handle(job)
     if os.getpid() != me:  # a process the module forked, returning here: only the evaluation process answers
         os._exit(0)
     for stream in (sys.stdout, sys.stderr):
