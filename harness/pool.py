@@ -389,6 +389,14 @@ class WorkerPool:
             template = self._ensure_template()
         return template.protections()
 
+    def warn_if_degraded(self) -> None:
+        """Say once per process, on stderr, which protections are off here (if any)."""
+        global _warned
+        notice = self.protections().notice()
+        if notice and not _warned:
+            _warned = True
+            print(f"stepeval: {notice}", file=sys.stderr)
+
     def close(self) -> None:
         """Kill every spare and the template; a running job's process is killed by its own submit."""
         with self._cond:
@@ -474,6 +482,9 @@ class WorkerPool:
             if not self._closed:
                 self._refill(self.size)
             self._cond.notify_all()
+
+
+_warned = False
 
 
 def _ms(started: float) -> float:

@@ -48,6 +48,15 @@ class Protections:
     def missing(self) -> list[str]:
         return [f.name for f in fields(self) if not getattr(self, f.name)]
 
+    def notice(self) -> str | None:
+        """One line naming the protections that are off, or None when every one is on."""
+        if self.full:
+            return None
+        return (
+            f"sandbox degraded: off: {', '.join(self.missing())} (each evaluation still runs in a fresh process"
+            " with rlimits and the read-only guard; docs/dev.md, 'Isolation')"
+        )
+
     def to_message(self) -> dict[str, bool]:
         return asdict(self)
 
