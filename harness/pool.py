@@ -9,6 +9,7 @@ it started. Its stdout and stderr are captured here (capped), never mixed with t
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import os
@@ -384,10 +385,12 @@ class WorkerPool:
             self._refill(min(count or self.size, self.size))
 
     def protections(self) -> Protections:
-        """Which layers confine evaluations on this machine (starts the template if needed, waits for it)."""
+        """Which layers confine this pool's evaluations (starts the template if needed, waits for it). The network
+        namespace counts only where it is used: evaluations that reach AWS through the gateway."""
         with self._cond:
             template = self._ensure_template()
-        return template.protections()
+        found = template.protections()
+        return dataclasses.replace(found, network_namespace=found.network_namespace and self.network)
 
     def warn_if_degraded(self) -> None:
         """Say once per process, on stderr, which protections are off here (if any)."""
