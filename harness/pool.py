@@ -264,7 +264,7 @@ def classify(failure: str, detail: str, report: dict[str, Any], limits: Limits) 
         return failure, detail
     cpu_limit = limits.cpu_seconds
     over_cpu = cpu_limit is not None and cpu_s >= cpu_limit
-    if code == -signal.SIGXCPU or (code == -signal.SIGKILL and not report.get("killed") and over_cpu):
+    if code == -signal.SIGXCPU or (code == -signal.SIGKILL and over_cpu):  # RLIMIT_CPU's hard limit is a SIGKILL
         return "cpu", f"the step's CPU-time limit ({cpu_limit:g} s) was reached"
     if tasks >= limits.processes:
         return "processes", f"the step's process limit ({limits.processes}) was reached ({tasks} running)"
