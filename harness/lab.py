@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -118,7 +118,7 @@ class StepSpec:
     module_path: Path
     timeout_s: float
     input_types: dict[str, str]
-    limits: Limits = Limits()
+    limits: Limits = field(default_factory=Limits)
 
     @property
     def stem(self) -> str:

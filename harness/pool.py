@@ -9,7 +9,6 @@ it started. Its stdout and stderr are captured here (capped), never mixed with t
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import io
 import json
 import os
@@ -22,11 +21,14 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.isolation.confine import UID_BASE, Protections
 from harness.isolation.limits import Limits
 from harness.protocol import ChannelClosed, FrameBuffer, write_frame
+
+if TYPE_CHECKING:
+    from harness.isolation.gateway import Gateway
 
 PRELOAD_ENV = "STEPEVAL_WORKER_PRELOAD"
 LOG_LEVEL_ENV = "STEPEVAL_LOG_LEVEL"
@@ -139,7 +141,7 @@ class EvaluationProcess:
     that the keeper kills the process and its namespace) may be called any number of times, from any thread.
     """
 
-    def __init__(self, template: Template, uid: int | None, network: bool, warm: list[list[str]]) -> None:
+    def __init__(self, template: Template, uid: int | None, warm: list[tuple[str, str]]) -> None:
         self.uid = uid
         self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         output_r, output_w = os.pipe()
@@ -149,7 +151,8 @@ class EvaluationProcess:
         self._lifeline = io.FileIO(lifeline_w, "wb")
         self._status = io.FileIO(status_r, "rb")
         try:
-            template.spawn({"uid": uid, "network": network, "warm": warm}, [theirs.fileno(), output_w, lifeline_r, status_w])
+            fds = [theirs.fileno(), output_w, lifeline_r, status_w]
+            template.spawn({"uid": uid, "warm": warm}, fds)
         finally:
             theirs.close()
             for fd in (output_w, lifeline_r, status_w):
@@ -250,9 +253,7 @@ class EvaluationProcess:
         self.kill()
         report = self.status()
         failure, detail = classify(failure, detail, report, limits)
-        return Outcome(
-            None, failure, detail, _ms(started), output=capture.text, output_truncated=capture.truncated
-        )
+        return Outcome(None, failure, detail, _ms(started), output=capture.text, output_truncated=capture.truncated)
 
 
 def classify(failure: str, detail: str, report: dict[str, Any], limits: Limits) -> tuple[str, str]:
@@ -356,7 +357,7 @@ class WorkerPool:
         preload: tuple[str, ...] | None = None,
         *,
         namespaces: bool | None = None,
-        network: bool = False,
+        gateway: Gateway | None = None,
     ) -> None:
         if preload is None:
             preload = tuple(m for m in os.environ.get(PRELOAD_ENV, "").split(",") if m)
@@ -365,7 +366,8 @@ class WorkerPool:
         self.size = size
         self.preload = preload
         self.namespaces = namespaces
-        self.network = network
+        self._gateway = gateway
+        self._owns_gateway = gateway is None
         self.restarts = 0  # evaluations that ended without an answer (timeout, crash, a limit)
         self._template: Template | None = None
         self._spares: list[EvaluationProcess] = []
@@ -378,6 +380,18 @@ class WorkerPool:
 
     # -- life cycle ----------------------------------------------------------------------------------------------
 
+    @property
+    def gateway(self) -> Gateway:
+        """The read-only gateway the evaluations' AWS calls pass (started on first use; imported late: `stepeval
+        run` starts its template before the heavy imports)."""
+        with self._cond:
+            if self._gateway is None:
+                from harness.isolation.gateway import Gateway
+
+                self._gateway = Gateway()
+                self._gateway.start()
+            return self._gateway
+
     def start(self, count: int | None = None) -> None:
         """Start the template and fork spares ahead of time (without waiting for them)."""
         with self._cond:
@@ -385,12 +399,10 @@ class WorkerPool:
             self._refill(min(count or self.size, self.size))
 
     def protections(self) -> Protections:
-        """Which layers confine this pool's evaluations (starts the template if needed, waits for it). The network
-        namespace counts only where it is used: evaluations that reach AWS through the gateway."""
+        """Which layers confine this pool's evaluations (starts the template if needed, waits for it)."""
         with self._cond:
             template = self._ensure_template()
-        found = template.protections()
-        return dataclasses.replace(found, network_namespace=found.network_namespace and self.network)
+        return template.protections()
 
     def warn_if_degraded(self) -> None:
         """Say once per process, on stderr, which protections are off here (if any)."""
@@ -406,10 +418,15 @@ class WorkerPool:
             self._closed = True
             spares, self._spares = self._spares, []
             template, self._template = self._template, None
+            gateway = self._gateway if self._owns_gateway else None
+            if self._owns_gateway:
+                self._gateway = None
         for spare in spares:
             spare.close()
         if template is not None:
             template.close()
+        if gateway is not None:
+            gateway.close()
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -467,7 +484,7 @@ class WorkerPool:
             if uid is None:
                 return
             try:
-                self._spares.append(EvaluationProcess(template, uid, self.network, list(self._warm)))
+                self._spares.append(EvaluationProcess(template, uid, list(self._warm)))
             except OSError:  # the template died: start another one and try again at the next call
                 self._uids.give_back(uid)
                 self._template = None

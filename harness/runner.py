@@ -1,4 +1,5 @@
-"""One step, end to end: context in, a fresh confined process under a deadline, contract check, one Answer out."""
+"""One step, end to end: context in, a fresh confined process under a deadline, its AWS calls through the
+read-only gateway, contract check, one Answer out."""
 
 from __future__ import annotations
 
@@ -36,17 +37,31 @@ class Runner:
         limits = step.limits
         if limits.cpu_seconds is None:
             limits = dataclasses.replace(limits, cpu_seconds=limit)
+        gateway = self.pool.gateway
+        token = gateway.open(sandbox)  # the process gets this token, never the credentials
         job = {
             "job": "run",
             "module": str(step.module_path),
             "context": build_context(context, step),
-            "sandbox": sandbox.to_message(),
+            "region": sandbox.region,
+            "gateway": {"socket": gateway.socket_path, "token": token},
             "limits": limits.to_message(),
         }
-        outcome = self.pool.submit(job, limit + DEADLINE_GRACE_S)
+        try:
+            outcome = self.pool.submit(job, limit + DEADLINE_GRACE_S)
+        finally:
+            operations = gateway.finish(token)
         elapsed_ms = (time.perf_counter() - started) * 1000
         answer = self._answer(step, outcome, limit, elapsed_ms)
-        diagnostics = Diagnostics(output=outcome.output, output_truncated=outcome.output_truncated)
+        refused = [f"{op.service}:{op.operation}" for op in operations if not op.allowed]
+        if refused:
+            detail = (
+                f"refused {', '.join(dict.fromkeys(refused))}: evaluation code may only read (the gateway refused it)"
+            )
+            answer = Answer.failed_to_run(step.key, "read_only", detail, elapsed_ms)
+        diagnostics = Diagnostics(
+            operations=operations, output=outcome.output, output_truncated=outcome.output_truncated
+        )
         return answer.model_copy(update={"diagnostics": diagnostics})
 
     def _answer(self, step: StepSpec, outcome: Outcome, limit: float, elapsed_ms: float) -> Answer:

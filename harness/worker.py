@@ -8,6 +8,7 @@ or `{"outcome": "error", "kind", "detail"}`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import json
 import logging
@@ -21,14 +22,17 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
 
 import harness.kit  # noqa: F401  (imported by the template, so evaluations do not pay for it)
-from harness.account import SandboxSpec
+from harness.botocore_models import known_services, warm_up
 from harness.isolation.limits import Limits
+from harness.isolation.relay import Relay
 from harness.loader import LoadError, load_step, trimmed_traceback
 from harness.protocol import ChannelClosed, read_frame, write_frame
 from harness.readonly import WriteRefused
-from harness.sandbox import SandboxFactory, SandboxSession, warm_up
+from harness.sandbox import SandboxSession
 
 STEP_LOGGER_PREFIX = "stepeval.step"
+RELAY_PORT = 8750  # in an evaluation's own network namespace nothing else listens: the port is known in advance
+Pair = tuple[str, str]  # (service, region)
 
 
 class CpuLimitExceeded(BaseException):
@@ -69,11 +73,12 @@ def limit_hit(exc: BaseException, limits: Limits) -> dict[str, Any] | None:
 class Worker:
     """Executes one job: `run` (evaluate a step) or `load` (import and check a module, for `stepeval check`).
 
-    Built before the job arrives (in a spare process), so the job does not wait for the session.
+    In its own network namespace the relay's port is known in advance, so the session (and the clients recent
+    evaluations used) come ready-made from the template: this process's copy, never used by anyone before.
     """
 
-    def __init__(self) -> None:
-        self.sandboxes = SandboxFactory()
+    def __init__(self, network: bool) -> None:
+        self.port = RELAY_PORT if network else 0
 
     def handle(self, job: dict[str, Any]) -> dict[str, Any]:
         limits = Limits.from_message(job.get("limits"))
@@ -92,9 +97,12 @@ class Worker:
         return {"outcome": "loaded"}
 
     def run(self, job: dict[str, Any]) -> dict[str, Any]:
-        session = self.sandboxes.open(SandboxSpec.from_message(job["sandbox"]))
+        relay = Relay(job["gateway"]["socket"], job["gateway"]["token"], port=self.port)
+        session = _sessions.get(job["region"]) if self.port else None
+        if session is None:
+            session = SandboxSession(relay.url, job["region"])
         reply = self._run(job, session)
-        reply["clients"] = [[service, region] for service, region in session.cached_clients()]
+        reply["clients"] = [list(pair) for pair in session.built_clients()]
         return reply
 
     def _run(self, job: dict[str, Any], session: SandboxSession) -> dict[str, Any]:
@@ -125,21 +133,44 @@ class Worker:
         return {"outcome": "returned", "result": result}
 
 
+_sessions: dict[str, SandboxSession] = {}  # in the template: one per region, pointed at the relay's fixed port
+DEFAULT_REGION = "us-east-1"
+
+
+def _template_session(region: str) -> SandboxSession:
+    if region not in _sessions:
+        _sessions[region] = SandboxSession(f"http://127.0.0.1:{RELAY_PORT}", region)
+    return _sessions[region]
+
+
 def prepare() -> None:
-    """In the template, once: what every evaluation would otherwise load (botocore's shared data)."""
+    """In the template, once: what every evaluation would otherwise load (botocore's shared data, a session)."""
     warm_up()
+    _template_session(DEFAULT_REGION)
+
+
+def warm_services(pairs: list[Pair]) -> None:
+    """In the template: build the clients recent evaluations used (a model parse is tens of ms for EC2, a client
+    class ~10 ms): every evaluation forked after inherits them, ready. The template runs no evaluation and holds
+    no credential (dummy keys: the gateway signs), so what it builds carries nothing from one to the next."""
+    for service, region in pairs:
+        if service in known_services():
+            _template_session(region).warm([(service, region)])
 
 
 def job_paths(job: dict[str, Any]) -> list[str]:
-    """What the job must read besides the interpreter: its lab's `evaluation/` directory."""
+    """What the job must read besides the interpreter: its lab's `evaluation/` directory, the gateway's socket."""
     module = Path(job["module"])
     lab_modules = module.parent.parent if module.parent.name == "boto3" else module.parent
-    return [str(lab_modules)]
+    paths = [str(lab_modules)]
+    if job.get("gateway"):
+        paths.append(job["gateway"]["socket"])
+    return paths
 
 
-def serve_one(channel: int, confine: Callable[[list[str], Limits], None]) -> None:
+def serve_one(channel: int, confine: Callable[[list[str], Limits], None], network: bool) -> None:
     """Say ready, take one job, confine this process for it, answer, and return (the caller exits)."""
-    worker = Worker()
+    worker = Worker(network)
     write_frame(channel, {"outcome": "ready"})
     try:
         job = read_frame(channel)
@@ -153,8 +184,6 @@ def serve_one(channel: int, confine: Callable[[list[str], Limits], None]) -> Non
     if os.getpid() != me:  # a process the module forked, returning here: only the evaluation process answers
         os._exit(0)
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(OSError, ValueError):
             stream.flush()
-        except (OSError, ValueError):
-            pass
     write_frame(channel, reply)

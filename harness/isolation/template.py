@@ -25,7 +25,6 @@ import signal
 import socket
 import sys
 import tempfile
-from pathlib import Path
 from typing import Any
 
 from harness.isolation import kernel
@@ -38,6 +37,7 @@ from harness.isolation.confine import (
     interpreter_paths,
 )
 from harness.isolation.limits import Limits, apply_limits
+from harness.worker import prepare, serve_one, warm_services
 
 CHANNEL_FD = 3  # in an evaluation process: 0 /dev/null, 1 and 2 the output pipe, 3 the job channel
 LOG_LEVEL_ENV = "STEPEVAL_LOG_LEVEL"
@@ -100,7 +100,8 @@ class Template:
             if not data:
                 return
             request = json.loads(data)
-            warm_services(request.get("warm") or [])
+            request["warm"] = [(str(service), str(region)) for service, region in request.get("warm") or []]
+            warm_services(request["warm"])
             try:
                 if os.fork() == 0:
                     self._keeper(request, fds)  # never returns
@@ -115,7 +116,7 @@ class Template:
             _close_all_but({0, 1, 2, channel, output, lifeline, status})
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             namespaced = self.protections.pid_namespace
-            network = namespaced and bool(request.get("network"))
+            network = namespaced  # only `lo`: the relay to the gateway is all an evaluation reaches
             uid = request.get("uid") if self.protections.own_uid else None
             if namespaced:  # the mount namespace is the evaluation's own (below): the keeper keeps the host's view
                 kernel.unshare(NAMESPACES & ~kernel.CLONE_NEWNS | (kernel.CLONE_NEWNET if network else 0))
@@ -148,20 +149,14 @@ class Template:
                 root.prepare(self.paths, network=network)
             else:
                 os.setsid()  # its own group: what it starts can be killed with it (and, with a uid, swept)
-            from harness.worker import serve_one
-
-            serve_one(CHANNEL_FD, lambda job_paths, limits: _confine(root, job_paths, limits, uid, namespaced))
+            serve_one(
+                CHANNEL_FD,
+                lambda job_paths, limits: _confine(root, job_paths, limits, uid, namespaced),
+                network,
+            )
             code = 0
         finally:
             os._exit(code)
-
-
-def warm_services(pairs: list[list[str]]) -> None:
-    """Read the named services' models and build one client each, here, once: every evaluation forked after
-    inherits them, instead of parsing botocore's JSON (tens of ms for EC2) each time."""
-    from harness.sandbox import warm_clients
-
-    warm_clients([(str(service), str(region)) for service, region in pairs])
 
 
 def _confine(root: RootBuilder, job_paths: list[str], limits: Limits, uid: int | None, namespaced: bool) -> None:
@@ -206,7 +201,7 @@ def probe(allow_namespaces: bool, uid: int) -> Protections:
         fresh_process=True,
         pid_namespace=namespaced,
         mount_namespace=namespaced,
-        network_namespace=namespaced,  # used only when the evaluation reaches AWS through the gateway
+        network_namespace=namespaced,
         ipc_uts_namespaces=namespaced,
         own_uid=own_uid,
         no_new_privs=_try_in_child(lambda: kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)),
@@ -273,8 +268,6 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     for module in args.preload:
         importlib.import_module(module)
-    from harness.worker import prepare
-
     prepare()
     protections = probe(not args.no_namespaces, args.uid_probe)
     root_dir = tempfile.mkdtemp(prefix="stepeval-root-")

@@ -24,7 +24,9 @@ class PoolCollector(Collector):
         self.pool = pool
 
     def collect(self) -> Iterator[Metric]:
-        restarts = CounterMetricFamily("stepeval_worker_restarts", "Evaluations that ended without an answer (timeout, crash, a limit)")
+        restarts = CounterMetricFamily(
+            "stepeval_worker_restarts", "Evaluations that ended without an answer (timeout, crash, a limit)"
+        )
         restarts.add_metric([], self.pool.restarts)
         yield restarts
         size = GaugeMetricFamily("stepeval_workers", "Evaluation processes that may run at once")

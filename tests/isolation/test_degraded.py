@@ -31,7 +31,7 @@ def test_the_pool_reports_what_is_off() -> None:
     with WorkerPool(1, namespaces=False) as pool:
         off = pool.protections().missing()
     assert {"pid_namespace", "mount_namespace", "network_namespace", "ipc_uts_namespaces"} <= set(off)
-    with WorkerPool(1, network=True) as pool:
+    with WorkerPool(1) as pool:
         assert pool.protections().full
 
 

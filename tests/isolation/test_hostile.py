@@ -229,7 +229,9 @@ def test_service_secrets_stay_out_of_every_answer_and_log(
     assert_no_secret(service_run.log_path.read_text(errors="replace"))
 
 
-def test_service_account_a_state_never_reaches_account_b(service_run: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
+def test_service_account_a_state_never_reaches_account_b(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
     a, b = accounts
     clean = {"add_auth": False, "builtins": False, "is_read": False, "stash": 0}
     for account in (a, b, a, b):
