@@ -23,6 +23,8 @@ from tests.conftest import LABS, STEPEVAL, MotoAccount
 from tests.service.conftest import SECRET, Sandbox, Service
 
 HOSTILE = LABS / "hostile"
+BYPASS = LABS / "bypass"  # writes past the in-process guard: copied credentials, no guard, by hand, a subprocess
+BYPASSES = ["01.01", "01.02", "01.03", "01.04", "01.05"]
 CANARY = f"canary{uuid.uuid4().hex}"
 CANARY_ENV = {
     "STEPEVAL_CANARY": f"env-{CANARY}",
@@ -107,9 +109,9 @@ class Cli:
             "AWS_SHARED_CREDENTIALS_FILE": str(planted["credentials"]),
         }
 
-    def run(self, step: str, *events: str) -> tuple[dict[str, Any], str]:
+    def run(self, step: str, *events: str, lab: Path = HOSTILE) -> tuple[dict[str, Any], str]:
         context = {"events": [{"type": "AWS::S3::Bucket", "id": e} for e in events]}
-        command = [STEPEVAL, "run", step, "--lab", str(HOSTILE), "--endpoint-url", self.endpoint, "--context", "-"]
+        command = [STEPEVAL, "run", step, "--lab", str(lab), "--endpoint-url", self.endpoint, "--context", "-"]
         done = subprocess.run(
             command,
             input=json.dumps(context),
@@ -176,6 +178,13 @@ def test_cli_limits_are_errors_of_their_kind(cli: Cli, step: str, kind: str) -> 
         assert answer["diagnostics"]["output_truncated"] is True
         assert len(answer["diagnostics"]["output"]) <= 64 * 1024
         assert "----- output of 04_02.py -----" in stderr and len(stderr) < 100 * 1024
+
+
+@pytest.mark.parametrize("step", BYPASSES)
+def test_cli_writes_past_the_guard_end_at_the_gateway(cli: Cli, step: str) -> None:
+    answer, _ = cli.run(step, lab=BYPASS)
+    assert answer["status"] == "error" and answer["error"]["kind"] == "read_only", answer
+    assert any(not op["allowed"] for op in answer["diagnostics"]["operations"])
 
 
 # -- through the service -------------------------------------------------------------------------------------------
@@ -275,3 +284,20 @@ def test_service_limits_are_errors_and_output_never_reaches_the_log(
     log = service_run.log_path.read_text(errors="replace")
     assert FORGED not in log and "x" * 1000 not in log
     assert all(line.get("forged") is None for line in service_run.log_lines())
+
+
+@pytest.fixture(scope="module")
+def bypass_service(service_factory: Any, moto_server: str) -> Service:
+    return service_factory("bypass", "--lab", str(BYPASS), "--workers", "3", "--endpoint-url", moto_server)
+
+
+def test_service_writes_past_the_guard_end_at_the_gateway(
+    bypass_service: Service, accounts: tuple[Sandbox, Sandbox], aws: MotoAccount
+) -> None:
+    before = moto_state(aws)
+    with ThreadPoolExecutor(5) as threads:
+        answers = list(threads.map(lambda step: ask(bypass_service, accounts[0], step), BYPASSES))
+    for step, answer in zip(BYPASSES, answers, strict=True):
+        assert answer["status"] == "error" and answer["error"]["kind"] == "read_only", (step, answer)
+    assert moto_state(aws) == before, "something was written"
+    assert_nothing_left()
