@@ -63,7 +63,9 @@ class WebhookVerifier:
         except UnicodeDecodeError:
             if signed_bytes(self._key, body, present):  # signed, but not text: the body is at fault, not the caller
                 raise Problem(400, "invalid_json", "body: is not UTF-8 text", field="body") from None
-            raise Problem(401, "unauthorized", "webhook-signature: signature does not match", field="webhook-signature")
+            raise Problem(
+                401, "unauthorized", "webhook-signature: signature does not match", field="webhook-signature"
+            ) from None
         try:
             self._webhook.verify(body, dict(present), json_parse=False)
         except Exception as exc:  # the library raises several types for malformed headers; all mean "not trusted"

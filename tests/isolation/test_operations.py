@@ -19,6 +19,8 @@ LAB_SERVICES = (
     "secretsmanager", "rds", "autoscaling", "ecr", "ecs", "apigateway", "apigatewayv2", "cloudfront", "route53",
     "cloudtrail", "ssm",
 )  # fmt: skip
+FORM = {"content-type": "application/x-www-form-urlencoded"}
+DESCRIBE_TABLE = "DynamoDB_20120810.DescribeTable"
 PLACEHOLDER = {"string": "x1", "integer": 1, "long": 1, "boolean": True, "double": 1.0, "float": 1.0, "blob": b"x"}
 
 
@@ -105,7 +107,7 @@ def test_rest_reads_are_told_apart_by_their_query_keys() -> None:
     ("service", "request_", "reason"),
     [
         ("nosuchservice", RawRequest("GET", "/", "", {}, b""), "no AWS service"),
-        ("ec2", RawRequest("POST", "/", "", {"content-type": "application/x-www-form-urlencoded"}, b"Foo=1"), "names no"),
+        ("ec2", RawRequest("POST", "/", "", FORM, b"Foo=1"), "names no"),
         ("ec2", RawRequest("POST", "/", "Action=DescribeVpcs", {}, b""), None),
         (
             "ec2",
@@ -113,7 +115,7 @@ def test_rest_reads_are_told_apart_by_their_query_keys() -> None:
                        b"Action=CreateVpc&CidrBlock=10.0.0.0/16"),
             "more than once",
         ),
-        ("ec2", RawRequest("POST", "/", "", {"x-amz-target": "DynamoDB_20120810.DescribeTable"}, b"{}"), "X-Amz-Target"),
+        ("ec2", RawRequest("POST", "/", "", {"x-amz-target": DESCRIBE_TABLE}, b"{}"), "X-Amz-Target"),
         (
             "dynamodb",
             RawRequest("POST", "/", "", {"x-amz-target": "DynamoDB_20120810.DescribeTable"}, b"{}"),
