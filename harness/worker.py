@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import importlib
 import json
 import logging
 import os
@@ -147,6 +148,7 @@ def prepare() -> None:
     """In the template, once: what every evaluation would otherwise load (botocore's shared data, a session)."""
     warm_up()
     _template_session(DEFAULT_REGION)
+    importlib.import_module("encodings.idna")  # what the first connection imports (20 ms with its dependencies)
 
 
 def warm_services(pairs: list[Pair]) -> None:

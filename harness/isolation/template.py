@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import gc
 import importlib
 import json
 import logging
@@ -102,6 +103,7 @@ class Template:
             request = json.loads(data)
             request["warm"] = [(str(service), str(region)) for service, region in request.get("warm") or []]
             warm_services(request["warm"])
+            gc.freeze()  # what the template built stays out of the children's collections: no copy-on-write storm
             try:
                 if os.fork() == 0:
                     self._keeper(request, fds)  # never returns
