@@ -58,7 +58,7 @@ STARTUP_TIMEOUT_S = 30.0
 STATUS_TIMEOUT_S = 10.0
 MAX_WARM = 16  # (service, region) pairs the template keeps warm for the next evaluations
 KEPT_OUTPUT_BYTES = 64 * 1024  # of a module's output, what the answer's diagnostics carry
-MALLOC_ARENA_MAX = "2"  # glibc's per-thread arenas reserve 64 MiB of address space each: RLIMIT_AS would feel them
+MALLOC_ARENA_MAX = "1"  # glibc gives each new thread an arena reserving 64 MiB of address space: RLIMIT_AS felt them
 
 
 def worker_environment() -> dict[str, str]:
