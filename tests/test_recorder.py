@@ -8,7 +8,7 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from harness.recorder import RULES, EventRecorder
+from harness.recorder import RULES, EventRecorder, aws_form
 
 REGION = "us-east-1"
 POLICY = json.dumps(
@@ -71,7 +71,8 @@ def test_every_creating_operation_becomes_one_event(account: Account) -> None:
         {"type": "AWS::ElasticLoadBalancingV2::TargetGroup", "id": tg_arn},
         {"type": "AWS::ElasticLoadBalancingV2::Listener", "id": listener_arn},
     ]
-    assert {e["type"] for e in account.recorder.events} == {rule.type for rule in RULES.values()}
+    web_tier_rules = {rule.type for key, rule in RULES.items() if key[0] in ("s3", "ec2", "elbv2")}
+    assert {e["type"] for e in account.recorder.events} == web_tier_rules
 
 
 def test_failed_calls_and_reads_record_nothing(account: Account) -> None:
@@ -112,3 +113,68 @@ def test_start_clears_and_stop_pauses(account: Account) -> None:
 def test_another_sessions_calls_are_not_recorded(account: Account, aws) -> None:
     aws.client("s3").create_bucket(Bucket="someone-elses")
     assert account.recorder.events == []
+
+
+def test_any_creating_call_becomes_an_event_with_its_primary_identifier(moto_url: str) -> None:
+    """No rule for these: the CloudFormation schemas say which type each call creates and what its id is."""
+    session = boto3.Session(region_name=REGION)
+    recorder = EventRecorder(session)
+    client = lambda service: session.client(service, endpoint_url=moto_url)  # noqa: E731
+    queue_url = client("sqs").create_queue(QueueName="orders")["QueueUrl"]
+    client("dynamodb").create_table(
+        TableName="items",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client("iam").create_role(RoleName="api-role", AssumeRolePolicyDocument=POLICY)
+    client("iam").put_role_policy(RoleName="api-role", PolicyName="inline", PolicyDocument=POLICY)
+    topic_arn = client("sns").create_topic(Name="alerts")["TopicArn"]
+    client("logs").create_log_group(logGroupName="/aws/lambda/api")
+    client("logs").put_retention_policy(logGroupName="/aws/lambda/api", retentionInDays=14)
+    client("cloudwatch").put_metric_alarm(
+        AlarmName="errors", MetricName="Errors", Namespace="AWS/Lambda", Statistic="Sum",
+        Period=60, EvaluationPeriods=1, Threshold=1, ComparisonOperator="GreaterThanOrEqualToThreshold",
+    )  # fmt: skip
+    api_id = client("apigatewayv2").create_api(Name="api", ProtocolType="HTTP")["ApiId"]
+    route_id = client("apigatewayv2").create_route(ApiId=api_id, RouteKey="GET /items")["RouteId"]
+
+    assert queue_url.startswith("http://127.0.0.1:")
+    assert recorder.events == [
+        {"type": "AWS::SQS::Queue", "id": "https://sqs.us-east-1.amazonaws.com/123456789012/orders"},
+        {"type": "AWS::DynamoDB::Table", "id": "items"},
+        {"type": "AWS::IAM::Role", "id": "api-role"},
+        {"type": "AWS::IAM::RolePolicy", "id": "inline|api-role"},
+        {"type": "AWS::SNS::Topic", "id": topic_arn},
+        {"type": "AWS::Logs::LogGroup", "id": "/aws/lambda/api"},
+        {"type": "AWS::CloudWatch::Alarm", "id": "errors"},
+        {"type": "AWS::ApiGatewayV2::Api", "id": api_id},
+        {"type": "AWS::ApiGatewayV2::Route", "id": f"{api_id}|{route_id}"},
+    ]
+
+
+def test_a_resource_in_another_region_carries_it(moto_url: str) -> None:
+    session = boto3.Session(region_name=REGION)
+    recorder = EventRecorder(session)
+    session.client("sqs", endpoint_url=moto_url).create_queue(QueueName="here")
+    session.client("sqs", endpoint_url=moto_url, region_name="eu-west-1").create_queue(QueueName="there")
+    assert recorder.events == [
+        {"type": "AWS::SQS::Queue", "id": "https://sqs.us-east-1.amazonaws.com/123456789012/here"},
+        {
+            "type": "AWS::SQS::Queue",
+            "id": "https://sqs.eu-west-1.amazonaws.com/123456789012/there",
+            "region": "eu-west-1",
+        },
+    ]
+
+
+def test_ids_do_not_depend_on_the_emulators_address() -> None:
+    assert aws_form("http://127.0.0.1:5123/123456789012/q", "sqs", "us-east-1") == (
+        "https://sqs.us-east-1.amazonaws.com/123456789012/q"
+    )
+    assert aws_form("http://localhost:4566/000000000000/q", "sqs", "eu-west-1") == (
+        "https://sqs.eu-west-1.amazonaws.com/000000000000/q"
+    )
+    real = "https://sqs.us-east-2.amazonaws.com/123456789012/q"
+    assert aws_form(real, "sqs", "us-east-1") == real
+    assert aws_form("vpc-0abc", "ec2", "us-east-1") == "vpc-0abc"
