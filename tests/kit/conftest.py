@@ -14,8 +14,8 @@ from harness.contract import Answer, ContextInput, build_context, check_result
 from harness.kit.kinds import Kind
 from harness.lab import Lab, StepSpec, load_lab
 
-WIDGET = "AWS::Test::Widget"
-GADGET = "AWS::Test::Gadget"
+WIDGET = "AWS::EC2::Instance"  # real types (specs are checked), standing for made-up kinds
+GADGET = "AWS::EC2::Volume"
 
 # 01.01 makes one widget; 01.02 takes it as input and makes two gadgets (two outputs of one type).
 TINY_LAB_SPEC = f"""\
