@@ -37,6 +37,9 @@ class TypeInfo:
     """Property names, e.g. ("QueueUrl",); several for a compound id ("ApiId", "RouteId"), joined with "|"."""
     create_permissions: frozenset[str]
     """IAM actions the create handler needs, lower-cased ("sqs:createqueue")."""
+    creating_calls: tuple[str, ...] = ()
+    """Of those, the ones that make the resource itself, as written ("sqs:CreateQueue"; empty for a service whose
+    schemas list HTTP verbs)."""
 
 
 @cache
@@ -97,7 +100,11 @@ def info(resource_type: str) -> TypeInfo | None:
     schema = json.loads((schema_dir() / "resources" / f"{digest}.json").read_text(encoding="utf-8"))
     identifier = tuple(p.removeprefix("/properties/") for p in schema.get("primaryIdentifier", []))
     permissions = schema.get("handlers", {}).get("create", {}).get("permissions", [])
-    return TypeInfo(resource_type, identifier, frozenset(p.lower() for p in permissions))
+    name = resource_type.split("::")[2]
+    creating = tuple(
+        p for p in permissions if ":" in p and (noun := _noun(p.split(":")[1])) is not None and _closeness(noun, name)
+    )
+    return TypeInfo(resource_type, identifier, frozenset(p.lower() for p in permissions), creating)
 
 
 def types_in(namespaces: set[str]) -> list[str]:

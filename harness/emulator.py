@@ -17,7 +17,7 @@ import selectors
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 from harness.account import EMULATOR_CREDENTIALS, SandboxSpec
@@ -44,10 +44,11 @@ def embedded_moto() -> Iterator[SandboxSpec]:
 
 
 @contextmanager
-def moto_servers(count: int) -> Iterator[list[SandboxSpec]]:
+def moto_servers(count: int, environment: Mapping[str, str] | None = None) -> Iterator[list[SandboxSpec]]:
     """Start `count` moto servers, each in its own process on a free loopback port; yield a SandboxSpec for each.
 
     They start at once (each import of moto takes about a second); all are stopped after, whatever happens.
+    `environment` adds variables to theirs (what a lab spec's `emulator:` asks, e.g. MOTO_IAM_LOAD_MANAGED_POLICIES).
     """
     processes: list[subprocess.Popen[bytes]] = []
     try:
@@ -58,6 +59,7 @@ def moto_servers(count: int) -> Iterator[list[SandboxSpec]]:
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     start_new_session=True,  # Ctrl-C reaches us, not them: we stop them, in order
+                    env={**os.environ, **(environment or {})},
                 )
             )
         deadline = time.monotonic() + STARTUP_TIMEOUT_S

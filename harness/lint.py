@@ -180,6 +180,8 @@ class _Visitor(ast.NodeVisitor):
                 )
             elif isinstance(receiver, ast.Name) and receiver.id in self._time_modules and function.attr == "sleep":
                 self.report(node.lineno, "time.sleep() blocks the worker: use await asyncio.sleep(...)")
+            elif function.attr == "todo" and node.args and isinstance(node.args[-1], ast.Constant):
+                self.report(node.lineno, f"unfinished: {node.args[-1].value}")
             elif function.attr.startswith(MUTATING_PREFIXES) or function.attr in MUTATING_NAMES:
                 self.report(
                     node.lineno,

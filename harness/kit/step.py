@@ -159,6 +159,19 @@ class Step:
             self._fail(handle, sentence, hint or self._hint(handle, check), critical=critical)
         return ok
 
+    def todo(self, handle: str, note: str) -> None:
+        """Mark a part of the evaluation as not written yet (as `stepeval new` does): the step fails, naming it, and
+        `stepeval check` reports the call, so it cannot ship by accident."""
+        self.check(
+            handle,
+            "TODO",
+            False,
+            expected=note,
+            actual="not evaluated",
+            issue=f"The evaluation of {handle} is not written yet: {note}.",
+            hint="This step's evaluation is unfinished; tell the lab's author.",
+        )
+
     def result(self, message: str | None = None) -> dict[str, Any]:
         """The seed result: validated, success (computed), message, failure_context, and the checks made."""
         validated = list(self._entries.values())
