@@ -50,6 +50,12 @@ class Statement:
     conditional: bool = False
     insecure_transport_only: bool = False
     sid: str | None = None
+    condition_json: str = "{}"
+
+    @property
+    def condition(self) -> dict[str, Any]:
+        """The Condition element as written (`{}` when there is none)."""
+        return json.loads(self.condition_json)
 
     def covers_action(self, action: str) -> bool:
         """Whether this statement is about `action` (a concrete action such as `s3:GetObject`)."""
@@ -210,6 +216,7 @@ def _parse_statement(raw: object, number: int, kind: PolicyKind = "resource") ->
         conditional=bool(condition),
         insecure_transport_only=_insecure_transport_only(condition),
         sid=sid,
+        condition_json=json.dumps(condition or {}, sort_keys=True),
     )
 
 
