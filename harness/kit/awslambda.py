@@ -3,14 +3,13 @@ resource policy (who may invoke it), and event source mappings (id = the mapping
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from harness.kit.aws import is_not_found
+from harness.kit.grants import principal_may
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
-from harness.kit.policy import PolicyError, parse_policy, resource_matches
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -18,9 +17,9 @@ def _fetch_function(session: Any, name: str) -> Resource:
     client = session.client("lambda")
     configuration = client.get_function_configuration(FunctionName=name)
 
-    def policy() -> dict[str, Any] | None:
+    def policy() -> str | None:
         try:
-            return json.loads(client.get_policy(FunctionName=name)["Policy"])
+            return client.get_policy(FunctionName=name)["Policy"]
         except ClientError as error:
             if is_not_found(error):
                 return None
@@ -85,48 +84,15 @@ def environment(**variables: str) -> Requirement:
     )
 
 
-def _invokers(function: Resource, source_arn: str | None) -> list[str] | str:
-    """Principals the resource policy lets invoke the function (from `source_arn`, when given)."""
-    if function["Policy"] is None:
-        return []
-    try:
-        policy = parse_policy(function["Policy"])
-    except PolicyError as error:
-        return f"its resource policy is not valid: {error}"
-    return sorted(
-        value
-        for s in policy.statements
-        if s.effect == "Allow" and s.covers_action("lambda:InvokeFunction") and _from_source(s.condition, source_arn)
-        for _, value in s.principals
-    )
-
-
-def _from_source(condition: dict[str, Any], source_arn: str | None) -> bool:
-    """No source asked for; or the statement's AWS:SourceArn condition admits `source_arn`."""
-    if source_arn is None:
-        return True
-    for tests in condition.values():
-        for key, value in tests.items():
-            if key.lower() == "aws:sourcearn":
-                return any(resource_matches(p, source_arn) for p in ([value] if isinstance(value, str) else value))
-    return False
-
-
 def invokable_by(principal: str, source_arn: str | None = None) -> Requirement:
     """The resource policy lets `principal` (e.g. `apigateway.amazonaws.com`) invoke the function, from
     `source_arn` if given (e.g. the API's `arn:aws:execute-api:REGION:ACCOUNT:API_ID/*`)."""
-    from_where = f" from {source_arn}" if source_arn else ""
-    return require(
-        "may invoke",
+    return principal_may(
+        "lambda:InvokeFunction",
         principal,
-        lambda f: _invokers(f, source_arn),
-        compare=lambda actual, expected: isinstance(actual, list) and expected in actual,
-        explain=lambda actual: (
-            actual
-            if isinstance(actual, str)
-            else f"its resource policy lets {', '.join(actual) or 'no one'} invoke it{from_where}, not {principal}."
-        ),
-        hint=f"Add a permission (lambda add-permission) for {principal} to invoke the function{from_where}.",
+        lambda function: function["Policy"],
+        source_arn=source_arn,
+        hint=f"Add a permission (lambda add-permission) for {principal} to invoke the function.",
     )
 
 

@@ -180,6 +180,29 @@ def grants_public_read_of_objects(policy: Policy, bucket: str) -> Grant:
     return Grant(True, f"everyone may {action} every object in bucket {bucket}")
 
 
+def allowed_principals(policy: Policy, action: str, source_arn: str | None = None) -> list[str]:
+    """The principals a resource policy allows `action` (from `source_arn`, when given: the statement's
+    `aws:SourceArn` condition must admit it), e.g. who may invoke a function or send to a queue."""
+    return sorted(
+        {
+            value
+            for s in policy.statements
+            if s.effect == "Allow" and not s.not_principal and s.covers_action(action) and _from_source(s, source_arn)
+            for _, value in s.principals
+        }
+    )
+
+
+def _from_source(statement: Statement, source_arn: str | None) -> bool:
+    if source_arn is None:
+        return True
+    for tests in statement.condition.values():
+        for key, value in tests.items():
+            if key.lower() == "aws:sourcearn":
+                return any(resource_matches(p, source_arn) for p in ([value] if isinstance(value, str) else value))
+    return False
+
+
 def _parse_statement(raw: object, number: int, kind: PolicyKind = "resource") -> Statement:
     where = f"statement {number}"
     if not isinstance(raw, dict):

@@ -104,7 +104,7 @@ def test_the_resource_policy_says_who_may_invoke(aws, role_arn) -> None:
         name,
         function,
     ) == (
-        f"Lambda function {name}: its resource policy lets no one invoke it from "
+        f"Lambda function {name}: its resource policy lets no one lambda:InvokeFunction from "
         "arn:aws:execute-api:us-east-1:123456789012:other/x, not apigateway.amazonaws.com."
     )
 
@@ -113,7 +113,7 @@ def test_no_resource_policy_lets_no_one_invoke(aws, role_arn) -> None:
     name = make_function(aws, role_arn)
     function = described(awslambda.FUNCTION, aws, name)
     assert miss(awslambda.invokable_by("sns.amazonaws.com"), awslambda.FUNCTION, name, function) == (
-        f"Lambda function {name}: its resource policy lets no one invoke it, not sns.amazonaws.com."
+        f"Lambda function {name}: its resource policy lets no one lambda:InvokeFunction, not sns.amazonaws.com."
     )
 
 
