@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from botocore.exceptions import ClientError
+
+from harness.kit.aws import error_code
 from harness.kit.kinds import Kind, Resource, first, id_of, register
 from harness.kit.require import Requirement, attribute, require
 
@@ -21,7 +24,12 @@ def _fetch_service(session: Any, arn: str) -> Resource | None:
 
 
 def _fetch_task_definition(session: Any, task_definition: str) -> Resource | None:
-    found = session.client("ecs").describe_task_definition(taskDefinition=task_definition)["taskDefinition"]
+    try:
+        found = session.client("ecs").describe_task_definition(taskDefinition=task_definition)["taskDefinition"]
+    except ClientError as error:  # ECS answers an unknown task definition with a generic ClientException
+        if error_code(error) == "ClientException" and "Unable to describe task definition" in str(error):
+            return None
+        raise
     return found if found.get("status") == "ACTIVE" else None
 
 
