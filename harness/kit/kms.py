@@ -43,8 +43,17 @@ def usable(state: str = "Enabled") -> Requirement:
     return require("key state", state, lambda k: k.get("KeyState"))
 
 
-def spec(value: str = "SYMMETRIC_DEFAULT", usage: str = "ENCRYPT_DECRYPT") -> Requirement:
-    return require("key spec and usage", f"{value} {usage}", lambda k: f"{k.get('KeySpec')} {k.get('KeyUsage')}")
+def spec(value: str = "SYMMETRIC_DEFAULT") -> Requirement:
+    return require("key spec", value, lambda k: k.get("KeySpec"))
+
+
+def usage(value: str = "ENCRYPT_DECRYPT") -> Requirement:
+    """What the key is for; a SYMMETRIC_DEFAULT key can only be ENCRYPT_DECRYPT (moto leaves KeyUsage out)."""
+    return require(
+        "key usage",
+        value,
+        lambda k: k.get("KeyUsage") or ("ENCRYPT_DECRYPT" if k.get("KeySpec") == "SYMMETRIC_DEFAULT" else None),
+    )
 
 
 def customer_managed() -> Requirement:

@@ -180,14 +180,25 @@ def grants_public_read_of_objects(policy: Policy, bucket: str) -> Grant:
     return Grant(True, f"everyone may {action} every object in bucket {bucket}")
 
 
+_SOURCE_KEYS = frozenset({"aws:sourcearn", "aws:sourceaccount"})
+
+
 def allowed_principals(policy: Policy, action: str, source_arn: str | None = None) -> list[str]:
     """The principals a resource policy allows `action` (from `source_arn`, when given: the statement's
-    `aws:SourceArn` condition must admit it), e.g. who may invoke a function or send to a queue."""
+    `aws:SourceArn` condition must admit it), e.g. who may invoke a function or send to a queue.
+
+    A statement counts if it has no Condition, or only the usual source scoping (aws:SourceArn/SourceAccount);
+    any other Condition (e.g. SNS's default `AWS:SourceOwner`) cannot be decided here, so it grants nothing.
+    """
     return sorted(
         {
             value
             for s in policy.statements
-            if s.effect == "Allow" and not s.not_principal and s.covers_action(action) and _from_source(s, source_arn)
+            if s.effect == "Allow"
+            and not s.not_principal
+            and s.covers_action(action)
+            and all(key.lower() in _SOURCE_KEYS for tests in s.condition.values() for key in tests)
+            and _from_source(s, source_arn)
             for _, value in s.principals
         }
     )
