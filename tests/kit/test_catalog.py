@@ -10,6 +10,7 @@ from harness.kit.aws import fetch_or_none
 from harness.kit.kinds import Kind, register
 
 ACCOUNT = "123456789012"
+ELB = f"arn:aws:elasticloadbalancing:us-east-1:{ACCOUNT}"
 # An id of the right shape for each type, naming nothing that exists.
 MISSING_IDS = {
     "AWS::ApiGateway::RestApi": "abc123",
@@ -33,9 +34,9 @@ MISSING_IDS = {
     "AWS::ECS::Cluster": "no-such-cluster",
     "AWS::ECS::Service": f"arn:aws:ecs:us-east-1:{ACCOUNT}:service/no-cluster/no-service",
     "AWS::ECS::TaskDefinition": "no-such-family:1",
-    "AWS::ElasticLoadBalancingV2::Listener": f"arn:aws:elasticloadbalancing:us-east-1:{ACCOUNT}:listener/app/x/1/2",
-    "AWS::ElasticLoadBalancingV2::LoadBalancer": f"arn:aws:elasticloadbalancing:us-east-1:{ACCOUNT}:loadbalancer/app/x/1",
-    "AWS::ElasticLoadBalancingV2::TargetGroup": f"arn:aws:elasticloadbalancing:us-east-1:{ACCOUNT}:targetgroup/x/1",
+    "AWS::ElasticLoadBalancingV2::Listener": f"{ELB}:listener/app/x/1/2",
+    "AWS::ElasticLoadBalancingV2::LoadBalancer": f"{ELB}:loadbalancer/app/x/1",
+    "AWS::ElasticLoadBalancingV2::TargetGroup": f"{ELB}:targetgroup/x/1",
     "AWS::Events::Rule": "no-such-rule",
     "AWS::IAM::Group": "no-such-group",
     "AWS::IAM::InstanceProfile": "no-such-profile",
