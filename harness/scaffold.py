@@ -10,7 +10,7 @@ from pathlib import Path
 
 from harness import cfn_types
 from harness.errors import BadInput
-from harness.kit.kinds import kit_kinds
+from harness.kit import catalog
 from harness.lab import StepSpec
 
 TODO_HINT = "no kit Kind for {type}: write one, or check it by hand with step.check(...)"
@@ -30,8 +30,8 @@ def scaffold(step: StepSpec, lab_root: Path, handle_types: dict[str, str]) -> li
     return [module, scenario]
 
 
-def _kind(resource_type: str, kinds: dict[str, tuple[str, str]]) -> str | None:
-    found = kinds.get(resource_type)
+def _kind(resource_type: str) -> str | None:
+    found = catalog.reference(resource_type)
     return f"{found[0]}.{found[1]}" if found else None
 
 
@@ -48,9 +48,8 @@ def _instruction(step: StepSpec) -> str:
 def module_text(step: StepSpec, handle_types: dict[str, str]) -> str:
     """The module: the instruction as docstring, inputs re-verified, each output found with requirements to fill;
     a `step.todo(...)` for each handle of a type the kit has no Kind for."""
-    kinds = kit_kinds()
     types = [*step.output_types.values(), *step.input_types.values()]
-    used = {kinds[t][0] for t in types if t in kinds}
+    used = {reference[0] for t in types if (reference := catalog.reference(t))}
     lines = [f'"""{_instruction(step)}"""', ""]
     if used:
         lines.append(f"from harness.kit import {', '.join(sorted(used))}")
@@ -63,11 +62,11 @@ def module_text(step: StepSpec, handle_types: dict[str, str]) -> str:
         "    with step:",
     ]
     for name in step.step.inputs:
-        kind = _kind(handle_types[name], kinds)
+        kind = _kind(handle_types[name])
         variable = name.split("_", 2)[-1]
         lines.append(f'        {variable} = step.input("{name}", {kind})' if kind else _todo(name, handle_types[name]))
     for name, resource_type in step.output_types.items():
-        kind = _kind(resource_type, kinds)
+        kind = _kind(resource_type)
         if kind is None:
             lines.append(_todo(name, resource_type))
             continue

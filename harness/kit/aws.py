@@ -5,7 +5,7 @@ instead of telling the learner their work is wrong. A resource created moments a
 the service is eventually consistent (EC2, IAM, ...), so there a NotFound on an id from this step's events is
 retried for about two seconds; a service that reads what it just created (Lambda, SNS, ...) is asked once.
 
-Public and stable for kit modules: `is_not_found(error, service)`, `fetch_or_none(fetch, retry=, service=)`,
+Public and stable for kit modules: `is_not_found(error)`, `fetch_or_none(fetch, retry=, service=)`,
 `service_of(client)`, `service_for_type(resource_type)`, `error_code(error)`.
 """
 
@@ -34,15 +34,17 @@ NOT_FOUND_CODES = frozenset(
         "NoSuchEntity",
         "ResourceNotFoundException",
         "NotFoundException",
+        "QueueDoesNotExist",
+        "AWS.SimpleQueueService.NonExistentQueue",
+        "RepositoryNotFoundException",
+        "TrailNotFoundException",
+        "ClusterNotFoundException",
+        "ServiceNotFoundException",
+        "DBSubnetGroupNotFoundFault",
+        "InvalidLaunchTemplateName.NotFoundException",
     }
 )
 """Codes that mean "no such resource" in any service (beside the patterns `is_not_found` reads)."""
-
-NOT_FOUND_BY_SERVICE: dict[str, frozenset[str]] = {
-    "sqs": frozenset({"AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist"}),
-}
-"""Codes a service uses for "no such resource" that the general patterns do not read as such (only with that
-service: SQS's codes mean nothing elsewhere)."""
 
 EVENTUALLY_CONSISTENT = frozenset(
     {"ec2", "iam", "elbv2", "autoscaling", "s3", "route53", "cloudfront", "dynamodb", "sqs", "sts"}
@@ -60,13 +62,12 @@ def error_code(error: ClientError) -> str:
     return str(error.response.get("Error", {}).get("Code", ""))
 
 
-def is_not_found(error: ClientError, service: str | None = None) -> bool:
-    """Whether `error` means the resource does not exist: `*.NotFound`, `*NotFound(Exception|Fault)`, `NoSuch*`,
-    `*DoesNotExist*`, a malformed id, a bare 404, or a code `service` (botocore's name, e.g. "sqs") uses for it."""
+def is_not_found(error: ClientError) -> bool:
+    """Whether `error` means the resource does not exist, in any service: `*.NotFound`, `*NotFound(Exception|Fault)`,
+    `NoSuch*`, `NonExistent*`, `*DoesNotExist*`, a malformed id, a bare 404, or one of NOT_FOUND_CODES."""
     code = error_code(error)
     return (
         code in NOT_FOUND_CODES
-        or code in NOT_FOUND_BY_SERVICE.get(service or "", frozenset())
         or code.endswith(("NotFound", ".NotFound", "NotFoundException", "NotFoundFault", ".Malformed"))
         or code.startswith(("NoSuch", "NonExistent"))
         or "DoesNotExist" in code
@@ -93,15 +94,15 @@ def retries_not_found(service: str | None) -> bool:
 def fetch_or_none(fetch: Callable[[], T | None], *, retry: bool = False, service: str | None = None) -> T | None:
     """`fetch()`, with NotFound (raised, or an empty answer given as None) read as None.
 
-    With `retry`, a NotFound is tried again for about two seconds before it counts, if `service` (botocore's name)
-    is eventually consistent or not given; `service` also adds the codes that service uses for NotFound.
+    With `retry`, a NotFound is tried again for about two seconds before it counts, if `service` (botocore's name,
+    e.g. `service_of(client)` or `kind.service_name`) is eventually consistent or not given.
     """
     delays = RETRY_DELAYS_S if retry and retries_not_found(service) else ()
     for delay in (*delays, None):
         try:
             found = fetch()
         except ClientError as error:
-            if not is_not_found(error, service):
+            if not is_not_found(error):
                 raise
             found = None
         if found is not None or delay is None:

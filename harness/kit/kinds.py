@@ -1,13 +1,11 @@
 """A Kind: a CloudFormation resource type, what to call it in a sentence, and how to describe one by id.
 
-`kit_kinds()` says which types the kit validates (for `stepeval new` and `check`): every Kind a module of
-harness.kit defines at its top level under a public name. A kit module registers a kind by defining it there.
+Kit modules `register` their kinds in `KINDS` (CloudFormation type -> Kind); `kit.catalog` lists them for
+`stepeval new`.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -74,22 +72,6 @@ class Kind:
         return self.fetch(in_region(session, region or region_of(resource_id)), resource_id)
 
 
-KIT_PACKAGE = "harness.kit"
-
-
-def kit_kinds() -> dict[str, tuple[str, str]]:
-    """CloudFormation type -> (module under harness.kit, attribute) of the kit's Kind for it, importing the kit's
-    modules (the first module in name order wins when two define a Kind of one type)."""
-    package = importlib.import_module(KIT_PACKAGE)
-    found: dict[str, tuple[str, str]] = {}
-    for module_info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{KIT_PACKAGE}.{module_info.name}")
-        for attribute, value in vars(module).items():
-            if isinstance(value, Kind) and not attribute.startswith("_") and value.type not in found:
-                found[value.type] = (module_info.name, attribute)
-    return found
-
-
 _ARN = re.compile(r"arn:(?P<partition>[^:]+):(?P<service>[^:]*):(?P<region>[^:]*):(?P<account>[^:]*):(?P<resource>.+)")
 _SERVICE_URL = re.compile(r"https?://[a-z0-9-]+\.(?P<region>[a-z]{2}(?:-[a-z]+)+-\d)\.amazonaws\.com(?:\.cn)?/")
 
@@ -139,6 +121,18 @@ def in_region(session: Any, region: str | None) -> Any:
     if region is None or region == getattr(session, "region_name", None):
         return session
     return RegionalSession(session, region)
+
+
+KINDS: dict[str, Kind] = {}
+"""Every kit Kind by CloudFormation type, filled as the kit's service modules are imported (see `kit.catalog`)."""
+
+
+def register(kind: Kind) -> Kind:
+    """Index `kind` under its CloudFormation type and return it; one Kind per type."""
+    held = KINDS.setdefault(kind.type, kind)
+    if held is not kind:
+        raise ValueError(f"{kind.type} already has a Kind ({held.noun})")
+    return kind
 
 
 def first(items: list[Resource]) -> Resource | None:

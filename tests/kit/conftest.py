@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
 from botocore.exceptions import ClientError
+from moto import mock_aws
 
 from harness.contract import Answer, ContextInput, build_context, check_result
+from harness.kit.aws import fetch_or_none
 from harness.kit.kinds import Kind
+from harness.kit.require import Requirement
 from harness.lab import Lab, StepSpec, load_lab
 
 WIDGET = "AWS::EC2::Instance"  # real types (specs are checked), standing for made-up kinds
@@ -104,3 +109,37 @@ def make_context(
 def held_to_contract(result: dict[str, Any], spec: StepSpec) -> Answer:
     """The Answer for `result`; raises ContractViolation if the kit produced something the contract refuses."""
     return check_result(result, spec, 1.0)
+
+
+@pytest.fixture(scope="module")
+def aws() -> Iterator[Any]:
+    """One in-process moto account for a test module, and a plain boto3 Session on it (tests name their resources
+    uniquely, so they do not see each other's)."""
+    with mock_aws():
+        yield boto3.Session(region_name="us-east-1")
+
+
+_serial = itertools.count(1)
+
+
+def unique(prefix: str) -> str:
+    """A name no other test in the run uses."""
+    return f"{prefix}-{next(_serial)}"
+
+
+def described(kind: Kind, session: Any, resource_id: str) -> Any:
+    """What the Kind's fetch describes, asserting the resource exists."""
+    resource = fetch_or_none(lambda: kind.fetch(session, resource_id))
+    assert resource is not None, f"{kind.describe(resource_id)} should exist"
+    return resource
+
+
+def passes(requirement: Requirement, resource: Any) -> bool:
+    return requirement.evaluate(resource).ok
+
+
+def miss(requirement: Requirement, kind: Kind, resource_id: str, resource: Any) -> str:
+    """The learner-facing sentence for a requirement that must fail on the resource."""
+    outcome = requirement.evaluate(resource)
+    assert outcome.ok is False, f"{requirement.check} should have failed on {resource_id} (actual {outcome.actual!r})"
+    return outcome.issue(kind.describe(resource_id))

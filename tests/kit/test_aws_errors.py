@@ -62,8 +62,8 @@ def test_other_codes_are_not_not_found(code: str) -> None:
 
 
 @pytest.mark.parametrize("code", ["AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist"])
-def test_a_services_own_not_found_codes_count_for_that_service(code: str) -> None:
-    assert is_not_found(client_error(code), "sqs") is True
+def test_sqs_not_found_codes(code: str) -> None:
+    assert is_not_found(client_error(code)) is True
 
 
 def test_service_names_for_clients_and_types() -> None:

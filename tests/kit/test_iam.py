@@ -1,0 +1,196 @@
+"""IAM kinds and requirements on moto: roles, trust, inline and managed policies, least privilege, users, groups."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from harness.kit import iam
+from harness.kit.aws import fetch_or_none
+from tests.kit.conftest import described, miss, passes, unique
+
+ACCOUNT = "123456789012"
+LAMBDA_TRUST = {
+    "Version": "2012-10-17",
+    "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}],
+}
+
+
+def document(*statements: dict[str, Any]) -> str:
+    return json.dumps({"Version": "2012-10-17", "Statement": list(statements)})
+
+
+def table(name: str = "orders") -> str:
+    return f"arn:aws:dynamodb:us-east-1:{ACCOUNT}:table/{name}"
+
+
+def make_role(aws: Any, trust: dict[str, Any] = LAMBDA_TRUST, **inline: str) -> str:
+    client = aws.client("iam")
+    name = unique("role")
+    client.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(trust))
+    for policy_name, policy in inline.items():
+        client.put_role_policy(RoleName=name, PolicyName=policy_name, PolicyDocument=policy)
+    return name
+
+
+def test_a_missing_role_is_not_found(aws) -> None:
+    assert fetch_or_none(lambda: iam.ROLE.fetch(aws, "no-such-role")) is None
+
+
+def test_the_role_trusts_lambda(aws) -> None:
+    name = make_role(aws)
+    role = described(iam.ROLE, aws, name)
+    assert passes(iam.trusts("lambda.amazonaws.com"), role)
+    assert passes(iam.trusted_only_by("lambda.amazonaws.com"), role)
+    assert miss(iam.trusts("ec2.amazonaws.com"), iam.ROLE, name, role) == (
+        f"IAM role {name}: its trust policy lets lambda.amazonaws.com assume it, not ec2.amazonaws.com."
+    )
+
+
+def test_trust_in_more_principals_than_asked_fails(aws) -> None:
+    trust = json.loads(json.dumps(LAMBDA_TRUST))
+    trust["Statement"].append({"Effect": "Allow", "Principal": {"AWS": ACCOUNT}, "Action": "sts:AssumeRole"})
+    name = make_role(aws, trust)
+    role = described(iam.ROLE, aws, name)
+    assert passes(iam.trusts(f"arn:aws:iam::{ACCOUNT}:root"), role)  # an account id is its root ARN
+    assert miss(iam.trusted_only_by("lambda.amazonaws.com"), iam.ROLE, name, role) == (
+        f"IAM role {name}: its trust policy lets arn:aws:iam::{ACCOUNT}:root, lambda.amazonaws.com assume it; "
+        "only lambda.amazonaws.com should."
+    )
+
+
+def test_inline_policy_grants_and_withholds(aws) -> None:
+    name = make_role(aws, app=document({"Effect": "Allow", "Action": "dynamodb:PutItem", "Resource": table()}))
+    role = described(iam.ROLE, aws, name)
+    assert passes(iam.may("dynamodb:PutItem", table()), role)
+    assert passes(iam.may_not("dynamodb:DeleteTable", table()), role)
+    assert miss(iam.may("dynamodb:GetItem", table()), iam.ROLE, name, role) == (
+        f"IAM role {name}: no policy allows dynamodb:GetItem on {table()}."
+    )
+    assert miss(iam.may_not("dynamodb:PutItem", table()), iam.ROLE, name, role) == (
+        f'IAM role {name}: inline policy "app" allows dynamodb:PutItem on {table()}, but it should not.'
+    )
+
+
+def test_least_privilege_passes_on_exactly_the_asked_permissions(aws) -> None:
+    write = {"Effect": "Allow", "Action": ["dynamodb:PutItem", "dynamodb:Query"], "Resource": table()}
+    role = described(iam.ROLE, aws, make_role(aws, app=document(write)))
+    outcome = iam.may_only(["dynamodb:PutItem", "dynamodb:Query"], [table()]).evaluate(role)
+    assert outcome.ok, outcome.actual
+
+
+def test_least_privilege_names_the_extra_action(aws) -> None:
+    write = {
+        "Effect": "Allow",
+        "Action": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:GetItem"],
+        "Resource": table(),
+    }
+    name = make_role(aws, app=document(write))
+    role = described(iam.ROLE, aws, name)
+    requirement = iam.may_only(["dynamodb:PutItem", "dynamodb:Query"], [table()])
+    assert requirement.check == "permissions"
+    assert requirement.expected == f"only dynamodb:PutItem, dynamodb:Query on {table()}"
+    assert miss(requirement, iam.ROLE, name, role) == f"IAM role {name}: it may also dynamodb:GetItem."
+    assert requirement.evaluate(role).actual == {"missing": [], "extra": ["dynamodb:GetItem"]}
+
+
+def test_least_privilege_names_a_resource_wider_than_asked(aws) -> None:
+    name = make_role(aws, app=document({"Effect": "Allow", "Action": "dynamodb:PutItem", "Resource": "*"}))
+    role = described(iam.ROLE, aws, name)
+    assert miss(iam.may_only(["dynamodb:PutItem"], [table()]), iam.ROLE, name, role) == (
+        f"IAM role {name}: it may also dynamodb:PutItem on *."
+    )
+
+
+def test_least_privilege_names_a_missing_permission(aws) -> None:
+    name = make_role(aws, app=document({"Effect": "Allow", "Action": "dynamodb:PutItem", "Resource": table()}))
+    role = described(iam.ROLE, aws, name)
+    assert miss(iam.may_only(["dynamodb:PutItem", "dynamodb:Query"], [table()]), iam.ROLE, name, role) == (
+        f"IAM role {name}: no policy allows dynamodb:Query on {table()}."
+    )
+
+
+def test_least_privilege_reads_customer_managed_policies(aws) -> None:
+    client = aws.client("iam")
+    arn = client.create_policy(
+        PolicyName=unique("writer"),
+        PolicyDocument=document({"Effect": "Allow", "Action": "dynamodb:*", "Resource": table()}),
+    )["Policy"]["Arn"]
+    name = make_role(aws)
+    client.attach_role_policy(RoleName=name, PolicyArn=arn)
+    role = described(iam.ROLE, aws, name)
+    assert passes(iam.has_managed_policy(arn), role)
+    outcome = iam.may_only(["dynamodb:PutItem"], [table()]).evaluate(role)
+    assert not outcome.ok
+    assert "dynamodb:DeleteTable" in outcome.actual["extra"]
+    assert "and " in miss(iam.may_only(["dynamodb:PutItem"], [table()]), iam.ROLE, name, role)  # "... and N more."
+
+
+def test_aws_managed_policies_count(aws) -> None:
+    with mock_aws(config={"iam": {"load_aws_managed_policies": True}}):
+        # a fresh account, whose IAM is built with the AWS managed policies loaded
+        other = aws.client("sts").assume_role(RoleArn="arn:aws:iam::111111111111:role/lab", RoleSessionName="test")
+        keys = other["Credentials"]
+        session = boto3.Session(
+            aws_access_key_id=keys["AccessKeyId"],
+            aws_secret_access_key=keys["SecretAccessKey"],
+            aws_session_token=keys["SessionToken"],
+            region_name="us-east-1",
+        )
+        name = make_role(session)
+        basic = "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
+        session.client("iam").attach_role_policy(RoleName=name, PolicyArn=basic)
+        role = described(iam.ROLE, session, name)
+        assert passes(iam.managed_policies_exactly("AWSLambdaBasicExecutionRole"), role)
+        log_streams = "arn:aws:logs:us-east-1:111111111111:log-group:/aws/lambda/f:*"
+        assert passes(iam.may("logs:PutLogEvents", log_streams), role)
+        assert passes(iam.may_only(["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"]), role)
+
+
+def test_an_invalid_stored_policy_is_named_not_guessed(aws) -> None:
+    name = make_role(aws, odd=document({"Effect": "Allow", "Action": "s3:*", "Resource": "*", "Principal": "*"}))
+    role = described(iam.ROLE, aws, name)
+    assert miss(iam.may("s3:GetObject"), iam.ROLE, name, role).startswith(
+        f'IAM role {name}: inline policy "odd" is not a valid policy (statement 1: an identity policy has no '
+    )
+
+
+def test_a_user_holds_its_groups_policies(aws) -> None:
+    client = aws.client("iam")
+    group, user = unique("group"), unique("user")
+    client.create_group(GroupName=group)
+    client.put_group_policy(
+        GroupName=group,
+        PolicyName="read",
+        PolicyDocument=document({"Effect": "Allow", "Action": "s3:Get*", "Resource": "*"}),
+    )
+    client.create_user(UserName=user)
+    client.add_user_to_group(GroupName=group, UserName=user)
+    described_user = described(iam.USER, aws, user)
+    assert passes(iam.in_group(group), described_user)
+    assert passes(iam.may("s3:GetObject", "arn:aws:s3:::b/k"), described_user)
+    assert miss(iam.may("s3:PutObject", "arn:aws:s3:::b/k"), iam.USER, user, described_user) == (
+        f"IAM user {user}: no policy allows s3:PutObject on arn:aws:s3:::b/k."
+    )
+    assert passes(iam.may("s3:GetObject"), described(iam.GROUP, aws, group))
+
+
+def test_an_instance_profile_holds_the_role(aws) -> None:
+    client = aws.client("iam")
+    role, other, profile = make_role(aws), make_role(aws), unique("profile")
+    client.create_instance_profile(InstanceProfileName=profile)
+    client.add_role_to_instance_profile(InstanceProfileName=profile, RoleName=role)
+    described_profile = described(iam.INSTANCE_PROFILE, aws, profile)
+    assert passes(iam.holds_role(role), described_profile)
+    assert miss(iam.holds_role(other), iam.INSTANCE_PROFILE, profile, described_profile) == (
+        f"Instance profile {profile}: role should be {other}, but is {role}."
+    )
+
+
+@pytest.mark.parametrize("kind", [iam.USER, iam.GROUP, iam.INSTANCE_PROFILE])
+def test_missing_identities_are_not_found(aws, kind) -> None:
+    assert fetch_or_none(lambda: kind.fetch(aws, "nothing-by-that-name")) is None
