@@ -7,7 +7,7 @@ import zipfile
 from harness.scenarios import mistake, solve
 
 SOURCE = (
-    "import os\n\n\ndef handler(event, context):\n    return {'statusCode': 200, 'body': os.environ['TABLE_NAME']}\n"  # noqa: E501
+    "import os\n\n\ndef handler(event, context):\n    return {'statusCode': 200, 'body': os.environ['TABLE_NAME']}\n"
 )
 
 
