@@ -9,8 +9,11 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from harness.kit import iam
+from harness.contract import check_result
+from harness.kit import dynamodb, iam
 from harness.kit.aws import fetch_or_none
+from harness.kit.step import Step
+from harness.lab import load_lab
 from tests.kit.conftest import described, miss, passes, unique
 
 ACCOUNT = "123456789012"
@@ -194,3 +197,59 @@ def test_an_instance_profile_holds_the_role(aws) -> None:
 @pytest.mark.parametrize("kind", [iam.USER, iam.GROUP, iam.INSTANCE_PROFILE])
 def test_missing_identities_are_not_found(aws, kind) -> None:
     assert fetch_or_none(lambda: kind.fetch(aws, "nothing-by-that-name")) is None
+
+
+SERVERLESS_SPEC = """\
+project: least-privilege
+objectives:
+  - id: "01"
+    steps:
+      - id: "01"
+        outputs:
+          - {name: 01_01_table, type: AWS::DynamoDB::Table}
+      - id: "02"
+        inputs: [01_01_table]
+        outputs:
+          - {name: 01_02_role, type: AWS::IAM::Role}
+"""
+
+
+def test_least_privilege_through_a_step(aws, tmp_path) -> None:
+    """A step module's three lines: the failed check names the field, the expected and the extra action."""
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "lab.yaml").write_text(SERVERLESS_SPEC, encoding="utf-8")
+    spec = load_lab(tmp_path).steps["01.02"]
+    table_name = unique("orders")
+    aws.client("dynamodb").create_table(
+        TableName=table_name,
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    grant = {"Effect": "Allow", "Action": ["dynamodb:PutItem", "dynamodb:GetItem"], "Resource": table(table_name)}
+    role_name = make_role(aws, app=document(grant))
+    context = {
+        "resolved": [{"name": "01_01_table", "type": "AWS::DynamoDB::Table", "id": table_name}],
+        "events": [{"type": "AWS::IAM::Role", "id": role_name}],
+        "spec": spec.slice(),
+    }
+    step = Step(aws, context)
+    with step:
+        found = step.input("01_01_table", dynamodb.TABLE)
+        step.find(
+            "01_02_role",
+            iam.ROLE,
+            [iam.trusts("lambda.amazonaws.com"), iam.may_only(["dynamodb:PutItem"], [found], key="TableArn")],
+        )
+    answer = check_result(step.result(), spec, 1.0)
+    assert answer.status == "fail"
+    assert answer.failure_context.issue == f"IAM role {role_name}: it may also dynamodb:GetItem."
+    failed = [c for c in answer.checks if not c.ok]
+    assert [(c.handle, c.check, c.expected, c.actual) for c in failed] == [
+        (
+            "01_02_role",
+            "permissions",
+            f"only dynamodb:PutItem on {table(table_name)}",
+            {"missing": [], "extra": ["dynamodb:GetItem"]},
+        )
+    ]
