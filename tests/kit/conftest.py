@@ -114,7 +114,7 @@ def held_to_contract(result: dict[str, Any], spec: StepSpec) -> Answer:
 
 
 @pytest.fixture(scope="module")
-def aws() -> Iterator[Any]:
+def aws_session() -> Iterator[Any]:
     """One in-process moto account for a test module, and a plain boto3 Session on it (tests name their resources
     uniquely, so they do not see each other's). Every call the kit makes through it must be one the harness's
     read-only guard lets through: checked after each test (`kit_calls_only_read`)."""

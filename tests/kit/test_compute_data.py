@@ -12,8 +12,8 @@ from tests.kit.conftest import described, miss, passes, unique
 
 
 @pytest.fixture(scope="module")
-def network(aws) -> dict[str, Any]:
-    ec2 = aws.client("ec2")
+def network(aws_session) -> dict[str, Any]:
+    ec2 = aws_session.client("ec2")
     vpc = ec2.create_vpc(CidrBlock="10.9.0.0/16")["Vpc"]["VpcId"]
     subnets = [
         ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.9.{n}.0/24", AvailabilityZone=f"us-east-1{z}")["Subnet"]["SubnetId"]
@@ -24,8 +24,8 @@ def network(aws) -> dict[str, Any]:
     return {"vpc": vpc, "subnets": subnets, "group": group, "image": image}
 
 
-def test_instance_settings(aws, network) -> None:
-    ec2 = aws.client("ec2")
+def test_instance_settings(aws_session, network) -> None:
+    ec2 = aws_session.client("ec2")
     instance_id = ec2.run_instances(
         ImageId=network["image"],
         InstanceType="t3.micro",
@@ -35,7 +35,7 @@ def test_instance_settings(aws, network) -> None:
         SecurityGroupIds=[network["group"]],
         MetadataOptions={"HttpTokens": "required"},
     )["Instances"][0]["InstanceId"]
-    instance = described(compute.INSTANCE, aws, instance_id)
+    instance = described(compute.INSTANCE, aws_session, instance_id)
     for requirement in (
         compute.instance_type("t3.micro"),
         compute.image(network["image"]),
@@ -50,24 +50,24 @@ def test_instance_settings(aws, network) -> None:
     )
 
 
-def test_a_terminated_instance_is_gone(aws, network) -> None:
-    ec2 = aws.client("ec2")
+def test_a_terminated_instance_is_gone(aws_session, network) -> None:
+    ec2 = aws_session.client("ec2")
     instance_id = ec2.run_instances(ImageId=network["image"], MinCount=1, MaxCount=1)["Instances"][0]["InstanceId"]
     ec2.terminate_instances(InstanceIds=[instance_id])
-    assert fetch_or_none(lambda: compute.INSTANCE.fetch(aws, instance_id)) is None
+    assert fetch_or_none(lambda: compute.INSTANCE.fetch(aws_session, instance_id)) is None
 
 
-def test_launch_template_default_version(aws, network) -> None:
+def test_launch_template_default_version(aws_session, network) -> None:
     data = {
         "ImageId": network["image"],
         "InstanceType": "t3.micro",
         "SecurityGroupIds": [network["group"]],
         "IamInstanceProfile": {"Name": "web-profile"},
     }
-    template_id = aws.client("ec2").create_launch_template(LaunchTemplateName=unique("lt"), LaunchTemplateData=data)[
-        "LaunchTemplate"
-    ]["LaunchTemplateId"]
-    template = described(compute.LAUNCH_TEMPLATE, aws, template_id)
+    template_id = aws_session.client("ec2").create_launch_template(
+        LaunchTemplateName=unique("lt"), LaunchTemplateData=data
+    )["LaunchTemplate"]["LaunchTemplateId"]
+    template = described(compute.LAUNCH_TEMPLATE, aws_session, template_id)
     for requirement in (
         compute.instance_type("t3.micro"),
         compute.with_security_group(network["group"]),
@@ -79,10 +79,10 @@ def test_launch_template_default_version(aws, network) -> None:
     )
 
 
-def test_volume(aws, network) -> None:
-    ec2 = aws.client("ec2")
+def test_volume(aws_session, network) -> None:
+    ec2 = aws_session.client("ec2")
     volume_id = ec2.create_volume(AvailabilityZone="us-east-1a", Size=20, VolumeType="gp3", Encrypted=True)["VolumeId"]
-    volume = described(compute.VOLUME, aws, volume_id)
+    volume = described(compute.VOLUME, aws_session, volume_id)
     for requirement in (compute.volume_type("gp3"), compute.volume_size(20), compute.volume_encrypted()):
         assert passes(requirement, volume), requirement.check
     assert miss(compute.volume_size(30), compute.VOLUME, volume_id, volume) == (
@@ -90,12 +90,12 @@ def test_volume(aws, network) -> None:
     )
 
 
-def test_auto_scaling_group(aws, network) -> None:
-    template_id = aws.client("ec2").create_launch_template(
+def test_auto_scaling_group(aws_session, network) -> None:
+    template_id = aws_session.client("ec2").create_launch_template(
         LaunchTemplateName=unique("lt"), LaunchTemplateData={"ImageId": network["image"], "InstanceType": "t3.micro"}
     )["LaunchTemplate"]["LaunchTemplateId"]
     name = unique("asg")
-    aws.client("autoscaling").create_auto_scaling_group(
+    aws_session.client("autoscaling").create_auto_scaling_group(
         AutoScalingGroupName=name,
         LaunchTemplate={"LaunchTemplateId": template_id, "Version": "$Default"},
         MinSize=2,
@@ -103,7 +103,7 @@ def test_auto_scaling_group(aws, network) -> None:
         DesiredCapacity=2,
         VPCZoneIdentifier=",".join(network["subnets"]),
     )
-    group = described(autoscaling.AUTO_SCALING_GROUP, aws, name)
+    group = described(autoscaling.AUTO_SCALING_GROUP, aws_session, name)
     for requirement in (
         autoscaling.sizes(2, 2, 4),
         autoscaling.uses_launch_template(template_id),
@@ -115,8 +115,8 @@ def test_auto_scaling_group(aws, network) -> None:
     )
 
 
-def test_db_instance(aws, network) -> None:
-    client = aws.client("rds")
+def test_db_instance(aws_session, network) -> None:
+    client = aws_session.client("rds")
     group = unique("db-subnets")
     client.create_db_subnet_group(DBSubnetGroupName=group, DBSubnetGroupDescription="db", SubnetIds=network["subnets"])
     identifier = unique("db")
@@ -133,7 +133,7 @@ def test_db_instance(aws, network) -> None:
         StorageEncrypted=True,
         PubliclyAccessible=False,
     )
-    db = described(rds.DB_INSTANCE, aws, identifier)
+    db = described(rds.DB_INSTANCE, aws_session, identifier)
     for requirement in (
         rds.engine("postgres", "16"),
         rds.instance_class("db.t3.micro"),
@@ -143,15 +143,15 @@ def test_db_instance(aws, network) -> None:
         rds.in_subnet_group(group),
     ):
         assert passes(requirement, db), requirement.check
-    assert passes(rds.subnets_exactly(network["subnets"]), described(rds.DB_SUBNET_GROUP, aws, group))
+    assert passes(rds.subnets_exactly(network["subnets"]), described(rds.DB_SUBNET_GROUP, aws_session, group))
     assert miss(rds.engine("mysql"), rds.DB_INSTANCE, identifier, db) == (
         f"DB instance {identifier}: engine should be mysql, but is postgres."
     )
 
 
-def test_a_public_single_az_db_is_named(aws, network) -> None:
+def test_a_public_single_az_db_is_named(aws_session, network) -> None:
     identifier = unique("db")
-    aws.client("rds").create_db_instance(
+    aws_session.client("rds").create_db_instance(
         DBInstanceIdentifier=identifier,
         Engine="mysql",
         DBInstanceClass="db.t3.micro",
@@ -160,7 +160,7 @@ def test_a_public_single_az_db_is_named(aws, network) -> None:
         AllocatedStorage=20,
         PubliclyAccessible=True,
     )
-    db = described(rds.DB_INSTANCE, aws, identifier)
+    db = described(rds.DB_INSTANCE, aws_session, identifier)
     assert miss(rds.publicly_accessible(False), rds.DB_INSTANCE, identifier, db) == (
         f"DB instance {identifier}: public access should be disabled, but is enabled."
     )

@@ -6,12 +6,12 @@ from harness.kit import cloudfront, cloudtrail, ecr, ecs, route53
 from tests.kit.conftest import described, miss, passes, unique
 
 
-def test_ecr_repository(aws) -> None:
+def test_ecr_repository(aws_session) -> None:
     name = unique("app")
-    aws.client("ecr").create_repository(
+    aws_session.client("ecr").create_repository(
         repositoryName=name, imageScanningConfiguration={"scanOnPush": True}, imageTagMutability="IMMUTABLE"
     )
-    repository = described(ecr.REPOSITORY, aws, name)
+    repository = described(ecr.REPOSITORY, aws_session, name)
     assert passes(ecr.scan_on_push(), repository)
     assert passes(ecr.immutable_tags(), repository)
     assert miss(ecr.has_lifecycle_policy(), ecr.REPOSITORY, name, repository) == (
@@ -19,8 +19,8 @@ def test_ecr_repository(aws) -> None:
     )
 
 
-def test_ecs_cluster_service_and_task_definition(aws) -> None:
-    client = aws.client("ecs")
+def test_ecs_cluster_service_and_task_definition(aws_session) -> None:
+    client = aws_session.client("ecs")
     cluster = unique("cluster")
     client.create_cluster(clusterName=cluster, settings=[{"name": "containerInsights", "value": "enabled"}])
     family = unique("web")
@@ -41,8 +41,8 @@ def test_ecs_cluster_service_and_task_definition(aws) -> None:
     service_arn = client.create_service(
         cluster=cluster, serviceName=unique("svc"), taskDefinition=family, desiredCount=2, launchType="FARGATE"
     )["service"]["serviceArn"]
-    assert passes(ecs.container_insights(), described(ecs.CLUSTER, aws, cluster))
-    task = described(ecs.TASK_DEFINITION, aws, task_arn)
+    assert passes(ecs.container_insights(), described(ecs.CLUSTER, aws_session, cluster))
+    task = described(ecs.TASK_DEFINITION, aws_session, task_arn)
     for requirement in (
         ecs.compatible_with("FARGATE"),
         ecs.task_size("256", "512"),
@@ -51,7 +51,7 @@ def test_ecs_cluster_service_and_task_definition(aws) -> None:
         ecs.logs_to("/ecs/web"),
     ):
         assert passes(requirement, task), requirement.check
-    service = described(ecs.SERVICE, aws, service_arn)
+    service = described(ecs.SERVICE, aws_session, service_arn)
     for requirement in (ecs.in_cluster(cluster), ecs.desired_count(2), ecs.launch_type(), ecs.runs(family)):
         assert passes(requirement, service), requirement.check
     assert miss(ecs.desired_count(3), ecs.SERVICE, service_arn, service) == (
@@ -78,12 +78,12 @@ def distribution_config(origin: str, **settings) -> dict:
     }
 
 
-def test_cloudfront_distribution(aws) -> None:
+def test_cloudfront_distribution(aws_session) -> None:
     origin = "site.s3.us-east-1.amazonaws.com"
-    distribution_id = aws.client("cloudfront").create_distribution(DistributionConfig=distribution_config(origin))[
-        "Distribution"
-    ]["Id"]
-    distribution = described(cloudfront.DISTRIBUTION, aws, distribution_id)
+    distribution_id = aws_session.client("cloudfront").create_distribution(
+        DistributionConfig=distribution_config(origin)
+    )["Distribution"]["Id"]
+    distribution = described(cloudfront.DISTRIBUTION, aws_session, distribution_id)
     for requirement in (cloudfront.enabled(), cloudfront.origin(origin), cloudfront.default_root_object()):
         assert passes(requirement, distribution), requirement.check
     assert miss(cloudfront.viewer_protocol(), cloudfront.DISTRIBUTION, distribution_id, distribution) == (
@@ -92,8 +92,8 @@ def test_cloudfront_distribution(aws) -> None:
     )
 
 
-def test_route53_zone_and_records(aws) -> None:
-    client = aws.client("route53")
+def test_route53_zone_and_records(aws_session) -> None:
+    client = aws_session.client("route53")
     zone_id = client.create_hosted_zone(Name="lab.example.com", CallerReference=unique("ref"))["HostedZone"]["Id"]
     client.change_resource_record_sets(
         HostedZoneId=zone_id,
@@ -111,7 +111,7 @@ def test_route53_zone_and_records(aws) -> None:
             ]
         },
     )
-    zone = described(route53.HOSTED_ZONE, aws, zone_id)
+    zone = described(route53.HOSTED_ZONE, aws_session, zone_id)
     assert passes(route53.domain("lab.example.com"), zone)
     assert passes(route53.record("www.lab.example.com", "CNAME", "lb.example.net"), zone)
     assert miss(route53.private(), route53.HOSTED_ZONE, zone_id, zone) == (
@@ -122,17 +122,17 @@ def test_route53_zone_and_records(aws) -> None:
     )
 
 
-def test_cloudtrail_trail(aws) -> None:
+def test_cloudtrail_trail(aws_session) -> None:
     bucket = unique("trail-logs")
-    aws.client("s3").create_bucket(Bucket=bucket)
+    aws_session.client("s3").create_bucket(Bucket=bucket)
     name = unique("trail")
-    client = aws.client("cloudtrail")
+    client = aws_session.client("cloudtrail")
     client.create_trail(Name=name, S3BucketName=bucket, IsMultiRegionTrail=True, EnableLogFileValidation=True)
-    trail = described(cloudtrail.TRAIL, aws, name)
+    trail = described(cloudtrail.TRAIL, aws_session, name)
     for requirement in (cloudtrail.multi_region(), cloudtrail.log_file_validation(), cloudtrail.to_bucket(bucket)):
         assert passes(requirement, trail), requirement.check
     assert miss(cloudtrail.is_logging(), cloudtrail.TRAIL, name, trail) == (
         f"Trail {name}: logging should be enabled, but is disabled."
     )
     client.start_logging(Name=name)
-    assert passes(cloudtrail.is_logging(), described(cloudtrail.TRAIL, aws, name))
+    assert passes(cloudtrail.is_logging(), described(cloudtrail.TRAIL, aws_session, name))
