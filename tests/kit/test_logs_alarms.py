@@ -42,6 +42,24 @@ def test_metric_filter(aws_session) -> None:
     )
 
 
+def test_a_functions_log_group_and_its_streams(aws_session) -> None:
+    function = {
+        "FunctionName": "orders-api",
+        "FunctionArn": "arn:aws:lambda:eu-west-1:111122223333:function:orders-api",
+    }
+    assert logs.function_log_group(function) == logs.function_log_group("orders-api") == "/aws/lambda/orders-api"
+    assert logs.streams_arn(function) == (
+        "arn:aws:logs:eu-west-1:111122223333:log-group:/aws/lambda/orders-api:log-stream:*"
+    )
+    name = unique("/aws/lambda/other")
+    aws_session.client("logs").create_log_group(logGroupName=name)
+    group = described(logs.LOG_GROUP, aws_session, name)
+    assert passes(logs.named(name), group)
+    assert miss(logs.named("/aws/lambda/orders-api"), logs.LOG_GROUP, name, group) == (
+        f"Log group {name}: name should be /aws/lambda/orders-api, but is {name}."
+    )
+
+
 def make_alarm(aws_session, **settings) -> str:
     name = unique("errors")
     params = {
