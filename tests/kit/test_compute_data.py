@@ -167,3 +167,57 @@ def test_a_public_single_az_db_is_named(aws_session, network) -> None:
     assert miss(rds.multi_az(), rds.DB_INSTANCE, identifier, db) == (
         f"DB instance {identifier}: Multi-AZ should be enabled, but is disabled."
     )
+
+
+def test_auto_scaling_group_behind_a_target_group(aws_session, network) -> None:
+    template_id = aws_session.client("ec2").create_launch_template(
+        LaunchTemplateName=unique("lt"), LaunchTemplateData={"ImageId": network["image"]}
+    )["LaunchTemplate"]["LaunchTemplateId"]
+    target_group = aws_session.client("elbv2").create_target_group(
+        Name=unique("tg"), Protocol="HTTP", Port=80, VpcId=network["vpc"]
+    )["TargetGroups"][0]["TargetGroupArn"]
+    name = unique("asg")
+    aws_session.client("autoscaling").create_auto_scaling_group(
+        AutoScalingGroupName=name,
+        LaunchTemplate={"LaunchTemplateId": template_id},
+        MinSize=1,
+        MaxSize=1,
+        VPCZoneIdentifier=network["subnets"][0],
+        TargetGroupARNs=[target_group],
+    )
+    group = described(autoscaling.AUTO_SCALING_GROUP, aws_session, name)
+    assert passes(autoscaling.registers_with(target_group), group)
+    assert miss(autoscaling.health_check("ELB"), autoscaling.AUTO_SCALING_GROUP, name, group) == (
+        f"Auto Scaling group {name}: health check type should be ELB, but is EC2."
+    )
+
+
+def test_a_volume_attached_to_an_instance(aws_session, network) -> None:
+    ec2 = aws_session.client("ec2")
+    instance_id = ec2.run_instances(
+        ImageId=network["image"], MinCount=1, MaxCount=1, Placement={"AvailabilityZone": "us-east-1a"}
+    )["Instances"][0]["InstanceId"]
+    volume_id = ec2.create_volume(AvailabilityZone="us-east-1a", Size=8)["VolumeId"]
+    assert miss(
+        compute.attached_to(instance_id), compute.VOLUME, volume_id, described(compute.VOLUME, aws_session, volume_id)
+    ) == (f"EBS volume {volume_id}: attached to should be {instance_id}, but is none.")
+    ec2.attach_volume(VolumeId=volume_id, InstanceId=instance_id, Device="/dev/sdf")
+    assert passes(compute.attached_to(instance_id), described(compute.VOLUME, aws_session, volume_id))
+
+
+def test_db_backup_retention(aws_session) -> None:
+    identifier = unique("db")
+    aws_session.client("rds").create_db_instance(
+        DBInstanceIdentifier=identifier,
+        Engine="postgres",
+        DBInstanceClass="db.t3.micro",
+        MasterUsername="admin1",
+        MasterUserPassword="password123",
+        AllocatedStorage=20,
+        BackupRetentionPeriod=7,
+    )
+    db = described(rds.DB_INSTANCE, aws_session, identifier)
+    assert passes(rds.backup_retention(7), db)
+    assert miss(rds.backup_retention(14), rds.DB_INSTANCE, identifier, db) == (
+        f"DB instance {identifier}: backup retention (days) should be 14, but is 7."
+    )

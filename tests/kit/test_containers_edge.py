@@ -136,3 +136,37 @@ def test_cloudtrail_trail(aws_session) -> None:
     )
     client.start_logging(Name=name)
     assert passes(cloudtrail.is_logging(), described(cloudtrail.TRAIL, aws_session, name))
+
+
+def test_ecr_kms_encryption(aws_session) -> None:
+    name = unique("app")
+    aws_session.client("ecr").create_repository(repositoryName=name)
+    repository = described(ecr.REPOSITORY, aws_session, name)
+    assert passes(ecr.encryption("AES256"), repository)
+    assert miss(ecr.encryption("KMS"), ecr.REPOSITORY, name, repository) == (
+        f"ECR repository {name}: encryption should be KMS, but is AES256."
+    )
+
+
+def test_cloudfront_price_class(aws_session) -> None:
+    config = distribution_config("site.s3.us-east-1.amazonaws.com", PriceClass="PriceClass_100")
+    distribution_id = aws_session.client("cloudfront").create_distribution(DistributionConfig=config)["Distribution"][
+        "Id"
+    ]
+    distribution = described(cloudfront.DISTRIBUTION, aws_session, distribution_id)
+    assert passes(cloudfront.price_class("PriceClass_100"), distribution)
+    assert miss(cloudfront.price_class("PriceClass_All"), cloudfront.DISTRIBUTION, distribution_id, distribution) == (
+        f"CloudFront distribution {distribution_id}: price class should be PriceClass_All, but is PriceClass_100."
+    )
+
+
+def test_cloudtrail_kms(aws_session) -> None:
+    bucket, name = unique("trail-logs"), unique("trail")
+    aws_session.client("s3").create_bucket(Bucket=bucket)
+    aws_session.client("cloudtrail").create_trail(Name=name, S3BucketName=bucket)
+    assert miss(cloudtrail.encrypted(), cloudtrail.TRAIL, name, described(cloudtrail.TRAIL, aws_session, name)) == (
+        f"Trail {name}: KMS key should be set, but is none."
+    )
+    key = aws_session.client("kms").create_key()["KeyMetadata"]["Arn"]
+    aws_session.client("cloudtrail").update_trail(Name=name, KmsKeyId=key)
+    assert passes(cloudtrail.encrypted(), described(cloudtrail.TRAIL, aws_session, name))

@@ -109,3 +109,21 @@ def test_an_alarm_on_another_function_names_it(aws_session) -> None:
     assert miss(cloudwatch.metric("AWS/Lambda", "Throttles"), cloudwatch.ALARM, name, alarm) == (
         f"Alarm {name}: metric should be AWS/Lambda/Throttles, but is AWS/Lambda/Errors."
     )
+
+
+def test_log_group_kms_key(aws_session) -> None:
+    key = aws_session.client("kms").create_key()["KeyMetadata"]["Arn"]
+    name = unique("/secure")
+    aws_session.client("logs").create_log_group(logGroupName=name, kmsKeyId=key)
+    group = described(logs.LOG_GROUP, aws_session, name)
+    assert passes(logs.encrypted_with(key), group)
+    assert miss(logs.encrypted_with(key + "x"), logs.LOG_GROUP, name, group) == (
+        f"Log group {name}: KMS key should be {key}x, but is {key}."
+    )
+
+
+def test_alarm_actions_disabled(aws_session) -> None:
+    name = make_alarm(aws_session, ActionsEnabled=False)
+    assert miss(
+        cloudwatch.actions_enabled(), cloudwatch.ALARM, name, described(cloudwatch.ALARM, aws_session, name)
+    ) == (f"Alarm {name}: actions enabled should be enabled, but is disabled.")

@@ -139,3 +139,10 @@ def test_rule_event_pattern(aws_session) -> None:
     assert miss(events.enabled(), events.RULE, name, rule) == (
         f"EventBridge rule {name}: state should be ENABLED, but is DISABLED."
     )
+
+
+def test_queue_delay(aws_session) -> None:
+    url, _ = queue(aws_session, DelaySeconds="5")
+    found = described(sqs.QUEUE, aws_session, url)
+    assert passes(sqs.delay(5), found)
+    assert miss(sqs.delay(0), sqs.QUEUE, url, found) == f"Queue {url}: delivery delay (s) should be 0, but is 5."
