@@ -11,7 +11,7 @@ from harness.kit.require import Requirement, attribute, require
 
 def _fetch_group(session: Any, name: str) -> Resource | None:
     groups = session.client("autoscaling").describe_auto_scaling_groups(AutoScalingGroupNames=[name])
-    return first(groups["AutoScalingGroups"])
+    return first([g for g in groups["AutoScalingGroups"] if g["AutoScalingGroupName"] == name])
 
 
 AUTO_SCALING_GROUP = register(Kind("AWS::AutoScaling::AutoScalingGroup", "Auto Scaling group", _fetch_group))

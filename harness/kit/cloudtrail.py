@@ -10,7 +10,8 @@ from harness.kit.require import Requirement, attribute, require
 
 def _fetch_trail(session: Any, trail: str) -> Resource | None:
     client = session.client("cloudtrail")
-    found = first(client.describe_trails(trailNameList=[trail])["trailList"])
+    trails = client.describe_trails(trailNameList=[trail])["trailList"]
+    found = first([t for t in trails if trail in (t.get("Name"), t.get("TrailARN"))])  # moto answers every trail
     if found is None:
         return None
     return LazyResource(found, {"IsLogging": lambda: client.get_trail_status(Name=found["TrailARN"])["IsLogging"]})

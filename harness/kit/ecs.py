@@ -13,7 +13,7 @@ from harness.kit.require import Requirement, attribute, require
 
 def _fetch_cluster(session: Any, name: str) -> Resource | None:
     clusters = session.client("ecs").describe_clusters(clusters=[name], include=["SETTINGS"])["clusters"]
-    return first([c for c in clusters if c.get("status") == "ACTIVE"])
+    return first([c for c in clusters if c.get("status") == "ACTIVE" and name in (c["clusterName"], c["clusterArn"])])
 
 
 def _fetch_service(session: Any, arn: str) -> Resource | None:

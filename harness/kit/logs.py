@@ -25,6 +25,25 @@ def _fetch_log_group(session: Any, name: str) -> Resource | None:
 LOG_GROUP = register(Kind("AWS::Logs::LogGroup", "log group", _fetch_log_group))
 
 
+def function_log_group(function: Resource | str) -> str:
+    """The log group a Lambda function writes to: `/aws/lambda/NAME` (a described function or its name)."""
+    name = function["FunctionName"] if isinstance(function, dict) else function
+    return f"/aws/lambda/{name}"
+
+
+def streams_arn(function: Resource, group_name: str | None = None) -> str:
+    """The ARN of every log stream of `group_name` (default: the function's own log group), in the described
+    function's partition, region and account: the Resource a role needs for logs:PutLogEvents."""
+    _, partition, _, region, account = function["FunctionArn"].split(":")[:5]
+    group = group_name or function_log_group(function)
+    return f"arn:{partition}:logs:{region}:{account}:log-group:{group}:log-stream:*"
+
+
+def named(name: str) -> Requirement:
+    """The log group's name is exactly `name` (e.g. `function_log_group(function)`)."""
+    return require("name", name, lambda g: g.get("logGroupName"))
+
+
 def retention(days: int) -> Requirement:
     """Events expire after `days` (a group that never expires has no retention set)."""
     return require(

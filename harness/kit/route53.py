@@ -70,8 +70,8 @@ def record(name: str, record_type: str, value: str | None = None) -> Requirement
             actual is not None and (expected == "present" or expected.rstrip(".") in actual)
         ),
         explain=lambda actual: (
-            f"it has no {record_type} record {fqdn}."
+            f"it has no {record_type} record {fqdn.rstrip('.')}."
             if actual is None
-            else f"its {record_type} record {fqdn} holds {', '.join(actual) or 'nothing'}, not {value}."
+            else f"its {record_type} record {fqdn.rstrip('.')} holds {', '.join(actual) or 'nothing'}, not {value}."
         ),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -18,6 +19,7 @@ from harness.kit.aws import fetch_or_none
 from harness.kit.kinds import Kind
 from harness.kit.require import Requirement
 from harness.lab import Lab, StepSpec, load_lab
+from harness.readonly import is_read
 
 WIDGET = "AWS::EC2::Instance"  # real types (specs are checked), standing for made-up kinds
 GADGET = "AWS::EC2::Volume"
@@ -112,11 +114,40 @@ def held_to_contract(result: dict[str, Any], spec: StepSpec) -> Answer:
 
 
 @pytest.fixture(scope="module")
-def aws() -> Iterator[Any]:
+def aws_session() -> Iterator[Any]:
     """One in-process moto account for a test module, and a plain boto3 Session on it (tests name their resources
-    uniquely, so they do not see each other's)."""
+    uniquely, so they do not see each other's). Every call the kit makes through it must be one the harness's
+    read-only guard lets through: checked after each test (`kit_calls_only_read`)."""
     with mock_aws():
-        yield boto3.Session(region_name="us-east-1")
+        session = boto3.Session(region_name="us-east-1")
+        session.events.register("before-call", _note_kit_writes)
+        yield session
+
+
+KIT_DIR = str(Path(__file__).resolve().parents[2] / "harness" / "kit")
+kit_writes: list[str] = []
+
+
+def _note_kit_writes(model: Any, **_: Any) -> None:
+    """Note a call made from harness/kit that the read-only guard would refuse (the test itself may write)."""
+    service = model.service_model.service_name
+    if not is_read(service, model.name) and any(
+        f.f_code.co_filename.startswith(KIT_DIR) for f in _frames(inspect.currentframe())
+    ):
+        kit_writes.append(f"{service}:{model.name}")
+
+
+def _frames(frame: Any) -> Iterator[Any]:
+    while frame is not None:
+        yield frame
+        frame = frame.f_back
+
+
+@pytest.fixture(autouse=True)
+def kit_calls_only_read() -> Iterator[None]:
+    del kit_writes[:]
+    yield
+    assert not kit_writes, f"the kit called operations the read-only guard refuses: {kit_writes}"
 
 
 _serial = itertools.count(1)

@@ -11,8 +11,8 @@ from tests.kit.conftest import described, miss, passes, unique
 FUNCTION_ARN = "arn:aws:lambda:us-east-1:123456789012:function:{}"
 
 
-def http_api(aws: Any, routes: dict[str, str], *, auto_deploy: bool = True) -> str:
-    client = aws.client("apigatewayv2")
+def http_api(aws_session: Any, routes: dict[str, str], *, auto_deploy: bool = True) -> str:
+    client = aws_session.client("apigatewayv2")
     api_id = client.create_api(Name=unique("api"), ProtocolType="HTTP")["ApiId"]
     for route_key, function in routes.items():
         integration = client.create_integration(
@@ -26,23 +26,23 @@ def http_api(aws: Any, routes: dict[str, str], *, auto_deploy: bool = True) -> s
     return api_id
 
 
-def test_a_missing_api_is_not_found(aws) -> None:
-    assert fetch_or_none(lambda: apigateway.HTTP_API.fetch(aws, "nosuch")) is None
-    assert fetch_or_none(lambda: apigateway.REST_API.fetch(aws, "nosuch")) is None
+def test_a_missing_api_is_not_found(aws_session) -> None:
+    assert fetch_or_none(lambda: apigateway.HTTP_API.fetch(aws_session, "nosuch")) is None
+    assert fetch_or_none(lambda: apigateway.REST_API.fetch(aws_session, "nosuch")) is None
 
 
-def test_routes_reach_the_function(aws) -> None:
-    api_id = http_api(aws, {"POST /orders": "orders", "GET /orders/{id}": "orders"})
-    api = described(apigateway.HTTP_API, aws, api_id)
+def test_routes_reach_the_function(aws_session) -> None:
+    api_id = http_api(aws_session, {"POST /orders": "orders", "GET /orders/{id}": "orders"})
+    api = described(apigateway.HTTP_API, aws_session, api_id)
     assert passes(apigateway.protocol("HTTP"), api)
     assert passes(apigateway.route_to_function("POST /orders", "orders"), api)
     assert passes(apigateway.routes_exactly("GET /orders/{id}", "POST /orders"), api)
     assert passes(apigateway.stage("$default", auto_deploy=True), api)
 
 
-def test_a_route_to_another_function_is_named(aws) -> None:
-    api_id = http_api(aws, {"POST /orders": "payments"})
-    api = described(apigateway.HTTP_API, aws, api_id)
+def test_a_route_to_another_function_is_named(aws_session) -> None:
+    api_id = http_api(aws_session, {"POST /orders": "payments"})
+    api = described(apigateway.HTTP_API, aws_session, api_id)
     assert miss(apigateway.route_to_function("POST /orders", "orders"), apigateway.HTTP_API, api_id, api) == (
         f"HTTP API {api_id}: its route POST /orders goes to lambda payments, not to Lambda function orders."
     )
@@ -51,9 +51,9 @@ def test_a_route_to_another_function_is_named(aws) -> None:
     )
 
 
-def test_extra_routes_and_stages_are_named(aws) -> None:
-    api_id = http_api(aws, {"POST /orders": "orders", "ANY /{proxy+}": "orders"}, auto_deploy=False)
-    api = described(apigateway.HTTP_API, aws, api_id)
+def test_extra_routes_and_stages_are_named(aws_session) -> None:
+    api_id = http_api(aws_session, {"POST /orders": "orders", "ANY /{proxy+}": "orders"}, auto_deploy=False)
+    api = described(apigateway.HTTP_API, aws_session, api_id)
     assert miss(apigateway.routes_exactly("POST /orders"), apigateway.HTTP_API, api_id, api) == (
         f"HTTP API {api_id}: routes should be POST /orders, but is ANY /{{proxy+}}, POST /orders."
     )
@@ -65,8 +65,8 @@ def test_extra_routes_and_stages_are_named(aws) -> None:
     )
 
 
-def rest_api(aws: Any, function: str) -> str:
-    client = aws.client("apigateway")
+def rest_api(aws_session: Any, function: str) -> str:
+    client = aws_session.client("apigateway")
     api_id = client.create_rest_api(name=unique("rest"), endpointConfiguration={"types": ["REGIONAL"]})["id"]
     root = next(r["id"] for r in client.get_resources(restApiId=api_id)["items"] if r["path"] == "/")
     orders = client.create_resource(restApiId=api_id, parentId=root, pathPart="orders")["id"]
@@ -80,9 +80,9 @@ def rest_api(aws: Any, function: str) -> str:
     return api_id
 
 
-def test_a_rest_method_reaches_the_function(aws) -> None:
-    api_id = rest_api(aws, "orders")
-    api = described(apigateway.REST_API, aws, api_id)
+def test_a_rest_method_reaches_the_function(aws_session) -> None:
+    api_id = rest_api(aws_session, "orders")
+    api = described(apigateway.REST_API, aws_session, api_id)
     assert passes(apigateway.method_to_function("/orders", "post", "orders"), api)
     assert passes(apigateway.stage("prod"), api)
     assert passes(apigateway.endpoint_type("REGIONAL"), api)

@@ -26,26 +26,26 @@ def code() -> bytes:
 
 
 @pytest.fixture(scope="module")
-def role_arn(aws) -> str:
-    return aws.client("iam").create_role(RoleName=unique("fn-role"), AssumeRolePolicyDocument=json.dumps(TRUST))[
-        "Role"
-    ]["Arn"]
+def role_arn(aws_session) -> str:
+    return aws_session.client("iam").create_role(
+        RoleName=unique("fn-role"), AssumeRolePolicyDocument=json.dumps(TRUST)
+    )["Role"]["Arn"]
 
 
-def make_function(aws: Any, role_arn: str, **settings: Any) -> str:
+def make_function(aws_session: Any, role_arn: str, **settings: Any) -> str:
     name = unique("fn")
     params = {"Runtime": "python3.12", "Handler": "app.handler", "MemorySize": 256, "Timeout": 10, **settings}
-    aws.client("lambda").create_function(FunctionName=name, Role=role_arn, Code={"ZipFile": code()}, **params)
+    aws_session.client("lambda").create_function(FunctionName=name, Role=role_arn, Code={"ZipFile": code()}, **params)
     return name
 
 
-def test_a_missing_function_is_not_found(aws) -> None:
-    assert fetch_or_none(lambda: awslambda.FUNCTION.fetch(aws, "no-such-function")) is None
+def test_a_missing_function_is_not_found(aws_session) -> None:
+    assert fetch_or_none(lambda: awslambda.FUNCTION.fetch(aws_session, "no-such-function")) is None
 
 
-def test_the_function_configuration_is_read(aws, role_arn) -> None:
-    name = make_function(aws, role_arn, Architectures=["arm64"], Environment={"Variables": {"TABLE": "orders"}})
-    function = described(awslambda.FUNCTION, aws, name)
+def test_the_function_configuration_is_read(aws_session, role_arn) -> None:
+    name = make_function(aws_session, role_arn, Architectures=["arm64"], Environment={"Variables": {"TABLE": "orders"}})
+    function = described(awslambda.FUNCTION, aws_session, name)
     for requirement in (
         awslambda.runtime("python3.12"),
         awslambda.handler("app.handler"),
@@ -70,32 +70,32 @@ def test_the_function_configuration_is_read(aws, role_arn) -> None:
     ],
     ids=["runtime", "memory", "timeout", "architecture", "handler"],
 )
-def test_each_setting_names_expected_and_actual(aws, role_arn, requirement, sentence) -> None:
-    name = make_function(aws, role_arn)
-    assert miss(requirement, awslambda.FUNCTION, name, described(awslambda.FUNCTION, aws, name)) == (
+def test_each_setting_names_expected_and_actual(aws_session, role_arn, requirement, sentence) -> None:
+    name = make_function(aws_session, role_arn)
+    assert miss(requirement, awslambda.FUNCTION, name, described(awslambda.FUNCTION, aws_session, name)) == (
         f"Lambda function {name}: {sentence}"
     )
 
 
-def test_a_missing_environment_variable_is_named(aws, role_arn) -> None:
-    name = make_function(aws, role_arn, Environment={"Variables": {"TABLE": "users"}})
-    function = described(awslambda.FUNCTION, aws, name)
+def test_a_missing_environment_variable_is_named(aws_session, role_arn) -> None:
+    name = make_function(aws_session, role_arn, Environment={"Variables": {"TABLE": "users"}})
+    function = described(awslambda.FUNCTION, aws_session, name)
     assert miss(awslambda.environment(TABLE="orders", STAGE="prod"), awslambda.FUNCTION, name, function) == (
         f"Lambda function {name}: its environment has TABLE=users, no STAGE; expected TABLE=orders, STAGE=prod."
     )
 
 
-def test_the_resource_policy_says_who_may_invoke(aws, role_arn) -> None:
-    name = make_function(aws, role_arn)
+def test_the_resource_policy_says_who_may_invoke(aws_session, role_arn) -> None:
+    name = make_function(aws_session, role_arn)
     api = "arn:aws:execute-api:us-east-1:123456789012:abc123"
-    aws.client("lambda").add_permission(
+    aws_session.client("lambda").add_permission(
         FunctionName=name,
         StatementId="api",
         Action="lambda:InvokeFunction",
         Principal="apigateway.amazonaws.com",
         SourceArn=f"{api}/*",
     )
-    function = described(awslambda.FUNCTION, aws, name)
+    function = described(awslambda.FUNCTION, aws_session, name)
     assert passes(awslambda.invokable_by("apigateway.amazonaws.com"), function)
     assert passes(awslambda.invokable_by("apigateway.amazonaws.com", f"{api}/$default/POST/orders"), function)
     assert miss(
@@ -109,24 +109,24 @@ def test_the_resource_policy_says_who_may_invoke(aws, role_arn) -> None:
     )
 
 
-def test_no_resource_policy_lets_no_one_invoke(aws, role_arn) -> None:
-    name = make_function(aws, role_arn)
-    function = described(awslambda.FUNCTION, aws, name)
+def test_no_resource_policy_lets_no_one_invoke(aws_session, role_arn) -> None:
+    name = make_function(aws_session, role_arn)
+    function = described(awslambda.FUNCTION, aws_session, name)
     assert miss(awslambda.invokable_by("sns.amazonaws.com"), awslambda.FUNCTION, name, function) == (
         f"Lambda function {name}: its resource policy lets no one lambda:InvokeFunction, not sns.amazonaws.com."
     )
 
 
-def test_an_event_source_mapping_reads_the_queue(aws, role_arn) -> None:
-    name = make_function(aws, role_arn)
-    queue = aws.client("sqs").create_queue(QueueName=unique("q"))["QueueUrl"]
-    queue_arn = aws.client("sqs").get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"][
-        "QueueArn"
-    ]
-    uuid = aws.client("lambda").create_event_source_mapping(EventSourceArn=queue_arn, FunctionName=name, BatchSize=5)[
-        "UUID"
-    ]
-    mapping = described(awslambda.EVENT_SOURCE_MAPPING, aws, uuid)
+def test_an_event_source_mapping_reads_the_queue(aws_session, role_arn) -> None:
+    name = make_function(aws_session, role_arn)
+    queue = aws_session.client("sqs").create_queue(QueueName=unique("q"))["QueueUrl"]
+    queue_arn = aws_session.client("sqs").get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])[
+        "Attributes"
+    ]["QueueArn"]
+    uuid = aws_session.client("lambda").create_event_source_mapping(
+        EventSourceArn=queue_arn, FunctionName=name, BatchSize=5
+    )["UUID"]
+    mapping = described(awslambda.EVENT_SOURCE_MAPPING, aws_session, uuid)
     for requirement in (awslambda.source(queue_arn), awslambda.for_function(name), awslambda.mapping_enabled()):
         assert passes(requirement, mapping), requirement.check
     assert miss(awslambda.batch_size(10), awslambda.EVENT_SOURCE_MAPPING, uuid, mapping) == (

@@ -8,6 +8,7 @@ import pytest
 from harness.kit import catalog
 from harness.kit.aws import fetch_or_none
 from harness.kit.kinds import Kind, register
+from tests.kit.conftest import kit_writes
 
 ACCOUNT = "123456789012"
 ELB = f"arn:aws:elasticloadbalancing:us-east-1:{ACCOUNT}"
@@ -84,7 +85,14 @@ def test_a_type_takes_one_kind() -> None:
 
 
 @pytest.mark.parametrize("type_name", sorted(MISSING_IDS))
-def test_a_missing_resource_is_not_found(aws, type_name: str) -> None:
+def test_a_missing_resource_is_not_found(aws_session, type_name: str) -> None:
     kind = catalog.kind_for(type_name)
     assert kind is not None
-    assert fetch_or_none(lambda: kind.fetch(aws, MISSING_IDS[type_name])) is None
+    assert fetch_or_none(lambda: kind.fetch(aws_session, MISSING_IDS[type_name])) is None
+
+
+def test_a_write_from_kit_code_would_be_noticed(aws_session) -> None:
+    """The guard check on every kit test is not vacuous: a write made under a kit frame is noted."""
+    fetch_or_none(lambda: aws_session.client("sqs").create_queue(QueueName="made-under-the-kit"))
+    assert kit_writes == ["sqs:CreateQueue"]
+    del kit_writes[:]

@@ -11,7 +11,7 @@ from harness.kit.aws import fetch_or_none
 from tests.kit.conftest import described, miss, passes, unique
 
 
-def make_table(aws: Any, **settings: Any) -> str:
+def make_table(aws_session: Any, **settings: Any) -> str:
     name = unique("table")
     params: dict[str, Any] = {
         "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
@@ -23,17 +23,17 @@ def make_table(aws: Any, **settings: Any) -> str:
         "BillingMode": "PAY_PER_REQUEST",
         **settings,
     }
-    aws.client("dynamodb").create_table(TableName=name, **params)
+    aws_session.client("dynamodb").create_table(TableName=name, **params)
     return name
 
 
-def test_a_missing_table_is_not_found(aws) -> None:
-    assert fetch_or_none(lambda: dynamodb.TABLE.fetch(aws, "no-such-table")) is None
+def test_a_missing_table_is_not_found(aws_session) -> None:
+    assert fetch_or_none(lambda: dynamodb.TABLE.fetch(aws_session, "no-such-table")) is None
 
 
-def test_keys_and_billing(aws) -> None:
-    name = make_table(aws)
-    table = described(dynamodb.TABLE, aws, name)
+def test_keys_and_billing(aws_session) -> None:
+    name = make_table(aws_session)
+    table = described(dynamodb.TABLE, aws_session, name)
     assert passes(dynamodb.keys(("pk", "S"), ("sk", "N")), table)
     assert passes(dynamodb.billing_mode("PAY_PER_REQUEST"), table)
     assert miss(dynamodb.keys(("id", "S")), dynamodb.TABLE, name, table) == (
@@ -44,38 +44,40 @@ def test_keys_and_billing(aws) -> None:
     )
 
 
-def test_point_in_time_recovery(aws) -> None:
-    name = make_table(aws)
-    assert miss(dynamodb.point_in_time_recovery(), dynamodb.TABLE, name, described(dynamodb.TABLE, aws, name)) == (
-        f"DynamoDB table {name}: point-in-time recovery should be enabled, but is disabled."
-    )
-    aws.client("dynamodb").update_continuous_backups(
+def test_point_in_time_recovery(aws_session) -> None:
+    name = make_table(aws_session)
+    assert miss(
+        dynamodb.point_in_time_recovery(), dynamodb.TABLE, name, described(dynamodb.TABLE, aws_session, name)
+    ) == (f"DynamoDB table {name}: point-in-time recovery should be enabled, but is disabled.")
+    aws_session.client("dynamodb").update_continuous_backups(
         TableName=name, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True}
     )
-    assert passes(dynamodb.point_in_time_recovery(), described(dynamodb.TABLE, aws, name))
+    assert passes(dynamodb.point_in_time_recovery(), described(dynamodb.TABLE, aws_session, name))
 
 
-def test_time_to_live(aws) -> None:
-    name = make_table(aws)
-    aws.client("dynamodb").update_time_to_live(
+def test_time_to_live(aws_session) -> None:
+    name = make_table(aws_session)
+    aws_session.client("dynamodb").update_time_to_live(
         TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": "expires"}
     )
-    table = described(dynamodb.TABLE, aws, name)
+    table = described(dynamodb.TABLE, aws_session, name)
     assert passes(dynamodb.ttl("expires"), table)
     assert miss(dynamodb.ttl("ttl"), dynamodb.TABLE, name, table) == (
         f"DynamoDB table {name}: time to live should be enabled on ttl, but is enabled on expires."
     )
 
 
-def test_stream(aws) -> None:
-    name = make_table(aws, StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"})
-    table = described(dynamodb.TABLE, aws, name)
+def test_stream(aws_session) -> None:
+    name = make_table(aws_session, StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"})
+    table = described(dynamodb.TABLE, aws_session, name)
     assert passes(dynamodb.stream("NEW_IMAGE"), table)
     assert miss(dynamodb.stream(), dynamodb.TABLE, name, table) == (
         f"DynamoDB table {name}: stream should be NEW_AND_OLD_IMAGES, but is NEW_IMAGE."
     )
-    plain = make_table(aws)
-    assert "but is disabled" in miss(dynamodb.stream(), dynamodb.TABLE, plain, described(dynamodb.TABLE, aws, plain))
+    plain = make_table(aws_session)
+    assert "but is disabled" in miss(
+        dynamodb.stream(), dynamodb.TABLE, plain, described(dynamodb.TABLE, aws_session, plain)
+    )
 
 
 @pytest.mark.parametrize(
@@ -90,24 +92,24 @@ def test_stream(aws) -> None:
     ],
     ids=["fits", "missing", "projection"],
 )
-def test_global_secondary_index(aws, requirement, sentence) -> None:
+def test_global_secondary_index(aws_session, requirement, sentence) -> None:
     index = {
         "IndexName": "by-email",
         "KeySchema": [{"AttributeName": "email", "KeyType": "HASH"}],
         "Projection": {"ProjectionType": "ALL"},
     }
-    name = make_table(aws, GlobalSecondaryIndexes=[index])
-    table = described(dynamodb.TABLE, aws, name)
+    name = make_table(aws_session, GlobalSecondaryIndexes=[index])
+    table = described(dynamodb.TABLE, aws_session, name)
     if sentence is None:
         assert passes(requirement, table)
     else:
         assert miss(requirement, dynamodb.TABLE, name, table) == f"DynamoDB table {name}: {sentence}"
 
 
-def test_kms_encryption(aws) -> None:
-    plain = make_table(aws)
-    assert miss(dynamodb.encrypted_with_kms(), dynamodb.TABLE, plain, described(dynamodb.TABLE, aws, plain)) == (
-        f"DynamoDB table {plain}: encryption should be KMS, but is AWS owned key."
-    )
-    name = make_table(aws, SSESpecification={"Enabled": True, "SSEType": "KMS"})
-    assert passes(dynamodb.encrypted_with_kms(), described(dynamodb.TABLE, aws, name))
+def test_kms_encryption(aws_session) -> None:
+    plain = make_table(aws_session)
+    assert miss(
+        dynamodb.encrypted_with_kms(), dynamodb.TABLE, plain, described(dynamodb.TABLE, aws_session, plain)
+    ) == (f"DynamoDB table {plain}: encryption should be KMS, but is AWS owned key.")
+    name = make_table(aws_session, SSESpecification={"Enabled": True, "SSEType": "KMS"})
+    assert passes(dynamodb.encrypted_with_kms(), described(dynamodb.TABLE, aws_session, name))

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto.iam.access_control import IAMPolicy, PermissionResult
 
-from harness.kit.identity import decide, sources
+from harness.kit.identity import decide, extra_permissions, sources
 
 ACCOUNT = "123456789012"
 TABLE = f"arn:aws:dynamodb:us-east-1:{ACCOUNT}:table/orders"
@@ -148,3 +148,20 @@ def test_moto_treats_a_condition_it_has_no_value_for_as_met() -> None:
     conditional_deny[0]["Statement"].append({"Effect": "Deny", "Action": "*", "Resource": "*", "Condition": CONDITION})
     assert ours(conditional_deny, "dynamodb:PutItem", TABLE) == "undecided"
     assert not moto_allows(conditional_deny, "dynamodb:PutItem", TABLE)
+
+
+ASKED_ACTIONS = ["dynamodb:PutItem"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(documents(plain=False), st.sampled_from(REQUEST_ACTIONS), st.sampled_from(REQUEST_RESOURCES))
+def test_nothing_allowed_beyond_the_asked_goes_unreported(policies, action, resource) -> None:
+    """`extra_permissions` is complete: whatever `decide` allows beyond the asked actions on the asked table is
+    named, the action itself when it was not asked, else the asked action on a wider resource."""
+    held, _ = sources((f"policy {i}", d) for i, d in enumerate(policies, 1))
+    if not decide(held, action, resource).allowed:
+        return
+    asked = action in ASKED_ACTIONS and resource == TABLE
+    extras = extra_permissions(held, ASKED_ACTIONS, [TABLE])
+    if not asked:
+        assert any(e.action == action and (action not in ASKED_ACTIONS or e.resources) for e in extras), extras

@@ -2,19 +2,16 @@
 to it (logs:CreateLogStream and logs:PutLogEvents on the group's log streams)."""
 
 from harness.kit import awslambda, iam, logs
-from harness.kit.require import attribute
 from harness.kit.step import Step
-
-from ._lib.arns import log_streams_arn
 
 
 async def run(session, context, logger):
     step = Step(session, context, logger)
     with step:
         function = step.input("02_01_function", awslambda.FUNCTION)
-        name = f"/aws/lambda/{function['FunctionName']}"
-        step.find("02_02_log_group", logs.LOG_GROUP, [attribute("name", "logGroupName", name), logs.retention(14)])
-        streams = log_streams_arn(function, name)
+        group = logs.function_log_group(function)
+        step.find("02_02_log_group", logs.LOG_GROUP, [logs.named(group), logs.retention(14)])
+        streams = logs.streams_arn(function, group)
         step.find("01_02_role", iam.ROLE, [
             iam.may("logs:CreateLogStream", streams),
             iam.may("logs:PutLogEvents", streams),

@@ -1,1 +1,0 @@
-"""Helpers the serverless lab's step modules share (imported as `from ._lib.arns import ...`)."""
