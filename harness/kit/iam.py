@@ -11,7 +11,7 @@ from typing import Any
 from harness.kit import identity
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
 from harness.kit.policy import PolicyError, parse_policy
-from harness.kit.require import Requirement, require
+from harness.kit.require import Requirement, includes, require
 
 Documents = list[tuple[str, Any]]
 """(how the console names a policy, its document) for every policy an identity holds."""
@@ -179,11 +179,10 @@ def _policy_name(name_or_arn: str) -> str:
 def has_managed_policy(name_or_arn: str) -> Requirement:
     """The managed policy (its name, e.g. `AWSLambdaBasicExecutionRole`, or its ARN) is attached."""
     wanted = _policy_name(name_or_arn)
-    return require(
+    return includes(
         "attached managed policies",
         wanted,
         lambda r: sorted(p["PolicyName"] for p in r["AttachedPolicies"]),
-        compare=lambda actual, expected: expected in actual,
         hint=f"Attach the managed policy {wanted}.",
     )
 
@@ -283,9 +282,7 @@ def _least_privilege_issue(found: dict[str, Any]) -> str:
 def in_group(group: Resource | str | None) -> Requirement:
     """The user is a member of the group."""
     name = id_of(group, "GroupName")
-    return require(
-        "groups", name, lambda user: sorted(user["Groups"]), compare=lambda actual, expected: expected in actual
-    )
+    return includes("groups", name, lambda user: sorted(user["Groups"]))
 
 
 def holds_role(role: Resource | str | None) -> Requirement:

@@ -14,7 +14,7 @@ from harness.kit import dynamodb, iam
 from harness.kit.aws import fetch_or_none
 from harness.kit.step import Step
 from harness.lab import load_lab
-from tests.kit.conftest import described, miss, passes, unique
+from tests.kit.conftest import TABLE_AND_ROLE_SPEC, described, miss, passes, unique
 
 ACCOUNT = "123456789012"
 LAMBDA_TRUST = {
@@ -203,25 +203,10 @@ def test_missing_identities_are_not_found(aws_session, kind) -> None:
     assert fetch_or_none(lambda: kind.fetch(aws_session, "nothing-by-that-name")) is None
 
 
-SERVERLESS_SPEC = """\
-project: least-privilege
-objectives:
-  - id: "01"
-    steps:
-      - id: "01"
-        outputs:
-          - {name: 01_01_table, type: AWS::DynamoDB::Table}
-      - id: "02"
-        inputs: [01_01_table]
-        outputs:
-          - {name: 01_02_role, type: AWS::IAM::Role}
-"""
-
-
 def test_least_privilege_through_a_step(aws_session, tmp_path) -> None:
     """A step module's three lines: the failed check names the field, the expected and the extra action."""
     (tmp_path / "specs").mkdir()
-    (tmp_path / "specs" / "lab.yaml").write_text(SERVERLESS_SPEC, encoding="utf-8")
+    (tmp_path / "specs" / "lab.yaml").write_text(TABLE_AND_ROLE_SPEC, encoding="utf-8")
     spec = load_lab(tmp_path).steps["01.02"]
     table_name = unique("orders")
     aws_session.client("dynamodb").create_table(
