@@ -117,6 +117,27 @@ def test_least_privilege_names_a_missing_permission(aws_session) -> None:
     )
 
 
+STREAMS = f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:/aws/lambda/orders:log-stream:*"
+
+
+def test_least_privilege_over_several_grants(aws_session) -> None:
+    """Table actions on the table, log actions on the log streams: each action judged on its own grant."""
+    table_grant = {"Effect": "Allow", "Action": ["dynamodb:PutItem"], "Resource": table()}
+    logs_grant = {"Effect": "Allow", "Action": ["logs:CreateLogStream", "logs:PutLogEvents"], "Resource": STREAMS}
+    name = make_role(aws_session, app=document(table_grant, logs_grant))
+    role = described(iam.ROLE, aws_session, name)
+    requirement = iam.may_exactly(
+        iam.grant(["dynamodb:PutItem"], [table()]), iam.grant(["logs:PutLogEvents", "logs:CreateLogStream"], [STREAMS])
+    )
+    assert requirement.expected == (
+        f"only dynamodb:PutItem on {table()}; logs:CreateLogStream, logs:PutLogEvents on {STREAMS}"
+    )
+    assert passes(requirement, role)
+    assert miss(iam.may_exactly(iam.grant(["dynamodb:PutItem"], [table()])), iam.ROLE, name, role) == (
+        f"IAM role {name}: it may also logs:CreateLogStream, logs:PutLogEvents."
+    )
+
+
 def test_least_privilege_reads_customer_managed_policies(aws_session) -> None:
     client = aws_session.client("iam")
     arn = client.create_policy(
