@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from harness.kit.kinds import Kind, Resource, first, id_of, register
-from harness.kit.require import Requirement, attribute, require
+from harness.kit.require import Requirement, attribute, includes, require
 
 
 def _fetch_group(session: Any, name: str) -> Resource | None:
@@ -49,7 +49,7 @@ def in_subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
 
 def registers_with(target_group: Resource | str | None) -> Requirement:
     arn = id_of(target_group, "TargetGroupArn")
-    return require("target groups", arn, lambda g: sorted(g.get("TargetGroupARNs", [])), compare=lambda a, e: e in a)
+    return includes("target groups", arn, lambda g: sorted(g.get("TargetGroupARNs", [])))
 
 
 def health_check(kind: str = "ELB") -> Requirement:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.kit.kinds import Kind, Resource, register
-from harness.kit.require import Requirement, require
+from harness.kit.require import Requirement, includes, require
 
 
 def _fetch_distribution(session: Any, distribution_id: str) -> Resource:
@@ -22,11 +22,10 @@ def enabled(value: bool = True) -> Requirement:
 
 def origin(domain_name: str) -> Requirement:
     """One origin is `domain_name` (e.g. `BUCKET.s3.us-east-1.amazonaws.com`, or a load balancer's DNS name)."""
-    return require(
+    return includes(
         "origins",
         domain_name,
         lambda d: sorted(o["DomainName"] for o in d["Config"]["Origins"].get("Items", [])),
-        compare=lambda actual, expected: expected in actual,
     )
 
 

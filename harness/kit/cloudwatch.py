@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.kit.kinds import Kind, Resource, first, id_of, register
-from harness.kit.require import Requirement, attribute, require
+from harness.kit.require import Requirement, attribute, includes, require
 
 
 def _fetch_alarm(session: Any, name: str) -> Resource | None:
@@ -58,11 +58,10 @@ def threshold(value: float, comparison: str = "GreaterThanOrEqualToThreshold") -
 def notifies(topic: Resource | str | None) -> Requirement:
     """Sends its ALARM notification to the topic (a described topic or its ARN)."""
     arn = id_of(topic, "TopicArn")
-    return require(
+    return includes(
         "alarm actions",
         arn,
         lambda a: sorted(a.get("AlarmActions", [])),
-        compare=lambda actual, expected: expected in actual,
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register
-from harness.kit.require import Requirement, attribute, require
+from harness.kit.require import Requirement, attribute, includes, require
 
 
 def _fetch_instance(session: Any, instance_id: str) -> Resource | None:
@@ -68,7 +68,7 @@ def with_security_group(group: Resource | str | None) -> Requirement:
         found += [g for n in settings.get("NetworkInterfaces", []) for g in n.get("Groups", []) if isinstance(g, str)]
         return sorted(set(found))
 
-    return require("security groups", group_id, groups, compare=lambda actual, expected: expected in actual)
+    return includes("security groups", group_id, groups)
 
 
 def instance_profile(profile: Resource | str | None) -> Requirement:
@@ -106,9 +106,8 @@ def volume_encrypted(enabled: bool = True) -> Requirement:
 def attached_to(instance: Resource | str | None) -> Requirement:
     """The volume is attached to the instance."""
     instance_id = id_of(instance, "InstanceId")
-    return require(
+    return includes(
         "attached to",
         instance_id,
         lambda v: sorted(a["InstanceId"] for a in v.get("Attachments", [])),
-        compare=lambda actual, expected: expected in actual,
     )

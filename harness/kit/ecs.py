@@ -8,7 +8,7 @@ from botocore.exceptions import ClientError
 
 from harness.kit.aws import error_code
 from harness.kit.kinds import Kind, Resource, first, id_of, register
-from harness.kit.require import Requirement, attribute, require
+from harness.kit.require import Requirement, attribute, includes, require
 
 
 def _fetch_cluster(session: Any, name: str) -> Resource | None:
@@ -71,9 +71,7 @@ def runs(task_definition: Resource | str | None) -> Requirement:
 
 
 def compatible_with(value: str = "FARGATE") -> Requirement:
-    return require(
-        "requires compatibilities", value, lambda t: t.get("requiresCompatibilities", []), compare=lambda a, e: e in a
-    )
+    return includes("requires compatibilities", value, lambda t: t.get("requiresCompatibilities", []))
 
 
 def task_size(cpu: str, memory: str) -> Requirement:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from harness.kit.kinds import Kind, Resource, first, id_of, register
-from harness.kit.require import Requirement, attribute, require
+from harness.kit.require import Requirement, attribute, includes, require
 
 
 def _fetch_load_balancer(session: Any, arn: str) -> Resource | None:
@@ -47,11 +47,10 @@ def in_subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
 
 def with_security_group(group: Resource | str | None) -> Requirement:
     group_id = id_of(group, "GroupId")
-    return require(
+    return includes(
         "security groups",
         group_id,
         lambda lb: sorted(lb.get("SecurityGroups", [])),
-        compare=lambda actual, expected: expected in actual,
     )
 
 

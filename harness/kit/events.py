@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
-from harness.kit.require import Requirement, attribute, require
+from harness.kit.require import Requirement, attribute, includes, require
 
 
 def _fetch_rule(session: Any, rule_id: str) -> Resource:
@@ -46,9 +46,8 @@ def enabled(value: bool = True) -> Requirement:
 def targets(target: Resource | str | None, *, key: str = "Arn") -> Requirement:
     """One of the rule's targets is `target` (a described resource read under `key`, or an ARN)."""
     arn = id_of(target, key)
-    return require(
+    return includes(
         "targets",
         arn,
         lambda r: sorted(t["Arn"] for t in r["Targets"]),
-        compare=lambda actual, expected: expected in actual,
     )

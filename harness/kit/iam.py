@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 import urllib.parse
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from harness.kit import identity
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
 from harness.kit.policy import PolicyError, parse_policy
-from harness.kit.require import Requirement, require
+from harness.kit.require import Requirement, includes, require
 
 Documents = list[tuple[str, Any]]
 """(how the console names a policy, its document) for every policy an identity holds."""
@@ -179,11 +180,10 @@ def _policy_name(name_or_arn: str) -> str:
 def has_managed_policy(name_or_arn: str) -> Requirement:
     """The managed policy (its name, e.g. `AWSLambdaBasicExecutionRole`, or its ARN) is attached."""
     wanted = _policy_name(name_or_arn)
-    return require(
+    return includes(
         "attached managed policies",
         wanted,
         lambda r: sorted(p["PolicyName"] for p in r["AttachedPolicies"]),
-        compare=lambda actual, expected: expected in actual,
         hint=f"Attach the managed policy {wanted}.",
     )
 
@@ -238,25 +238,49 @@ def may_not(action: str, resource: str = "*") -> Requirement:
     )
 
 
+@dataclass(frozen=True)
+class Grant:
+    """Actions the identity should be able to perform on resources (ARNs): one part of a least-privilege check."""
+
+    actions: tuple[str, ...]
+    resources: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{', '.join(self.actions)} on {', '.join(self.resources)}"
+
+
+def grant(actions: Iterable[str], resources: Iterable[Resource | str | None] = ("*",), *, key: str = "Arn") -> Grant:
+    """`actions` on `resources` (ARNs, or described resources read under `key`, e.g. `key="TableArn"`)."""
+    return Grant(tuple(sorted(actions, key=str.lower)), tuple(sorted(str(id_of(r, key)) for r in resources)))
+
+
 def may_only(
     actions: Iterable[str], resources: Iterable[Resource | str | None] = ("*",), *, key: str = "Arn"
 ) -> Requirement:
     """Least privilege: the identity may do every one of `actions` on every one of `resources` (ARNs or
     described resources, read under `key`), and nothing more: the extra actions are named."""
-    wanted_actions = sorted(actions, key=str.lower)
-    wanted_resources = sorted(str(id_of(r, key)) for r in resources)
+    return may_exactly(grant(actions, resources, key=key))
+
+
+def may_exactly(*grants: Grant) -> Requirement:
+    """Least privilege over several grants, e.g. table actions on the table and log actions on its log streams:
+    every grant is allowed, and nothing beyond them (an action is judged on the resources of its grants)."""
+    asked: dict[str, list[str]] = {}
+    for g in grants:
+        for action in g.actions:
+            asked.setdefault(action, []).extend(g.resources)
 
     def assess(resource: Resource) -> dict[str, Any]:
         held, invalid = _held(resource)
         if invalid:
             return {"invalid": invalid}
-        verdicts = [identity.decide(held, a, r) for a in wanted_actions for r in wanted_resources]
-        extras = identity.extra_permissions(held, wanted_actions, wanted_resources)
+        verdicts = [identity.decide(held, a, r) for g in grants for a in g.actions for r in g.resources]
+        extras = identity.extra_permissions(held, asked)
         return {"missing": [v.reason for v in verdicts if not v.allowed], "extra": [str(e) for e in extras]}
 
     return require(
         "permissions",
-        f"only {', '.join(wanted_actions)} on {', '.join(wanted_resources)}",
+        f"only {'; '.join(map(str, grants))}",
         assess,
         compare=lambda found, _: not found.get("invalid") and not found["missing"] and not found["extra"],
         explain=_least_privilege_issue,
@@ -283,9 +307,7 @@ def _least_privilege_issue(found: dict[str, Any]) -> str:
 def in_group(group: Resource | str | None) -> Requirement:
     """The user is a member of the group."""
     name = id_of(group, "GroupName")
-    return require(
-        "groups", name, lambda user: sorted(user["Groups"]), compare=lambda actual, expected: expected in actual
-    )
+    return includes("groups", name, lambda user: sorted(user["Groups"]))
 
 
 def holds_role(role: Resource | str | None) -> Requirement:

@@ -11,7 +11,7 @@ the policies spell out. Permissions boundaries, SCPs and session policies are no
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any, Literal
@@ -83,15 +83,13 @@ def decide(held: Sequence[Source], action: str, resource: str = "*") -> Verdict:
     return Verdict("undecided", f"{_where(*allows[0])} allows {action} only under a Condition")
 
 
-def extra_permissions(held: Sequence[Source], actions: Iterable[str], resources: Iterable[str]) -> list[Extra]:
-    """What the identity may do beyond `actions` on `resources` (ARNs or patterns): other actions on any
-    resource, and the asked actions on other resources. A conditional Deny is not counted on to remove a
-    permission; a permission granted only under a Condition is reported as such."""
-    actions = list(actions)
-    asked = {a.lower() for a in actions}
-    wanted = tuple(resources)
+def extra_permissions(held: Sequence[Source], asked: Mapping[str, Iterable[str]]) -> list[Extra]:
+    """What the identity may do beyond `asked` (action -> the resources, ARNs or patterns, it is asked on): other
+    actions on any resource, and an asked action on other resources. A conditional Deny is not counted on to
+    remove a permission; a permission granted only under a Condition is reported as such."""
+    limits = {action.lower(): tuple(resources) for action, resources in asked.items()}
     statements = [s for src in held for s in src.policy.statements if not s.insecure_transport_only]
-    candidates = _candidate_actions(statements) | set(actions)
+    candidates = _candidate_actions(statements) | set(asked)
     by_service: dict[str, list[str]] = {}
     for action in candidates:
         by_service.setdefault(action.split(":", 1)[0].lower(), []).append(action)
@@ -101,8 +99,8 @@ def extra_permissions(held: Sequence[Source], actions: Iterable[str], resources:
         covering = tuple(s for s, c in zip(statements, covered, strict=True) if action in c)
         if not any(s.effect == "Allow" for s in covering):
             continue
-        limit = wanted if action.lower() in asked else None
-        if action.lower() in asked and not limit:
+        limit = limits.get(action.lower())
+        if limit == ():
             continue
         found = _granted_beyond(covering, limit)
         if found is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register
-from harness.kit.require import Requirement, require
+from harness.kit.require import Requirement, includes, require
 
 
 def _fetch_key(session: Any, key_id: str) -> Resource:
@@ -62,7 +62,7 @@ def customer_managed() -> Requirement:
 
 def has_alias(name: str) -> Requirement:
     """The key is named `name` (e.g. `alias/orders`)."""
-    return require("aliases", name, lambda k: k["Aliases"], compare=lambda actual, expected: expected in actual)
+    return includes("aliases", name, lambda k: k["Aliases"])
 
 
 def points_to(key: Resource | str | None) -> Requirement:

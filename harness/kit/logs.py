@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.kit.kinds import Kind, LazyResource, Resource, first, register
-from harness.kit.require import Requirement, require
+from harness.kit.require import Requirement, includes, require
 
 
 def _fetch_log_group(session: Any, name: str) -> Resource | None:
@@ -73,11 +73,10 @@ def metric_filter(metric: str, namespace: str, *, pattern: str | None = None) ->
         )
 
     with_pattern = f" with pattern {pattern!r}" if pattern is not None else ""
-    return require(
+    return includes(
         "metric filters",
         f"{namespace}/{metric}",
         published,
-        compare=lambda actual, expected: expected in actual,
         explain=lambda actual: (
             f"its metric filters{with_pattern} publish {', '.join(actual) or 'nothing'}, not {namespace}/{metric}."
         ),

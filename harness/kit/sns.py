@@ -8,7 +8,7 @@ from typing import Any
 
 from harness.kit.grants import principal_may
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
-from harness.kit.require import Requirement, require
+from harness.kit.require import Requirement, includes, require
 
 
 def _fetch_topic(session: Any, arn: str) -> Resource:
@@ -41,11 +41,10 @@ def subscribed(protocol: str, endpoint: Resource | str | None, *, key: str = "Qu
     """The topic delivers to `endpoint` over `protocol` (e.g. ("sqs", queue ARN), ("lambda", function ARN),
     ("email", address)); a confirmed or pending subscription counts."""
     wanted = f"{protocol} {id_of(endpoint, key)}"
-    return require(
+    return includes(
         "subscriptions",
         wanted,
         lambda t: sorted(f"{s['Protocol']} {s['Endpoint']}" for s in t["Subscriptions"]),
-        compare=lambda actual, expected: expected in actual,
     )
 
 

@@ -41,6 +41,22 @@ objectives:
 """
 
 
+# A table, then a role that works on it: the least-privilege tests' lab.
+TABLE_AND_ROLE_SPEC = """\
+project: kit-services
+objectives:
+  - id: "01"
+    steps:
+      - id: "01"
+        outputs:
+          - {name: 01_01_table, type: AWS::DynamoDB::Table}
+      - id: "02"
+        inputs: [01_01_table]
+        outputs:
+          - {name: 01_02_role, type: AWS::IAM::Role}
+"""
+
+
 def write_tiny_lab(root: Path) -> Lab:
     (root / "specs").mkdir(parents=True)
     (root / "specs" / "kit-tests.yaml").write_text(TINY_LAB_SPEC, encoding="utf-8")

@@ -24,6 +24,16 @@ def network(aws_session) -> dict[str, Any]:
     return {"vpc": vpc, "subnets": subnets, "group": group, "image": image}
 
 
+def make_db(aws_session: Any, **settings: Any) -> str:
+    """A small DB instance made as a learner would; `settings` add to or override the defaults."""
+    identifier = unique("db")
+    params = {"Engine": "postgres", "DBInstanceClass": "db.t3.micro", "AllocatedStorage": 20, **settings}
+    aws_session.client("rds").create_db_instance(
+        DBInstanceIdentifier=identifier, MasterUsername="admin1", MasterUserPassword="password123", **params
+    )
+    return identifier
+
+
 def test_instance_settings(aws_session, network) -> None:
     ec2 = aws_session.client("ec2")
     instance_id = ec2.run_instances(
@@ -119,15 +129,9 @@ def test_db_instance(aws_session, network) -> None:
     client = aws_session.client("rds")
     group = unique("db-subnets")
     client.create_db_subnet_group(DBSubnetGroupName=group, DBSubnetGroupDescription="db", SubnetIds=network["subnets"])
-    identifier = unique("db")
-    client.create_db_instance(
-        DBInstanceIdentifier=identifier,
-        Engine="postgres",
+    identifier = make_db(
+        aws_session,
         EngineVersion="16.3",
-        DBInstanceClass="db.t3.micro",
-        MasterUsername="admin1",
-        MasterUserPassword="password123",
-        AllocatedStorage=20,
         DBSubnetGroupName=group,
         MultiAZ=True,
         StorageEncrypted=True,
@@ -150,16 +154,7 @@ def test_db_instance(aws_session, network) -> None:
 
 
 def test_a_public_single_az_db_is_named(aws_session, network) -> None:
-    identifier = unique("db")
-    aws_session.client("rds").create_db_instance(
-        DBInstanceIdentifier=identifier,
-        Engine="mysql",
-        DBInstanceClass="db.t3.micro",
-        MasterUsername="admin1",
-        MasterUserPassword="password123",
-        AllocatedStorage=20,
-        PubliclyAccessible=True,
-    )
+    identifier = make_db(aws_session, Engine="mysql", PubliclyAccessible=True)
     db = described(rds.DB_INSTANCE, aws_session, identifier)
     assert miss(rds.publicly_accessible(False), rds.DB_INSTANCE, identifier, db) == (
         f"DB instance {identifier}: public access should be disabled, but is enabled."
@@ -206,16 +201,7 @@ def test_a_volume_attached_to_an_instance(aws_session, network) -> None:
 
 
 def test_db_backup_retention(aws_session) -> None:
-    identifier = unique("db")
-    aws_session.client("rds").create_db_instance(
-        DBInstanceIdentifier=identifier,
-        Engine="postgres",
-        DBInstanceClass="db.t3.micro",
-        MasterUsername="admin1",
-        MasterUserPassword="password123",
-        AllocatedStorage=20,
-        BackupRetentionPeriod=7,
-    )
+    identifier = make_db(aws_session, BackupRetentionPeriod=7)
     db = described(rds.DB_INSTANCE, aws_session, identifier)
     assert passes(rds.backup_retention(7), db)
     assert miss(rds.backup_retention(14), rds.DB_INSTANCE, identifier, db) == (

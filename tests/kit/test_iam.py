@@ -14,7 +14,7 @@ from harness.kit import dynamodb, iam
 from harness.kit.aws import fetch_or_none
 from harness.kit.step import Step
 from harness.lab import load_lab
-from tests.kit.conftest import described, miss, passes, unique
+from tests.kit.conftest import TABLE_AND_ROLE_SPEC, described, miss, passes, unique
 
 ACCOUNT = "123456789012"
 LAMBDA_TRUST = {
@@ -117,6 +117,27 @@ def test_least_privilege_names_a_missing_permission(aws_session) -> None:
     )
 
 
+STREAMS = f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:/aws/lambda/orders:log-stream:*"
+
+
+def test_least_privilege_over_several_grants(aws_session) -> None:
+    """Table actions on the table, log actions on the log streams: each action judged on its own grant."""
+    table_grant = {"Effect": "Allow", "Action": ["dynamodb:PutItem"], "Resource": table()}
+    logs_grant = {"Effect": "Allow", "Action": ["logs:CreateLogStream", "logs:PutLogEvents"], "Resource": STREAMS}
+    name = make_role(aws_session, app=document(table_grant, logs_grant))
+    role = described(iam.ROLE, aws_session, name)
+    requirement = iam.may_exactly(
+        iam.grant(["dynamodb:PutItem"], [table()]), iam.grant(["logs:PutLogEvents", "logs:CreateLogStream"], [STREAMS])
+    )
+    assert requirement.expected == (
+        f"only dynamodb:PutItem on {table()}; logs:CreateLogStream, logs:PutLogEvents on {STREAMS}"
+    )
+    assert passes(requirement, role)
+    assert miss(iam.may_exactly(iam.grant(["dynamodb:PutItem"], [table()])), iam.ROLE, name, role) == (
+        f"IAM role {name}: it may also logs:CreateLogStream, logs:PutLogEvents."
+    )
+
+
 def test_least_privilege_reads_customer_managed_policies(aws_session) -> None:
     client = aws_session.client("iam")
     arn = client.create_policy(
@@ -203,25 +224,10 @@ def test_missing_identities_are_not_found(aws_session, kind) -> None:
     assert fetch_or_none(lambda: kind.fetch(aws_session, "nothing-by-that-name")) is None
 
 
-SERVERLESS_SPEC = """\
-project: least-privilege
-objectives:
-  - id: "01"
-    steps:
-      - id: "01"
-        outputs:
-          - {name: 01_01_table, type: AWS::DynamoDB::Table}
-      - id: "02"
-        inputs: [01_01_table]
-        outputs:
-          - {name: 01_02_role, type: AWS::IAM::Role}
-"""
-
-
 def test_least_privilege_through_a_step(aws_session, tmp_path) -> None:
     """A step module's three lines: the failed check names the field, the expected and the extra action."""
     (tmp_path / "specs").mkdir()
-    (tmp_path / "specs" / "lab.yaml").write_text(SERVERLESS_SPEC, encoding="utf-8")
+    (tmp_path / "specs" / "lab.yaml").write_text(TABLE_AND_ROLE_SPEC, encoding="utf-8")
     spec = load_lab(tmp_path).steps["01.02"]
     table_name = unique("orders")
     aws_session.client("dynamodb").create_table(

@@ -122,23 +122,25 @@ def test_a_trust_policy_needs_no_resource() -> None:
 
 def test_an_extra_action_is_named() -> None:
     policies = held(statement(action=["dynamodb:PutItem", "dynamodb:Query", "dynamodb:GetItem"]))
-    assert extra_permissions(policies, ["dynamodb:PutItem", "dynamodb:Query"], [TABLE]) == [Extra("dynamodb:GetItem")]
+    assert extra_permissions(policies, {"dynamodb:PutItem": [TABLE], "dynamodb:Query": [TABLE]}) == [
+        Extra("dynamodb:GetItem")
+    ]
 
 
 def test_exactly_the_asked_actions_leave_nothing_extra() -> None:
     policies = held(statement(action=["dynamodb:PutItem", "dynamodb:Query"]))
-    assert extra_permissions(policies, ["dynamodb:PutItem", "dynamodb:Query"], [TABLE]) == []
+    assert extra_permissions(policies, {"dynamodb:PutItem": [TABLE], "dynamodb:Query": [TABLE]}) == []
 
 
 def test_an_asked_action_on_more_resources_is_extra() -> None:
     policies = held(statement(resource="arn:aws:dynamodb:us-east-1:123456789012:table/*"))
-    assert extra_permissions(policies, ["dynamodb:PutItem"], [TABLE]) == [
+    assert extra_permissions(policies, {"dynamodb:PutItem": [TABLE]}) == [
         Extra("dynamodb:PutItem", ("arn:aws:dynamodb:us-east-1:123456789012:table/*",))
     ]
 
 
 def test_a_wildcard_names_every_action_it_reaches_from_the_catalog() -> None:
-    extras = extra_permissions(held(statement(action="dynamodb:*")), ["dynamodb:PutItem"], [TABLE])
+    extras = extra_permissions(held(statement(action="dynamodb:*")), {"dynamodb:PutItem": [TABLE]})
     names = {e.action for e in extras}
     assert {"dynamodb:GetItem", "dynamodb:DeleteTable", "dynamodb:Scan"} <= names
     assert "dynamodb:PutItem" not in names
@@ -150,7 +152,7 @@ def test_a_denied_extra_is_not_extra() -> None:
         statement(action="dynamodb:*"),
         {"Effect": "Deny", "NotAction": ["dynamodb:PutItem"], "Resource": "*"},
     )
-    assert extra_permissions(policies, ["dynamodb:PutItem"], [TABLE]) == []
+    assert extra_permissions(policies, {"dynamodb:PutItem": [TABLE]}) == []
 
 
 def test_a_conditional_extra_is_reported_as_such() -> None:
@@ -158,9 +160,9 @@ def test_a_conditional_extra_is_reported_as_such() -> None:
         statement(),
         statement(action="s3:GetObject", resource="*", Condition={"Bool": {"aws:MultiFactorAuthPresent": "true"}}),
     )
-    assert extra_permissions(policies, ["dynamodb:PutItem"], [TABLE]) == [Extra("s3:GetObject", (), True)]
+    assert extra_permissions(policies, {"dynamodb:PutItem": [TABLE]}) == [Extra("s3:GetObject", (), True)]
 
 
 def test_an_action_outside_the_catalog_is_still_named() -> None:
     policies = held(statement(action=["dynamodb:PutItem", "madeup:DoThing"], resource="*"))
-    assert Extra("madeup:DoThing") in extra_permissions(policies, ["dynamodb:PutItem"], ["*"])
+    assert Extra("madeup:DoThing") in extra_permissions(policies, {"dynamodb:PutItem": ["*"]})

@@ -162,6 +162,6 @@ def test_nothing_allowed_beyond_the_asked_goes_unreported(policies, action, reso
     if not decide(held, action, resource).allowed:
         return
     asked = action in ASKED_ACTIONS and resource == TABLE
-    extras = extra_permissions(held, ASKED_ACTIONS, [TABLE])
+    extras = extra_permissions(held, {a: [TABLE] for a in ASKED_ACTIONS})
     if not asked:
         assert any(e.action == action and (action not in ASKED_ACTIONS or e.resources) for e in extras), extras

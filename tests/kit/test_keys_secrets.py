@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import io
+import json
+import zipfile
+
 from harness.kit import kms, secretsmanager
 from harness.kit.aws import fetch_or_none
 from tests.kit.conftest import described, miss, passes, unique
@@ -60,3 +64,38 @@ def test_a_secret_scheduled_for_deletion_is_gone(aws_session) -> None:
     arn = client.create_secret(Name=unique("db"), SecretString="x")["ARN"]
     client.delete_secret(SecretId=arn, RecoveryWindowInDays=7)
     assert fetch_or_none(lambda: secretsmanager.SECRET.fetch(aws_session, arn)) is None
+
+
+def test_secret_rotated_by_a_function(aws_session) -> None:
+    trust = {
+        "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]
+    }
+    role = aws_session.client("iam").create_role(RoleName=unique("rotator"), AssumeRolePolicyDocument=json.dumps(trust))
+    function_arn = aws_session.client("lambda").create_function(
+        FunctionName=unique("rotate"),
+        Runtime="python3.12",
+        Handler="app.handler",
+        Role=role["Role"]["Arn"],
+        Code={"ZipFile": zipped("def handler(event, context):\n    return None\n")},
+    )["FunctionArn"]
+    client = aws_session.client("secretsmanager")
+    arn = client.create_secret(Name=unique("db"), SecretString="x")["ARN"]
+    client.rotate_secret(
+        SecretId=arn,
+        RotationLambdaARN=function_arn,
+        RotationRules={"AutomaticallyAfterDays": 30},
+        RotateImmediately=False,
+    )
+    secret = described(secretsmanager.SECRET, aws_session, arn)
+    assert passes(secretsmanager.rotation(30), secret)
+    assert passes(secretsmanager.rotated_by(function_arn), secret)
+    assert miss(secretsmanager.rotated_by(function_arn + "-other"), secretsmanager.SECRET, arn, secret) == (
+        f"Secret {arn}: rotation function should be {function_arn}-other, but is {function_arn}."
+    )
+
+
+def zipped(source: str) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("app.py", source)
+    return buffer.getvalue()

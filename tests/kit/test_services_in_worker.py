@@ -11,20 +11,8 @@ import pytest
 from harness.contract import ContextInput, Event, Handle
 from harness.lab import load_lab
 from harness.runner import Runner
+from tests.kit.conftest import TABLE_AND_ROLE_SPEC
 
-SPEC = """\
-project: kit-services
-objectives:
-  - id: "01"
-    steps:
-      - id: "01"
-        outputs:
-          - {name: 01_01_table, type: AWS::DynamoDB::Table}
-      - id: "02"
-        inputs: [01_01_table]
-        outputs:
-          - {name: 01_02_role, type: AWS::IAM::Role}
-"""
 TABLE_STEP = """\
 from harness.kit import dynamodb
 from harness.kit.step import Step
@@ -60,7 +48,7 @@ TRUST = {
 def runner(tmp_path_factory: pytest.TempPathFactory, pool) -> Runner:
     root = tmp_path_factory.mktemp("kit-services-lab")
     (root / "specs").mkdir()
-    (root / "specs" / "lab.yaml").write_text(SPEC, encoding="utf-8")
+    (root / "specs" / "lab.yaml").write_text(TABLE_AND_ROLE_SPEC, encoding="utf-8")
     modules = root / "evaluation" / "boto3"
     modules.mkdir(parents=True)
     (modules / "01_01.py").write_text(TABLE_STEP, encoding="utf-8")
