@@ -82,6 +82,11 @@ RULES: dict[tuple[str, str], Rule] = {
     ("lambda", "CreateEventSourceMapping"): Rule("AWS::Lambda::EventSourceMapping", from_response("UUID")),
     ("secretsmanager", "CreateSecret"): Rule("AWS::SecretsManager::Secret", from_response("ARN")),
     ("cloudtrail", "CreateTrail"): Rule("AWS::CloudTrail::Trail", from_response("Name")),
+    ("ecs", "CreateService"): Rule("AWS::ECS::Service", from_response("service", "serviceArn")),  # names its cluster
+    ("route53", "CreateHostedZone"): Rule(
+        "AWS::Route53::HostedZone",
+        lambda params, parsed: (from_response("HostedZone", "Id")(params, parsed) or "").removeprefix("/hostedzone/"),
+    ),
 }
 
 

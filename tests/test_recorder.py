@@ -178,3 +178,22 @@ def test_ids_do_not_depend_on_the_emulators_address() -> None:
     real = "https://sqs.us-east-2.amazonaws.com/123456789012/q"
     assert aws_form(real, "sqs", "us-east-1") == real
     assert aws_form("vpc-0abc", "ec2", "us-east-1") == "vpc-0abc"
+
+
+def test_overrides_where_the_schema_identifier_is_not_what_the_kit_reads(moto_url: str) -> None:
+    session = boto3.Session(region_name=REGION)
+    recorder = EventRecorder(session)
+    ecs = session.client("ecs", endpoint_url=moto_url)
+    ecs.create_cluster(clusterName="web")
+    family = ecs.register_task_definition(
+        family="app", containerDefinitions=[{"name": "app", "image": "nginx", "memory": 128}]
+    )
+    arn = family["taskDefinition"]["taskDefinitionArn"]
+    service = ecs.create_service(cluster="web", serviceName="api", taskDefinition=arn)["service"]["serviceArn"]
+    zone = session.client("route53", endpoint_url=moto_url).create_hosted_zone(Name="example.com", CallerReference="1")
+    assert recorder.events == [
+        {"type": "AWS::ECS::Cluster", "id": "web"},
+        {"type": "AWS::ECS::TaskDefinition", "id": arn},
+        {"type": "AWS::ECS::Service", "id": service},
+        {"type": "AWS::Route53::HostedZone", "id": zone["HostedZone"]["Id"].removeprefix("/hostedzone/")},
+    ]
