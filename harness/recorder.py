@@ -125,13 +125,13 @@ class EventRecorder:
             self._recording = False
 
     def _remember_params(self, params: Mapping[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
-        if _rule_for(model) is not None:
+        if rule_for(model) is not None:
             context[PARAMS_KEY] = dict(params)
 
     def _record(
         self, http_response: Any, parsed: Mapping[str, Any], model: Any, context: Mapping[str, Any], **_: Any
     ) -> None:
-        rule = _rule_for(model)
+        rule = rule_for(model)
         if rule is None or http_response.status_code >= 300:
             return
         region = context.get("client_region") or self._region
@@ -159,7 +159,8 @@ def aws_form(resource_id: str, endpoint_prefix: str, region: str | None) -> str:
     return f"https://{endpoint_prefix}.{region or 'us-east-1'}.amazonaws.com{path}"
 
 
-def _rule_for(model: Any) -> Rule | None:
+def rule_for(model: Any) -> Rule | None:
+    """The rule for a botocore operation model: RULES first, else what the CloudFormation schemas say (cached)."""
     key = (model.service_model.service_name, model.name)
     if key in RULES:
         return RULES[key]
