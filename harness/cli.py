@@ -177,6 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--queue", type=int, help="requests that may wait for a worker before 429 (default 32)")
     serve.add_argument("--deadline", dest="deadline_s", type=float, help="seconds a request may take (default 60)")
     serve.add_argument("--endpoint-url", help="send every AWS call, STS included, to this emulator (moto server)")
+    serve.add_argument("--store", dest="store_url", help="record store URL: sqlite:///file.db or postgresql://...")
     serve.set_defaults(handler=cmd_serve)
     return parser
 

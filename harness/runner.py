@@ -15,6 +15,7 @@ from harness.contract import (
 )
 from harness.lab import Lab, StepSpec
 from harness.pool import Outcome, WorkerPool
+from harness.store.recording import Tap
 
 # The worker may need this long beyond the step's own limit to start and answer; it is not given to run().
 DEADLINE_GRACE_S = 0.5
@@ -34,13 +35,14 @@ class Runner:
         sandbox: SandboxSpec,
         *,
         timeout_s: float | None = None,
+        tap: Tap | None = None,
     ) -> Answer:
         """The Answer for one step; BadInput (raised) only for a step key the lab does not know."""
         step = self.lab.step(step_key)
         started = time.perf_counter()
         limit = timeout_s or step.timeout_s
         gateway = self.pool.gateway
-        token = gateway.open(sandbox)  # the worker gets this token, never the credentials
+        token = gateway.open(sandbox, tap)  # the worker gets this token, never the credentials
         job = {
             "job": "run",
             "module": str(step.module_path),

@@ -41,6 +41,7 @@ from harness.faults import error_body
 from harness.isolation.operations import RawRequest, Unidentified, identify, service_model
 from harness.isolation.relay import PREAMBLE
 from harness.readonly import is_read
+from harness.store.recording import MAX_RECORDED_BODY_BYTES, Canned, Tap
 
 REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
 SERVICE = re.compile(r"\A[a-z0-9-]{2,64}\Z")
@@ -64,6 +65,7 @@ class Evaluation:
     sandbox: SandboxSpec
     operations: list[Operation] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    tap: Tap | None = None  # recording (keeps each exchange) or replay (answers from a recording)
 
     def record(self, operation: Operation) -> None:
         with self.lock:
@@ -156,6 +158,12 @@ class GatewayHandler(BaseHTTPRequestHandler):
         try:
             service, region, request = self.read_request()
             operation = self.classify(service, request)
+            tap = self.evaluation.tap
+            canned = tap.answer(service, region, operation, request) if tap is not None else None
+            if canned is not None:
+                self.log(service, operation, started, allowed=True, status=canned.status)
+                self.send_canned(canned)
+                return
             response = self.open_upstream(upstream_for(self.evaluation.sandbox, service, region), request)
         except Refused as refusal:
             self.log(service, refusal.operation, started, allowed=False, status=refusal.status, detail=str(refusal))
@@ -168,10 +176,18 @@ class GatewayHandler(BaseHTTPRequestHandler):
             self.answer_error(service, 502, "BadGateway", str(failure))
             return
         self.log(service, operation, started, allowed=True, status=response.status)
+        kept = bytearray() if tap is not None and tap.wants_body else None
         try:
-            self.relay_response(response)
+            self.relay_response(response, kept)
         finally:
             response.release_conn()
+        if tap is not None:
+            body = bytes(kept or b"")
+            headers = list(response.headers.items())
+            truncated = len(body) > MAX_RECORDED_BODY_BYTES
+            tap.observe(
+                service, region, operation, request, response.status, headers, body[:MAX_RECORDED_BODY_BYTES], truncated
+            )
 
     def log(self, service: str, operation: str, started: float, **outcome: Any) -> None:
         assert self.evaluation is not None
@@ -242,7 +258,8 @@ class GatewayHandler(BaseHTTPRequestHandler):
             raise UpstreamFailed(f"the endpoint {upstream.endpoint_url} did not answer: {type(exc).__name__}") from None
         return response
 
-    def relay_response(self, response: urllib3.BaseHTTPResponse) -> None:
+    def relay_response(self, response: urllib3.BaseHTTPResponse, kept: bytearray | None = None) -> None:
+        """Stream the answer to the module; `kept` (when recording) gets its body, up to the recording cap."""
         self.send_response_only(response.status, response.reason)
         for name, value in response.headers.items():
             if name.lower() not in HOP_BY_HOP and name.lower() != "content-length":
@@ -254,13 +271,28 @@ class GatewayHandler(BaseHTTPRequestHandler):
             if self.command != "HEAD":
                 for chunk in response.stream(CHUNK_BYTES, decode_content=False):
                     self.wfile.write(chunk)
+                    if kept is not None and len(kept) <= MAX_RECORDED_BODY_BYTES:
+                        kept += chunk
             return
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         for chunk in response.stream(CHUNK_BYTES, decode_content=False):
             if chunk:
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                if kept is not None and len(kept) <= MAX_RECORDED_BODY_BYTES:
+                    kept += chunk
         self.wfile.write(b"0\r\n\r\n")
+
+    def send_canned(self, canned: Canned) -> None:
+        """A response from a recording, as the endpoint sent it (its length recomputed)."""
+        self.send_response_only(canned.status)
+        for name, value in canned.headers:
+            if name.lower() not in HOP_BY_HOP and name.lower() != "content-length":
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(canned.body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(canned.body)
 
     def answer_error(self, service: str, status: int, code: str, message: str) -> None:
         """An AWS-style error in the service's wire format, so the module's botocore parses and raises it."""
@@ -321,12 +353,15 @@ class Gateway:
             shutil.rmtree(self._directory, ignore_errors=True)
         self.http.clear()
 
-    def open(self, sandbox: SandboxSpec) -> str:
-        """Register an evaluation in `sandbox`'s account; its token, which the worker's relay presents."""
+    def open(self, sandbox: SandboxSpec, tap: Tap | None = None) -> str:
+        """Register an evaluation in `sandbox`'s account; its token, which the worker's relay presents.
+
+        `tap`: record each exchange, or answer from a recording (harness/store/recording.py).
+        """
         self.start()
         token = secrets.token_hex(16)
         with self._lock:
-            self._evaluations[token] = Evaluation(sandbox)
+            self._evaluations[token] = Evaluation(sandbox, tap=tap)
         return token
 
     def evaluation(self, token: str) -> Evaluation | None:

@@ -138,7 +138,10 @@ def create_app(settings: ServiceSettings, *, evaluator: Evaluator | None = None)
 
     @app.get("/healthz", summary="Alive")
     async def healthz() -> dict[str, str]:
-        return {"status": "ok"}
+        body = {"status": "ok"}
+        if ev.records is not None:  # the shared store: "ok", or why idempotency is per instance for now
+            body["store"] = ev.records.idempotency.degraded or "ok"
+        return body
 
     @app.get("/readyz", summary="Lab loaded, workers up", responses={503: {"description": "still starting"}})
     async def readyz(request: Request) -> JSONResponse:
