@@ -3,18 +3,58 @@ root) and store URLs on it and on SQLite; the service fixtures of tests/service.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import port_for
 import pytest
 from pytest_postgresql import factories
 from pytest_postgresql.executors import PostgreSQLExecutor
+from pytest_postgresql.janitor import DatabaseJanitor
 
 from tests.service.conftest import accounts, service_factory  # noqa: F401  (fixtures shared with tests/service)
 
 PG_CTL = str(Path(__file__).with_name("pg_ctl_unprivileged"))
 
-postgresql_server = factories.postgresql_proc(executable=PG_CTL, host="127.0.0.1", port=None, user="postgres")
+
+@pytest.fixture(scope="session")
+def postgresql_server() -> Iterator[PostgreSQLExecutor]:
+    """PostgreSQL on a free loopback port, its data outside pytest's temporary directories (which a concurrent
+    pytest run may prune, and a server whose postmaster.pid disappears shuts itself down)."""
+    base = Path(tempfile.mkdtemp(prefix="stepeval-pg-"))
+    server = PostgreSQLExecutor(
+        executable=PG_CTL,
+        host="127.0.0.1",
+        port=port_for.select_random(),
+        datadir=str(base / "data"),
+        unixsocketdir=str(base),
+        logfile=str(base / "postgresql.log"),
+        startparams="-w",
+        dbname="tests",
+        user="postgres",
+    )
+    base.chmod(0o1777)  # the server (perhaps another user: see pg_ctl_unprivileged) puts its socket here
+    try:
+        server.start()
+        server.wait_for_postgres()
+        template = DatabaseJanitor(
+            user=server.user,
+            host=server.host,
+            port=server.port,
+            dbname=server.template_dbname,
+            maintenance_dbname=server.maintenance_dbname,
+            as_template=True,
+        )
+        template.init()
+        yield server
+        template.drop()
+    finally:
+        server.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
 postgresql_db = factories.postgresql("postgresql_server")
 
 
