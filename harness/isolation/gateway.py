@@ -21,6 +21,7 @@ import socketserver
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from http.server import BaseHTTPRequestHandler
@@ -56,6 +57,7 @@ PRESIGNED = frozenset({"x-amz-signature", "x-amz-credential", "x-amz-security-to
 GLOBAL_SIGNING_REGION = {"aws": "us-east-1", "aws-cn": "cn-north-1", "aws-us-gov": "us-gov-west-1"}
 CONNECT_TIMEOUT_S = 5.0
 READ_TIMEOUT_S = 30.0
+SETTLE_S = 2.0  # how long `finish` waits for a tapped evaluation's last exchange to be kept
 
 
 @dataclass
@@ -66,10 +68,28 @@ class Evaluation:
     operations: list[Operation] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     tap: Tap | None = None  # recording (keeps each exchange) or replay (answers from a recording)
+    busy: int = 0  # requests being forwarded; a tap's `observe` runs after the module has its answer
+    idle: threading.Condition = field(default_factory=threading.Condition)
 
     def record(self, operation: Operation) -> None:
         with self.lock:
             self.operations.append(operation)
+
+    @contextlib.contextmanager
+    def forwarding(self) -> Iterator[None]:
+        with self.idle:
+            self.busy += 1
+        try:
+            yield
+        finally:
+            with self.idle:
+                self.busy -= 1
+                self.idle.notify_all()
+
+    def settle(self, timeout_s: float) -> None:
+        """Wait (at most `timeout_s`) for requests still being forwarded, so that their exchanges are kept."""
+        with self.idle:
+            self.idle.wait_for(lambda: self.busy == 0, timeout_s)
 
 
 @dataclass(frozen=True)
@@ -152,6 +172,11 @@ class GatewayHandler(BaseHTTPRequestHandler):
 
     def forward(self) -> None:
         """One request: read, classify, sign, send; each is logged before the module can see its answer."""
+        assert self.evaluation is not None
+        with self.evaluation.forwarding():
+            self.forward_one()
+
+    def forward_one(self) -> None:
         assert self.evaluation is not None
         started = time.perf_counter()
         service = "?"
@@ -374,6 +399,8 @@ class Gateway:
             evaluation = self._evaluations.pop(token, None)
         if evaluation is None:
             return []
+        if evaluation.tap is not None:
+            evaluation.settle(SETTLE_S)
         with evaluation.lock:
             return list(evaluation.operations)
 

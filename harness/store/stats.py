@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,7 +42,7 @@ def percentile(ordered: list[float], q: float) -> float | None:
     """Nearest-rank percentile of sorted values (None when there are none)."""
     if not ordered:
         return None
-    rank = max(1, min(len(ordered), round(q * len(ordered) + 0.5)))
+    rank = max(1, min(len(ordered), math.ceil(q * len(ordered))))
     return round(ordered[rank - 1], 2)
 
 

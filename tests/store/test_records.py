@@ -11,6 +11,7 @@ import sys
 import time
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select, update
@@ -21,6 +22,7 @@ from harness.lab import load_lab
 from harness.pool import WorkerPool
 from harness.runner import Runner
 from harness.store.engine import open_engine
+from harness.store.recording import Recorder
 from harness.store.records import CorruptRecording, RecordStore
 from harness.store.schema import evaluations
 from harness.store.service import EvaluationRecorder, Retention
@@ -178,3 +180,21 @@ def test_the_cli_records_when_asked(sqlite_store: str, aws: MotoAccount, moto_ur
     )
     assert bad.returncode == 2
     assert bad.stderr.strip().count("\n") == 0 and "sqlite:////no/such/dir/x.db" in bad.stderr
+
+
+class SlowRecorder(Recorder):
+    """Keeps each exchange a while after the module has its answer (as a loaded machine might)."""
+
+    def observe(self, *args: Any) -> None:
+        time.sleep(0.2)
+        super().observe(*args)
+
+
+def test_the_last_exchange_is_kept_even_when_the_module_is_done_first(
+    pool: WorkerPool, aws: MotoAccount, moto_url: str
+) -> None:
+    tap = SlowRecorder()
+    sandbox = SandboxSpec(Credentials("testing", "testing"), REGION, moto_url)
+    answer = Runner(LAB, pool).evaluate("01.01", bucket_context("site"), sandbox, tap=tap)
+    assert answer.status == "fail"
+    assert [x["operation"] for x in tap.exchanges] == ["GetCallerIdentity", "ListBuckets"]
