@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import port_for
@@ -19,11 +20,13 @@ from tests.service.conftest import accounts, service_factory  # noqa: F401  (fix
 PG_CTL = str(Path(__file__).with_name("pg_ctl_unprivileged"))
 
 
-@pytest.fixture(scope="session")
-def postgresql_server() -> Iterator[PostgreSQLExecutor]:
-    """PostgreSQL on a free loopback port, its data outside pytest's temporary directories (which a concurrent
-    pytest run may prune, and a server whose postmaster.pid disappears shuts itself down)."""
+@contextmanager
+def running_postgresql() -> Iterator[PostgreSQLExecutor]:
+    """PostgreSQL on a free loopback port with a template database for pytest-postgresql's per-test databases;
+    its data outside pytest's temporary directories (which a concurrent pytest run may prune, and a server whose
+    postmaster.pid disappears shuts itself down)."""
     base = Path(tempfile.mkdtemp(prefix="stepeval-pg-"))
+    base.chmod(0o1777)  # the server (perhaps another user: see pg_ctl_unprivileged) puts its socket here
     server = PostgreSQLExecutor(
         executable=PG_CTL,
         host="127.0.0.1",
@@ -35,7 +38,6 @@ def postgresql_server() -> Iterator[PostgreSQLExecutor]:
         dbname="tests",
         user="postgres",
     )
-    base.chmod(0o1777)  # the server (perhaps another user: see pg_ctl_unprivileged) puts its socket here
     try:
         server.start()
         server.wait_for_postgres()
@@ -49,10 +51,17 @@ def postgresql_server() -> Iterator[PostgreSQLExecutor]:
         )
         template.init()
         yield server
-        template.drop()
     finally:
-        server.stop()
+        if server.running():
+            server.stop()
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgresql_server() -> Iterator[PostgreSQLExecutor]:
+    """One server for the session's tests; each gets a fresh database (`pg_store`)."""
+    with running_postgresql() as server:
+        yield server
 
 
 postgresql_db = factories.postgresql("postgresql_server")

@@ -15,6 +15,7 @@ from harness.store.engine import open_engine
 from harness.store.records import RecordStore
 from tests.conftest import LABS
 from tests.service.conftest import LAUNCH, SECRET, Sandbox, bucket_events
+from tests.store.conftest import pg_url, running_postgresql
 
 LAB = str(LABS / "recorded")
 
@@ -94,3 +95,26 @@ def test_a_bad_store_url_stops_serve_with_one_line() -> None:
         assert "--store (STEPEVAL_STORE_URL)" in done.stderr and says in done.stderr
         assert "hunter2" not in done.stderr and "Traceback" not in done.stderr
         assert done.stderr.strip().count("\n") == 0, done.stderr
+
+
+def test_when_the_store_goes_down_the_service_answers_and_says_so(
+    service_factory: Any, moto_server: str, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    a, _ = accounts
+    with running_postgresql() as server:
+        service = start(service_factory, "store-down", moto_server, pg_url(server, server.template_dbname))
+        try:
+            assert service.post(request(a, "alpha-bucket")).json()["status"] == "pass"
+            assert service.http.get("/healthz").json()["store"] == "ok"
+            server.stop()
+            body = json.dumps(request(a, "alpha-bucket")).encode()
+            first = service.post(body, msg_id="msg_while_down")
+            again = service.post(body, msg_id="msg_while_down")  # idempotent still, within this instance
+            assert first.status_code == again.status_code == 200 and first.json()["status"] == "pass"
+            assert first.text == again.text
+            health = service.http.get("/healthz").json()
+            assert health["status"] == "ok" and health["store"].startswith("store unreachable")
+            events = {line.get("event") for line in service.log_lines()}
+            assert {"store_unreachable", "record_failed"} <= events
+        finally:
+            service.stop()
