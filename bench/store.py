@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 
-from bench.service import DELAY_ENV, SPEC, STEP_MODULE
+from bench.service import DELAY_ENV, SPEC, STEP_MODULE, bench_environment
 
 
 def main() -> int:
@@ -55,17 +55,7 @@ def main() -> int:
     parser.add_argument("--delay-ms", type=float, default=50.0, help="simulated round trip per AWS call (50)")
     args = parser.parse_args()
 
-    root = Path(__file__).resolve().parents[1]
-    os.environ.update(
-        AWS_ACCESS_KEY_ID="testing",
-        AWS_SECRET_ACCESS_KEY="testing",
-        AWS_DEFAULT_REGION="us-east-1",
-        AWS_CONFIG_FILE=os.devnull,
-        AWS_SHARED_CREDENTIALS_FILE=os.devnull,
-        AWS_EC2_METADATA_DISABLED="true",
-        STEPEVAL_LOG_LEVEL="WARNING",
-        PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
-    )
+    bench_environment()
     tmp = Path(tempfile.mkdtemp(prefix="stepeval-bench-store-"))
     lab_dir = tmp / "lab"
     (lab_dir / "specs").mkdir(parents=True)

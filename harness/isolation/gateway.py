@@ -42,7 +42,7 @@ from harness.faults import error_body
 from harness.isolation.operations import RawRequest, Unidentified, identify, service_model
 from harness.isolation.relay import PREAMBLE
 from harness.readonly import is_read
-from harness.store.recording import MAX_RECORDED_BODY_BYTES, Canned, Tap
+from harness.store.recording import MAX_RECORDED_BODY_BYTES, Canned, Exchange, Tap
 
 REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
 SERVICE = re.compile(r"\A[a-z0-9-]{2,64}\Z")
@@ -208,10 +208,17 @@ class GatewayHandler(BaseHTTPRequestHandler):
             response.release_conn()
         if tap is not None:
             body = bytes(kept or b"")
-            headers = list(response.headers.items())
-            truncated = len(body) > MAX_RECORDED_BODY_BYTES
             tap.observe(
-                service, region, operation, request, response.status, headers, body[:MAX_RECORDED_BODY_BYTES], truncated
+                Exchange(
+                    service,
+                    region,
+                    operation,
+                    request,
+                    response.status,
+                    list(response.headers.items()),
+                    body[:MAX_RECORDED_BODY_BYTES],
+                    truncated=len(body) > MAX_RECORDED_BODY_BYTES,
+                )
             )
 
     def log(self, service: str, operation: str, started: float, **outcome: Any) -> None:

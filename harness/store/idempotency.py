@@ -13,12 +13,14 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
 from sqlalchemy import Engine, and_, delete, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.sql import ColumnElement, Executable
 
 from harness.service import logs
 from harness.service.idempotency import Abandoned, Claim, IdempotencyStore
@@ -106,33 +108,30 @@ class SqlIdempotencyStore:
 
     def complete(self, key: str, answer: dict[str, Any]) -> None:
         """Store the answer for the window (if this claim still holds the key) and hand it to local duplicates."""
-        with self._lock:
-            token, _, future = self._mine.pop(key, (None, None, None))
-        if token is None or future is None:
-            return
-        try:
-            with self.engine.begin() as connection:
-                connection.execute(
-                    update(idempotency)
-                    .where(idempotency.c.key == key, idempotency.c.owner == token)
-                    .values(state="done", answer=json.dumps(answer), updated_at=time.time())
-                )
-        finally:
-            if not future.done():
-                future.set_result(answer)
+        done = {"state": "done", "answer": json.dumps(answer), "updated_at": time.time()}
+        self._release(key, lambda mine: update(idempotency).where(mine).values(**done), lambda f: f.set_result(answer))
 
     def abandon(self, key: str) -> None:
         """Release the key without an answer: a later request with this id runs afresh."""
+        self._release(key, lambda mine: delete(idempotency).where(mine), lambda f: f.set_exception(Abandoned(key)))
+
+    def _release(
+        self,
+        key: str,
+        statement: Callable[[ColumnElement[bool]], Executable],
+        settle: Callable[[Future[dict[str, Any]]], None],
+    ) -> None:
+        """Write this claim's end (only if it still holds the key), then settle its local waiters either way."""
         with self._lock:
             token, _, future = self._mine.pop(key, (None, None, None))
         if token is None or future is None:
             return
         try:
             with self.engine.begin() as connection:
-                connection.execute(delete(idempotency).where(idempotency.c.key == key, idempotency.c.owner == token))
+                connection.execute(statement(and_(idempotency.c.key == key, idempotency.c.owner == token)))
         finally:
             if not future.done():
-                future.set_exception(Abandoned(key))
+                settle(future)
 
     def close(self) -> None:
         self._closed = True

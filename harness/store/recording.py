@@ -81,61 +81,56 @@ class Canned:
     body: bytes
 
 
+@dataclass(frozen=True)
+class Exchange:
+    """One allowed request and the response the endpoint gave, as the gateway saw them (body capped)."""
+
+    service: str
+    region: str
+    operation: str
+    request: RawRequest
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+    truncated: bool
+
+    def stored(self) -> dict[str, Any]:
+        """As stored: identifying request parts and the response, nothing that signs or authorises."""
+        request = self.request
+        kept = {name: request.headers[name] for name in KEPT_REQUEST_HEADERS if name in request.headers}
+        return {
+            "key": request_key(self.service, self.region, self.operation, request),
+            "service": self.service,
+            "region": self.region,
+            "operation": self.operation,
+            "request": {
+                "method": request.method,
+                "path": request.path,
+                "query": request.query,
+                "headers": kept,
+                "body": encode_body(request.body),
+            },
+            "response": {
+                "status": self.status,
+                "headers": [[k, v] for k, v in self.headers if k.lower() not in DROPPED_RESPONSE_HEADERS],
+                "body": encode_body(self.body),
+                "truncated": self.truncated,
+            },
+        }
+
+
 class Tap(Protocol):
     """What the gateway consults for each allowed request when an evaluation has one (record or replay)."""
 
     def answer(self, service: str, region: str, operation: str, request: RawRequest) -> Canned | None:
         """A canned response (replay), or None to go upstream."""
 
-    def observe(
-        self,
-        service: str,
-        region: str,
-        operation: str,
-        request: RawRequest,
-        status: int,
-        headers: list[tuple[str, str]],
-        body: bytes,
-        truncated: bool,
-    ) -> None:
+    def observe(self, exchange: Exchange) -> None:
         """The exchange as it went (recording)."""
 
     @property
     def wants_body(self) -> bool:
         """Whether the gateway should keep the response body for `observe`."""
-
-
-def exchange(
-    service: str,
-    region: str,
-    operation: str,
-    request: RawRequest,
-    status: int,
-    headers: list[tuple[str, str]],
-    body: bytes,
-    truncated: bool,
-) -> dict[str, Any]:
-    """One exchange as stored: identifying request parts and the response, nothing that signs or authorises."""
-    kept = {name: request.headers[name] for name in KEPT_REQUEST_HEADERS if name in request.headers}
-    return {
-        "key": request_key(service, region, operation, request),
-        "service": service,
-        "region": region,
-        "operation": operation,
-        "request": {
-            "method": request.method,
-            "path": request.path,
-            "query": request.query,
-            "headers": kept,
-            "body": encode_body(request.body),
-        },
-        "response": {
-            "status": status,
-            "headers": [[k, v] for k, v in headers if k.lower() not in DROPPED_RESPONSE_HEADERS],
-            "body": encode_body(body),
-            "truncated": truncated,
-        },
-    }
 
 
 @dataclass
@@ -149,17 +144,7 @@ class Recorder:
     def answer(self, service: str, region: str, operation: str, request: RawRequest) -> Canned | None:
         return None
 
-    def observe(
-        self,
-        service: str,
-        region: str,
-        operation: str,
-        request: RawRequest,
-        status: int,
-        headers: list[tuple[str, str]],
-        body: bytes,
-        truncated: bool,
-    ) -> None:
-        record = exchange(service, region, operation, request, status, headers, body, truncated)
+    def observe(self, exchange: Exchange) -> None:
+        record = exchange.stored()
         with self.lock:
             self.exchanges.append(record)

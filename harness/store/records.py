@@ -45,28 +45,31 @@ class NewRecord:
 
 @dataclass(frozen=True)
 class StoredRecord:
-    """An evaluation read back; `exchanges` raises CorruptRecording when they cannot be read."""
+    """An evaluation read back, one field per column; the JSON columns are read by the methods, which raise
+    CorruptRecording when they cannot be."""
 
     id: str
     created_at: float
     lab: str
     step: str
     lab_version: str
+    source: str
     request_id: str | None
     status: str
     issue: str | None
     error_kind: str | None
     duration_ms: float
     region: str
-    context_json: str
-    answer_json: str
+    context: str
+    answer: str
+    calls: int
     recording: bytes
 
-    def context(self) -> dict[str, Any]:
-        return _json(self.id, "context", self.context_json)
+    def read_context(self) -> dict[str, Any]:
+        return _json(self.id, "context", self.context)
 
-    def answer(self) -> dict[str, Any]:
-        return _json(self.id, "answer", self.answer_json)
+    def read_answer(self) -> dict[str, Any]:
+        return _json(self.id, "answer", self.answer)
 
     def exchanges(self) -> list[dict[str, Any]]:
         try:
@@ -144,22 +147,7 @@ class RecordStore:
         with self.engine.connect() as connection:
             result = connection.execution_options(yield_per=PAGE).execute(query)
             for row in result:
-                yield StoredRecord(
-                    id=row.id,
-                    created_at=row.created_at,
-                    lab=row.lab,
-                    step=row.step,
-                    lab_version=row.lab_version,
-                    request_id=row.request_id,
-                    status=row.status,
-                    issue=row.issue,
-                    error_kind=row.error_kind,
-                    duration_ms=row.duration_ms,
-                    region=row.region,
-                    context_json=row.context,
-                    answer_json=row.answer,
-                    recording=bytes(row.recording),
-                )
+                yield StoredRecord(**{**row._asdict(), "recording": bytes(row.recording)})
 
     def count(self, lab: str | None = None) -> int:
         query = select(func.count()).select_from(evaluations)

@@ -24,7 +24,7 @@ from harness.isolation.operations import RawRequest, service_model
 from harness.lab import Lab
 from harness.pool import WorkerPool
 from harness.runner import Runner
-from harness.store.recording import Canned, canonical_body, decode_body, request_key
+from harness.store.recording import Canned, Exchange, canonical_body, decode_body, request_key
 from harness.store.records import CorruptRecording, RecordStore, StoredRecord
 
 REPLAY_CREDENTIALS = Credentials("stepeval-replay", "stepeval-replay")  # signs nothing: nothing goes upstream
@@ -58,7 +58,7 @@ class Replayer:
         body, content_type = error_body(service_model(service).protocol, MISSING_CODE, "not in the recording")
         return Canned(400, [("Content-Type", content_type), ("x-amzn-ErrorType", MISSING_CODE)], body)
 
-    def observe(self, *_: Any) -> None:
+    def observe(self, exchange: Exchange) -> None:
         """Replay records nothing."""
 
 
@@ -161,9 +161,9 @@ def compare(record: StoredRecord, before: dict[str, Any], after: Answer, missing
 def replay_one(runner: Runner, record: StoredRecord) -> tuple[dict[str, Any], Answer, list[str]]:
     """Run the lab's current module on one recording; CorruptRecording when it cannot be read."""
     exchanges = record.exchanges()
-    before = record.answer()
+    before = record.read_answer()
     try:
-        context = ContextInput.model_validate(record.context())
+        context = ContextInput.model_validate(record.read_context())
         tap = Replayer(exchanges)
     except (ValidationError, KeyError, TypeError, ValueError) as exc:
         raise CorruptRecording(

@@ -11,7 +11,6 @@ import sys
 import time
 import zlib
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import select, update
@@ -22,7 +21,7 @@ from harness.lab import load_lab
 from harness.pool import WorkerPool
 from harness.runner import Runner
 from harness.store.engine import open_engine
-from harness.store.recording import Recorder
+from harness.store.recording import Exchange, Recorder
 from harness.store.records import CorruptRecording, RecordStore
 from harness.store.schema import evaluations
 from harness.store.service import EvaluationRecorder, Retention
@@ -59,8 +58,8 @@ def test_an_evaluation_is_recorded_whole_and_without_credentials(
         assert (first.status, second.status) == ("pass", "fail")
         assert second.issue == "no such bucket"
         assert first.lab_version == second.lab_version and len(first.lab_version) == 16
-        assert first.context()["events"] == [{"type": "AWS::S3::Bucket", "id": "site"}]
-        assert first.answer()["status"] == "pass"
+        assert first.read_context()["events"] == [{"type": "AWS::S3::Bucket", "id": "site"}]
+        assert first.read_answer()["status"] == "pass"
         exchanges = first.exchanges()
         assert [(x["service"], x["operation"]) for x in exchanges] == [
             ("sts", "GetCallerIdentity"),
@@ -153,7 +152,7 @@ def test_a_writer_killed_mid_write_loses_nothing_committed_and_leaves_nothing_pa
         assert set(committed) <= ids  # everything acknowledged is there
         for record in found:  # and whatever is there is whole
             assert len(record.exchanges()) == 200
-            assert record.answer()["status"] == "pass"
+            assert record.read_answer()["status"] == "pass"
     finally:
         store.engine.dispose()
 
@@ -185,9 +184,9 @@ def test_the_cli_records_when_asked(sqlite_store: str, aws: MotoAccount, moto_ur
 class SlowRecorder(Recorder):
     """Keeps each exchange a while after the module has its answer (as a loaded machine might)."""
 
-    def observe(self, *args: Any) -> None:
+    def observe(self, exchange: Exchange) -> None:
         time.sleep(0.2)
-        super().observe(*args)
+        super().observe(exchange)
 
 
 def test_the_last_exchange_is_kept_even_when_the_module_is_done_first(

@@ -46,7 +46,9 @@ def test_the_service_records_each_evaluation(
         records = {r.request_id: r for r in store.select(lab="recorded")}
         assert set(records) == {"msg_pass", "msg_fail"}
         recorded = records["msg_pass"]
-        assert recorded.answer()["status"] == "pass" and recorded.context()["events"][0]["id"] == "alpha-bucket"
+        assert (
+            recorded.read_answer()["status"] == "pass" and recorded.read_context()["events"][0]["id"] == "alpha-bucket"
+        )
         assert [x["operation"] for x in recorded.exchanges()] == ["GetCallerIdentity", "ListBuckets"]
         assert records["msg_fail"].issue == "no such bucket"
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 
 from harness.contract import Answer, ContextInput, FailureContext
@@ -48,7 +49,8 @@ def test_stats_per_step(store_url: str) -> None:
     assert step["errors"] == {"aws": 1, "timeout": 1}
     assert step["p50_ms"] == 40.0 and step["p95_ms"] == 100.0  # of 5 5 10 20 30 40 | 50 60 100 100 100 100
     assert figures["bytes_per_evaluation"] > 0
-    table = subprocess.run([STEPEVAL, "stats", "--store", store_url], capture_output=True, text=True)
+    wide = {**os.environ, "COLUMNS": "200"}
+    table = subprocess.run([STEPEVAL, "stats", "--store", store_url], capture_output=True, text=True, env=wide)
     assert table.returncode == 0 and "no such bucket (3)" in table.stdout and "50%" in table.stdout
 
 
