@@ -12,42 +12,40 @@ The step is bench/service.py's: three EC2 describe calls.
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import base64
+import json
 import os
+import secrets
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import boto3
+import httpx
+from rich.console import Console
+from rich.table import Table
 
 from bench.service import DELAY_ENV, SPEC, STEP_MODULE, bench_environment
+from harness.account import EMULATOR_CREDENTIALS, SandboxSpec
+from harness.contract import ContextInput
+from harness.lab import load_lab
+from harness.pool import WorkerPool
+from harness.runner import Runner
+from harness.service.webhooks import sign
+from harness.store.engine import open_engine
+from harness.store.records import RecordStore
+from harness.store.replay import replay
+from harness.store.service import EvaluationRecorder, Retention
 
 
 def main() -> int:
-    import argparse
-    import asyncio
-    import base64
-    import json
-    import secrets
-    import statistics
-    import subprocess
-    import sys
-    import tempfile
-    import urllib.request
-    from concurrent.futures import ThreadPoolExecutor
-    from pathlib import Path
-
-    import boto3
-    import httpx
-    from rich.console import Console
-    from rich.table import Table
-
-    from harness.account import EMULATOR_CREDENTIALS, SandboxSpec
-    from harness.contract import ContextInput
-    from harness.lab import load_lab
-    from harness.pool import WorkerPool
-    from harness.runner import Runner
-    from harness.service.webhooks import sign
-    from harness.store.engine import open_engine
-    from harness.store.records import RecordStore
-    from harness.store.replay import replay
-    from harness.store.service import EvaluationRecorder, Retention
-
     parser = argparse.ArgumentParser(prog="python -m bench.store", description=__doc__)
     parser.add_argument("--evaluations", type=int, default=1000, help="recorded evaluations to replay (1000)")
     parser.add_argument("--rebuild-samples", type=int, default=40, help="evaluations with the state rebuilt (40)")
