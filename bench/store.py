@@ -18,6 +18,7 @@ import base64
 import json
 import os
 import secrets
+import socket
 import statistics
 import subprocess
 import sys
@@ -94,7 +95,9 @@ def main() -> int:
 
     secret = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
     try:
-        moto_port = 5000 + secrets.randbelow(20000)
+        with socket.socket() as probe:  # a port nothing listens on now
+            probe.bind(("127.0.0.1", 0))
+            moto_port = probe.getsockname()[1]
         moto_url = f"http://127.0.0.1:{moto_port}"
         processes.append(
             subprocess.Popen(
@@ -142,7 +145,8 @@ def main() -> int:
         latency_ratio = p50_recording / p50_plain
         service_store = RecordStore(open_engine(store_url))
         bytes_each = service_store.bytes_per_evaluation()
-        file_each = (tmp / "service.db").stat().st_size / max(service_store.count(), 1)
+        files = [tmp / "service.db", tmp / "service.db-wal"]  # WAL mode: recent rows are in the -wal file
+        file_each = sum(f.stat().st_size for f in files if f.exists()) / max(service_store.count(), 1)
         service_store.engine.dispose()
         for process in processes[1:]:
             process.terminate()
