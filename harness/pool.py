@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness.isolation.confine import UID_BASE, Protections
+from harness.isolation.confine import UID_SPAN, Protections, uid_base
 from harness.isolation.limits import Limits
 from harness.protocol import ChannelClosed, FrameBuffer, write_frame
 
@@ -314,17 +314,35 @@ class OutputCapture:
         return self.total > len(self._kept)
 
 
+_uids_in_use: set[int] = set()
+_uids_lock = threading.Lock()
+
+
 class UidPool:
-    """Unprivileged uids, one per live evaluation process, back in the pool once its namespace is gone."""
+    """Unprivileged uids, one per live evaluation process, back in the pool once its namespace is gone.
+
+    At most `count` at once for this pool, and never one another pool of this process holds; the range starts at
+    `uid_base()`, which a second harness process on the same host sets apart with STEPEVAL_UID_BASE.
+    """
 
     def __init__(self, count: int) -> None:
-        self._free = list(range(UID_BASE, UID_BASE + count))
+        self._count = count
+        self._mine: set[int] = set()
 
     def take(self) -> int | None:
-        return self._free.pop(0) if self._free else None
+        with _uids_lock:
+            if len(self._mine) >= self._count:
+                return None
+            base = uid_base()
+            uid = next(candidate for candidate in range(base, base + UID_SPAN) if candidate not in _uids_in_use)
+            _uids_in_use.add(uid)
+            self._mine.add(uid)
+            return uid
 
     def give_back(self, uid: int) -> None:
-        self._free.append(uid)
+        with _uids_lock:
+            _uids_in_use.discard(uid)
+            self._mine.discard(uid)
 
 
 @dataclass

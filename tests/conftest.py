@@ -15,6 +15,7 @@ from moto.server import ThreadedMotoServer
 
 from harness import netguard
 from harness.account import Credentials, SandboxSpec
+from harness.isolation.confine import UID_BASE, UID_BASE_ENV, UID_SPAN
 from harness.isolation.gateway import Gateway
 from harness.isolation.relay import Relay
 from harness.lab import Lab, load_lab
@@ -54,6 +55,8 @@ os.environ.update(
     AWS_EC2_METADATA_DISABLED="true",
 )
 os.environ[PRELOAD_ENV] = "harness.netguard"
+# This run's evaluation uids, apart from any other harness (or test run) on the machine.
+os.environ[UID_BASE_ENV] = str(UID_BASE + (os.getpid() % 9000) * UID_SPAN)
 for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL"):
     os.environ.pop(name, None)
 

@@ -20,6 +20,8 @@ from typing import Any
 from harness.isolation import kernel
 
 UID_BASE = 1_500_000_000  # far from any real account; one uid per live evaluation process
+UID_SPAN = 100_000
+UID_BASE_ENV = "STEPEVAL_UID_BASE"
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 SYSTEM_LIBRARIES = ("/usr/lib", "/usr/lib64", "/usr/local/lib")
 LIBRARY_LINKS = {"/lib": "usr/lib", "/lib64": "usr/lib64"}  # merged-/usr systems
@@ -147,6 +149,11 @@ class RootBuilder:
         kernel.umount2("/.old", kernel.MNT_DETACH)
         os.rmdir("/.old")
         kernel.mount(None, "/", None, kernel.MS_BIND | kernel.MS_REMOUNT | kernel.MS_RDONLY | kernel.MS_NOSUID)
+
+
+def uid_base() -> int:
+    """Where this harness process's evaluation uids start: STEPEVAL_UID_BASE, else UID_BASE."""
+    return int(os.environ.get(UID_BASE_ENV) or UID_BASE)
 
 
 def drop_privileges(uid: int | None) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from harness.isolation.confine import UID_BASE
+from harness.isolation.confine import UID_SPAN, uid_base
 from tests.conftest import LABS, STEPEVAL, MotoAccount
 from tests.service.conftest import SECRET, Sandbox, Service
 
@@ -53,12 +53,13 @@ def assert_no_secret(*texts: str) -> None:
 
 
 def evaluation_processes() -> list[int]:
-    """Processes running as an evaluation uid (their spares run as root until their job: none are counted)."""
+    """Processes running as one of this run's evaluation uids (spares run as root until their job: none are
+    counted; other harness processes on the machine use other uids: tests/conftest.py sets STEPEVAL_UID_BASE)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if UID_BASE <= entry.stat().st_uid < UID_BASE + 1_000_000:
+                if uid_base() <= entry.stat().st_uid < uid_base() + UID_SPAN:
                     found.append(int(entry.name))
             except OSError:
                 continue

@@ -38,7 +38,8 @@ def test_the_service_records_each_evaluation(
         passed = service.post(request(a, "alpha-bucket"), msg_id="msg_pass")
         failed = service.post(request(a, "beta-bucket"), msg_id="msg_fail")  # beta is in the other account
         assert (passed.json()["status"], failed.json()["status"]) == ("pass", "fail")
-        assert service.http.get("/healthz").json() == {"status": "ok", "store": "ok"}
+        health = service.http.get("/healthz").json()
+        assert (health["status"], health["store"], health["sandbox"]["full"]) == ("ok", "ok", True)
     finally:
         service.stop()
     store = RecordStore(open_engine(store_url))
