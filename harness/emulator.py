@@ -76,7 +76,8 @@ class Seat:
 class MotoState:
     """One moto process holding one state of the accounts: fork it to copy that state, close it when done."""
 
-    def __init__(self, control: socket.socket, emulator: Emulator) -> None:
+    def __init__(self, control: socket.socket, emulator: Emulator, pid: int) -> None:
+        self.pid = pid
         self._control = control
         self._emulator = emulator
         self._lock = threading.Lock()  # one command at a time: lanes fork the same template at once
@@ -90,10 +91,10 @@ class MotoState:
                 raise EmulatorError("this moto state was closed")
             socket.send_fds(self._control, [command], [seat.listener.fileno()] if seat else [])
             reply, fds, _, _ = socket.recv_fds(self._control, MESSAGE_BYTES, 1)
-        if reply != b"forked" or len(fds) != 1:
+        said, _, pid = reply.decode(errors="replace").partition(" ")
+        if said != "forked" or len(fds) != 1:
             raise EmulatorError(f"the moto process did not fork (it said {reply!r})")
-        copy = _started(socket.socket(fileno=fds[0]), self._emulator)
-        return copy
+        return _started(socket.socket(fileno=fds[0]), self._emulator, int(pid))
 
     def close(self) -> None:
         """End the process (a serving copy hangs up its connections first); wait until it has."""
@@ -108,7 +109,7 @@ class MotoState:
         self._emulator.forget(self)
 
 
-def _started(control: socket.socket, emulator: Emulator) -> MotoState:
+def _started(control: socket.socket, emulator: Emulator, pid: int) -> MotoState:
     """The MotoState on `control`, once its process says it is ready."""
     control.settimeout(STARTUP_TIMEOUT_S)
     try:
@@ -119,7 +120,7 @@ def _started(control: socket.socket, emulator: Emulator) -> MotoState:
     if said != b"ready":
         control.close()
         raise EmulatorError(f"the moto process did not start (it said {said!r})")
-    return emulator.track(MotoState(control, emulator))
+    return emulator.track(MotoState(control, emulator, pid))
 
 
 class Emulator:
@@ -153,7 +154,7 @@ class Emulator:
         finally:
             theirs.close()
         try:
-            self.root = _started(ours, self)
+            self.root = _started(ours, self, self._process.pid)
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -248,12 +249,13 @@ def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:
         listener = fds[0] if fds else None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         gc.freeze()  # the collector in a copy must not walk (and so copy) what the copy shares with us
-        if os.fork() == 0:
+        pid = os.fork()
+        if pid == 0:
             _become_copy(theirs, listener, seed, app)
         theirs.close()
         if listener is not None:
             os.close(listener)
-        socket.send_fds(control, [b"forked"], [ours.fileno()])
+        socket.send_fds(control, [f"forked {pid}".encode()], [ours.fileno()])
         ours.close()
     if server is not None:
         _hang_up()
