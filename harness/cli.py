@@ -156,7 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--lab", default=".", help="lab directory (default: .)")
     lint.set_defaults(handler=cmd_lint)
 
-    test = commands.add_parser("test", help="play the lab's scenarios on an embedded moto server")
+    test = commands.add_parser(
+        "test", help="play the lab's scenarios on moto processes of its own (copies, never replays)"
+    )
     test.add_argument("--lab", default=".", help="lab directory (default: .)")
     test.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
     test.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")

@@ -257,8 +257,9 @@ def _reap(*, block: bool) -> None:
 def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:
     """Say ready, then fork on request until the control socket closes; then hang up and end.
 
-    The root (no server) reaps the copies as it goes, and all of them before it ends (they end when this
-    process's owner closes their sockets, which it does before closing the root's).
+    A new fork goes on in this same loop with its own control socket and server. The root (no server) reaps the
+    copies as it goes, and all of them before it ends (they end when this process's owner closes their sockets,
+    which it does before closing the root's).
     """
     control.send(b"ready")
     while True:
@@ -273,10 +274,14 @@ def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:
         seed = command.decode().split()[1]
         listener = fds[0] if fds else None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        if server is not None:
+            gc.collect()  # this copy's garbage, before it is frozen into the copy of it
         gc.freeze()  # the collector in a copy must not walk (and so copy) what the copy shares with us
         pid = os.fork()
         if pid == 0:
-            _become_copy(theirs, listener, seed, app)
+            control, server = _become_copy(theirs, listener, seed, app)
+            control.send(b"ready")
+            continue
         theirs.close()
         if listener is not None:
             os.close(listener)
@@ -291,8 +296,11 @@ def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:
     os._exit(0)
 
 
-def _become_copy(control: socket.socket, listener: int | None, seed: str, app: Any) -> NoReturn:
-    """(In a new fork.) Let go of the parent's sockets, seed moto's ids, serve on `listener` if given."""
+def _become_copy(control: socket.socket, listener: int | None, seed: str, app: Any) -> tuple[socket.socket, Any]:
+    """(In a new fork.) Let go of the parent's sockets, seed moto's ids, serve on `listener` if given.
+
+    The control socket and the server (None for a template) of the copy.
+    """
     from moto.moto_api._internal import mock_random
     from moto.moto_server.werkzeug_app import MotoRequestHandler
     from werkzeug.serving import make_server
@@ -306,7 +314,7 @@ def _become_copy(control: socket.socket, listener: int | None, seed: str, app: A
         server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=MotoRequestHandler, fd=listener)
         os.close(listener)  # the server holds a duplicate
         threading.Thread(target=server.serve_forever, name="moto-server", daemon=True).start()
-    _answer(control, app, server)
+    return control, server
 
 
 def _socket_fds() -> list[int]:
@@ -334,7 +342,10 @@ def _release_sockets(keep: set[int]) -> None:
 def _hang_up() -> None:
     """Shut every accepted connection down, so that clients reconnect to the next copy instead of waiting on us."""
     for fd in _socket_fds():
-        sock = socket.socket(fileno=fd)
+        try:
+            sock = socket.socket(fileno=fd)
+        except OSError:  # closed by a server thread since it was listed
+            continue
         try:
             if sock.family in (socket.AF_INET, socket.AF_INET6) and not sock.getsockopt(
                 socket.SOL_SOCKET, socket.SO_ACCEPTCONN
