@@ -12,10 +12,8 @@ import argparse
 import asyncio
 import logging
 import os
-import statistics
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from moto.server import ThreadedMotoServer
 from rich.console import Console
 from rich.table import Table
 
+from bench.common import median_ms
 from harness.account import Credentials, SandboxSpec
 from harness.contract import ContextInput
 from harness.lab import load_lab
@@ -37,18 +36,6 @@ REGION = "us-east-1"
 GOAL_WARM_MS = 5.0
 GOAL_RATIO = 20.0
 GOAL_COLD_S = 0.6
-
-
-def median_ms(action: Callable[[], object], runs: int, warmup: int = 3) -> float:
-    """Median wall time of `action` in milliseconds."""
-    for _ in range(warmup):
-        action()
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
 
 
 def warm(runs: int) -> dict[str, float]:
