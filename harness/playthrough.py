@@ -1,4 +1,4 @@
-"""Play a lab's scenarios on a moto server through the same Runner as `stepeval run`, and judge each answer.
+"""Play a lab's scenarios on copies of moto through the same Runner as `stepeval run`, and judge each answer.
 
 For each step, in spec order:
   - the untouched account (as the earlier solves left it, no events) must fail;
@@ -58,7 +58,7 @@ class StepScenarios:
 class ScenarioResult:
     """What one scenario expected, what the evaluation answered, and whether that is right (`ok`).
 
-    `got` is the answer's status, or `broken` when the scenario (or a solve replayed for it) raised: then
+    `got` is the answer's status, or `broken` when the scenario (or the solve of an earlier step) raised: then
     `detail` holds the traceback and there is no answer. `events` are those the evaluator was given.
     """
 
@@ -77,7 +77,7 @@ class ScenarioResult:
 
 
 class _ScenarioBroken(Exception):
-    """A scenario (or an earlier solve replayed for it) raised or did not replay the same: not the evaluator's fault."""
+    """A scenario (or the solve of an earlier step) raised: not the evaluator's fault."""
 
 
 def load_scenarios(lab: Lab) -> dict[str, StepScenarios]:
