@@ -58,6 +58,16 @@ def embedded_moto() -> Iterator[SandboxSpec]:
         server.stop()
 
 
+@contextmanager
+def moto_process(env: Mapping[str, str] | None = None) -> Iterator[SandboxSpec]:
+    """moto serving empty accounts in a process of its own on a free loopback port; stopped after."""
+    with Emulator(1, env=env) as emulator:
+        assert emulator.root is not None
+        seat = emulator.seats[0]
+        emulator.root.fork(seat)
+        yield seat.sandbox()
+
+
 class EmulatorError(RuntimeError):
     """A moto process did not start, fork or answer."""
 

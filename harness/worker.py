@@ -18,12 +18,12 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
 
-from harness.account import SandboxSpec
+from harness.isolation.relay import Relay
 from harness.loader import LoadError, StepRun, load_step, trimmed_traceback
 from harness.pool import LOG_LEVEL_ENV
 from harness.protocol import ChannelClosed, read_frame, write_frame
 from harness.readonly import WriteRefused
-from harness.sandbox import SandboxFactory, warm_up
+from harness.sandbox import SandboxSession, warm_up
 
 STEP_LOGGER_PREFIX = "stepeval.step"
 
@@ -65,7 +65,6 @@ class Worker:
     """Executes jobs: `run` (evaluate a step) and `load` (import and check a module, for `stepeval check`)."""
 
     def __init__(self) -> None:
-        self.sandboxes = SandboxFactory()
         self.steps = StepLoaderCache()
 
     def handle(self, job: dict[str, Any]) -> dict[str, Any]:
@@ -86,10 +85,16 @@ class Worker:
             run = self.steps.get(path)
         except LoadError as exc:
             return error("load", f"{path}: {exc}")
-        session = self.sandboxes.open(SandboxSpec.from_message(job["sandbox"]))
+        relay = Relay(job["gateway"]["socket"], job["gateway"]["token"])
+        try:
+            return self._run(run, SandboxSession(relay.url, job["region"]), job["context"], path)
+        finally:
+            relay.close()
+
+    def _run(self, run: StepRun, session: SandboxSession, context: dict[str, Any], path: Path) -> dict[str, Any]:
         logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{path.stem}")
         try:
-            result = asyncio.run(run(session, job["context"], logger))
+            result = asyncio.run(run(session, context, logger))
         except WriteRefused as exc:
             return error("read_only", str(exc))
         except ParamValidationError as exc:
