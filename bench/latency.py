@@ -3,7 +3,8 @@
 A step makes two describe calls against a moto server in its own process. Measured in one run, medians:
 - (floor) the two calls on a warm boto3 client in this process;
 - each layer on its own: the webhook signature check, the idempotency store, a frame to the worker and back
-  (the pool), one evaluation through a warm worker (`Runner.evaluate`: the worker's session, module, contract);
+  (the pool), one evaluation through a warm worker (`Runner.evaluate`: the worker's session, module, its calls
+  through the read-only gateway, contract);
 - `stepeval serve` (one worker) over one kept-alive connection: `GET /healthz`, and a signed evaluation.
 The measures are sampled in turn, so that each sees the same (shared, noisy) machine.
 Goals: an evaluation over HTTP <= 1.5 x floor + 1 ms; /healthz <= 2 ms.
@@ -142,7 +143,7 @@ def main() -> int:
         f"What each layer adds to one evaluation (medians of {args.runs}, {os.cpu_count()} cores)",
         [
             ("AWS calls: 2 describes on a warm boto3 client (the floor)", f"{floor:.2f} ms", "", None),
-            ("worker: session, module, answer (evaluation - frame - floor)", f"{worker_ms:.2f} ms", "", None),
+            ("worker + gateway: session, module, answer (evaluation - frame - floor)", f"{worker_ms:.2f} ms", "", None),
             ("pool: a frame to the worker and back", f"{frame:.2f} ms", "", None),
             ("signature: webhook check", f"{signature:.3f} ms", "", None),
             ("idempotency: claim + complete", f"{idempotency:.3f} ms", "", None),
