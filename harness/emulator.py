@@ -209,6 +209,7 @@ def serve_root(control_fd: int, services: list[str]) -> NoReturn:
     _become_subreaper()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    _reuse_aws_managed_policies()
     app = DomainDispatcherApplication(create_backend_app)
     _preload(app, services)
     gc.freeze()  # what is here now is shared by every copy: the collector must not write to it
@@ -262,6 +263,28 @@ def _reap(*, block: bool) -> None:
     with contextlib.suppress(ChildProcessError):
         while os.waitpid(-1, 0 if block else os.WNOHANG)[0] != 0:
             pass
+
+
+def _reuse_aws_managed_policies() -> None:
+    """Build moto's ~1,600 AWS managed policies once per account and partition, not in every copy (only when
+    MOTO_IAM_LOAD_MANAGED_POLICIES asks for them: ~0.3 s per build, and a scenario touches several partitions).
+    Each IAM backend gets shallow copies, so what one scenario changes on a policy (its attachment count) does not
+    reach the next; a build in the root (its preload) or in a template is inherited by every copy made after.
+    Relies on moto's `IAMBackend._init_aws_policies` (pinned; tests/test_emulator_needs.py fails if it moves)."""
+    import copy
+
+    from moto.iam.models import IAMBackend
+
+    build = IAMBackend._init_aws_policies
+    built: dict[tuple[str, str], list[Any]] = {}
+
+    def reused(self: IAMBackend) -> list[Any]:
+        key = (self.account_id, self.region_name)
+        if key not in built:
+            built[key] = build(self)
+        return [copy.copy(policy) for policy in built[key]]
+
+    IAMBackend._init_aws_policies = reused  # type: ignore[method-assign]
 
 
 def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:

@@ -202,10 +202,11 @@ def play(
     """Play the scenarios of the selected steps (all by default) on moto processes of its own; judge each answer.
 
     `on_result` is called with each result as soon as it is known (for a live progress line); `env` is added to
-    the moto processes' environment. Earlier steps are always solved (their handles are needed); their solve is
-    reported only if it does not pass.
+    the moto processes' environment (by default, what the lab spec's `emulator:` asks). Earlier steps are always
+    solved (their handles are needed); their solve is reported only if it does not pass.
     """
-    with Emulator(1, env=env, services=lab_services(lab)) as emulator:
+    environment = lab.spec.emulator.environment() if env is None else env
+    with Emulator(1, env=environment, services=lab_services(lab)) as emulator:
         seat = emulator.seats[0]
         return play_lanes(lab, [Lane(runner, seat, seat.sandbox())], select=select, on_result=on_result)
 

@@ -25,13 +25,15 @@ LANES = 2
 def moto_lanes(lab: Lab, count: int = LANES, env: Mapping[str, str] | None = None) -> Iterator[list[Lane]]:
     """An `Emulator` with `count` seats, each with a started worker pool of one; all stopped after.
 
-    The workers start first: they import boto3 while moto's process imports moto.
+    moto's processes get `env`, by default what the lab spec's `emulator:` asks (e.g. AWS managed policies). The
+    workers start first: they import boto3 while moto's process imports moto.
     """
     with ExitStack() as stack:
         pools = [stack.enter_context(WorkerPool(1)) for _ in range(count)]
         for pool in pools:
             pool.start()
-        emulator = stack.enter_context(Emulator(count, env=env, services=lab_services(lab)))
+        environment = lab.spec.emulator.environment() if env is None else env
+        emulator = stack.enter_context(Emulator(count, env=environment, services=lab_services(lab)))
         yield [Lane(Runner(lab, pool), seat, seat.sandbox()) for pool, seat in zip(pools, emulator.seats, strict=True)]
 
 
