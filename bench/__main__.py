@@ -13,10 +13,8 @@ import argparse
 import asyncio
 import logging
 import os
-import statistics
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,8 +23,9 @@ from moto.server import ThreadedMotoServer
 from rich.console import Console
 from rich.table import Table
 
+from bench.common import median_ms
 from harness.contract import ContextInput
-from harness.emulator import moto_servers
+from harness.emulator import moto_process
 from harness.isolation.gateway import Gateway
 from harness.isolation.relay import Relay
 from harness.lab import load_lab
@@ -42,23 +41,11 @@ GOAL_RATIO = 20.0
 GOAL_COLD_S = 0.6
 
 
-def median_ms(action: Callable[[], object], runs: int, warmup: int = 3) -> float:
-    """Median wall time of `action` in milliseconds."""
-    for _ in range(warmup):
-        action()
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
-
-
 def warm(runs: int) -> dict[str, float]:
     """Harness evaluation, the call through the gateway, the bare call and the naive evaluation, on one moto
     server process."""
     lab = load_lab(LAB)
-    with moto_servers(1) as (sandbox,), WorkerPool(1) as pool:
+    with moto_process() as sandbox, WorkerPool(1) as pool:
         runner = Runner(lab, pool)
         context = ContextInput()
 

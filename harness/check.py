@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 
 from harness.errors import LabError
@@ -11,8 +12,12 @@ from harness.pool import WorkerPool
 from harness.runner import Runner
 
 
-def check_lab(lab_dir: Path) -> tuple[list[str], str]:
-    """Every problem as one line naming file and step, and a one-line summary."""
+def check_lab(lab_dir: Path, pool: WorkerPool | None = None) -> tuple[list[str], str]:
+    """Every problem as one line naming file and step, and a one-line summary.
+
+    Modules load in `pool`'s worker (started early by the caller, so that it starts while the spec is read), else
+    in a worker of its own.
+    """
     try:
         lab = load_lab(lab_dir)
     except LabError as exc:
@@ -27,9 +32,9 @@ def check_lab(lab_dir: Path) -> tuple[list[str], str]:
             problems.append(f"{path}: no step {stem.replace('_', '.')} in {lab.spec_file.name}")
         else:
             problems.append(f"{path}: not named after a step (expected NN_NN.py)")
-    with WorkerPool(1) as pool:
-        pool.warn_if_degraded()
-        runner = Runner(lab, pool)
+    with ExitStack() as stack:
+        runner = Runner(lab, pool or stack.enter_context(WorkerPool(1)))
+        runner.pool.warn_if_degraded()
         for step in lab.steps.values():
             if step.stem not in present:
                 problems.append(f"{step.module_path}: step {step.key}: module missing")

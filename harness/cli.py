@@ -1,6 +1,6 @@
 """`stepeval`: run one step, check a lab, play the demo. Exit codes: 0 pass, 1 fail, 2 bad input, 3 error.
 
-Heavy imports (pydantic, boto3) happen inside the commands, after `run` has started its worker process,
+Heavy imports (pydantic, boto3) happen inside the commands, after `run` and `check` have started their worker,
 so that the worker's start-up overlaps ours: this is most of a cold `stepeval run`.
 """
 
@@ -116,9 +116,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from harness.check import check_lab
+    with WorkerPool(1) as pool:
+        pool.start()  # the worker imports boto3 while we import ours and read the spec, as `run` does
+        from harness.check import check_lab
 
-    problems, summary = check_lab(Path(args.lab))
+        problems, summary = check_lab(Path(args.lab), pool)
     for line in problems:
         print(line)
     print(summary, file=sys.stderr)
@@ -194,7 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--lab", default=".", help="lab directory (default: .)")
     lint.set_defaults(handler=cmd_lint)
 
-    test = commands.add_parser("test", help="play the lab's scenarios on an embedded moto server")
+    test = commands.add_parser(
+        "test", help="play the lab's scenarios on moto processes of its own (copies, never replays)"
+    )
     test.add_argument("--lab", default=".", help="lab directory (default: .)")
     test.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
     test.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")

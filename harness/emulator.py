@@ -1,25 +1,35 @@
 """moto's server on loopback: the accounts `stepeval demo` and `stepeval test` play in.
 
-`embedded_moto()` runs one server in this process (a thread); `moto_servers(k)` runs k servers, each in a process
-of its own, so that a playthrough can reset and replay on them at once without sharing this process's GIL.
+`embedded_moto()` runs one server in this process (a thread). `Emulator` runs moto in processes of its own that
+copy themselves by forking, so that a playthrough starts every scenario from a copy of the state before its step
+(~20 ms) instead of resetting moto and replaying the earlier solves:
 
-A server process is `python -m harness.emulator`: it binds a free port on 127.0.0.1, writes the port on its
-stdout, and serves until its stdin closes. So it ends when `moto_servers` closes the pipe (on return, an
-exception or Ctrl-C), and also when this process dies without a word: nothing is left listening.
+- a `MotoState` is one process holding one state of the accounts; `fork()` copies it, everything included (EC2's
+  AMI catalogue is built once, by the first call that needs it, and then inherited);
+- a copy either serves on a `Seat` (a loopback port this process keeps open, so clients keep their endpoint and
+  their connections' host; a copy hangs up its connections when it ends) or serves nothing (a template to copy).
+
+Each process has a Unix socket to this process (commands, and file descriptors passed along) and ends when it
+closes, so nothing outlives this process. A process forks only between requests: its server threads are idle.
+Relies on moto's server internals (its WSGI app, its seeded random): moto's range is pinned in pyproject.toml
+and tests/test_emulator.py fails when they move.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import os
-import selectors
+import signal
+import socket
+import stat
 import subprocess
 import sys
-import time
-from collections.abc import Iterator, Mapping
+import threading
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 from harness.account import EMULATOR_CREDENTIALS, SandboxSpec
 
@@ -27,6 +37,10 @@ REGION = "us-east-1"
 LOOPBACK = "127.0.0.1"
 STARTUP_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 5.0
+MESSAGE_BYTES = 256
+NO_SEED = "-"
+PR_SET_CHILD_SUBREAPER = 36
+_ROOT_PID = [0]  # in a moto process: the root's pid (set by serve_root, inherited by copies)
 
 
 @contextmanager
@@ -45,83 +59,182 @@ def embedded_moto() -> Iterator[SandboxSpec]:
 
 
 @contextmanager
-def moto_servers(count: int, environment: Mapping[str, str] | None = None) -> Iterator[list[SandboxSpec]]:
-    """Start `count` moto servers, each in its own process on a free loopback port; yield a SandboxSpec for each.
-
-    They start at once (each import of moto takes about a second); all are stopped after, whatever happens.
-    `environment` adds variables to theirs (what a lab spec's `emulator:` asks, e.g. MOTO_IAM_LOAD_MANAGED_POLICIES).
-    """
-    processes: list[subprocess.Popen[bytes]] = []
-    try:
-        for _ in range(count):
-            processes.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "harness.emulator"],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    start_new_session=True,  # Ctrl-C reaches us, not them: we stop them, in order
-                    env={**os.environ, **(environment or {})},
-                )
-            )
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        ports = [_read_port(process, deadline) for process in processes]
-        yield [SandboxSpec(EMULATOR_CREDENTIALS, REGION, f"http://{LOOPBACK}:{port}") for port in ports]
-    finally:
-        for process in processes:
-            _stop(process)
+def moto_process(env: Mapping[str, str] | None = None) -> Iterator[SandboxSpec]:
+    """moto serving empty accounts in a process of its own on a free loopback port; stopped after."""
+    with Emulator(1, env=env) as emulator:
+        assert emulator.root is not None
+        seat = emulator.seats[0]
+        emulator.root.fork(seat)
+        yield seat.sandbox()
 
 
-def _read_port(process: subprocess.Popen[bytes], deadline: float) -> int:
-    """The port the server process reports on its first stdout line."""
-    assert process.stdout is not None
-    line = b""
-    with selectors.DefaultSelector() as selector:
-        selector.register(process.stdout, selectors.EVENT_READ)
-        while not line.endswith(b"\n"):
-            left = deadline - time.monotonic()
-            if left <= 0 or not selector.select(left):
-                raise RuntimeError(f"the moto server process did not start within {STARTUP_TIMEOUT_S:g} s")
-            chunk = os.read(process.stdout.fileno(), 64)
-            if not chunk:
-                raise RuntimeError(f"the moto server process ended before serving (exit code {process.wait()})")
-            line += chunk
-    return int(line)
+class EmulatorError(RuntimeError):
+    """A moto process did not start, fork or answer."""
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Close its stdin (it stops serving and exits); kill it if it does not."""
-    for pipe in (process.stdin, process.stdout):
-        if pipe is not None:
+class Seat:
+    """A loopback port this process keeps open; one copy of moto at a time serves on it."""
+
+    def __init__(self, emulator: Emulator) -> None:
+        self.emulator = emulator
+        self.listener = socket.create_server((LOOPBACK, 0), backlog=64)
+        self.endpoint_url = f"http://{LOOPBACK}:{self.listener.getsockname()[1]}"
+
+    def sandbox(self) -> SandboxSpec:
+        """What reaches the copy serving here."""
+        return SandboxSpec(EMULATOR_CREDENTIALS, REGION, self.endpoint_url)
+
+
+class MotoState:
+    """One moto process holding one state of the accounts: fork it to copy that state, close it when done."""
+
+    def __init__(self, control: socket.socket, emulator: Emulator, pid: int) -> None:
+        self.pid = pid
+        self._control = control
+        self._emulator = emulator
+        self._lock = threading.Lock()  # one command at a time: lanes fork the same template at once
+        self._closed = False
+
+    def fork(self, seat: Seat | None = None, seed: int | None = None) -> MotoState:
+        """A copy of this state: serving on `seat` (else nothing: a template), moto's ids seeded with `seed`."""
+        command = f"fork {NO_SEED if seed is None else seed}".encode()
+        with self._lock:
+            if self._closed:
+                raise EmulatorError("this moto state was closed")
+            socket.send_fds(self._control, [command], [seat.listener.fileno()] if seat else [])
+            reply, fds, _, _ = socket.recv_fds(self._control, MESSAGE_BYTES, 1)
+        said, _, pid = reply.decode(errors="replace").partition(" ")
+        if said != "forked" or len(fds) != 1:
+            raise EmulatorError(f"the moto process did not fork (it said {reply!r})")
+        return _started(socket.socket(fileno=fds[0]), self._emulator, int(pid))
+
+    def close(self) -> None:
+        """End the process (a serving copy hangs up its connections first); wait until it has."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
             with contextlib.suppress(OSError):
-                pipe.close()
+                self._control.shutdown(socket.SHUT_WR)
+                self._control.recv(MESSAGE_BYTES)  # "bye", or nothing when it died
+            self._control.close()
+        self._emulator.forget(self)
+
+
+def _started(control: socket.socket, emulator: Emulator, pid: int) -> MotoState:
+    """The MotoState on `control`, once its process says it is ready."""
+    control.settimeout(STARTUP_TIMEOUT_S)
     try:
-        process.wait(timeout=STOP_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+        said = control.recv(MESSAGE_BYTES)
+    except OSError as exc:
+        control.close()
+        raise EmulatorError(f"the moto process did not start: {exc}") from None
+    if said != b"ready":
+        control.close()
+        raise EmulatorError(f"the moto process did not start (it said {said!r})")
+    return emulator.track(MotoState(control, emulator, pid))
 
 
-def serve() -> None:
-    """The server process: serve on a free loopback port, say which on stdout, exit when stdin closes."""
-    from moto.server import ThreadedMotoServer
+class Emulator:
+    """moto in a process of its own (`root`: empty accounts), `seats` loopback ports, and every copy made.
 
-    _lean_reset()
-    _reuse_aws_managed_policies()
+    `env` is added to the moto process's environment (e.g. MOTO_IAM_LOAD_MANAGED_POLICIES); copies inherit it.
+    `services` (boto3 names) are loaded once in the root, so that no copy imports them. Everything is stopped on
+    exit, whatever happens.
+    """
+
+    def __init__(self, seats: int = 1, env: Mapping[str, str] | None = None, services: Iterable[str] = ()) -> None:
+        self._env = dict(env or {})
+        self._services = sorted(set(services))
+        self._live: list[MotoState] = []
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen[bytes] | None = None
+        self.seats = [Seat(self) for _ in range(seats)]
+        self.root: MotoState | None = None
+
+    def __enter__(self) -> Emulator:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "harness.emulator", str(theirs.fileno()), *self._services],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                env={**os.environ, **self._env},
+                start_new_session=True,  # Ctrl-C reaches us, not it: we stop it
+            )
+        finally:
+            theirs.close()
+        try:
+            self.root = _started(ours, self, self._process.pid)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        with self._lock:
+            live = list(reversed(self._live))
+        for state in live:
+            state.close()
+        if self._process is not None:
+            try:
+                self._process.wait(timeout=STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+        for seat in self.seats:
+            seat.listener.close()
+
+    def track(self, state: MotoState) -> MotoState:
+        """Remember `state`, to stop it on exit if nobody closed it."""
+        with self._lock:
+            self._live.append(state)
+        return state
+
+    def forget(self, state: MotoState) -> None:
+        """`state` is closed."""
+        with self._lock, contextlib.suppress(ValueError):
+            self._live.remove(state)
+
+
+# --- in the moto processes ------------------------------------------------------------------------------------
+
+
+def serve_root(control_fd: int, services: list[str]) -> NoReturn:
+    """The first moto process: empty accounts, serving nothing; it forks the copies."""
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+
+    _ROOT_PID[0] = os.getpid()
+    _become_subreaper()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address=LOOPBACK, port=0, verbose=False)
-    server.start()
-    sys.stdout.write(f"{server.get_host_and_port()[1]}\n")
-    sys.stdout.flush()
-    with contextlib.suppress(KeyboardInterrupt):
-        while sys.stdin.buffer.read(4096):
-            pass
-    # Not server.stop(): it would wait for the request threads of clients that keep their connections open.
-    # The state is worth nothing now, so the process just ends.
-    os._exit(0)
+    _reuse_aws_managed_policies()
+    app = DomainDispatcherApplication(create_backend_app)
+    _preload(app, services)
+    gc.freeze()  # what is here now is shared by every copy: the collector must not write to it
+    _answer(socket.socket(fileno=control_fd), app, None)
+
+
+def _preload(app: Any, services: list[str]) -> None:
+    """Build moto's app for each service now (it imports the service's models), then drop the backends it built.
+
+    Building an app builds a backend too, drawing on moto's random ids: dropped, the accounts are empty again,
+    and a copy builds its backends after it is seeded, as a reset server would.
+    """
+    from moto import backends
+    from moto.moto_api._internal.models import moto_api_backend
+    from moto.moto_server.werkzeug_app import create_backend_app
+
+    for name in services:
+        if name in backends.list_of_moto_modules():
+            app.app_instances[name] = create_backend_app(name)
+    _lean_reset()
+    moto_api_backend.reset()
 
 
 def _lean_reset() -> None:
-    """Make `POST /moto-api/reset` skip work whose result it throws away (in the server process only).
+    """Make moto's reset skip work whose result it throws away (in the moto process only).
 
     moto's reset calls each backend's `reset()`, which empties the backend and builds it again (for EC2: 1300
     AMIs with their volumes and snapshots, ~45 ms), and then drops every backend anyway: the next request
@@ -136,12 +249,28 @@ def _lean_reset() -> None:
     BaseBackend.reset = reset  # type: ignore[method-assign]
 
 
+def _become_subreaper() -> None:
+    """(Linux) Copies whose parent ended become the root's children: it reaps them all, so that their CPU time
+    reaches whoever waits for the root (a benchmark's RUSAGE_CHILDREN) and no zombie is left to init."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _reap(*, block: bool) -> None:
+    """Wait for the children that ended (all of them, with `block`)."""
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, 0 if block else os.WNOHANG)[0] != 0:
+            pass
+
+
 def _reuse_aws_managed_policies() -> None:
-    """Build moto's ~1,600 AWS managed policies once per account and partition, not after every reset (in the
-    server process only, and only when MOTO_IAM_LOAD_MANAGED_POLICIES asks for them: ~0.3 s per build, and a
-    scenario touches several partitions). Each IAM backend gets shallow copies, so what one scenario changes on a
-    policy (its attachment count) does not reach the next. Relies on moto's `IAMBackend._init_aws_policies`
-    (moto is pinned below 6; tests/test_emulator_needs.py fails if it moves)."""
+    """Build moto's ~1,600 AWS managed policies once per account and partition, not in every copy (only when
+    MOTO_IAM_LOAD_MANAGED_POLICIES asks for them: ~0.3 s per build, and a scenario touches several partitions).
+    Each IAM backend gets shallow copies, so what one scenario changes on a policy (its attachment count) does not
+    reach the next; a build in the root (its preload) or in a template is inherited by every copy made after.
+    Relies on moto's `IAMBackend._init_aws_policies` (pinned; tests/test_emulator_needs.py fails if it moves)."""
     import copy
 
     from moto.iam.models import IAMBackend
@@ -158,5 +287,108 @@ def _reuse_aws_managed_policies() -> None:
     IAMBackend._init_aws_policies = reused  # type: ignore[method-assign]
 
 
+def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:
+    """Say ready, then fork on request until the control socket closes; then hang up and end.
+
+    A new fork goes on in this same loop with its own control socket and server. The root (no server) reaps the
+    copies as it goes, and all of them before it ends (they end when this process's owner closes their sockets,
+    which it does before closing the root's).
+    """
+    control.send(b"ready")
+    while True:
+        if server is None and os.getpid() == _ROOT_PID[0]:
+            _reap(block=False)
+        try:
+            command, fds, _, _ = socket.recv_fds(control, MESSAGE_BYTES, 1)
+        except OSError:
+            break
+        if not command:
+            break
+        seed = command.decode().split()[1]
+        listener = fds[0] if fds else None
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        if server is not None:
+            gc.collect()  # this copy's garbage, before it is frozen into the copy of it
+        gc.freeze()  # the collector in a copy must not walk (and so copy) what the copy shares with us
+        pid = os.fork()
+        if pid == 0:
+            control, server = _become_copy(theirs, listener, seed, app)
+            control.send(b"ready")
+            continue
+        theirs.close()
+        if listener is not None:
+            os.close(listener)
+        socket.send_fds(control, [f"forked {pid}".encode()], [ours.fileno()])
+        ours.close()
+    if server is not None:
+        _hang_up()
+    if os.getpid() == _ROOT_PID[0]:
+        _reap(block=True)
+    with contextlib.suppress(OSError):
+        control.send(b"bye")
+    os._exit(0)
+
+
+def _become_copy(control: socket.socket, listener: int | None, seed: str, app: Any) -> tuple[socket.socket, Any]:
+    """(In a new fork.) Let go of the parent's sockets, seed moto's ids, serve on `listener` if given.
+
+    The control socket and the server (None for a template) of the copy.
+    """
+    from moto.moto_api._internal import mock_random
+    from moto.moto_server.werkzeug_app import MotoRequestHandler
+    from werkzeug.serving import make_server
+
+    _release_sockets(keep={control.fileno(), *([listener] if listener is not None else [])})
+    gc.disable()  # a copy lives for one scenario: cycles wait for its end, and its pages stay shared
+    if seed != NO_SEED:
+        mock_random.seed(int(seed))
+    server = None
+    if listener is not None:
+        server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=MotoRequestHandler, fd=listener)
+        os.close(listener)  # the server holds a duplicate
+        threading.Thread(target=server.serve_forever, name="moto-server", daemon=True).start()
+    return control, server
+
+
+def _socket_fds() -> list[int]:
+    directory = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
+    fds = []
+    for name in os.listdir(directory):
+        with contextlib.suppress(OSError):
+            if stat.S_ISSOCK(os.fstat(int(name)).st_mode):
+                fds.append(int(name))
+    return fds
+
+
+def _release_sockets(keep: set[int]) -> None:
+    """Point every inherited socket but `keep` at /dev/null: the parent's connections and ports stay the parent's.
+
+    Not closed: a Python object of the parent's may still close its number later, which must not be a new socket.
+    """
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in _socket_fds():
+        if fd not in keep:
+            os.dup2(null, fd)
+    os.close(null)
+
+
+def _hang_up() -> None:
+    """Shut every accepted connection down, so that clients reconnect to the next copy instead of waiting on us."""
+    for fd in _socket_fds():
+        try:
+            sock = socket.socket(fileno=fd)
+        except OSError:  # closed by a server thread since it was listed
+            continue
+        try:
+            if sock.family in (socket.AF_INET, socket.AF_INET6) and not sock.getsockopt(
+                socket.SOL_SOCKET, socket.SO_ACCEPTCONN
+            ):
+                sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        finally:
+            sock.detach()
+
+
 if __name__ == "__main__":
-    serve()
+    serve_root(int(sys.argv[1]), sys.argv[2:])

@@ -1,13 +1,14 @@
-"""Play a lab's scenarios on a moto server through the same Runner as `stepeval run`, and judge each answer.
+"""Play a lab's scenarios on copies of moto through the same Runner as `stepeval run`, and judge each answer.
 
 For each step, in spec order:
   - the untouched account (as the earlier solves left it, no events) must fail;
   - each mistake, from a fresh copy of the state before the step, must answer as it says;
   - the solve, from a fresh copy, must pass; its answer's `resolved` is carried forward, as the platform would.
 
-A fresh copy is a reset moto server on which the earlier solves are replayed. moto's ids are random, so the
-random generator is seeded before each step's actions: a replayed solve creates the very ids its handles name
-(checked: a replay that creates different resources is reported, not silently evaluated).
+A fresh copy is a fork of the moto process that holds the state before the step (`harness.emulator`): made
+once, when the solve before it has acted, and copied for each scenario; nothing is replayed, so the time is
+linear in the lab's depth. moto's ids are random, so each copy is seeded before its actions (the step's number):
+ids are the same on every run and every lane.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import re
 import threading
 import time
-import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,8 +26,9 @@ import botocore.session
 
 from harness.account import SandboxSpec
 from harness.contract import Answer, ContextInput, Event, Handle
+from harness.emulator import Emulator, MotoState, Seat
 from harness.errors import LabError
-from harness.lab import Lab
+from harness.lab import MODULE_DIR, Lab
 from harness.loader import LoadError, import_step, trimmed_traceback
 from harness.recorder import EventRecorder
 from harness.runner import Runner
@@ -37,7 +38,7 @@ from harness.scenarios import SCENARIO_ATTRIBUTE, Scenario
 SCENARIO_DIR = "scenarios"
 STEM = re.compile(r"[0-9]{2}_[0-9]{2}")
 UNTOUCHED = "untouched account"
-MOTO_API_TIMEOUT_S = 10
+SERVICE_NAMED = re.compile(r"""\b(?:client|resource)\(\s*["']([a-z0-9-]+)["']""")
 
 Kind = Literal["negative", "mistake", "solve"]
 Got = Literal["pass", "fail", "error", "broken"]
@@ -57,7 +58,7 @@ class StepScenarios:
 class ScenarioResult:
     """What one scenario expected, what the evaluation answered, and whether that is right (`ok`).
 
-    `got` is the answer's status, or `broken` when the scenario (or a solve replayed for it) raised: then
+    `got` is the answer's status, or `broken` when the scenario (or the solve of an earlier step) raised: then
     `detail` holds the traceback and there is no answer. `events` are those the evaluator was given.
     """
 
@@ -76,7 +77,7 @@ class ScenarioResult:
 
 
 class _ScenarioBroken(Exception):
-    """A scenario (or an earlier solve replayed for it) raised or did not replay the same: not the evaluator's fault."""
+    """A scenario (or the solve of an earlier step) raised: not the evaluator's fault."""
 
 
 def load_scenarios(lab: Lab) -> dict[str, StepScenarios]:
@@ -169,33 +170,45 @@ class ScenarioSession(boto3.Session):
 
 @dataclass(frozen=True)
 class Lane:
-    """One moto server a playthrough may reset and replay on, and the Runner that evaluates on it.
+    """One seat of an `Emulator` (a loopback port where copies of moto serve) and the Runner that evaluates on it.
 
-    The scenarios act at `endpoint_url`; the evaluations are given `sandbox` (the same server, normally).
+    The scenarios act on the seat; the evaluations are given `sandbox` (the seat, normally).
     """
 
     runner: Runner
-    endpoint_url: str
+    seat: Seat
     sandbox: SandboxSpec
+
+    @property
+    def endpoint_url(self) -> str:
+        """Where the scenarios act."""
+        return self.seat.endpoint_url
+
+
+def lab_services(lab: Lab) -> set[str]:
+    """The AWS services the lab's step modules and scenarios name (`client("ec2")`), for `Emulator(services=)`."""
+    sources = [*(lab.root / MODULE_DIR).glob("*.py"), *(lab.root / SCENARIO_DIR).glob("*.py")]
+    return {name for path in sources for name in SERVICE_NAMED.findall(path.read_text(encoding="utf-8"))}
 
 
 def play(
     lab: Lab,
     runner: Runner,
-    endpoint_url: str,
-    sandbox: SandboxSpec,
     *,
     select: Callable[[str], bool] | None = None,
     on_result: Callable[[ScenarioResult], None] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> list[ScenarioResult]:
-    """Play the scenarios of the selected steps (all by default) on one moto server and judge each answer.
+    """Play the scenarios of the selected steps (all by default) on moto processes of its own; judge each answer.
 
-    `on_result` is called with each result as soon as it is known (for a live progress line).
-
-    Earlier steps are always solved (their handles are needed); their solve is reported only if it does not
-    pass. The moto server at `endpoint_url` is reset along the way: give it to nothing else meanwhile.
+    `on_result` is called with each result as soon as it is known (for a live progress line); `env` is added to
+    the moto processes' environment (by default, what the lab spec's `emulator:` asks). Earlier steps are always
+    solved (their handles are needed); their solve is reported only if it does not pass.
     """
-    return play_lanes(lab, [Lane(runner, endpoint_url, sandbox)], select=select, on_result=on_result)
+    environment = lab.spec.emulator.environment() if env is None else env
+    with Emulator(1, env=environment, services=lab_services(lab)) as emulator:
+        seat = emulator.seats[0]
+        return play_lanes(lab, [Lane(runner, seat, seat.sandbox())], select=select, on_result=on_result)
 
 
 def play_lanes(
@@ -205,15 +218,14 @@ def play_lanes(
     select: Callable[[str], bool] | None = None,
     on_result: Callable[[ScenarioResult], None] | None = None,
 ) -> list[ScenarioResult]:
-    """`play` on several moto servers at once: the same results, in the same order, sooner.
+    """`play` on several seats of one `Emulator` at once: the same results, in the same order, sooner.
 
-    Each mistake and each solve needs a fresh copy of the state before its step (a reset and a replay of the
-    earlier solves); those of a step are independent, so each lane (one thread, one server) plays whichever is
-    next. A step's scenarios start once the solve before it has answered (its handles are needed); the
-    untouched account is evaluated on the server that solve left, before anything resets it. Every server is
-    seeded before each action, so a replay creates the same ids on any of them. `on_result` is called in this
-    thread, in the order of the results. When this returns, the first lane's server holds what the last solve
-    left, as with one server. The servers are reset along the way: give them to nothing else meanwhile.
+    Each mistake and each solve starts from a copy of the state before its step (a fork of the moto process
+    that holds it, made when the solve before it had acted); those of a step are independent, so each lane (one
+    thread, one seat) plays whichever is next. A step's scenarios start once the solve before it has answered
+    (its handles are needed); the untouched account is evaluated on the copy that solve acted on, after it. Each
+    copy is seeded before its actions, so ids are the same on any lane. `on_result` is called in this thread, in
+    the order of the results. When this returns, the first lane's seat serves what the last solve left.
     """
     if not lanes:
         raise ValueError("play_lanes needs at least one lane")
@@ -231,32 +243,58 @@ def play_lanes(
                 for key in missing
             ]
         )
+    root = lanes[0].seat.emulator.root
+    if root is None:
+        raise ValueError("play_lanes needs a started Emulator (use it as a context manager)")
     players = [_Player(lane) for lane in lanes]
-    return _Schedule([scenarios[key] for key in needed], set(chosen), players).run(on_result)
+    steps = [scenarios[key] for key in needed]
+    return _Schedule(steps, set(chosen), players).run(_Before(_Template(root, None)), on_result)
 
 
-@dataclass(frozen=True)
-class _Played:
-    """An earlier step's solve, the seed it ran under, and the events it created (a replay must match them)."""
+class _Template:
+    """The moto process holding the state before a step, closed once the last copy that needs it is made."""
 
-    step: StepScenarios
-    seed: int
-    events: tuple[Event, ...]
+    def __init__(self, state: MotoState, copies: int | None) -> None:
+        self.state = state
+        self.left = copies  # None: never closed here (the root: the Emulator closes it)
+        self._lock = threading.Lock()
+
+    def copy(self, seat: Seat, seed: int | None) -> MotoState:
+        """A serving copy on `seat`; the last one allowed closes the template."""
+        copied = self.state.fork(seat, seed)
+        with self._lock:
+            if self.left is not None:
+                self.left -= 1
+                last = self.left == 0
+            else:
+                last = False
+        if last:
+            self.state.close()
+        return copied
 
 
 @dataclass(frozen=True)
 class _Before:
-    """The state before a step: the earlier solves to replay, in order, and the handles they resolved."""
+    """The state before a step: where to copy it from (or why there is none) and the handles resolved so far."""
 
-    played: tuple[_Played, ...] = ()
+    template: _Template | None
     resolved: Mapping[str, Handle] = field(default_factory=dict)
+    broken: str | None = None  # an earlier solve raised: there is no state to start from
 
-    def then(self, played: _Played, answer: Answer | None) -> _Before:
-        """The state before the next step, once `played` (with this `answer`) is done."""
+    def then(self, template: _Template | None, answer: Answer | None, broken: str | None) -> _Before:
+        """The state before the next step, once the solve that left `template` answered `answer`."""
         resolved = dict(self.resolved)
         if answer is not None:
             resolved.update((handle.name, handle) for handle in answer.resolved)
-        return _Before((*self.played, played), resolved)
+        return _Before(template, resolved, self.broken or broken)
+
+
+@dataclass(frozen=True)
+class _Played:
+    """A scenario's result and, for a solve that acted, the moto process holding what it left (before evaluating)."""
+
+    result: ScenarioResult
+    after: MotoState | None = None
 
 
 @dataclass(frozen=True)
@@ -265,7 +303,7 @@ class _Task:
 
     slot: int
     rank: tuple[int, int, int]
-    play: Callable[[_Player], ScenarioResult]
+    play: Callable[[_Player], _Played]
     lane: int | None = None
     solves: tuple[int, _Before] | None = None  # (step index, state before it) for a solve
 
@@ -286,7 +324,7 @@ class _Schedule:
         slots = 0
         for step in steps:
             self.first_slot.append(slots)
-            slots += 2 + len(step.mistakes) if step.key in chosen else 1
+            slots += self._copies(step) + 1 if step.key in chosen else 1
         self.results: list[ScenarioResult | None] = [None] * slots
         self.shown = [True] * slots
         self.ready: list[_Task] = []
@@ -295,9 +333,13 @@ class _Schedule:
         self.failure: BaseException | None = None
         self.condition = threading.Condition()
 
-    def run(self, on_result: Callable[[ScenarioResult], None] | None) -> list[ScenarioResult]:
+    def _copies(self, step: StepScenarios) -> int:
+        """How many copies of the state before `step` its scenarios need (its mistakes and its solve)."""
+        return 1 + len(step.mistakes) if step.key in self.chosen else 1
+
+    def run(self, first: _Before, on_result: Callable[[ScenarioResult], None] | None) -> list[ScenarioResult]:
         with self.condition:
-            self._open(0, _Before(), 0)
+            self._open(0, first, 0)
         threads = [
             threading.Thread(target=self._lane, args=(index,), name=f"playthrough-lane-{index}", daemon=True)
             for index in range(len(self.players))
@@ -341,20 +383,25 @@ class _Schedule:
         player = self.players[index]
         while (task := self._take(index)) is not None:
             try:
-                result = task.play(player)
+                played = task.play(player)
             except BaseException as exc:  # a server or worker that broke: the caller gets it, as from play()
                 self._stop(exc)
                 return
             with self.condition:
+                result = played.result
                 self.results[task.slot] = result
                 if task.solves is not None:
                     step_index, before = task.solves
                     step = self.steps[step_index]
                     self.shown[task.slot] = step.key in self.chosen or not result.ok
                     if step_index + 1 < len(self.steps):
-                        after = before.then(_Played(step, step_index + 1, result.events), result.answer)
+                        template = _Template(played.after, self._copies(self.steps[step_index + 1]))
+                        broken = None if played.after else f"step {step.key}'s solve raised:\n{result.detail}"
+                        after = before.then(template if played.after else None, result.answer, broken)
                         self._open(step_index + 1, after, index)
                         self.opening -= 1
+                    elif played.after is not None:
+                        played.after.close()
                 self.condition.notify_all()
 
     def _take(self, index: int) -> _Task | None:
@@ -373,13 +420,13 @@ class _Schedule:
             return None
 
     def _open(self, step_index: int, before: _Before, holder: int) -> None:
-        """Make a step's scenarios ready; its untouched account goes to `holder`, whose server holds `before`."""
+        """Make a step's scenarios ready; its untouched account goes to `holder`, whose seat serves the last solve."""
         step = self.steps[step_index]
         seed = step_index + 1
         slot = self.first_slot[step_index]
         last = step_index == len(self.steps) - 1
         if step.key in self.chosen:
-            self.inline[holder].append(_Task(slot, (0, 0, 0), lambda p: p.untouched(step.key, before)))
+            self.inline[holder].append(_Task(slot, (0, 0, 0), lambda p: _Played(p.untouched(step.key, before))))
             for number, scenario in enumerate(step.mistakes, start=1):
                 self.ready.append(
                     _Task(slot + number, (1, step_index, number), _mistake_task(step, scenario, seed, before))
@@ -387,14 +434,18 @@ class _Schedule:
             slot += 1 + len(step.mistakes)
         rank = (2, step_index, 0) if last else (0, step_index, 0)
         self.ready.append(
-            _Task(slot, rank, lambda p: p.solve(step, seed, before), 0 if last else None, (step_index, before))
+            _Task(
+                slot,
+                rank,
+                lambda p: p.solve(step, seed, before, keep=not last),
+                0 if last else None,
+                (step_index, before),
+            )
         )
 
 
-def _mistake_task(
-    step: StepScenarios, mistake: Scenario, seed: int, before: _Before
-) -> Callable[[_Player], ScenarioResult]:
-    return lambda player: player.mistake(step, mistake, seed, before)
+def _mistake_task(step: StepScenarios, mistake: Scenario, seed: int, before: _Before) -> Callable[[_Player], _Played]:
+    return lambda player: _Played(player.mistake(step, mistake, seed, before))
 
 
 class _Aborted(Exception):
@@ -402,30 +453,36 @@ class _Aborted(Exception):
 
 
 class _Player:
-    """One lane's side of a playthrough: its server, the session that acts on it and its recorder."""
+    """One lane's side of a playthrough: its seat, the copy serving there, the session that acts on it."""
 
     def __init__(self, lane: Lane) -> None:
         self.runner = lane.runner
-        self.endpoint_url = lane.endpoint_url
+        self.seat = lane.seat
         self.sandbox = lane.sandbox
         self.session = ScenarioSession(lane.endpoint_url, lane.sandbox)
         self.recorder = EventRecorder(self.session)
-        self._moto_api("reset")
+        self.serving: MotoState | None = None
 
     def untouched(self, key: str, before: _Before) -> ScenarioResult:
-        """Evaluate the account as the earlier solves left it, with no events: it must fail."""
+        """Evaluate the account as the earlier solves left it, with no events: it must fail.
+
+        On the copy the last solve acted on (the seat still serves it), else on a copy of the empty accounts.
+        """
         started = time.perf_counter()
+        if self.serving is None:
+            assert before.template is not None  # the first step starts from the root
+            self._serve(before.template, None)
         answer = self._evaluate(key, (), before)
         return _judged(key, UNTOUCHED, "negative", "fail", None, answer, (), started)
 
     def mistake(self, step: StepScenarios, mistake: Scenario, seed: int, before: _Before) -> ScenarioResult:
         """Play a mistake (after the solve, if it says so) on a fresh copy and judge the answer."""
         actions = (step.solve, mistake) if mistake.after_solve else (mistake,)
-        return self._play(step, mistake, actions, seed, mistake.expect, mistake.issue, before)
+        return self._play(step, mistake, actions, seed, mistake.expect, mistake.issue, before).result
 
-    def solve(self, step: StepScenarios, seed: int, before: _Before) -> ScenarioResult:
-        """Play the solve on a fresh copy; it must pass (what it resolved is carried forward by the caller)."""
-        return self._play(step, step.solve, (step.solve,), seed, "pass", None, before)
+    def solve(self, step: StepScenarios, seed: int, before: _Before, *, keep: bool) -> _Played:
+        """Play the solve on a fresh copy; it must pass. With `keep`, a copy of what it left is kept (a template)."""
+        return self._play(step, step.solve, (step.solve,), seed, "pass", None, before, keep=keep)
 
     def _play(
         self,
@@ -436,38 +493,40 @@ class _Player:
         expected: Literal["pass", "fail"],
         pattern: str | None,
         before: _Before,
-    ) -> ScenarioResult:
+        *,
+        keep: bool = False,
+    ) -> _Played:
         started = time.perf_counter()
         kind: Kind = scenario.kind
+        after = None
         try:
-            self._fresh_copy(before)
-            self._moto_api(f"seed?a={seed}")
+            if before.broken is not None:
+                raise _ScenarioBroken(before.broken)
+            assert before.template is not None
+            self._serve(before.template, seed)
             self.recorder.start()
             for action in actions:
                 self._act(step, action, f"{action.name} raised", before)
             events = _given_events(scenario, [dict(e) for e in self.recorder.events])
         except _ScenarioBroken as exc:
-            events = tuple(Event(**e) for e in self.recorder.events)
+            events = tuple(Event(**e) for e in self.recorder.events) if before.broken is None else ()
             elapsed = _ms(started)
-            return ScenarioResult(
+            broken = ScenarioResult(
                 step.key, scenario.name, kind, expected, pattern, "broken", None, False, elapsed, str(exc), events
             )
+            return _Played(broken)
+        if keep:
+            assert self.serving is not None
+            after = self.serving.fork()  # before the evaluation: what the next step starts from is what it acted on
         answer = self._evaluate(step.key, events, before)
-        return _judged(step.key, scenario.name, kind, expected, pattern, answer, events, started)
+        return _Played(_judged(step.key, scenario.name, kind, expected, pattern, answer, events, started), after)
 
-    def _fresh_copy(self, before: _Before) -> None:
-        """Reset the server and replay the earlier solves, each under its seed, checking it recreates its events."""
-        self._moto_api("reset")
-        for played in before.played:
-            self._moto_api(f"seed?a={played.seed}")
-            self.recorder.start()
-            self._act(played.step, played.step.solve, f"replaying step {played.step.key}'s solve raised", before)
-            replayed = tuple(Event(**e) for e in self.recorder.events)
-            if replayed != played.events:
-                raise _ScenarioBroken(
-                    f"replaying step {played.step.key}'s solve created {_ids(replayed)}, not {_ids(played.events)}: "
-                    "a solve must do the same every time (no random names, no clock)"
-                )
+    def _serve(self, template: _Template, seed: int | None) -> None:
+        """End the copy this seat serves (its connections hung up) and serve a fresh copy of `template` there."""
+        if self.serving is not None:
+            self.serving.close()
+            self.serving = None
+        self.serving = template.copy(self.seat, seed)
 
     def _act(self, step: StepScenarios, scenario: Scenario, what: str, before: _Before) -> None:
         handles = {name: handle.id for name, handle in before.resolved.items()}
@@ -479,11 +538,6 @@ class _Player:
     def _evaluate(self, key: str, events: Sequence[Event], before: _Before) -> Answer:
         context = ContextInput(resolved=list(before.resolved.values()), events=list(events))
         return self.runner.evaluate(key, context, self.sandbox)
-
-    def _moto_api(self, path: str) -> None:
-        request = urllib.request.Request(f"{self.endpoint_url}/moto-api/{path}", method="POST")
-        with urllib.request.urlopen(request, timeout=MOTO_API_TIMEOUT_S):
-            pass
 
 
 def _judged(
@@ -520,10 +574,6 @@ def _given_events(scenario: Scenario, recorded: list[dict[str, str]]) -> tuple[E
         except Exception as exc:
             raise _ScenarioBroken(f"{scenario.name}'s events function failed: {exc}") from exc
     return tuple(Event(**e) for e in recorded)
-
-
-def _ids(events: Sequence[Event]) -> str:
-    return ", ".join(e.id for e in events) or "nothing"
 
 
 def _ms(started: float) -> float:

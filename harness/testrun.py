@@ -4,35 +4,38 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from rich.console import Console
 
-from harness.emulator import moto_servers
+from harness.emulator import Emulator
 from harness.lab import Lab, load_lab
-from harness.playthrough import Lane, ScenarioResult, load_scenarios, play_lanes
+from harness.playthrough import Lane, ScenarioResult, lab_services, load_scenarios, play_lanes
 from harness.pool import WorkerPool
 from harness.render import results_table
 from harness.runner import Runner
 
 LANES = 2
-"""moto servers played on at once, each with a worker of its own (2 cores here; 3 lanes measured no faster)."""
+"""Seats played on at once, each with a worker of its own (2 cores here)."""
 
 
 @contextmanager
-def moto_lanes(lab: Lab, count: int = LANES) -> Iterator[list[Lane]]:
-    """`count` moto server processes (with what the lab's `emulator:` asks), each with a started worker pool of one;
-    all stopped after."""
-    with moto_servers(count, lab.spec.emulator.environment()) as sandboxes, ExitStack() as pools:
-        lanes = []
-        for sandbox in sandboxes:
-            pool = pools.enter_context(WorkerPool(1))
+def moto_lanes(lab: Lab, count: int = LANES, env: Mapping[str, str] | None = None) -> Iterator[list[Lane]]:
+    """An `Emulator` with `count` seats, each with a started worker pool of one; all stopped after.
+
+    moto's processes get `env`, by default what the lab spec's `emulator:` asks (e.g. AWS managed policies). The
+    workers start first: they import boto3 while moto's process imports moto.
+    """
+    with ExitStack() as stack:
+        pools = [stack.enter_context(WorkerPool(1)) for _ in range(count)]
+        for pool in pools:
             pool.start()
-            pool.warn_if_degraded()
-            lanes.append(Lane(Runner(lab, pool), sandbox.endpoint_url, sandbox))
-        yield lanes
+        pools[0].warn_if_degraded()
+        environment = lab.spec.emulator.environment() if env is None else env
+        emulator = stack.enter_context(Emulator(count, env=environment, services=lab_services(lab)))
+        yield [Lane(Runner(lab, pool), seat, seat.sandbox()) for pool, seat in zip(pools, emulator.seats, strict=True)]
 
 
 def selector(lab: Lab, pattern: str | None) -> Callable[[str], bool] | None:

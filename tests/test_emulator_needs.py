@@ -1,14 +1,12 @@
-"""What a lab spec's `emulator:` asks reaches the moto server processes `stepeval test` plays on."""
+"""What a lab spec's `emulator:` asks reaches the moto processes `stepeval test` plays on."""
 
 from __future__ import annotations
-
-import urllib.request
 
 import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from harness.emulator import moto_servers
+from harness.emulator import Emulator, moto_process
 from harness.lab import EmulatorNeeds
 
 MANAGED = "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
@@ -25,23 +23,26 @@ def managed_policy_name(endpoint_url: str) -> str | None:
 
 @pytest.mark.parametrize(("needs", "expected"), [(False, None), (True, "AWSLambdaBasicExecutionRole")])
 def test_aws_managed_policies_are_loaded_when_the_lab_asks(needs: bool, expected: str | None) -> None:
-    with moto_servers(1, EmulatorNeeds(iam_managed_policies=needs).environment()) as (sandbox,):
+    with moto_process(EmulatorNeeds(iam_managed_policies=needs).environment()) as sandbox:
         assert managed_policy_name(sandbox.endpoint_url) == expected
 
 
-def test_managed_policies_built_once_start_clean_after_each_reset() -> None:
-    """The server builds AWS managed policies once (moto's IAMBackend._init_aws_policies, patched in the server
-    process) and hands each fresh backend copies: an attachment made before a reset is gone after it."""
+def test_managed_policies_built_once_start_clean_in_each_copy() -> None:
+    """The root builds AWS managed policies once (moto's IAMBackend._init_aws_policies, patched in the moto
+    processes) and hands each IAM backend copies: an attachment made in one copy is not in the next."""
     from moto.iam.models import IAMBackend
 
     assert callable(IAMBackend._init_aws_policies)  # the moto internal harness.emulator relies on
     trust = '{"Version": "2012-10-17", "Statement": []}'
-    with moto_servers(1, EmulatorNeeds(iam_managed_policies=True).environment()) as (sandbox,):
-        iam = boto3.client("iam", endpoint_url=sandbox.endpoint_url, region_name="us-east-1")
+    environment = EmulatorNeeds(iam_managed_policies=True).environment()
+    with Emulator(1, env=environment, services=["iam"]) as emulator:
+        assert emulator.root is not None
+        seat = emulator.seats[0]
+        iam = boto3.client("iam", endpoint_url=seat.endpoint_url, region_name="us-east-1")
         for _ in range(2):
+            copy = emulator.root.fork(seat)
+            assert iam.get_policy(PolicyArn=MANAGED)["Policy"]["AttachmentCount"] == 0
             iam.create_role(RoleName="r", AssumeRolePolicyDocument=trust)
             iam.attach_role_policy(RoleName="r", PolicyArn=MANAGED)
             assert iam.get_policy(PolicyArn=MANAGED)["Policy"]["AttachmentCount"] == 1
-            request = urllib.request.Request(f"{sandbox.endpoint_url}/moto-api/reset", method="POST")
-            urllib.request.urlopen(request, timeout=10).close()
-            assert iam.get_policy(PolicyArn=MANAGED)["Policy"]["AttachmentCount"] == 0
+            copy.close()

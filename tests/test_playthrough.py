@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.account import Credentials, SandboxSpec
-from harness.emulator import moto_servers
+from harness.emulator import Emulator
 from harness.errors import LabError
 from harness.lab import Lab, load_lab
 from harness.playthrough import Lane, ScenarioResult, play, play_lanes
@@ -19,20 +19,21 @@ from harness.pool import WorkerPool
 from harness.runner import Runner
 from harness.testrun import moto_lanes
 from tests.conftest import LABS, REGION
+from tests.replay_reference import replayed_playthrough
 
 LAB_DIR = LABS / "scenario_checks"
+REPO = Path(__file__).parents[1]
 Played = dict[tuple[str, str], ScenarioResult]
 
 
-def play_lab(lab: Lab, pool: WorkerPool, endpoint_url: str, **options) -> list[ScenarioResult]:
-    sandbox = SandboxSpec(Credentials("testing", "testing"), REGION, endpoint_url)
-    return play(lab, Runner(lab, pool), endpoint_url, sandbox, **options)
+def play_lab(lab: Lab, pool: WorkerPool, **options) -> list[ScenarioResult]:
+    return play(lab, Runner(lab, pool), **options)
 
 
 @pytest.fixture(scope="module")
-def played(moto_server: str, pool: WorkerPool) -> Played:
-    """The whole lab played once (play resets the server itself)."""
-    results = play_lab(load_lab(LAB_DIR), pool, moto_server)
+def played(pool: WorkerPool) -> Played:
+    """The whole lab played once (on moto processes of its own)."""
+    results = play_lab(load_lab(LAB_DIR), pool)
     return {(r.step, r.scenario): r for r in results}
 
 
@@ -119,8 +120,8 @@ def test_handles_carry_forward_into_replayed_steps(played: Played) -> None:
     assert played["02.02", "subnet_in_another_vpc"].issue == f"No subnet of this step is in the VPC {vpc.id}."
 
 
-def test_select_plays_one_step_after_solving_the_earlier_ones(moto_url: str, pool: WorkerPool) -> None:
-    results = play_lab(load_lab(LAB_DIR), pool, moto_url, select=lambda key: key == "02.02")
+def test_select_plays_one_step_after_solving_the_earlier_ones(pool: WorkerPool) -> None:
+    results = play_lab(load_lab(LAB_DIR), pool, select=lambda key: key == "02.02")
     assert [(r.step, r.scenario, r.ok) for r in results] == [
         ("02.02", "untouched account", True),
         ("02.02", "subnet_in_another_vpc", True),
@@ -128,9 +129,7 @@ def test_select_plays_one_step_after_solving_the_earlier_ones(moto_url: str, poo
     ]
 
 
-def test_a_solve_that_differs_on_replay_breaks_the_later_scenarios(
-    tmp_path: Path, moto_url: str, pool: WorkerPool
-) -> None:
+def test_nothing_is_replayed_so_a_solve_may_name_things_at_random(tmp_path: Path, pool: WorkerPool) -> None:
     lab_dir = copied_lab(tmp_path)
     (lab_dir / "scenarios" / "01_01.py").write_text(
         "import uuid\n"
@@ -141,10 +140,32 @@ def test_a_solve_that_differs_on_replay_breaks_the_later_scenarios(
         "    aws.client('s3').create_bucket(Bucket=name)\n"
         "    aws.client('s3').put_bucket_versioning(Bucket=name, VersioningConfiguration={'Status': 'Enabled'})\n"
     )
-    results = play_lab(load_lab(lab_dir), pool, moto_url, select=lambda key: key == "01.02")
-    replayed = [r for r in results if r.kind != "negative"]
-    assert [(r.scenario, r.got) for r in replayed] == [("no_policy", "broken"), ("public_read_policy", "broken")]
-    assert all("replaying step 01.01's solve created" in r.detail for r in replayed)
+    results = play_lab(load_lab(lab_dir), pool, select=lambda key: key == "01.02")
+    assert [(r.scenario, r.got) for r in results] == [
+        ("untouched account", "pass"),  # the lenient evaluator
+        ("no_policy", "pass"),
+        ("public_read_policy", "pass"),
+    ]
+    bucket = results[-1].answer.resolved[0].id
+    assert bucket.startswith("checks-") and bucket != "checks-site"
+
+
+def test_a_solve_that_raises_breaks_the_later_steps_scenarios_not_the_playthrough(
+    tmp_path: Path, pool: WorkerPool
+) -> None:
+    lab_dir = copied_lab(tmp_path)
+    (lab_dir / "scenarios" / "01_01.py").write_text(
+        "from harness.scenarios import solve\n\n\n@solve\ndef half_done(aws, handles):\n"
+        "    aws.client('s3').create_bucket(Bucket='checks-site')\n    raise RuntimeError('not finished')\n"
+    )
+    results = play_lab(load_lab(lab_dir), pool, select=lambda key: key == "01.02")
+    assert [(r.scenario, r.got) for r in results] == [
+        ("half_done", "broken"),
+        ("untouched account", "fail"),  # evaluated on what the broken solve left, as before
+        ("no_policy", "broken"),
+        ("public_read_policy", "broken"),
+    ]
+    assert all("step 01.01's solve raised" in r.detail and "not finished" in r.detail for r in results[2:])
 
 
 @pytest.mark.parametrize(
@@ -169,26 +190,26 @@ def test_a_solve_that_differs_on_replay_breaks_the_later_scenarios(
     ],
 )
 def test_a_wrong_scenario_file_is_a_lab_error_naming_it(
-    tmp_path: Path, moto_url: str, pool: WorkerPool, file_name: str, text: str, problem: str
+    tmp_path: Path, pool: WorkerPool, file_name: str, text: str, problem: str
 ) -> None:
     lab_dir = copied_lab(tmp_path)
     (lab_dir / "scenarios" / file_name).write_text(text)
     with pytest.raises(LabError) as error:
-        play_lab(load_lab(lab_dir), pool, moto_url)
+        play_lab(load_lab(lab_dir), pool)
     assert len(error.value.problems) == 1
     assert str(lab_dir / "scenarios" / file_name) in error.value.problems[0]
     assert problem in error.value.problems[0]
 
 
-def test_a_step_without_a_scenario_file_is_a_lab_error(tmp_path: Path, moto_url: str, pool: WorkerPool) -> None:
+def test_a_step_without_a_scenario_file_is_a_lab_error(tmp_path: Path, pool: WorkerPool) -> None:
     lab_dir = copied_lab(tmp_path)
     (lab_dir / "scenarios" / "02_01.py").unlink()
     with pytest.raises(LabError, match=r"02_01\.py: missing: step 02\.01 needs a @solve"):
-        play_lab(load_lab(lab_dir), pool, moto_url)
-    assert play_lab(load_lab(lab_dir), pool, moto_url, select=lambda key: key == "01.01")
+        play_lab(load_lab(lab_dir), pool)
+    assert play_lab(load_lab(lab_dir), pool, select=lambda key: key == "01.01")
 
 
-def test_a_scenario_may_add_events_explicitly(tmp_path: Path, moto_url: str, pool: WorkerPool) -> None:
+def test_a_scenario_may_add_events_explicitly(tmp_path: Path, pool: WorkerPool) -> None:
     lab_dir = tmp_path / "lab"
     shutil.copytree(LAB_DIR, lab_dir)
     with (lab_dir / "scenarios" / "01_01.py").open("a") as scenarios:
@@ -198,7 +219,7 @@ def test_a_scenario_may_add_events_explicitly(tmp_path: Path, moto_url: str, poo
             "def stale_event_first(aws, handles):\n"
             "    _versioned_bucket(aws, 'checks-site')\n"
         )
-    results = play_lab(load_lab(lab_dir), pool, moto_url, select=lambda key: key == "01.01")
+    results = play_lab(load_lab(lab_dir), pool, select=lambda key: key == "01.01")
     stale = next(r for r in results if r.scenario == "stale_event_first")
     assert [e.id for e in stale.events] == ["never-made", "checks-site"]
     assert stale.answer is not None and '"never-made"' in stale.answer.message  # the evaluator echoes its events
@@ -228,9 +249,9 @@ def test_lanes_give_the_same_results_in_the_same_order_as_one_server(played: Pla
     assert [comparable(r) for r in results] == [comparable(r) for r in played.values()]
 
 
-def test_lanes_select_like_one_server(moto_url: str, pool: WorkerPool) -> None:
+def test_lanes_select_like_one_server(pool: WorkerPool) -> None:
     lab = load_lab(LAB_DIR)
-    one = play_lab(lab, pool, moto_url, select=lambda key: key == "02.02")
+    one = play_lab(lab, pool, select=lambda key: key == "02.02")
     with moto_lanes(lab, 2) as lanes:
         two = play_lanes(lab, lanes, select=lambda key: key == "02.02")
     assert [comparable(r) for r in two] == [comparable(r) for r in one]
@@ -271,14 +292,16 @@ def reachable(endpoint_url: str) -> bool:
         return False
 
 
-def test_moto_servers_serve_on_loopback_and_stop_after_even_on_an_exception() -> None:
-    with pytest.raises(RuntimeError, match="on purpose"), moto_servers(2) as sandboxes:
-        endpoints = [s.endpoint_url for s in sandboxes]
+def test_seats_serve_on_loopback_and_nothing_is_left_after_even_on_an_exception() -> None:
+    with pytest.raises(RuntimeError, match="on purpose"), Emulator(2) as emulator:
+        assert emulator.root is not None
+        copies = [emulator.root.fork(seat) for seat in emulator.seats]
+        endpoints = [seat.endpoint_url for seat in emulator.seats]
         assert len(set(endpoints)) == 2
         assert all(url.startswith("http://127.0.0.1:") for url in endpoints)
         assert all(reachable(url) for url in endpoints)
         raise RuntimeError("on purpose")
-    assert not any(reachable(url) for url in endpoints)
+    assert copies and not any(reachable(url) for url in endpoints)
 
 
 class BrokenRunner:
@@ -290,8 +313,32 @@ class BrokenRunner:
 
 def test_a_lane_that_breaks_stops_the_playthrough_with_its_error(pool: WorkerPool) -> None:
     lab = load_lab(LAB_DIR)
-    with moto_servers(2) as sandboxes:
-        lanes = [Lane(Runner(lab, pool), sandboxes[0].endpoint_url, sandboxes[0])]
-        lanes.append(Lane(BrokenRunner(), sandboxes[1].endpoint_url, sandboxes[1]))  # type: ignore[arg-type]
+    with Emulator(2) as emulator:
+        first, second = emulator.seats
+        lanes = [Lane(Runner(lab, pool), first, first.sandbox())]
+        lanes.append(Lane(BrokenRunner(), second, second.sandbox()))  # type: ignore[arg-type]
         with pytest.raises(RuntimeError, match="the evaluation broke"):
             play_lanes(lab, lanes)
+
+
+@pytest.mark.parametrize(
+    ("lab_dir", "steps"),
+    [
+        (LAB_DIR, ("01.02", "02.01", "02.02")),  # not the steps with a scenario that raises
+        (REPO, ("02.01", "03.02")),  # the sample lab: its first EC2 step, and its last (all 7 earlier solves)
+    ],
+    ids=["scenario_checks", "sample"],
+)
+def test_copies_answer_exactly_as_reset_and_replay_did(
+    lab_dir: Path, steps: tuple[str, ...], moto_url: str, pool: WorkerPool
+) -> None:
+    """Answer by answer, ids included: copies of the state before a step against moto reset and the earlier
+    solves replayed (tests/replay_reference.py, the playthrough as it was)."""
+    lab = load_lab(lab_dir)
+    select = steps.__contains__
+    sandbox = SandboxSpec(Credentials("testing", "testing"), REGION, moto_url)
+    replayed = replayed_playthrough(lab, Runner(lab, pool), sandbox, select)
+    with moto_lanes(lab, 2) as lanes:
+        copied = play_lanes(lab, lanes, select=select)
+    assert [r.kind for r in copied].count("solve") == len(steps)
+    assert [comparable(r) for r in copied] == [comparable(r) for r in replayed]

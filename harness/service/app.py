@@ -238,11 +238,13 @@ def create_app(settings: ServiceSettings, *, evaluator: Evaluator | None = None)
         ev.metrics.in_flight.inc()
         loop = asyncio.get_running_loop()
         try:
-            try:
-                reaching = loop.run_in_executor(admission.sts, ev.reach, admitted)
-                reached = await asyncio.wait_for(reaching, max(deadline - time.monotonic(), 0.01))
-            except TimeoutError:
-                return ev.sandbox_error(admitted, "STS did not answer before the request's deadline")
+            reached = ev.reach_cached(admitted)  # the usual case: no STS call, no thread hop
+            if reached is None:
+                try:
+                    reaching = loop.run_in_executor(admission.sts, ev.reach, admitted)
+                    reached = await asyncio.wait_for(reaching, max(deadline - time.monotonic(), 0.01))
+                except TimeoutError:
+                    return ev.sandbox_error(admitted, "STS did not answer before the request's deadline")
             if isinstance(reached, Answer):
                 return reached
             try:

@@ -65,7 +65,18 @@ class SandboxAccess:
 
     def open(self, ref: SandboxRef) -> SandboxSpec:
         """The SandboxSpec for `ref`; SandboxRefused when the role cannot be assumed or is in another account."""
-        assumed = self._assumed(ref)
+        return self._spec(self._assumed(ref), ref)
+
+    def open_cached(self, ref: SandboxRef) -> SandboxSpec | None:
+        """`open(ref)` when its credentials are cached and fresh (never blocks: no STS call); None otherwise."""
+        with self._lock:
+            cached = self._cache.get((ref.role_arn, ref.external_id))
+        if cached is None or cached.expires_at - self.margin_s <= self._clock():
+            return None
+        self._on_assume("cached")
+        return self._spec(cached, ref)
+
+    def _spec(self, assumed: Assumed, ref: SandboxRef) -> SandboxSpec:
         if assumed.account_id != ref.account_id:
             raise SandboxRefused(
                 f"the credentials for {ref.role_arn} belong to account {assumed.account_id}, not the requested "

@@ -147,6 +147,13 @@ class Evaluator:
         except SandboxRefused as exc:
             return self.sandbox_error(admitted, str(exc))
 
+    def reach_cached(self, admitted: Admitted) -> SandboxSpec | Answer | None:
+        """`reach`, when the credentials are cached (no STS call: safe on the event loop); None otherwise."""
+        try:
+            return self.access.open_cached(admitted.request.sandbox)
+        except SandboxRefused as exc:
+            return self.sandbox_error(admitted, str(exc))
+
     def sandbox_error(self, admitted: Admitted, detail: str) -> Answer:
         elapsed = (time.monotonic() - admitted.started) * 1000
         return Answer.failed_to_run(admitted.step.key, "sandbox", detail, elapsed)

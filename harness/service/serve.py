@@ -33,6 +33,7 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
     import uvicorn
 
     from harness.service.app import create_app
+    from harness.service.transport import PromptH11Protocol
 
     logs.configure(log_level)
     app = create_app(settings)
@@ -54,6 +55,7 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
         host=settings.host,
         port=settings.port,
         access_log=False,
+        http=PromptH11Protocol,  # Nagle off, one write per response: answers leave as soon as they exist
         log_level="warning",
         timeout_graceful_shutdown=int(settings.deadline_s),
     )

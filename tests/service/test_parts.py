@@ -172,6 +172,21 @@ def test_credentials_are_reused_until_shortly_before_they_expire(accounts: tuple
     assert outcomes == ["assumed", "cached", "assumed"]
 
 
+def test_cached_credentials_are_opened_without_sts_and_stale_ones_not_at_all(accounts: tuple[Sandbox, Sandbox]) -> None:
+    a, _ = accounts
+    clock = Clock()
+    clock.now = time.time()
+    outcomes: list[str] = []
+    access = SandboxAccess(settings(endpoint_url=a.endpoint_url), clock=clock, on_assume=outcomes.append)
+    assert access.open_cached(ref_for(a)) is None  # nothing cached: the caller must call open() (STS) off the loop
+    opened = access.open(ref_for(a))
+    assert access.open_cached(ref_for(a)) == opened
+    assert access.open_cached(ref_for(a, "another-external-id")) is None
+    clock.now += DURATION_S - access.margin_s + 1
+    assert access.open_cached(ref_for(a)) is None
+    assert outcomes == ["assumed", "cached"]
+
+
 def test_an_unreachable_sts_refuses_the_sandbox(moto_url: str) -> None:
     access = SandboxAccess(settings(endpoint_url="http://127.0.0.1:9"))
     with pytest.raises(SandboxRefused, match="AssumeRole"):

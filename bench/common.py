@@ -1,0 +1,159 @@
+"""What the benchmarks share: medians, a moto server process, a `stepeval serve` process, a lab written to disk."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.table import Table
+
+ROOT = Path(__file__).resolve().parents[1]
+LAUNCH = "import sys, bench.service; from harness.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def median_ms(action: Callable[[], object], runs: int, warmup: int = 3) -> float:
+    """Median wall time of `action` in milliseconds."""
+    for _ in range(warmup):
+        action()
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
+
+
+def interleaved_medians(actions: dict[str, Callable[[], object]], runs: int, warmup: int = 3) -> dict[str, float]:
+    """Median wall time of each action in milliseconds, sampled in turn: every measure sees the same machine."""
+    for action in actions.values():
+        for _ in range(warmup):
+            action()
+    samples: dict[str, list[float]] = {name: [] for name in actions}
+    for _ in range(runs):
+        for name, action in actions.items():
+            started = time.perf_counter()
+            action()
+            samples[name].append((time.perf_counter() - started) * 1000)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def bench_environment() -> None:
+    """Dummy credentials, no config files, quiet logs, this checkout importable by every process started."""
+    os.environ.update(
+        AWS_ACCESS_KEY_ID="testing",
+        AWS_SECRET_ACCESS_KEY="testing",
+        AWS_DEFAULT_REGION="us-east-1",
+        AWS_CONFIG_FILE=os.devnull,
+        AWS_SHARED_CREDENTIALS_FILE=os.devnull,
+        AWS_EC2_METADATA_DISABLED="true",
+        STEPEVAL_LOG_LEVEL="WARNING",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(url: str, what: str) -> None:
+    """Until `url` answers at all (any HTTP status), for at most 30 s."""
+    for _ in range(600):
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit(f"{what} did not start")
+
+
+def start_moto(env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """moto's server in a process of its own; the process and its URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    url = f"http://127.0.0.1:{port}"
+    wait_for(f"{url}/moto-api/", "moto server")
+    return process, url
+
+
+def start_service(lab: Path, moto_url: str, log_path: Path, secret: str, *args: str) -> tuple[subprocess.Popen, str]:
+    """`stepeval serve` on a free port against `moto_url`, ready; the process and its URL."""
+    import httpx
+
+    command = [sys.executable, "-c", LAUNCH, "serve", "--lab", str(lab), "--port", "0", "--endpoint-url", moto_url]
+    with log_path.open("wb") as log:
+        service = subprocess.Popen(
+            [*command, *args], stdout=log, stderr=subprocess.STDOUT,
+            env={**os.environ, "STEPEVAL_WEBHOOK_SECRET": secret},
+        )  # fmt: skip
+    url = None
+    for _ in range(600):
+        lines = [json.loads(x) for x in log_path.read_text().splitlines() if x.startswith('{"')]
+        url = next((x["url"] for x in lines if x.get("event") == "listening"), None)
+        if url:
+            break
+        time.sleep(0.05)
+    if url is None:
+        service.kill()
+        raise SystemExit(f"the service did not start: {log_path.read_text()}")
+    for _ in range(1200):
+        if httpx.get(f"{url}/readyz").status_code == 200:
+            break
+        time.sleep(0.05)
+    return service, url
+
+
+def stop(*processes: subprocess.Popen) -> None:
+    for process in reversed(processes):
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def write_lab(root: Path, spec: str, modules: dict[str, str]) -> Path:
+    """A lab directory: specs/lab.yaml and evaluation/boto3/<stem>.py for each module."""
+    (root / "specs").mkdir(parents=True)
+    (root / "evaluation" / "boto3").mkdir(parents=True)
+    (root / "specs" / "lab.yaml").write_text(spec)
+    for stem, text in modules.items():
+        (root / "evaluation" / "boto3" / f"{stem}.py").write_text(text)
+    return root
+
+
+def sandbox_body(account: str, step: str = "01.01") -> bytes:
+    """A request body for `POST /v1/evaluations`."""
+    sandbox = {
+        "account_id": account,
+        "role_arn": f"arn:aws:iam::{account}:role/stepeval-evaluator",
+        "external_id": "bench-external-id",
+        "region": "us-east-1",
+    }
+    return json.dumps({"step": step, "sandbox": sandbox}).encode()
+
+
+def goals_table(title: str, rows: list[tuple[str, str, str, bool | None]]) -> Table:
+    """measure, value, goal, met (None: no goal)."""
+    table = Table(title=title)
+    for column in ("measure", "value", "goal", "met"):
+        table.add_column(column)
+    for name, value, goal, met in rows:
+        table.add_row(name, value, goal, "" if met is None else ("[green]yes[/]" if met else "[red]no[/]"))
+    return table

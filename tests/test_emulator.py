@@ -1,0 +1,125 @@
+"""The forking emulator: copies hold their template's state, are independent, seeded alike, and hang up when done.
+
+These also pin what harness.emulator borrows from moto's internals (its WSGI app and request handler, its seeded
+random ids, its reset): when moto moves them, these fail.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import boto3
+import pytest
+
+from harness.emulator import Emulator, MotoState, Seat
+from harness.sandbox import client_config
+
+
+def client(service: str, seat: Seat):
+    sandbox = seat.sandbox()
+    return boto3.Session(
+        aws_access_key_id=sandbox.credentials.access_key,
+        aws_secret_access_key=sandbox.credentials.secret_key,
+        region_name=sandbox.region,
+    ).client(service, endpoint_url=seat.endpoint_url, config=client_config(seat.endpoint_url))
+
+
+def buckets(s3) -> list[str]:
+    return sorted(b["Name"] for b in s3.list_buckets()["Buckets"])
+
+
+@pytest.fixture(scope="module")
+def emulator():
+    with Emulator(2, services=["s3", "ec2"]) as started:
+        yield started
+
+
+def root(emulator: Emulator) -> MotoState:
+    assert emulator.root is not None
+    return emulator.root
+
+
+def test_a_copy_holds_its_templates_state_and_changes_nothing_but_itself(emulator: Emulator) -> None:
+    seat, other = emulator.seats
+    s3, other_s3 = client("s3", seat), client("s3", other)
+    first = root(emulator).fork(seat)
+    s3.create_bucket(Bucket="kept")
+    template = first.fork()  # serves nothing: a state to copy
+    s3.create_bucket(Bucket="only-in-the-first")
+    first.close()
+    copies = [template.fork(seat), template.fork(other)]
+    try:
+        assert buckets(s3) == ["kept"]  # the same client: its old connection was hung up, it reconnected
+        s3.create_bucket(Bucket="only-in-this-copy")
+        assert buckets(other_s3) == ["kept"]
+        assert buckets(s3) == ["kept", "only-in-this-copy"]
+    finally:
+        for state in [*copies, template]:
+            state.close()
+
+
+def test_copies_seeded_alike_create_the_same_ids_and_the_root_stays_empty(emulator: Emulator) -> None:
+    seat = emulator.seats[0]
+    ec2 = client("ec2", seat)
+    made = []
+    for _ in range(2):
+        copy = root(emulator).fork(seat, seed=7)
+        try:
+            assert all(vpc["IsDefault"] for vpc in ec2.describe_vpcs()["Vpcs"])  # built here, after the seed
+            made.append(ec2.create_vpc(CidrBlock="10.1.0.0/16")["Vpc"]["VpcId"])
+        finally:
+            copy.close()
+    assert made[0] == made[1]
+
+
+def test_a_closed_copy_hangs_up_so_a_kept_alive_client_does_not_wait(emulator: Emulator) -> None:
+    seat = emulator.seats[0]
+    s3 = client("s3", seat)
+    for name in ("one", "two", "three"):
+        copy = root(emulator).fork(seat)
+        started = time.monotonic()
+        s3.create_bucket(Bucket=name)
+        assert buckets(s3) == [name]
+        copy.close()
+        assert time.monotonic() - started < 5  # a stale connection would wait for the client's timeout
+
+
+def test_the_environment_given_reaches_moto() -> None:
+    with Emulator(1, env={"MOTO_ACCOUNT_ID": "210987654321"}) as emulator:
+        seat = emulator.seats[0]
+        copy = root(emulator).fork(seat)
+        sts = client("sts", seat)
+        assert sts.get_caller_identity()["Account"] == "210987654321"
+        copy.close()
+
+
+def test_nothing_serves_or_runs_after_the_emulator_ends() -> None:
+    with Emulator(1) as emulator:
+        seat = emulator.seats[0]
+        copy = root(emulator).fork(seat)  # left open on purpose: the emulator stops it
+        pids = [root(emulator).pid, copy.pid]
+        assert buckets(client("s3", seat)) == []
+    port = int(seat.endpoint_url.rsplit(":", 1)[1])
+    deadline = time.monotonic() + 10
+    while (any(alive(pid) for pid in pids) or listening(port)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(alive(pid) for pid in pids)
+    assert not listening(port)
+
+
+def listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), 2).close()
+        return True
+    except OSError:
+        return False
+
+
+def alive(pid: int) -> bool:
+    """Running (not gone, not a zombie)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
