@@ -64,28 +64,11 @@ objectives:
 """
 
 
-def bench_environment(**more: str) -> None:
-    """Dummy credentials, no AWS config, quiet workers, this repository importable by every process started."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    os.environ.update(
-        AWS_ACCESS_KEY_ID="testing",
-        AWS_SECRET_ACCESS_KEY="testing",
-        AWS_DEFAULT_REGION="us-east-1",
-        AWS_CONFIG_FILE=os.devnull,
-        AWS_SHARED_CREDENTIALS_FILE=os.devnull,
-        AWS_EC2_METADATA_DISABLED="true",
-        STEPEVAL_LOG_LEVEL="WARNING",
-        PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
-        **more,
-    )
-
-
 def main() -> int:
     import argparse
     import asyncio
     import base64
-Goals: service >= 10x (a), >= 75% of (b) (issue 11; issue 9's floor: 60%); PSS per evaluation process <= 150
-MiB. Run with `make bench`.
+    import contextlib
     import logging
     import secrets
     import statistics
@@ -112,8 +95,8 @@ MiB. Run with `make bench`.
     parser.add_argument("--delay-ms", type=float, default=50.0, help="simulated round trip per AWS call (50)")
     args = parser.parse_args()
 
-Goals: service >= 10x (a), >= 75% of (b) (issue 11; issue 9's floor: 60%); PSS per evaluation process <= 150
-MiB. Run with `make bench`.
+    bench_environment()
+    os.environ.update(STEPEVAL_WORKER_PRELOAD="bench.service", **{DELAY_ENV: str(args.delay_ms)})
     install_delay()
     console = Console()
     tmp = Path(tempfile.mkdtemp(prefix="stepeval-bench-"))
