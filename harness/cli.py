@@ -113,6 +113,12 @@ def cmd_test(args: argparse.Namespace) -> int:
     return run_tests(Path(args.lab), pattern=args.k, as_json=args.json)
 
 
+def cmd_mutate(args: argparse.Namespace) -> int:
+    from harness.mutate import run_mutate
+
+    return run_mutate(Path(args.lab), pattern=args.k, as_json=args.json, html=args.html)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from harness.demo import run_demo
 
@@ -159,6 +165,13 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
     test.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
     test.set_defaults(handler=cmd_test)
+
+    mutate = commands.add_parser("mutate", help="play mutants of each solve: which mistakes does the evaluator miss?")
+    mutate.add_argument("--lab", default=".", help="lab directory (default: .)")
+    mutate.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
+    mutate.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
+    mutate.add_argument("--html", type=Path, metavar="FILE", help="also write the lab report (HTML) to FILE")
+    mutate.set_defaults(handler=cmd_mutate)
 
     new = commands.add_parser("new", help="write a step module and a scenario skeleton from the spec")
     new.add_argument("step", help="step key, e.g. 01.02")

@@ -204,8 +204,11 @@ def play_lanes(
     *,
     select: Callable[[str], bool] | None = None,
     on_result: Callable[[ScenarioResult], None] | None = None,
+    scenarios: Mapping[str, StepScenarios] | None = None,
 ) -> list[ScenarioResult]:
     """`play` on several moto servers at once: the same results, in the same order, sooner.
+
+    `scenarios` replaces the lab's own (`load_scenarios`), e.g. with generated mistakes (`stepeval mutate`).
 
     Each mistake and each solve needs a fresh copy of the state before its step (a reset and a replay of the
     earlier solves); those of a step are independent, so each lane (one thread, one server) plays whichever is
@@ -217,7 +220,7 @@ def play_lanes(
     """
     if not lanes:
         raise ValueError("play_lanes needs at least one lane")
-    scenarios = load_scenarios(lab)
+    scenarios = load_scenarios(lab) if scenarios is None else scenarios
     order = list(lab.steps)
     chosen = [key for key in order if select is None or select(key)]
     if not chosen:
