@@ -80,7 +80,7 @@ def mutants(calls: Sequence[Call], known_ids: Sequence[str] = ()) -> list[Mutant
 
 def subject(call: Call, calls: Sequence[Call]) -> str:
     """What the call acts on, as a learner would name it: "subnet 10.0.2.0/24", "bucket web-tier-site"."""
-    made_by = {value: earlier for earlier in calls for value in _strings(earlier.response) if ID.fullmatch(value)}
+    made_by = {value: earlier for earlier in calls for value in _strings(earlier.response) if _is_id(value)}
     for key, value in call.params.items():
         if isinstance(value, str) and value in made_by and made_by[value] is not call:
             return subject(made_by[value], calls)
@@ -88,14 +88,14 @@ def subject(call: Call, calls: Sequence[Call]) -> str:
             noun = _noun(call.operation) if call.operation.startswith("Create") else _words(key)
             return f"{noun} {value}"
     for key, value in call.params.items():
-        if isinstance(value, str) and (ID.fullmatch(value) or value.startswith("arn:")):
+        if isinstance(value, str) and _is_id(value):
             return f"{_words(key.removesuffix('Id').removesuffix('Arn'))} {value}"
     return _noun(call.operation)
 
 
 def _omittable(index: int, calls: Sequence[Call]) -> bool:
     """A call nothing later depends on: none of the ids it returned is passed to a later call."""
-    made = {value for value in _strings(calls[index].response) if ID.fullmatch(value) or value.startswith("arn:")}
+    made = {value for value in _strings(calls[index].response) if _is_id(value)}
     if not made:
         return True
     later = json.dumps([call.params for call in calls[index + 1 :]], default=str)
@@ -160,7 +160,7 @@ def _string_changes(value: str, shape: Shape | None, path: tuple[str | int, ...]
             yield _Change(path, changed, f"{name}={changed}", f"`{name}` {changed} instead of {value}")
     elif path and POLICY_PARAM.search(str(path[-1])) and (policy := _policy(value)) is not None:
         for change in _policy_changes(policy):
-            yield _Change(path, json.dumps(change.value), f"{name}.{change.short}", f"the policy {change.words}")
+            yield _Change(path, json.dumps(change.value), f"{name}.{change.short}", f"the policy's {change.words}")
     elif path and path[-1] == "Key":
         yield _Change(path, f"{value}-x", f"{name}={value}-x", f"`{name}` {value}-x instead of {value}")
     elif (match := ID.fullmatch(value)) is not None:
@@ -183,7 +183,7 @@ def _policy_changes(policy: dict[str, Any]) -> Iterator[_Change]:
 
         if statement.get("Effect") in ("Allow", "Deny"):
             flipped = "Deny" if statement["Effect"] == "Allow" else "Allow"
-            yield _Change((), changed("Effect", flipped), f"{label}.Effect={flipped}", f"with Effect {flipped}")
+            yield _Change((), changed("Effect", flipped), f"{label}.Effect={flipped}", f"{label} Effect {flipped}")
         for key in ("Action", "NotAction"):
             actions = statement.get(key)
             if actions is None:
@@ -192,21 +192,23 @@ def _policy_changes(policy: dict[str, Any]) -> Iterator[_Change]:
             service = str(listing[0]).split(":")[0] if listing and ":" in str(listing[0]) else ""
             if service and f"{service}:*" not in listing and "*" not in listing:
                 wide = f"{service}:*"
-                yield _Change((), changed(key, wide), f"{label}.{key}={wide}", f"with {key} widened to {wide}")
+                yield _Change((), changed(key, wide), f"{label}.{key}={wide}", f"{label} {key} widened to {wide}")
             if len(listing) > 1:
                 for dropped in listing:
                     rest = [a for a in listing if a != dropped]
-                    yield _Change((), changed(key, rest), f"{label}.{key}-{dropped}", f"with {key} without {dropped}")
+                    yield _Change(
+                        (), changed(key, rest), f"{label}.{key}-{dropped}", f"{label} {key} without {dropped}"
+                    )
         resource = statement.get("Resource")
         if resource is not None and resource != "*":
-            yield _Change((), changed("Resource", "*"), f"{label}.Resource=*", "with Resource widened to *")
+            yield _Change((), changed("Resource", "*"), f"{label}.Resource=*", f"{label} Resource widened to *")
             listing = [resource] if isinstance(resource, str) else list(resource)
             narrow = [r[:-2] + "/private/*" if str(r).endswith("/*") else f"{r}/private/*" for r in listing]
             yield _Change(
                 (),
                 changed("Resource", narrow[0] if isinstance(resource, str) else narrow),
                 f"{label}.Resource=narrowed",
-                f"with Resource narrowed to {', '.join(narrow)}",
+                f"{label} Resource narrowed to {', '.join(narrow)}",
             )
         principal = statement.get("Principal")
         if principal is not None:
@@ -216,13 +218,13 @@ def _policy_changes(policy: dict[str, Any]) -> Iterator[_Change]:
                     (),
                     changed("Principal", narrow_principal),
                     f"{label}.Principal=account",
-                    f"with Principal narrowed to {OTHER_ACCOUNT}",
+                    f"{label} Principal narrowed to {OTHER_ACCOUNT}",
                 )
             else:
-                yield _Change((), changed("Principal", "*"), f"{label}.Principal=*", "with Principal widened to *")
+                yield _Change((), changed("Principal", "*"), f"{label}.Principal=*", f"{label} Principal widened to *")
         if "Condition" in statement:
             rest = {k: v for k, v in statement.items() if k != "Condition"}
-            yield _Change((), _replaced(policy, where, rest), f"{label}-Condition", "without its Condition")
+            yield _Change((), _replaced(policy, where, rest), f"{label}-Condition", f"{label} without its Condition")
 
 
 def _other_number(path: tuple[str | int, ...], value: int) -> int:
@@ -303,6 +305,10 @@ def _name(path: tuple[str | int, ...]) -> str:
     """`IpPermissions[0].FromPort`; a trailing `.Value` wrapper (EC2's attribute values) left off."""
     text = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
     return text.removesuffix(".Value") or "value"
+
+
+def _is_id(value: str) -> bool:
+    return bool(ID.fullmatch(value)) or value.startswith("arn:")
 
 
 def _noun(operation: str) -> str:
