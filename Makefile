@@ -6,7 +6,11 @@ STAMP := $(VENV)/.installed
 
 .PHONY: setup demo test lint bench serve clean
 
-setup: $(STAMP)
+setup: $(STAMP) /usr/bin/chromium
+
+# The HTML report's browser test drives Debian's chromium (Playwright's own browser download is not reachable).
+/usr/bin/chromium:
+	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("stepeval needs Python >= 3.11" if sys.version_info < (3, 11) else 0)'

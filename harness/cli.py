@@ -110,13 +110,24 @@ def cmd_new(args: argparse.Namespace) -> int:
 def cmd_test(args: argparse.Namespace) -> int:
     from harness.testrun import run_tests
 
-    return run_tests(Path(args.lab), pattern=args.k, as_json=args.json)
+    return run_tests(Path(args.lab), pattern=args.k, as_json=args.json, html=args.html)
 
 
 def cmd_mutate(args: argparse.Namespace) -> int:
     from harness.mutate import run_mutate
 
     return run_mutate(Path(args.lab), pattern=args.k, as_json=args.json, html=args.html)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from harness.mutate import run_mutate
+    from harness.testrun import run_tests
+
+    if args.no_mutants:
+        run_tests(Path(args.lab), pattern=args.k, html=args.output)
+    else:
+        run_mutate(Path(args.lab), pattern=args.k, html=args.output, quiet=True)
+    return EXIT_PASS
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -164,7 +175,15 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--lab", default=".", help="lab directory (default: .)")
     test.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
     test.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
+    test.add_argument("--html", type=Path, metavar="FILE", help="also write the lab report (HTML) to FILE")
     test.set_defaults(handler=cmd_test)
+
+    report = commands.add_parser("report", help="play the lab and its mutants; write the lab report as one HTML file")
+    report.add_argument("--lab", default=".", help="lab directory (default: .)")
+    report.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="where to write the HTML")
+    report.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
+    report.add_argument("--no-mutants", action="store_true", help="scenarios only (faster; no mutation results)")
+    report.set_defaults(handler=cmd_report)
 
     mutate = commands.add_parser("mutate", help="play mutants of each solve: which mistakes does the evaluator miss?")
     mutate.add_argument("--lab", default=".", help="lab directory (default: .)")

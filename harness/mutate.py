@@ -326,13 +326,13 @@ def plain(run: MutationRun) -> dict[str, Any]:
     }
 
 
-def print_run(run: MutationRun, console: Console, *, as_json: bool) -> None:
-    """The survivors and scores for people (or the JSON), then a one-line verdict."""
+def print_run(run: MutationRun, console: Console, *, as_json: bool, quiet: bool = False) -> None:
+    """The survivors and scores for people (or the JSON), then a one-line verdict (alone when `quiet`)."""
     from harness.render import mutation_table
 
     if as_json:
         print(json.dumps(plain(run), indent=2))
-    else:
+    elif not quiet:
         console.print(mutation_table(run))
         for survivor in run.survivors:
             console.print(f"[bold red]survived[/] [bold]{survivor.id}[/]: {survivor.sentence}\n    {survivor.call}")
@@ -350,8 +350,11 @@ def print_run(run: MutationRun, console: Console, *, as_json: bool) -> None:
     )
 
 
-def run_mutate(lab_dir: Path, *, pattern: str | None = None, as_json: bool = False, html: Path | None = None) -> int:
-    """`stepeval mutate`: play the lab and its mutants on moto servers of its own, then report."""
+def run_mutate(
+    lab_dir: Path, *, pattern: str | None = None, as_json: bool = False, html: Path | None = None, quiet: bool = False
+) -> int:
+    """`stepeval mutate`: play the lab and its mutants on moto servers of its own, then report (`quiet`: only the
+    verdict line). With `html`, the lab report is written there too."""
     from harness.lab import load_lab
     from harness.testrun import moto_lanes, selector
 
@@ -366,9 +369,9 @@ def run_mutate(lab_dir: Path, *, pattern: str | None = None, as_json: bool = Fal
             status.update(f"{phase}: {counts[phase]} played: {result.step} {result.scenario}")
 
         run = run_mutants(lab, lanes, select=select, on_result=progress)
-    print_run(run, console, as_json=as_json)
     if html is not None:
         from harness.report import write_report
 
-        write_report(lab, html, run.scenarios, run)
+        console.print(f"report written to {write_report(lab, html, run.scenarios, run, run.elapsed_s)}")
+    print_run(run, console, as_json=as_json, quiet=quiet)
     return run.exit_code

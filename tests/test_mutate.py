@@ -117,16 +117,20 @@ def test_a_tag_key_is_renamed() -> None:
 
 
 @pytest.fixture(scope="module")
-def permissive_run() -> tuple[int, dict]:
-    """`stepeval mutate --json` on the planted lab, as a real process."""
+def permissive_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict, str]:
+    """`stepeval mutate --json --html` on the planted lab, as a real process: exit code, JSON, HTML report."""
+    html = tmp_path_factory.mktemp("mutate") / "report.html"
     done = subprocess.run(
-        [STEPEVAL, "mutate", "--lab", str(PERMISSIVE), "--json"], capture_output=True, text=True, timeout=300
+        [STEPEVAL, "mutate", "--lab", str(PERMISSIVE), "--json", "--html", str(html)],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
-    return done.returncode, json.loads(done.stdout)
+    return done.returncode, json.loads(done.stdout), html.read_text(encoding="utf-8")
 
 
-def test_the_permissive_zone_check_is_named_by_a_surviving_mutant(permissive_run: tuple[int, dict]) -> None:
-    code, report = permissive_run
+def test_the_permissive_zone_check_is_named_by_a_surviving_mutant(permissive_run: tuple[int, dict, str]) -> None:
+    code, report, html = permissive_run
     assert code == 1
     survivors = {m["id"]: m for m in report["mutants"] if m["outcome"] == "survived"}
     zone = survivors["CreateSubnet#2 AvailabilityZone=us-east-1c"]
@@ -135,14 +139,16 @@ def test_the_permissive_zone_check_is_named_by_a_surviving_mutant(permissive_run
         == "02.02 passed with `AvailabilityZone` us-east-1c instead of us-east-1b on subnet 10.0.2.0/24"
     )
     assert '"AvailabilityZone": "us-east-1c"' in zone["call"]
+    assert "<span class='tag survived'>survived</span>" in html
+    assert "02.02 passed with `AvailabilityZone` us-east-1c instead of us-east-1b on subnet 10.0.2.0/24" in html
     assert "CreateSubnet AvailabilityZone=us-east-1b" in survivors
     outcomes = {m["id"]: m["outcome"] for m in report["mutants"]}
     assert outcomes["ModifySubnetAttribute MapPublicIpOnLaunch=false"] == "killed"
     assert outcomes["CreateSubnet CidrBlock=10.0.1.0/25"] == "killed"
 
 
-def test_marks_scores_and_the_scenarios_beside(permissive_run: tuple[int, dict]) -> None:
-    _code, report = permissive_run
+def test_marks_scores_and_the_scenarios_beside(permissive_run: tuple[int, dict, str]) -> None:
+    _code, report, _html = permissive_run
     marked = [m for m in report["mutants"] if m["outcome"] == "equivalent"]
     assert [m["id"] for m in marked] == ["ModifyVpcAttribute EnableDnsSupport=false"]
     assert marked[0]["reason"].startswith("planted")
