@@ -32,6 +32,7 @@ lint: setup
 bench: setup
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.service
+	$(BIN)/python -m bench.mutate
 
 # The evaluator service (docs/service.md): make serve LAB=path/to/lab [ENDPOINT_URL=http://127.0.0.1:5000]
 # STEPEVAL_WEBHOOK_SECRET must be set (whsec_...); the other STEPEVAL_* variables apply too.
