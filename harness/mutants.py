@@ -119,8 +119,8 @@ def _changes(value: Any, shape: Shape | None, path: tuple[str | int, ...], ids: 
         yield from _list_changes(value, shape, path, ids)
     elif type_name == "boolean" and isinstance(value, bool):
         yield _Change(path, not value, f"{name}={str(not value).lower()}", f"`{name}` {str(not value).lower()}")
-    elif type_name in ("integer", "long") and isinstance(value, int):
-        changed = _other_number(path, value)
+    elif type_name in ("integer", "long") and isinstance(value, int) and not name.split(".")[-1].startswith("From"):
+        changed = _other_number(path, value)  # a range's start is left alone: its end one wider says the same
         yield _Change(path, changed, f"{name}={changed}", f"`{name}` {changed} instead of {value}")
     elif type_name in ("float", "double") and isinstance(value, int | float):
         changed = value * 2 if value else 1.0
@@ -137,13 +137,14 @@ def _list_changes(value: list, shape: Shape | None, path: tuple[str | int, ...],
             shown = member if isinstance(member, str) else f"member {index + 1}"
             dropped = value[:index] + value[index + 1 :]
             yield _Change(path, dropped, f"{name}-[{index}]", f"`{name}` without {shown}")
-    if value and not isinstance(value[-1], str):
+    if value and not isinstance(value[-1], str) and not any(isinstance(p, int) for p in path):
         extra = next(_changes(value[-1], member_shape, (), ids), None)
         if extra is not None:
             added = [*value, _replaced(value[-1], extra.path, extra.value)]
             yield _Change(path, added, f"{name}+[{extra.short}]", f"`{name}` with an extra member ({extra.words})")
     for index, member in enumerate(value):
-        yield from _changes(member, member_shape, (*path, index), ids)
+        others = [ids_ for ids_ in ids if ids_ not in value]  # a member swapped for one already listed is a drop
+        yield from _changes(member, member_shape, (*path, index), others)
 
 
 def _string_changes(value: str, shape: Shape | None, path: tuple[str | int, ...], ids: list[str]) -> Iterator[_Change]:
@@ -156,8 +157,8 @@ def _string_changes(value: str, shape: Shape | None, path: tuple[str | int, ...]
         zone = value[:-1] + ("b" if value[-1] != "b" else "c")
         yield _Change(path, zone, f"{name}={zone}", f"`{name}` {zone} instead of {value}")
     elif "/" in value and (network := _network(value)) is not None:
-        for changed in _other_networks(network):
-            yield _Change(path, changed, f"{name}={changed}", f"`{name}` {changed} instead of {value}")
+        changed = _other_network(network)
+        yield _Change(path, changed, f"{name}={changed}", f"`{name}` {changed} instead of {value}")
     elif path and POLICY_PARAM.search(str(path[-1])) and (policy := _policy(value)) is not None:
         for change in _policy_changes(policy):
             yield _Change(path, json.dumps(change.value), f"{name}.{change.short}", f"the policy's {change.words}")
@@ -181,9 +182,6 @@ def _policy_changes(policy: dict[str, Any]) -> Iterator[_Change]:
         def changed(key: str, value: Any, where: tuple[str | int, ...] = where) -> dict[str, Any]:
             return _replaced(policy, (*where, key), value)
 
-        if statement.get("Effect") in ("Allow", "Deny"):
-            flipped = "Deny" if statement["Effect"] == "Allow" else "Allow"
-            yield _Change((), changed("Effect", flipped), f"{label}.Effect={flipped}", f"{label} Effect {flipped}")
         for key in ("Action", "NotAction"):
             actions = statement.get(key)
             if actions is None:
@@ -228,25 +226,20 @@ def _policy_changes(policy: dict[str, Any]) -> Iterator[_Change]:
 
 
 def _other_number(path: tuple[str | int, ...], value: int) -> int:
-    """A nearby wrong number: ports a learner mixes up (80 and 8080), a range one wider, else one more."""
+    """A nearby wrong number: ports a learner mixes up (80 and 8080), else one more (a port range one wider)."""
     name = str(path[-1]) if path else ""
-    if name.startswith("From"):
-        return value - 1 if value > 0 else value + 1
     if "Port" in name and not name.startswith("To"):
         return 8080 if value != 8080 else 80
     return value + 1
 
 
-def _other_networks(network: ipaddress.IPv4Network | ipaddress.IPv6Network) -> list[str]:
-    """The next block of the same size (when there is one), and the block one bit smaller."""
-    found = []
-    if network.prefixlen > 0:
-        following = network.network_address + network.num_addresses
-        if int(following) < 2**network.max_prefixlen:
-            found.append(str(ipaddress.ip_network(f"{following}/{network.prefixlen}")))
-    if network.prefixlen < network.max_prefixlen:
-        found.append(str(next(network.subnets(prefixlen_diff=1))))
-    return found
+def _other_network(network: ipaddress.IPv4Network | ipaddress.IPv6Network) -> str:
+    """The next block of the same size (10.0.1.0/24 -> 10.0.2.0/24); for 0.0.0.0/0 or the last block, one bit
+    smaller (0.0.0.0/1)."""
+    following = network.network_address + network.num_addresses if network.prefixlen > 0 else None
+    if following is not None and int(following) < 2**network.max_prefixlen:
+        return str(ipaddress.ip_network(f"{following}/{network.prefixlen}"))
+    return str(next(network.subnets(prefixlen_diff=1)))
 
 
 def _network(value: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:

@@ -1,9 +1,9 @@
 """`stepeval mutate`: which learner mistakes does each evaluator miss?
 
-Two playthroughs on the same moto lanes as `stepeval test`. The first plays the lab's own scenarios and records
-the write calls each step's solve makes. The second plays, for each step, mutants of its solve (harness.mutants:
-one call with one parameter got wrong, or an attribute call left out) as mistakes, from the same state before
-the step, through the same Runner. Each mutant is then:
+Two playthroughs on the same moto lanes as `stepeval test`. The first plays only the solves and records the
+write calls each makes. The second plays, for each chosen step, its own scenarios and the mutants of its solve
+(harness.mutants: one call with one parameter got wrong, or an attribute call left out) as more mistakes, each
+from the same state before the step, through the same Runner. Each mutant is then:
 
 - killed: the step fails (or answers error: reported apart, as the evaluator's bug);
 - survived: the step passes although the mutant built something else (the evaluator accepts a mistake);
@@ -33,7 +33,7 @@ from harness.playthrough import Lane, ScenarioResult, StepScenarios, load_scenar
 from harness.scenarios import Equivalent, Scenario, equivalents
 
 Outcome = Literal["killed", "survived", "equivalent", "invalid", "error", "broken"]
-REFERENCE = "(solve, for reference)"
+REFERENCE = "(solve)"
 
 
 @dataclass(frozen=True)
@@ -130,38 +130,49 @@ def run_mutants(
     select: Callable[[str], bool] | None = None,
     on_result: Callable[[str, ScenarioResult], None] | None = None,
 ) -> MutationRun:
-    """Play the lab's scenarios, then each chosen step's mutants; `on_result(phase, result)` as each answers."""
+    """Record the solves, then play the chosen steps' scenarios and mutants together; `on_result(phase, result)`.
+
+    The first playthrough holds only the solves (and the cheap untouched accounts): it records each solve's
+    write calls and what it created. The second plays each chosen step's own scenarios and its mutants from the
+    same states before the step, so the scenarios are not played twice.
+    """
     started = time.perf_counter()
     notes = _Notes()
     lab_scenarios = load_scenarios(lab)
     recording = {
-        key: replace(s, solve=replace(s.solve, action=_recorder(key, s.solve, notes)))
+        key: replace(s, solve=replace(s.solve, action=_recorder(key, s.solve, notes)), mistakes=())
         for key, s in lab_scenarios.items()
     }
-    played = play_lanes(lab, lanes, select=select, scenarios=recording, on_result=_phase("scenarios", on_result))
-    if not played:
+    solved = {
+        r.step: r
+        for r in play_lanes(lab, lanes, scenarios=recording, on_result=_phase("solves", on_result))
+        if r.kind == "solve"
+    }
+    chosen = [key for key in lab.steps if key in lab_scenarios and (select is None or select(key))]
+    if not chosen:
         return MutationRun([], [], elapsed_s=time.perf_counter() - started)
-    chosen = list(dict.fromkeys(r.step for r in played if select is None or select(r.step)))
-    solved = {r.step: r for r in played if r.kind == "solve"}
     unsolved = [key for key in chosen if key not in solved or not solved[key].ok]
-    types = _types_by_step(lab, played)
+    types = _types_by_step(lab, list(solved.values()))
     planned: dict[str, list[Mutant]] = {}
     generated: dict[str, StepScenarios] = {}
     for key, step in lab_scenarios.items():
         if key in chosen and key not in unsolved and key in notes.solves:
             calls, handles = notes.solves[key]
             planned[key] = mutants(calls, list(handles.values()))
-            extra = [_reference(key, step.solve, types[key], notes)]
-            extra += [_mutant_scenario(m, step.solve, types[key], notes) for m in planned[key]]
-            generated[key] = replace(step, mistakes=tuple(extra))
+            extra = [_mutant_scenario(m, step.solve, types[key], notes) for m in planned[key]]
+            reference = replace(step.solve, action=_reference(key, step.solve, types[key], notes))
+            generated[key] = replace(step, solve=reference, mistakes=(*step.mistakes, *extra))
         else:
-            generated[key] = replace(step, mistakes=())
-    results: list[ScenarioResult] = []
-    if planned:
-        results = play_lanes(
-            lab, lanes, select=planned.__contains__, scenarios=generated, on_result=_phase("mutants", on_result)
-        )
-    run = MutationRun(played, [], unsolved)
+            generated[key] = step
+    ids = {(key, m.id) for key, step_mutants in planned.items() for m in step_mutants}
+    results = play_lanes(
+        lab,
+        lanes,
+        select=set(chosen).__contains__,
+        scenarios=generated,
+        on_result=_phase("scenarios and mutants", on_result),
+    )
+    run = MutationRun([r for r in results if (r.step, r.scenario) not in ids], [], unsolved)
     by_id = {(r.step, r.scenario): r for r in results}
     for key, step_mutants in planned.items():
         marks = equivalents(lab_scenarios[key].solve.action)
@@ -214,16 +225,20 @@ def _types_by_step(lab: Lab, played: list[ScenarioResult]) -> dict[str, dict[str
     return types
 
 
-def _reference(key: str, solve: Scenario, types: dict[str, str], notes: _Notes) -> Scenario:
-    """The solve again, as a mistake expected to pass, fingerprinting what it built (mutants compare with it)."""
+def _reference(
+    key: str, solve: Scenario, types: dict[str, str], notes: _Notes
+) -> Callable[[Any, dict[str, str]], None]:
+    """The solve, fingerprinting what it built the first time it acts (its own play: a copy before the step)."""
 
     def act(aws: Any, handles: dict[str, str]) -> None:
         solve.action(aws, handles)
-        prints = fingerprint(aws, types)
-        with notes.lock:
-            notes.prints[f"{key} {REFERENCE}"] = prints
+        if f"{key} {REFERENCE}" not in notes.prints:
+            prints = fingerprint(aws, types)
+            with notes.lock:
+                notes.prints.setdefault(f"{key} {REFERENCE}", prints)
 
-    return Scenario(REFERENCE, act, "mistake", "pass")
+    act.__name__ = solve.name
+    return act
 
 
 def _mutant_scenario(mutant: Mutant, solve: Scenario, types: dict[str, str], notes: _Notes) -> Scenario:
@@ -362,10 +377,10 @@ def run_mutate(
     select = selector(lab, pattern)
     console = Console(stderr=as_json)
     with moto_lanes(lab) as lanes, console.status("starting") as status:
-        counts = {"scenarios": 0, "mutants": 0}
+        counts: dict[str, int] = {}
 
         def progress(phase: str, result: ScenarioResult) -> None:
-            counts[phase] += 1
+            counts[phase] = counts.get(phase, 0) + 1
             status.update(f"{phase}: {counts[phase]} played: {result.step} {result.scenario}")
 
         run = run_mutants(lab, lanes, select=select, on_result=progress)
