@@ -11,6 +11,7 @@ from harness.pool import WorkerPool
 
 # The worker may need this long beyond the step's own limit to start and answer; it is not given to run().
 DEADLINE_GRACE_S = 0.5
+MAX_LOG_LINES = 200  # of the module's logger, kept in the answer's diagnostics (the worker caps each line too)
 
 
 class Runner:
@@ -48,12 +49,14 @@ class Runner:
         return self._answer(step, outcome.reply, elapsed_ms)
 
     def _answer(self, step: StepSpec, reply: dict, elapsed_ms: float) -> Answer:
+        log = [str(line) for line in reply.get("log", [])][:MAX_LOG_LINES]
         if reply.get("outcome") != "returned":
-            return Answer.failed_to_run(step.key, reply.get("kind", "crash"), reply.get("detail", ""), elapsed_ms)
+            kind, detail = reply.get("kind", "crash"), reply.get("detail", "")
+            return Answer.failed_to_run(step.key, kind, detail, elapsed_ms, log)
         try:
-            return check_result(reply["result"], step, elapsed_ms)
+            return check_result(reply["result"], step, elapsed_ms, log)
         except ContractViolation as exc:
-            return Answer.failed_to_run(step.key, "contract", str(exc), elapsed_ms)
+            return Answer.failed_to_run(step.key, "contract", str(exc), elapsed_ms, log)
 
     def check_module(self, step: StepSpec) -> str | None:
         """Import `step`'s module in a worker; the problem as one line, or None when it loads."""

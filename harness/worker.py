@@ -26,6 +26,21 @@ from harness.readonly import WriteRefused
 from harness.sandbox import SandboxFactory, warm_up
 
 STEP_LOGGER_PREFIX = "stepeval.step"
+MAX_LOG_LINES = 200
+MAX_LOG_LINE_CHARS = 500
+
+
+class LogLines(logging.Handler):
+    """Keeps what a module logs during one evaluation (capped), for the answer's author-only diagnostics."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if len(self.lines) < MAX_LOG_LINES:
+            self.lines.append(self.format(record)[:MAX_LOG_LINE_CHARS])
 
 
 class StepLoaderCache:
@@ -81,13 +96,22 @@ class Worker:
         return {"outcome": "loaded"}
 
     def run(self, job: dict[str, Any]) -> dict[str, Any]:
+        """Evaluate one step; the reply carries the module's log lines (`log`) beside its outcome."""
+        lines = LogLines()
+        logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{Path(job['module']).stem}")
+        logger.addHandler(lines)
+        try:
+            return {**self._run(job, logger), "log": lines.lines}
+        finally:
+            logger.removeHandler(lines)
+
+    def _run(self, job: dict[str, Any], logger: logging.Logger) -> dict[str, Any]:
         path = Path(job["module"])
         try:
             run = self.steps.get(path)
         except LoadError as exc:
             return error("load", f"{path}: {exc}")
         session = self.sandboxes.open(SandboxSpec.from_message(job["sandbox"]))
-        logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{path.stem}")
         try:
             result = asyncio.run(run(session, job["context"], logger))
         except WriteRefused as exc:
