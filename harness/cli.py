@@ -149,6 +149,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve_main(args)
 
 
+def add_playthrough_options(command: argparse.ArgumentParser, *, output: str) -> None:
+    """--lab, -k, --json and --html, as `test` and `mutate` take them."""
+    command.add_argument("--lab", default=".", help="lab directory (default: .)")
+    command.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
+    command.add_argument("--json", action="store_true", help=f"print the {output} as JSON instead of tables")
+    command.add_argument("--html", type=Path, metavar="FILE", help="also write the lab report (HTML) to FILE")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="stepeval", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser)
@@ -172,11 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
     lint.set_defaults(handler=cmd_lint)
 
     test = commands.add_parser("test", help="play the lab's scenarios on an embedded moto server")
-    test.add_argument("--lab", default=".", help="lab directory (default: .)")
-    test.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
-    test.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
-    test.add_argument("--html", type=Path, metavar="FILE", help="also write the lab report (HTML) to FILE")
+    add_playthrough_options(test, output="results")
     test.set_defaults(handler=cmd_test)
+
+    mutate = commands.add_parser("mutate", help="play mutants of each solve: which mistakes does the evaluator miss?")
+    add_playthrough_options(mutate, output="scores, survivors and every mutant")
+    mutate.set_defaults(handler=cmd_mutate)
 
     report = commands.add_parser("report", help="play the lab and its mutants; write the lab report as one HTML file")
     report.add_argument("--lab", default=".", help="lab directory (default: .)")
@@ -184,13 +193,6 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
     report.add_argument("--no-mutants", action="store_true", help="scenarios only (faster; no mutation results)")
     report.set_defaults(handler=cmd_report)
-
-    mutate = commands.add_parser("mutate", help="play mutants of each solve: which mistakes does the evaluator miss?")
-    mutate.add_argument("--lab", default=".", help="lab directory (default: .)")
-    mutate.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
-    mutate.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
-    mutate.add_argument("--html", type=Path, metavar="FILE", help="also write the lab report (HTML) to FILE")
-    mutate.set_defaults(handler=cmd_mutate)
 
     new = commands.add_parser("new", help="write a step module and a scenario skeleton from the spec")
     new.add_argument("step", help="step key, e.g. 01.02")
