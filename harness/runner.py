@@ -11,7 +11,7 @@ from harness.pool import WorkerPool
 
 # The worker may need this long beyond the step's own limit to start and answer; it is not given to run().
 DEADLINE_GRACE_S = 0.5
-MAX_LOG_LINES = 200  # of the module's logger, kept in the answer's diagnostics (the worker caps each line too)
+MAX_LOG_LINES, MAX_LOG_LINE_CHARS = 200, 500  # of the module's logger, kept in the answer's diagnostics
 
 
 class Runner:
@@ -49,7 +49,7 @@ class Runner:
         return self._answer(step, outcome.reply, elapsed_ms)
 
     def _answer(self, step: StepSpec, reply: dict, elapsed_ms: float) -> Answer:
-        log = [str(line) for line in reply.get("log", [])][:MAX_LOG_LINES]
+        log = log_lines(reply.get("log"))
         if reply.get("outcome") != "returned":
             kind, detail = reply.get("kind", "crash"), reply.get("detail", "")
             return Answer.failed_to_run(step.key, kind, detail, elapsed_ms, log)
@@ -68,3 +68,10 @@ class Runner:
             first_line = outcome.reply.get("detail", "").splitlines()[0]
             return f"{where}: {first_line}"
         return None
+
+
+def log_lines(raw: object) -> list[str]:
+    """The module's log lines from a worker's reply, held to their limits whatever the reply holds."""
+    if not isinstance(raw, list):
+        return []
+    return [str(line)[:MAX_LOG_LINE_CHARS] for line in raw[:MAX_LOG_LINES]]
