@@ -489,7 +489,7 @@ def test_context_from_a_real_file_round_trips(seed_lab: Lab, tmp_path: Path) -> 
     assert context.model_dump() == GOOD_CONTEXT
 
 
-def testlog_lines_from_a_worker_reply_are_held_to_their_limits() -> None:
+def test_log_lines_from_a_worker_reply_are_held_to_their_limits() -> None:
     from harness.runner import MAX_LOG_LINE_CHARS, MAX_LOG_LINES, log_lines
 
     assert log_lines({"not": "a list"}) == [] and log_lines(None) == []
