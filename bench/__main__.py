@@ -1,7 +1,8 @@
 """`python -m bench`: the harness's overhead per step, warm and cold, beside naive baselines.
 
-Warm: one step making one describe call against in-process moto, median of many evaluations through a warm
-worker, minus the median of the bare describe call on a warm client (what the module's AWS call costs).
+Warm: one step making one describe call against a moto server process, median of many evaluations through a
+worker (its AWS call through the read-only gateway), minus the median of the bare describe call on a warm client
+(what the module's AWS call costs). The gateway's own cost: the same call through relay + gateway, minus bare.
 Naive baseline, same run: a fresh boto3.Session() and client per evaluation, module run inline.
 Cold: `stepeval run` as a new process, one call against a moto server on loopback, median wall time.
 """
@@ -20,17 +21,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 import boto3
-from moto import mock_aws
 from moto.server import ThreadedMotoServer
 from rich.console import Console
 from rich.table import Table
 
-from harness.account import Credentials, SandboxSpec
 from harness.contract import ContextInput
+from harness.emulator import moto_servers
+from harness.isolation.gateway import Gateway
+from harness.isolation.relay import Relay
 from harness.lab import load_lab
 from harness.loader import load_step
 from harness.pool import WorkerPool
 from harness.runner import Runner
+from harness.sandbox import SandboxSession
 
 LAB = Path(__file__).parent / "lab"
 REGION = "us-east-1"
@@ -52,10 +55,10 @@ def median_ms(action: Callable[[], object], runs: int, warmup: int = 3) -> float
 
 
 def warm(runs: int) -> dict[str, float]:
-    """Harness evaluation, bare call and naive evaluation, all on in-process moto."""
+    """Harness evaluation, the call through the gateway, the bare call and the naive evaluation, on one moto
+    server process."""
     lab = load_lab(LAB)
-    sandbox = SandboxSpec(Credentials("testing", "testing"), REGION)
-    with WorkerPool(1, preload=("bench.inprocess_moto",)) as pool:
+    with moto_servers(1) as (sandbox,), WorkerPool(1) as pool:
         runner = Runner(lab, pool)
         context = ContextInput()
 
@@ -64,20 +67,29 @@ def warm(runs: int) -> dict[str, float]:
             assert answer.status == "pass", answer
 
         harness_ms = median_ms(through_harness, runs)
-    with mock_aws():
-        client = boto3.Session(region_name=REGION).client("ec2")
+        client = boto3.Session("testing", "testing", region_name=REGION).client(
+            "ec2", endpoint_url=sandbox.endpoint_url
+        )
         bare_ms = median_ms(client.describe_vpcs, runs)
+        with Gateway() as gateway:
+            relay = Relay(gateway.socket_path, gateway.open(sandbox))
+            gated = SandboxSession(relay.url, REGION).client("ec2")
+            gateway_ms = median_ms(gated.describe_vpcs, runs)
+            relay.close()
         run = load_step(lab.steps["01.01"].module_path)
         spec_context = {"resolved": [], "events": [], "spec": lab.steps["01.01"].slice()}
         logger = logging.getLogger("bench")
 
         def naive() -> None:
-            session = boto3.Session(region_name=REGION)
+            session = boto3.Session("testing", "testing", region_name=REGION)
+            session.client = lambda name, **kw: boto3.Session.client(  # type: ignore[method-assign]
+                session, name, endpoint_url=sandbox.endpoint_url, **kw
+            )
             result = asyncio.run(run(session, spec_context, logger))
             assert result["success"]
 
         naive_ms = median_ms(naive, max(runs // 6, 20))
-    return {"harness": harness_ms, "bare": bare_ms, "naive": naive_ms}
+    return {"harness": harness_ms, "bare": bare_ms, "gateway": gateway_ms, "naive": naive_ms}
 
 
 def cold(runs: int) -> dict[str, float]:
@@ -124,7 +136,9 @@ def main() -> int:
     for column in ("measure", "value", "goal", "met"):
         table.add_column(column)
     rows = [
-        ("bare describe_vpcs, warm client (in-process moto)", f"{w['bare']:.2f} ms", "", ""),
+        ("bare describe_vpcs, warm client (moto server process)", f"{w['bare']:.2f} ms", "", ""),
+        ("the same call through relay + read-only gateway", f"{w['gateway']:.2f} ms", "", ""),
+        ("gateway's added latency per call", f"{w['gateway'] - w['bare']:.2f} ms", "", ""),
         ("evaluation through a warm worker", f"{w['harness']:.2f} ms", "", ""),
         ("naive evaluation (fresh Session + client, inline)", f"{w['naive']:.2f} ms", "", ""),
         (

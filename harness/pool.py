@@ -13,9 +13,12 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.protocol import ChannelClosed, FrameTimeout, read_frame, write_frame
+
+if TYPE_CHECKING:
+    from harness.isolation.gateway import Gateway
 
 PRELOAD_ENV = "STEPEVAL_WORKER_PRELOAD"
 LOG_LEVEL_ENV = "STEPEVAL_LOG_LEVEL"
@@ -137,16 +140,30 @@ class WorkerProcess:
 class WorkerPool:
     """Up to `size` worker processes; each runs one job at a time; dead or timed-out workers are replaced."""
 
-    def __init__(self, size: int = 1, preload: tuple[str, ...] | None = None) -> None:
+    def __init__(self, size: int = 1, preload: tuple[str, ...] | None = None, gateway: Gateway | None = None) -> None:
         if preload is None:
             preload = tuple(m for m in os.environ.get(PRELOAD_ENV, "").split(",") if m)
         self.size = size
         self.preload = preload
+        self._gateway = gateway
+        self._owns_gateway = gateway is None
         self._idle: list[WorkerProcess] = []
         self._started = 0
         self._slots = threading.Semaphore(size)
         self._lock = threading.Lock()
         self.restarts = 0
+
+    @property
+    def gateway(self) -> Gateway:
+        """The read-only gateway the workers' AWS calls pass (started on first use; imported late: `stepeval run`
+        starts its worker before the heavy imports)."""
+        with self._lock:
+            if self._gateway is None:
+                from harness.isolation.gateway import Gateway
+
+                self._gateway = Gateway()
+                self._gateway.start()
+            return self._gateway
 
     def start(self, count: int | None = None) -> None:
         """Start workers ahead of time (they start lazily otherwise)."""
@@ -179,8 +196,11 @@ class WorkerPool:
         with self._lock:
             workers, self._idle = self._idle, []
             self._started = 0
+            gateway = self._gateway if self._owns_gateway else None
         for worker in workers:
             worker.kill()
+        if gateway is not None:
+            gateway.close()
 
     def __enter__(self) -> WorkerPool:
         return self

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
+
+from harness.botocore_models import service_model
 
 READ_PREFIXES = ("Describe", "Get", "List", "Head", "BatchGet", "Lookup")
 
@@ -30,8 +33,42 @@ DENIED_READS = frozenset(
         "lightsail:GetRelationalDatabaseMasterUserPassword",
         "kinesisvideo:GetSignalingChannelEndpoint",
         "iot:GetJobDocument",
+        "connect:GetFederationToken",
+        "emr:GetClusterSessionCredentials",
+        "lakeformation:GetTemporaryGlueTableCredentials",
+        "lakeformation:GetTemporaryGluePartitionCredentials",
+        "gamelift:GetInstanceAccess",
+        "gamelift:GetComputeAccess",
+        "gamelift:GetComputeAuthToken",
+        "s3:CreateSession",
+        "secretsmanager:GetSecretValue",
+        "secretsmanager:BatchGetSecretValue",
+        "ssm:GetParameter",
+        "ssm:GetParameters",
+        "ssm:GetParametersByPath",
+        "kms:GetParametersForImport",
     }
 )
+
+# Output members that carry a credential or a secret: a read whose answer has one near its top is refused.
+SECRET_MEMBERS = frozenset(
+    {
+        "secretaccesskey",
+        "sessiontoken",
+        "accesstoken",
+        "refreshtoken",
+        "idtoken",
+        "authorizationtoken",
+        "password",
+        "secret",
+        "secretkey",
+        "secretstring",
+        "secretbinary",
+        "clientsecret",
+        "privatekey",
+    }
+)
+SECRET_DEPTH = 3  # deeper, or inside lists, such names are settings (an OIDC listener's masked ClientSecret)
 
 # Reads whose names do not start with a read prefix.
 ALLOWED_READS = frozenset(
@@ -56,11 +93,31 @@ ALLOWED_READS = frozenset(
 
 
 def is_read(service: str, operation: str) -> bool:
-    """True when `service:Operation` only reads: prefix rule, minus the deny list, plus the allow list."""
+    """True when `service:Operation` only reads: prefix rule, minus the deny list and reads that reveal secrets,
+    plus the allow list."""
     name = f"{service}:{operation}"
     if name in DENIED_READS:
         return False
-    return name in ALLOWED_READS or operation.startswith(READ_PREFIXES)
+    if name not in ALLOWED_READS and not operation.startswith(READ_PREFIXES):
+        return False
+    return not reveals_secret(service, operation)
+
+
+@cache
+def reveals_secret(service: str, operation: str) -> bool:
+    """Whether the operation's answer, by its botocore model, carries a credential or secret near its top."""
+    model = service_model(service)
+    if model is None or operation not in model.operation_names:
+        return False
+    return _has_secret(model.operation_model(operation).output_shape, SECRET_DEPTH)
+
+
+def _has_secret(shape: Any, depth: int) -> bool:
+    if shape is None or depth == 0 or shape.type_name != "structure":
+        return False
+    return any(
+        name.lower() in SECRET_MEMBERS or _has_secret(member, depth - 1) for name, member in shape.members.items()
+    )
 
 
 class WriteRefused(Exception):

@@ -5,9 +5,16 @@ from __future__ import annotations
 import time
 
 from harness.account import SandboxSpec
-from harness.contract import Answer, ContextInput, ContractViolation, build_context, check_result
+from harness.contract import (
+    Answer,
+    ContextInput,
+    ContractViolation,
+    Diagnostics,
+    build_context,
+    check_result,
+)
 from harness.lab import Lab, StepSpec
-from harness.pool import WorkerPool
+from harness.pool import Outcome, WorkerPool
 
 # The worker may need this long beyond the step's own limit to start and answer; it is not given to run().
 DEADLINE_GRACE_S = 0.5
@@ -33,14 +40,32 @@ class Runner:
         step = self.lab.step(step_key)
         started = time.perf_counter()
         limit = timeout_s or step.timeout_s
+        gateway = self.pool.gateway
+        token = gateway.open(sandbox)  # the worker gets this token, never the credentials
         job = {
             "job": "run",
             "module": str(step.module_path),
             "context": build_context(context, step),
-            "sandbox": sandbox.to_message(),
+            "region": sandbox.region,
+            "gateway": {"socket": gateway.socket_path, "token": token},
         }
-        outcome = self.pool.submit(job, limit + DEADLINE_GRACE_S)
+        try:
+            outcome = self.pool.submit(job, limit + DEADLINE_GRACE_S)
+        finally:
+            operations = gateway.finish(token)
         elapsed_ms = (time.perf_counter() - started) * 1000
+        answer = self._outcome_answer(step, outcome, limit, elapsed_ms)
+        found = answer.diagnostics or Diagnostics()  # the module's checks and log lines
+        refused = [f"{op.service}:{op.operation}" for op in operations if not op.allowed]
+        if refused:
+            detail = (
+                f"refused {', '.join(dict.fromkeys(refused))}: evaluation code may only read (the gateway refused it)"
+            )
+            answer = Answer.failed_to_run(step.key, "read_only", detail, elapsed_ms)
+            found = Diagnostics(log=found.log)
+        return answer.model_copy(update={"diagnostics": found.model_copy(update={"operations": operations})})
+
+    def _outcome_answer(self, step: StepSpec, outcome: Outcome, limit: float, elapsed_ms: float) -> Answer:
         if outcome.failure == "timeout":
             detail = f"run() did not finish within {limit:g} s; the worker was stopped"
             return Answer.failed_to_run(step.key, "timeout", detail, elapsed_ms)

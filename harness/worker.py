@@ -18,12 +18,12 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
 
-from harness.account import SandboxSpec
+from harness.isolation.relay import Relay
 from harness.loader import LoadError, StepRun, load_step, trimmed_traceback
 from harness.pool import LOG_LEVEL_ENV
 from harness.protocol import ChannelClosed, read_frame, write_frame
 from harness.readonly import WriteRefused
-from harness.sandbox import SandboxFactory, warm_up
+from harness.sandbox import SandboxSession, warm_up
 
 STEP_LOGGER_PREFIX = "stepeval.step"
 MAX_LOG_LINES = 200
@@ -80,7 +80,6 @@ class Worker:
     """Executes jobs: `run` (evaluate a step) and `load` (import and check a module, for `stepeval check`)."""
 
     def __init__(self) -> None:
-        self.sandboxes = SandboxFactory()
         self.steps = StepLoaderCache()
 
     def handle(self, job: dict[str, Any]) -> dict[str, Any]:
@@ -101,19 +100,26 @@ class Worker:
         logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{Path(job['module']).stem}")
         logger.addHandler(lines)
         try:
-            return {**self._run(job, logger), "log": lines.lines}
+            return {**self._evaluate(job), "log": lines.lines}
         finally:
             logger.removeHandler(lines)
 
-    def _run(self, job: dict[str, Any], logger: logging.Logger) -> dict[str, Any]:
+    def _evaluate(self, job: dict[str, Any]) -> dict[str, Any]:
         path = Path(job["module"])
         try:
             run = self.steps.get(path)
         except LoadError as exc:
             return error("load", f"{path}: {exc}")
-        session = self.sandboxes.open(SandboxSpec.from_message(job["sandbox"]))
+        relay = Relay(job["gateway"]["socket"], job["gateway"]["token"])
         try:
-            result = asyncio.run(run(session, job["context"], logger))
+            return self._run(run, SandboxSession(relay.url, job["region"]), job["context"], path)
+        finally:
+            relay.close()
+
+    def _run(self, run: StepRun, session: SandboxSession, context: dict[str, Any], path: Path) -> dict[str, Any]:
+        logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{path.stem}")
+        try:
+            result = asyncio.run(run(session, context, logger))
         except WriteRefused as exc:
             return error("read_only", str(exc))
         except ParamValidationError as exc:

@@ -6,6 +6,7 @@ import os
 import sys
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import boto3
@@ -14,9 +15,12 @@ from moto.server import ThreadedMotoServer
 
 from harness import netguard
 from harness.account import Credentials, SandboxSpec
+from harness.isolation.gateway import Gateway
+from harness.isolation.relay import Relay
 from harness.lab import Lab, load_lab
 from harness.pool import PRELOAD_ENV, WorkerPool
 from harness.runner import Runner
+from harness.sandbox import SandboxSession
 
 LABS = Path(__file__).parent / "labs"
 STEPEVAL = str(Path(sys.executable).parent / "stepeval")  # the console script of the venv running the tests
@@ -101,6 +105,26 @@ def aws(moto_url: str) -> MotoAccount:
 def sandbox(moto_url: str) -> SandboxSpec:
     """What the runner hands workers to reach the moto server."""
     return SandboxSpec(Credentials("testing", "testing"), REGION, moto_url)
+
+
+@pytest.fixture(scope="session")
+def gateway() -> Iterator[Gateway]:
+    """The read-only gateway, as the harness runs it, for tests that talk to it without a worker."""
+    with Gateway() as running:
+        yield running
+
+
+@contextmanager
+def gateway_session(gateway: Gateway, spec: SandboxSpec) -> Iterator[tuple[SandboxSession, str]]:
+    """What a worker holds for one evaluation in `spec`'s account: a relay to the gateway, and the session on it;
+    with the evaluation's token (finished after)."""
+    token = gateway.open(spec)
+    relay = Relay(gateway.socket_path, token)
+    try:
+        yield SandboxSession(relay.url, spec.region), token
+    finally:
+        relay.close()
+        gateway.finish(token)
 
 
 @pytest.fixture(scope="session")

@@ -206,8 +206,9 @@ def test_a_scenario_may_add_events_explicitly(tmp_path: Path, moto_url: str, poo
 
 
 def comparable(result: ScenarioResult) -> tuple:
-    """Everything a result says but how long it took."""
-    answer = result.answer.model_dump(exclude={"duration_ms"}) if result.answer else None
+    """Everything a result says but how long it took (the answer's, and each AWS operation's)."""
+    timings = {"duration_ms": True, "diagnostics": {"operations": {"__all__": {"ms"}}}}
+    answer = result.answer.model_dump(exclude=timings) if result.answer else None
     return (
         *(
             getattr(result, name)

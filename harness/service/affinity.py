@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from harness.isolation.gateway import Gateway
 from harness.pool import Outcome, WorkerPool
 
 
@@ -21,7 +22,8 @@ class AffinePool:
     def __init__(self, size: int, preload: tuple[str, ...] | None = None) -> None:
         self.size = size
         self.preload = preload
-        self._pools = [WorkerPool(1, preload) for _ in range(size)]
+        self.gateway = Gateway()
+        self._pools = [WorkerPool(1, preload, self.gateway) for _ in range(size)]
         self._last: list[str | None] = [None] * size
         self._idle = list(range(size))  # least recently used first
         self._cond = threading.Condition()
@@ -53,6 +55,7 @@ class AffinePool:
     def close(self) -> None:
         for pool in self._pools:
             pool.close()
+        self.gateway.close()
 
     def __enter__(self) -> AffinePool:
         return self

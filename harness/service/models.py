@@ -13,11 +13,12 @@ from harness.errors import BadInput
 from harness.lab import Lab, StepSpec, normalize_step_key
 from harness.service.problems import FieldError, Problem, show
 
-ACCOUNT_ID = re.compile(r"^\d{12}$")
+# Whole-string (\A...\Z, never $: it accepts a trailing newline) and ASCII-only (\d and \w take full-width digits).
+ACCOUNT_ID = re.compile(r"\A[0-9]{12}\Z")
 # arn:PARTITION:iam::ACCOUNT:role/[PATH/]NAME, as IAM allows them
-ROLE_ARN = re.compile(r"^arn:(aws|aws-cn|aws-us-gov):iam::(\d{12}):role/(?:[!-~]*/)?[\w+=,.@-]{1,64}$")
-EXTERNAL_ID = re.compile(r"^[\w+=,.@:/-]{2,1224}$")
-REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$")
+ROLE_ARN = re.compile(r"\Aarn:(aws|aws-cn|aws-us-gov):iam::([0-9]{12}):role/(?:[!-~]*/)?[\w+=,.@-]{1,64}\Z", re.ASCII)
+EXTERNAL_ID = re.compile(r"\A[\w+=,.@:/-]{2,1224}\Z", re.ASCII)
+REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
 MAX_ITEMS = 1000
 
 EXAMPLE_REQUEST: dict[str, Any] = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -17,7 +18,7 @@ DEFAULT_SESSION_POLICY_ARNS = (
     "arn:aws:iam::aws:policy/job-function/ViewOnlyAccess",
     "arn:aws:iam::aws:policy/SecurityAudit",
 )
-MANAGED_POLICY_ARN = r"^arn:aws(-cn|-us-gov)?:iam::(aws|\d{12}):policy/[\w+=,.@/-]+$"
+MANAGED_POLICY_ARN = re.compile(r"\Aarn:aws(-cn|-us-gov)?:iam::(aws|[0-9]{12}):policy/[\w+=,.@/-]+\Z", re.ASCII)
 SECRET_HINT = (
     "STEPEVAL_WEBHOOK_SECRET must be a Standard Webhooks secret, whsec_ followed by base64 (make one with: "
     "python -c \"import base64, secrets; print('whsec_' + base64.b64encode(secrets.token_bytes(32)).decode())\")"
@@ -44,7 +45,9 @@ class ServiceSettings(BaseSettings):
     session_policy_arns: Annotated[tuple[str, ...], NoDecode] = Field(
         DEFAULT_SESSION_POLICY_ARNS, description="managed policies capping the assumed session (comma-separated)"
     )
-    role_session_prefix: str = Field("stepeval", pattern=r"^[\w+=,.@-]{1,20}$", description="RoleSessionName prefix")
+    role_session_prefix: str = Field(
+        "stepeval", pattern=r"^[A-Za-z0-9_+=,.@-]{1,20}$", description="RoleSessionName prefix"
+    )
     sts_region: str | None = Field(None, description="region of the STS endpoint (default: the sandbox's region)")
 
     @field_validator("webhook_secret")
@@ -69,12 +72,11 @@ class ServiceSettings(BaseSettings):
     @field_validator("session_policy_arns")
     @classmethod
     def _policies(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        import re
 
         if not 1 <= len(value) <= 10:
             raise ValueError("give 1 to 10 managed policy ARNs (AssumeRole accepts at most 10)")
         for arn in value:
-            if not re.match(MANAGED_POLICY_ARN, arn):
+            if not MANAGED_POLICY_ARN.match(arn):
                 raise ValueError(f"{arn!r} is not a managed policy ARN")
         return value
 

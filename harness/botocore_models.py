@@ -1,0 +1,37 @@
+"""botocore's service models, read once per process: for clients, the guard and the gateway alike."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import botocore.loaders
+from botocore.model import ServiceModel
+
+GENERIC_DATA = ("endpoints", "partitions", "sdk-default-configuration", "_retry")
+
+
+@cache
+def shared_loader() -> botocore.loaders.Loader:
+    """One loader per process, so each service model is read from disk once."""
+    return botocore.loaders.create_loader()
+
+
+def warm_up() -> None:
+    """Read the data every client needs, whatever its service: done while a fresh worker waits for its job."""
+    loader = shared_loader()
+    for name in GENERIC_DATA:
+        loader.load_data(name)
+
+
+@cache
+def known_services() -> frozenset[str]:
+    """Every service name botocore has a model of."""
+    return frozenset(shared_loader().list_available_services("service-2"))
+
+
+@cache
+def service_model(service: str) -> ServiceModel | None:
+    """The model of `service`, or None for a name botocore does not know."""
+    if service not in known_services():
+        return None
+    return ServiceModel(shared_loader().load_service_model(service, "service-2"), service_name=service)
