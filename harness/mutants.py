@@ -70,7 +70,7 @@ def mutants(calls: Sequence[Call], known_ids: Sequence[str] = ()) -> list[Mutant
         for change in _changes(call.params, call.shape, (), ids):
             params = _replaced(call.params, change.path, change.value)
             found.append(Mutant(f"{call.name} {change.short}", index, call, change.words, params))
-        if _omittable(index, calls):
+        if _omittable(index, calls) and not _one_flag(call, found):
             found.append(Mutant(f"omit {call.name}", index, call, f"without the {call.operation} call", None))
     unique: dict[str, Mutant] = {}
     for mutant in found:
@@ -91,6 +91,25 @@ def subject(call: Call, calls: Sequence[Call]) -> str:
         if isinstance(value, str) and _is_id(value):
             return f"{_words(key.removesuffix('Id').removesuffix('Arn'))} {value}"
     return _noun(call.operation)
+
+
+def _one_flag(call: Call, found: Sequence[Mutant]) -> bool:
+    """The call sets one boolean (beside ids), already flipped by a mutant: leaving the call out leaves the
+    default, which is either that flip or what the solve set (EC2's `Modify*Attribute`)."""
+    changes = [m for m in found if m.call is call]
+    values = [v for v in _leaves(call.params) if not (isinstance(v, str) and _is_id(v))]
+    return len(values) == 1 and isinstance(values[0], bool) and len(changes) >= 1
+
+
+def _leaves(value: Any) -> Iterator[Any]:
+    if isinstance(value, dict):
+        for member in value.values():
+            yield from _leaves(member)
+    elif isinstance(value, list):
+        for member in value:
+            yield from _leaves(member)
+    else:
+        yield value
 
 
 def _omittable(index: int, calls: Sequence[Call]) -> bool:
@@ -143,8 +162,8 @@ def _list_changes(value: list, shape: Shape | None, path: tuple[str | int, ...],
             added = [*value, _replaced(value[-1], extra.path, extra.value)]
             yield _Change(path, added, f"{name}+[{extra.short}]", f"`{name}` with an extra member ({extra.words})")
     for index, member in enumerate(value):
-        others = [ids_ for ids_ in ids if ids_ not in value]  # a member swapped for one already listed is a drop
-        yield from _changes(member, member_shape, (*path, index), others)
+        # a member of a longer list swapped for another id says what its drop says: members are not swapped then
+        yield from _changes(member, member_shape, (*path, index), ids if len(value) == 1 else [])
 
 
 def _string_changes(value: str, shape: Shape | None, path: tuple[str | int, ...], ids: list[str]) -> Iterator[_Change]:

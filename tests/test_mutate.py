@@ -33,13 +33,20 @@ def test_a_subnet_gets_another_vpc_a_block_over_a_zone_over_and_a_flag_flipped()
     modify = call(
         "ec2", "ModifySubnetAttribute", {"SubnetId": "subnet-0abcdef12", "MapPublicIpOnLaunch": {"Value": True}}
     )
-    found = mutants([create, modify], ["vpc-0123456789", "vpc-0fedcba987"])
+    route = call(
+        "ec2",
+        "CreateRoute",
+        {"RouteTableId": "rtb-0123456789", "DestinationCidrBlock": "0.0.0.0/0", "GatewayId": "igw-0123456789"},
+        {"Return": True},
+    )
+    found = mutants([create, modify, route], ["vpc-0123456789", "vpc-0fedcba987"])
     assert ids(found) == [
         "CreateSubnet VpcId=vpc-0fedcba987",
         "CreateSubnet CidrBlock=10.0.2.0/24",
         "CreateSubnet AvailabilityZone=us-east-1b",
         "ModifySubnetAttribute MapPublicIpOnLaunch=false",
-        "omit ModifySubnetAttribute",
+        "CreateRoute DestinationCidrBlock=0.0.0.0/1",
+        "omit CreateRoute",
     ]
     flipped = found[3]
     assert flipped.params == {"SubnetId": "subnet-0abcdef12", "MapPublicIpOnLaunch": {"Value": False}}
@@ -47,6 +54,7 @@ def test_a_subnet_gets_another_vpc_a_block_over_a_zone_over_and_a_flag_flipped()
     assert subject(modify, [create, modify]) == "subnet 10.0.1.0/24"
     assert found[-1].params is None  # omitted: nothing later needs what it returned
     assert "omit CreateSubnet" not in ids(found)  # the subnet id is used by the next call
+    assert "omit ModifySubnetAttribute" not in ids(found)  # its one flag, left out, is the flip or the solve
 
 
 def test_enum_siblings_ports_and_list_members_come_from_the_botocore_model() -> None:
@@ -82,10 +90,12 @@ def test_enum_siblings_ports_and_list_members_come_from_the_botocore_model() -> 
     assert "AuthorizeSecurityGroupIngress IpPermissions+[ToPort=81]" in rule_ids  # an extra rule
     assert not any("IpRanges+" in i for i in rule_ids)  # extra members only at the top of a parameter
     two = call("elbv2", "CreateLoadBalancer", {"Name": "lb", "Subnets": ["subnet-0aaaaaaa1", "subnet-0bbbbbbb2"]})
-    two_ids = ids(mutants([two], ["subnet-0aaaaaaa1", "subnet-0bbbbbbb2", "subnet-0ccccccc3"]))
+    known = ["subnet-0aaaaaaa1", "subnet-0bbbbbbb2", "subnet-0ccccccc3", "sg-0aaaaaaa1", "sg-0bbbbbbb2"]
+    two_ids = ids(mutants([two], known))
     assert {"CreateLoadBalancer Subnets-[0]", "CreateLoadBalancer Subnets-[1]"} <= set(two_ids)
-    assert "CreateLoadBalancer Subnets[0]=subnet-0ccccccc3" in two_ids  # swapped for one not listed yet
-    assert "CreateLoadBalancer Subnets[0]=subnet-0bbbbbbb2" not in two_ids  # that would be a drop
+    assert not any("Subnets[" in i for i in two_ids)  # in a longer list, a swap says what a drop says
+    grouped = call("elbv2", "CreateLoadBalancer", {"Name": "lb", "SecurityGroups": ["sg-0aaaaaaa1"]})
+    assert "CreateLoadBalancer SecurityGroups[0]=sg-0bbbbbbb2" in ids(mutants([grouped], known))
 
 
 def test_a_policy_is_widened_and_narrowed_statement_by_statement() -> None:
@@ -158,7 +168,9 @@ def test_marks_scores_and_the_scenarios_beside(permissive_run: tuple[int, dict, 
     assert marked[0]["reason"].startswith("planted")
     assert report["stale_marks"] == ["02.01: @equivalent('NoSuchCall') matches no mutant"]
     invalid = {m["id"]: m["reason"] for m in report["mutants"] if m["outcome"] == "invalid"}
-    assert invalid["omit ModifyVpcAttribute"] == "the mutant built the same resources as the solve"  # the default
+    assert invalid["CreateSubnet CidrBlock=10.0.2.0/24"].startswith(
+        "the emulator refused CreateSubnet: InvalidSubnet.Conflict"
+    )
     steps = {s["step"]: s for s in report["steps"]}
     assert steps["02.02"]["survived"] >= 2 and 0 < steps["02.02"]["score"] < 1
     lab = report["score"]
@@ -174,3 +186,13 @@ def test_a_lab_that_is_not_there_is_bad_input(tmp_path) -> None:
     done = subprocess.run([STEPEVAL, "mutate", "--lab", str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "stepeval:" in done.stderr
+
+
+def test_a_mutant_is_the_same_only_when_every_resource_it_touched_was_described_alike() -> None:
+    from harness.fingerprint import same
+
+    solve = {"subnet-1": '{"CidrBlock": "10.0.1.0/24"}', "vpc-1": '{"CidrBlock": "10.0.0.0/16"}'}
+    assert same({"subnet-1": '{"CidrBlock": "10.0.1.0/24"}'}, solve)
+    assert not same({"subnet-1": '{"CidrBlock": "10.0.2.0/24"}'}, solve)
+    assert not same({"subnet-1": None}, solve)  # could not be described: not known to be the same
+    assert not same({}, solve)  # nothing to compare
