@@ -1,9 +1,9 @@
 """`stepeval mutate`: which learner mistakes does each evaluator miss?
 
-Two playthroughs on the same moto lanes as `stepeval test`. The first plays only the solves and records the
-write calls each makes. The second plays, for each chosen step, its own scenarios and the mutants of its solve
-(harness.mutants: one call with one parameter got wrong, or an attribute call left out) as more mistakes, each
-from the same state before the step, through the same Runner. Each mutant is then:
+Two playthroughs on the same moto lanes as `stepeval test`. The first is `stepeval test`'s, recording the write
+calls each solve makes. The second plays, for each chosen step, the mutants of its solve (harness.mutants: one
+call with one parameter got wrong, or an attribute call left out) as mistakes, each from the same state before
+the step as any mistake, through the same Runner. Each mutant is then:
 
 - killed: the step fails (or answers error: reported apart, as the evaluator's bug);
 - survived: the step passes although the mutant built something else (the evaluator accepts a mistake);
@@ -130,49 +130,42 @@ def run_mutants(
     select: Callable[[str], bool] | None = None,
     on_result: Callable[[str, ScenarioResult], None] | None = None,
 ) -> MutationRun:
-    """Record the solves, then play the chosen steps' scenarios and mutants together; `on_result(phase, result)`.
+    """Play the lab's scenarios (recording the solves), then the chosen steps' mutants; `on_result(phase, result)`.
 
-    The first playthrough holds only the solves (and the cheap untouched accounts): it records each solve's
-    write calls and what it created. The second plays each chosen step's own scenarios and its mutants from the
-    same states before the step, so the scenarios are not played twice.
+    The first playthrough is `stepeval test`'s, each solve's write calls recorded as it plays. The second plays
+    only the mutants (as mistakes) beside the solves that lead to them, from the same states before each step.
     """
     started = time.perf_counter()
     notes = _Notes()
     lab_scenarios = load_scenarios(lab)
     recording = {
-        key: replace(s, solve=replace(s.solve, action=_recorder(key, s.solve, notes)), mistakes=())
+        key: replace(s, solve=replace(s.solve, action=_recorder(key, s.solve, notes)))
         for key, s in lab_scenarios.items()
     }
-    solved = {
-        r.step: r
-        for r in play_lanes(lab, lanes, scenarios=recording, on_result=_phase("solves", on_result))
-        if r.kind == "solve"
-    }
-    chosen = [key for key in lab.steps if key in lab_scenarios and (select is None or select(key))]
+    played = play_lanes(lab, lanes, select=select, scenarios=recording, on_result=_phase("scenarios", on_result))
+    chosen = list(dict.fromkeys(r.step for r in played if select is None or select(r.step)))
     if not chosen:
-        return MutationRun([], [], elapsed_s=time.perf_counter() - started)
+        return MutationRun(played, [], elapsed_s=time.perf_counter() - started)
+    solved = {r.step: r for r in played if r.kind == "solve"}
     unsolved = [key for key in chosen if key not in solved or not solved[key].ok]
-    types = _types_by_step(lab, list(solved.values()))
+    types = _types_by_step(lab, [solved[key] for key in lab.steps if key in solved])
     planned: dict[str, list[Mutant]] = {}
     generated: dict[str, StepScenarios] = {}
     for key, step in lab_scenarios.items():
         if key in chosen and key not in unsolved and key in notes.solves:
             calls, handles = notes.solves[key]
             planned[key] = mutants(calls, list(handles.values()))
-            extra = [_mutant_scenario(m, step.solve, types[key], notes) for m in planned[key]]
+            extra = tuple(_mutant_scenario(m, step.solve, types[key], notes) for m in planned[key])
             reference = replace(step.solve, action=_reference(key, step.solve, types[key], notes))
-            generated[key] = replace(step, solve=reference, mistakes=(*step.mistakes, *extra))
+            generated[key] = replace(step, solve=reference, mistakes=extra)
         else:
-            generated[key] = step
-    ids = {(key, m.id) for key, step_mutants in planned.items() for m in step_mutants}
-    results = play_lanes(
-        lab,
-        lanes,
-        select=set(chosen).__contains__,
-        scenarios=generated,
-        on_result=_phase("scenarios and mutants", on_result),
-    )
-    run = MutationRun([r for r in results if (r.step, r.scenario) not in ids], [], unsolved)
+            generated[key] = replace(step, mistakes=())
+    results: list[ScenarioResult] = []
+    if planned:
+        results = play_lanes(
+            lab, lanes, select=planned.__contains__, scenarios=generated, on_result=_phase("mutants", on_result)
+        )
+    run = MutationRun(played, [], unsolved)
     by_id = {(r.step, r.scenario): r for r in results}
     for key, step_mutants in planned.items():
         marks = equivalents(lab_scenarios[key].solve.action)
