@@ -18,6 +18,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -125,7 +126,7 @@ class _Notes:
 
 def run_mutants(
     lab: Lab,
-    lanes: Sequence[Lane],
+    open_lanes: Callable[[], AbstractContextManager[Sequence[Lane]]],
     *,
     select: Callable[[str], bool] | None = None,
     on_result: Callable[[str, ScenarioResult], None] | None = None,
@@ -134,6 +135,7 @@ def run_mutants(
 
     The first playthrough is `stepeval test`'s, each solve's write calls recorded as it plays. The second plays
     only the mutants (as mistakes) beside the solves that lead to them, from the same states before each step.
+    Each playthrough gets lanes of its own from `open_lanes` (a playthrough leaves its lanes as it likes).
     """
     started = time.perf_counter()
     notes = _Notes()
@@ -142,7 +144,8 @@ def run_mutants(
         key: replace(s, solve=replace(s.solve, action=_recorder(key, s.solve, notes)))
         for key, s in lab_scenarios.items()
     }
-    played = play_lanes(lab, lanes, select=select, scenarios=recording, on_result=_phase("scenarios", on_result))
+    with open_lanes() as lanes:
+        played = play_lanes(lab, lanes, select=select, scenarios=recording, on_result=_phase("scenarios", on_result))
     chosen = list(dict.fromkeys(r.step for r in played if select is None or select(r.step)))
     if not chosen:
         return MutationRun(played, [], elapsed_s=time.perf_counter() - started)
@@ -155,16 +158,19 @@ def run_mutants(
         if key in chosen and key not in unsolved and key in notes.solves:
             calls, handles = notes.solves[key]
             planned[key] = mutants(calls, list(handles.values()))
-            extra = tuple(_mutant_scenario(m, step.solve, types[key], notes) for m in planned[key])
-            reference = replace(step.solve, action=_reference(key, step.solve, types[key], notes))
+            touched = {m.id: _touched(m, types[key]) for m in planned[key]}
+            extra = tuple(_mutant_scenario(m, step.solve, touched[m.id], notes) for m in planned[key])
+            compared = {rid: t for each in touched.values() for rid, t in each.items()}
+            reference = replace(step.solve, action=_reference(key, step.solve, compared, notes))
             generated[key] = replace(step, solve=reference, mistakes=extra)
         else:
             generated[key] = replace(step, mistakes=())
     results: list[ScenarioResult] = []
     if planned:
-        results = play_lanes(
-            lab, lanes, select=planned.__contains__, scenarios=generated, on_result=_phase("mutants", on_result)
-        )
+        with open_lanes() as lanes:
+            results = play_lanes(
+                lab, lanes, select=planned.__contains__, scenarios=generated, on_result=_phase("mutants", on_result)
+            )
     run = MutationRun(played, [], unsolved)
     by_id = {(r.step, r.scenario): r for r in results}
     for key, step_mutants in planned.items():
@@ -234,9 +240,8 @@ def _reference(
     return act
 
 
-def _mutant_scenario(mutant: Mutant, solve: Scenario, types: dict[str, str], notes: _Notes) -> Scenario:
-    """The solve with the mutant's change, played as a mistake expected to fail."""
-    touched = _touched(mutant, types)
+def _mutant_scenario(mutant: Mutant, solve: Scenario, touched: dict[str, str], notes: _Notes) -> Scenario:
+    """The solve with the mutant's change, played as a mistake expected to fail; `touched` is fingerprinted."""
 
     def act(aws: Any, handles: dict[str, str]) -> None:
         interceptor = Interceptor(mutant)
@@ -255,9 +260,12 @@ def _mutant_scenario(mutant: Mutant, solve: Scenario, types: dict[str, str], not
 
 
 def _touched(mutant: Mutant, types: Mapping[str, str]) -> dict[str, str]:
-    """The resources (of known type) the mutated call names or made: those whose description may differ."""
-    text = json.dumps([mutant.call.params, mutant.call.response, mutant.params], default=str)
-    return {resource_id: t for resource_id, t in types.items() if json.dumps(resource_id)[1:-1] in text}
+    """The resources (of known type) the mutated call made or acts on: its response's ids and its first id
+    parameter (`SubnetId` of ModifySubnetAttribute); the others it names (a VPC to create in) it leaves alone."""
+    params = mutant.call.params if mutant.params is None else mutant.params
+    first = next((v for v in params.values() if isinstance(v, str) and v in types), None)
+    made = json.dumps(mutant.call.response, default=str)
+    return {rid: t for rid, t in types.items() if rid == first or json.dumps(rid)[1:-1] in made}
 
 
 def _refusal(exc: BaseException) -> str:
@@ -369,14 +377,14 @@ def run_mutate(
     lab = load_lab(lab_dir)
     select = selector(lab, pattern)
     console = Console(stderr=as_json)
-    with moto_lanes(lab) as lanes, console.status("starting") as status:
+    with console.status("starting") as status:
         counts: dict[str, int] = {}
 
         def progress(phase: str, result: ScenarioResult) -> None:
             counts[phase] = counts.get(phase, 0) + 1
             status.update(f"{phase}: {counts[phase]} played: {result.step} {result.scenario}")
 
-        run = run_mutants(lab, lanes, select=select, on_result=progress)
+        run = run_mutants(lab, lambda: moto_lanes(lab), select=select, on_result=progress)
     if html is not None:
         from harness.report import write_report
 
