@@ -27,6 +27,16 @@ NOT_FOUND_CODES = frozenset(
         "TargetGroupNotFound",
         "ListenerNotFound",
         "NatGatewayNotFound",
+        "ResourceNotFoundException",
+        "NotFoundException",
+        "QueueDoesNotExist",
+        "AWS.SimpleQueueService.NonExistentQueue",
+        "RepositoryNotFoundException",
+        "TrailNotFoundException",
+        "ClusterNotFoundException",
+        "ServiceNotFoundException",
+        "DBSubnetGroupNotFoundFault",
+        "InvalidLaunchTemplateName.NotFoundException",
     }
 )
 RETRY_DELAYS_S = (0.2, 0.4, 0.6, 0.8)

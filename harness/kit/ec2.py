@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from harness.kit import net
-from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of
+from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -59,13 +59,13 @@ def _fetch_nat(session: Any, nat_id: str) -> Resource | None:
     return first([g for g in gateways if g.get("State") not in ("deleted", "deleting")])
 
 
-VPC = Kind("AWS::EC2::VPC", "VPC", _fetch_vpc)
-SUBNET = Kind("AWS::EC2::Subnet", "subnet", _fetch_subnet)
-INTERNET_GATEWAY = Kind("AWS::EC2::InternetGateway", "internet gateway", _fetch_igw)
-ROUTE_TABLE = Kind("AWS::EC2::RouteTable", "route table", _fetch_route_table)
-SECURITY_GROUP = Kind("AWS::EC2::SecurityGroup", "security group", _fetch_security_group)
-EIP = Kind("AWS::EC2::EIP", "Elastic IP", _fetch_eip)
-NAT_GATEWAY = Kind("AWS::EC2::NatGateway", "NAT gateway", _fetch_nat)
+VPC = register(Kind("AWS::EC2::VPC", "VPC", _fetch_vpc))
+SUBNET = register(Kind("AWS::EC2::Subnet", "subnet", _fetch_subnet))
+INTERNET_GATEWAY = register(Kind("AWS::EC2::InternetGateway", "internet gateway", _fetch_igw))
+ROUTE_TABLE = register(Kind("AWS::EC2::RouteTable", "route table", _fetch_route_table))
+SECURITY_GROUP = register(Kind("AWS::EC2::SecurityGroup", "security group", _fetch_security_group))
+EIP = register(Kind("AWS::EC2::EIP", "Elastic IP", _fetch_eip))
+NAT_GATEWAY = register(Kind("AWS::EC2::NatGateway", "NAT gateway", _fetch_nat))
 
 
 def cidr(block: str) -> Requirement:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from harness.kit.kinds import Kind, Resource, first, id_of
-from harness.kit.require import Requirement, attribute, require
+from harness.kit.kinds import Kind, Resource, first, id_of, register
+from harness.kit.require import Requirement, attribute, includes, require
 
 
 def _fetch_load_balancer(session: Any, arn: str) -> Resource | None:
@@ -21,9 +21,9 @@ def _fetch_listener(session: Any, arn: str) -> Resource | None:
     return first(session.client("elbv2").describe_listeners(ListenerArns=[arn])["Listeners"])
 
 
-LOAD_BALANCER = Kind("AWS::ElasticLoadBalancingV2::LoadBalancer", "load balancer", _fetch_load_balancer)
-TARGET_GROUP = Kind("AWS::ElasticLoadBalancingV2::TargetGroup", "target group", _fetch_target_group)
-LISTENER = Kind("AWS::ElasticLoadBalancingV2::Listener", "listener", _fetch_listener)
+LOAD_BALANCER = register(Kind("AWS::ElasticLoadBalancingV2::LoadBalancer", "load balancer", _fetch_load_balancer))
+TARGET_GROUP = register(Kind("AWS::ElasticLoadBalancingV2::TargetGroup", "target group", _fetch_target_group))
+LISTENER = register(Kind("AWS::ElasticLoadBalancingV2::Listener", "listener", _fetch_listener))
 
 
 def lb_type(kind: str = "application") -> Requirement:
@@ -47,11 +47,10 @@ def in_subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
 
 def with_security_group(group: Resource | str | None) -> Requirement:
     group_id = id_of(group, "GroupId")
-    return require(
+    return includes(
         "security groups",
         group_id,
         lambda lb: sorted(lb.get("SecurityGroups", [])),
-        compare=lambda actual, expected: expected in actual,
     )
 
 

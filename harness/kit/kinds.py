@@ -53,6 +53,18 @@ class Kind:
         return self.naming.format(noun=self.noun, id=resource_id)
 
 
+KINDS: dict[str, Kind] = {}
+"""Every kit Kind by CloudFormation type, filled as the kit's service modules are imported (see `kit.catalog`)."""
+
+
+def register(kind: Kind) -> Kind:
+    """Index `kind` under its CloudFormation type and return it; one Kind per type."""
+    held = KINDS.setdefault(kind.type, kind)
+    if held is not kind:
+        raise ValueError(f"{kind.type} already has a Kind ({held.noun})")
+    return kind
+
+
 def first(items: list[Resource]) -> Resource | None:
     """The one resource a describe-by-id call returned, or None (some services answer an unknown id with [])."""
     return items[0] if items else None

@@ -1,4 +1,9 @@
-"""Evaluate S3 bucket policies with IAM semantics, to tell a learner whether (and why not) a grant is public.
+"""Parse IAM policies strictly, and evaluate S3 bucket policies: whether (and why not) a grant is public.
+
+`parse_policy(doc, kind=...)` reads the three kinds of document: a resource policy (bucket, queue, topic, key:
+`Principal` required), an identity policy (inline or managed, attached to a role, user or group: no `Principal`)
+and a trust policy (a role's AssumeRolePolicyDocument: `Principal` required, no `Resource`). What an identity
+may do is decided in `harness.kit.identity`.
 
 Parsing is strict on purpose: moto stores a policy AWS would reject, so a check that relied on moto's
 leniency would pass a learner whose policy could never have been applied for real.
@@ -10,7 +15,7 @@ import json
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 _TOP_LEVEL = frozenset({"Version", "Id", "Statement"})
 _STATEMENT_KEYS = frozenset(
@@ -19,6 +24,8 @@ _STATEMENT_KEYS = frozenset(
 _EVERYONE = ("AWS", "*")
 
 _T = TypeVar("_T")
+
+PolicyKind = Literal["resource", "identity", "trust"]
 
 
 class PolicyError(ValueError):
@@ -43,6 +50,12 @@ class Statement:
     conditional: bool = False
     insecure_transport_only: bool = False
     sid: str | None = None
+    condition_json: str = "{}"
+
+    @property
+    def condition(self) -> dict[str, Any]:
+        """The Condition element as written (`{}` when there is none)."""
+        return json.loads(self.condition_json)
 
     def covers_action(self, action: str) -> bool:
         """Whether this statement is about `action` (a concrete action such as `s3:GetObject`)."""
@@ -76,8 +89,13 @@ class Grant:
     reason: str
 
 
-def parse_policy(document: str | dict[str, Any]) -> Policy:
-    """Parse a policy given as JSON text or an already-decoded object; raise PolicyError if AWS would reject it."""
+def parse_policy(document: str | dict[str, Any], *, kind: PolicyKind = "resource") -> Policy:
+    """Parse a policy given as JSON text or an already-decoded object; raise PolicyError if AWS would reject it.
+
+    `kind` says which elements AWS requires and refuses: see the module's docstring.
+    """
+    if kind not in get_args(PolicyKind):
+        raise ValueError(f"kind must be one of {', '.join(get_args(PolicyKind))}, not {kind!r}")
     if isinstance(document, str):
         try:
             document = json.loads(document)
@@ -95,7 +113,7 @@ def parse_policy(document: str | dict[str, Any]) -> Policy:
     raws = [raw] if isinstance(raw, dict) else raw
     if not isinstance(raws, list):
         raise PolicyError('"Statement" must be an object or a list of objects')
-    return Policy(tuple(_parse_statement(r, i) for i, r in enumerate(raws, 1)), version)
+    return Policy(tuple(_parse_statement(r, i, kind) for i, r in enumerate(raws, 1)), version)
 
 
 def action_matches(pattern: str, action: str) -> bool:
@@ -162,7 +180,41 @@ def grants_public_read_of_objects(policy: Policy, bucket: str) -> Grant:
     return Grant(True, f"everyone may {action} every object in bucket {bucket}")
 
 
-def _parse_statement(raw: object, number: int) -> Statement:
+_SOURCE_KEYS = frozenset({"aws:sourcearn", "aws:sourceaccount"})
+
+
+def allowed_principals(policy: Policy, action: str, source_arn: str | None = None) -> list[str]:
+    """The principals a resource policy allows `action` (from `source_arn`, when given: the statement's
+    `aws:SourceArn` condition must admit it), e.g. who may invoke a function or send to a queue.
+
+    A statement counts if it has no Condition, or only the usual source scoping (aws:SourceArn/SourceAccount);
+    any other Condition (e.g. SNS's default `AWS:SourceOwner`) cannot be decided here, so it grants nothing.
+    """
+    return sorted(
+        {
+            value
+            for s in policy.statements
+            if s.effect == "Allow"
+            and not s.not_principal
+            and s.covers_action(action)
+            and all(key.lower() in _SOURCE_KEYS for tests in s.condition.values() for key in tests)
+            and _from_source(s, source_arn)
+            for _, value in s.principals
+        }
+    )
+
+
+def _from_source(statement: Statement, source_arn: str | None) -> bool:
+    if source_arn is None:
+        return True
+    for tests in statement.condition.values():
+        for key, value in tests.items():
+            if key.lower() == "aws:sourcearn":
+                return any(resource_matches(p, source_arn) for p in ([value] if isinstance(value, str) else value))
+    return False
+
+
+def _parse_statement(raw: object, number: int, kind: PolicyKind = "resource") -> Statement:
     where = f"statement {number}"
     if not isinstance(raw, dict):
         raise PolicyError(f"{where} must be a JSON object")
@@ -177,8 +229,16 @@ def _parse_statement(raw: object, number: int) -> Statement:
     if condition is not None and not isinstance(condition, dict):
         raise PolicyError(f'{where}: "Condition" must be an object')
     actions, not_action = _either(raw, "Action", where, _strings)
-    resources, not_resource = _either(raw, "Resource", where, _strings)
-    principals, not_principal = _either(raw, "Principal", where, _principals)
+    if kind == "trust":
+        _refuse(raw, ("Resource", "NotResource"), where, "a trust policy")
+        resources, not_resource = ("*",), False
+    else:
+        resources, not_resource = _either(raw, "Resource", where, _strings)
+    if kind == "identity":
+        _refuse(raw, ("Principal", "NotPrincipal"), where, "an identity policy")
+        principals, not_principal = (), False
+    else:
+        principals, not_principal = _either(raw, "Principal", where, _principals)
     return Statement(
         effect=effect,
         actions=actions,
@@ -190,6 +250,7 @@ def _parse_statement(raw: object, number: int) -> Statement:
         conditional=bool(condition),
         insecure_transport_only=_insecure_transport_only(condition),
         sid=sid,
+        condition_json=json.dumps(condition or {}, sort_keys=True),
     )
 
 
@@ -233,6 +294,12 @@ def _principals(value: object, where: str) -> tuple[tuple[str, str], ...]:
     if isinstance(value, dict):
         return tuple((kind, v) for kind, vs in value.items() for v in _strings(vs, f"{where} {kind}"))
     raise PolicyError(f'{where} must be "*" or an object such as {{"AWS": "arn:aws:iam::123456789012:root"}}')
+
+
+def _refuse(raw: dict[str, Any], names: tuple[str, ...], where: str, what: str) -> None:
+    present = [name for name in names if name in raw]
+    if present:
+        raise PolicyError(f'{where}: {what} has no "{present[0]}" element')
 
 
 def _reject_unknown(raw: dict[str, Any], known: frozenset[str], where: str) -> None:

@@ -64,6 +64,22 @@ def require(
     return Requirement(check, expected, actual, compare, hint, explain)
 
 
+def includes(
+    check: str,
+    expected: Any,
+    actual: Callable[[Resource], Any],
+    *,
+    hint: str | None = None,
+    explain: Callable[[Any], str] | None = None,
+) -> Requirement:
+    """`expected` is among what `actual(resource)` lists, e.g. a topic among an alarm's actions."""
+    return Requirement(check, expected, actual, _contains, hint, explain)
+
+
+def _contains(actual: Any, expected: Any) -> bool:
+    return actual is not None and expected in actual
+
+
 def attribute(check: str, key: str, expected: Any, *, hint: str | None = None) -> Requirement:
     """`resource[key] == expected`, the most common requirement."""
     return Requirement(check, expected, lambda resource: resource.get(key), hint=hint)

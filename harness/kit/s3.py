@@ -7,7 +7,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from harness.kit.aws import error_code
-from harness.kit.kinds import Kind, LazyResource, Resource
+from harness.kit.kinds import Kind, LazyResource, Resource, register
 from harness.kit.policy import Grant, PolicyError, grants_public_read_of_objects, parse_policy
 from harness.kit.require import Requirement, attribute, require
 
@@ -55,8 +55,8 @@ def _fetch_policy(session: Any, bucket: str) -> Resource:
     return LazyResource({"Bucket": bucket, "Policy": document}, _bucket_extras(s3, bucket))
 
 
-BUCKET = Kind("AWS::S3::Bucket", "S3 bucket", _fetch_bucket)
-BUCKET_POLICY = Kind("AWS::S3::BucketPolicy", "bucket policy", _fetch_policy, naming="bucket policy on {id}")
+BUCKET = register(Kind("AWS::S3::Bucket", "S3 bucket", _fetch_bucket))
+BUCKET_POLICY = register(Kind("AWS::S3::BucketPolicy", "bucket policy", _fetch_policy, naming="bucket policy on {id}"))
 
 
 def versioning_enabled() -> Requirement:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness.kit.kinds import Kind, LazyResource
-from harness.kit.require import Outcome, Requirement, attribute, require
+from harness.kit.require import Outcome, Requirement, attribute, includes, require
 
 
 def test_attribute_compares_one_key() -> None:
@@ -127,3 +127,11 @@ def test_an_attribute_requirement_reads_a_lazy_attribute() -> None:
 
 def test_a_kind_names_a_resource_for_a_sentence() -> None:
     assert Kind("AWS::EC2::VPC", "VPC", lambda s, i: None).describe("vpc-1") == "VPC vpc-1"
+
+
+def test_includes_looks_for_the_expected_among_the_listed() -> None:
+    requirement = includes("targets", "arn:t1", lambda rule: rule.get("Targets"))
+    assert requirement.evaluate({"Targets": ["arn:t0", "arn:t1"]}).ok
+    missed = requirement.evaluate({"Targets": ["arn:t0"]})
+    assert missed.issue("rule r") == "Rule r: targets should be arn:t1, but is arn:t0."
+    assert not requirement.evaluate({}).ok  # nothing listed: a miss, not a TypeError

@@ -1,0 +1,151 @@
+"""API Gateway validators: HTTP APIs (v2: routes, their Lambda integrations, stages; id = ApiId) and REST APIs
+(v1: resources and methods, stages, endpoint type; id = RestApiId)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
+from harness.kit.require import Requirement, attribute, require
+
+
+def _items(client: Any, operation: str, **params: Any) -> list[dict[str, Any]]:
+    """Every item of a v2 `get_*` list (paged by NextToken; botocore has no paginator for most of them)."""
+    items, token = [], None
+    while True:
+        page = getattr(client, operation)(**params, **({"NextToken": token} if token else {}))
+        items += page.get("Items", [])
+        token = page.get("NextToken")
+        if not token:
+            return items
+
+
+def _fetch_http_api(session: Any, api_id: str) -> Resource:
+    client = session.client("apigatewayv2")
+    api = client.get_api(ApiId=api_id)
+    return LazyResource(
+        api,
+        {
+            "Routes": lambda: _items(client, "get_routes", ApiId=api_id),
+            "Integrations": lambda: _items(client, "get_integrations", ApiId=api_id),
+            "Stages": lambda: _items(client, "get_stages", ApiId=api_id),
+        },
+    )
+
+
+def _fetch_rest_api(session: Any, api_id: str) -> Resource:
+    client = session.client("apigateway")
+    api = client.get_rest_api(restApiId=api_id)
+
+    def resources() -> list[dict[str, Any]]:
+        pages = client.get_paginator("get_resources").paginate(restApiId=api_id, embed=["methods"])
+        return [r for page in pages for r in page["items"]]
+
+    return LazyResource(
+        api, {"Resources": resources, "Stages": lambda: client.get_stages(restApiId=api_id).get("item", [])}
+    )
+
+
+HTTP_API = register(Kind("AWS::ApiGatewayV2::Api", "HTTP API", _fetch_http_api))
+REST_API = register(Kind("AWS::ApiGateway::RestApi", "REST API", _fetch_rest_api))
+
+
+def protocol(value: str = "HTTP") -> Requirement:
+    """An HTTP API (`HTTP`) rather than a WebSocket one."""
+    return attribute("protocol", "ProtocolType", value)
+
+
+def _function_name(uri: str | None) -> str | None:
+    """The function an integration invokes, from a function ARN or an `arn:aws:apigateway:...:lambda:path/...` URI."""
+    if not uri:
+        return None
+    arn = uri.split("/functions/", 1)[1].removesuffix("/invocations") if "/functions/" in uri else uri
+    parts = arn.split(":")
+    return parts[6] if len(parts) > 6 and parts[5] == "function" else arn
+
+
+def _route_target(api: Resource, route_key: str) -> str | None:
+    """`lambda NAME` or the integration's type/uri, for the route `route_key`; None when there is no such route."""
+    route = next((r for r in api["Routes"] if r.get("RouteKey") == route_key), None)
+    if route is None:
+        return None
+    integration_id = (route.get("Target") or "").removeprefix("integrations/")
+    integration = next((i for i in api["Integrations"] if i.get("IntegrationId") == integration_id), None)
+    if integration is None:
+        return "no integration"
+    if integration.get("IntegrationType") == "AWS_PROXY":
+        return f"lambda {_function_name(integration.get('IntegrationUri'))}"
+    return f"{integration.get('IntegrationType')} {integration.get('IntegrationUri')}"
+
+
+def route_to_function(route_key: str, function: Resource | str | None) -> Requirement:
+    """The route (e.g. `POST /orders`, `GET /orders/{id}`, `$default`) invokes the Lambda function by proxy."""
+    name = id_of(function, "FunctionName")
+    return require(
+        f"route {route_key}",
+        f"lambda {name}",
+        lambda api: _route_target(api, route_key),
+        explain=lambda actual: (
+            f"it has no route {route_key}."
+            if actual is None
+            else f"its route {route_key} goes to {actual}, not to Lambda function {name}."
+        ),
+        hint=f"Add the route {route_key} with a Lambda (proxy) integration to {name}.",
+    )
+
+
+def routes_exactly(*route_keys: str) -> Requirement:
+    """The API has exactly these routes (so nothing else is exposed)."""
+    return require("routes", sorted(route_keys), lambda api: sorted(r.get("RouteKey") for r in api["Routes"]))
+
+
+def stage(name: str = "$default", *, auto_deploy: bool | None = None) -> Requirement:
+    """A stage `name` exists (deploying automatically, if `auto_deploy` is given); HTTP and REST APIs alike."""
+
+    def found(api: Resource) -> str:
+        stage_ = next((s for s in api["Stages"] if s.get("StageName", s.get("stageName")) == name), None)
+        if stage_ is None:
+            return "missing"
+        if auto_deploy is None:
+            return "present"
+        return "auto-deploy" if stage_.get("AutoDeploy") else "manual deploy"
+
+    expected = "present" if auto_deploy is None else ("auto-deploy" if auto_deploy else "manual deploy")
+    return require(f"stage {name}", expected, found)
+
+
+def _methods(api: Resource, path: str) -> dict[str, dict[str, Any]]:
+    resource = next((r for r in api["Resources"] if r.get("path") == path), None)
+    return (resource or {}).get("resourceMethods") or {}
+
+
+def method_to_function(path: str, http_method: str, function: Resource | str | None) -> Requirement:
+    """REST API: `http_method` on the resource `path` (e.g. `/orders`) proxies to the Lambda function."""
+    name = id_of(function, "FunctionName")
+
+    def target(api: Resource) -> str | None:
+        method = _methods(api, path).get(http_method.upper())
+        if method is None:
+            return None
+        integration = method.get("methodIntegration") or {}
+        if integration.get("type") not in ("AWS_PROXY", "AWS"):
+            return f"{integration.get('type', 'no integration')}"
+        return f"lambda {_function_name(integration.get('uri'))}"
+
+    return require(
+        f"method {http_method.upper()} {path}",
+        f"lambda {name}",
+        target,
+        explain=lambda actual: (
+            f"it has no {http_method.upper()} method on {path}."
+            if actual is None
+            else f"its {http_method.upper()} {path} goes to {actual}, not to Lambda function {name}."
+        ),
+    )
+
+
+def endpoint_type(value: str = "REGIONAL") -> Requirement:
+    """REST API endpoint type: REGIONAL, EDGE or PRIVATE."""
+    return require(
+        "endpoint type", value, lambda api: ", ".join((api.get("endpointConfiguration") or {}).get("types", []))
+    )

@@ -1,0 +1,115 @@
+"""Lambda validators: the function (runtime, handler, role, memory, timeout, architecture, environment), its
+resource policy (who may invoke it), and event source mappings (id = the mapping's UUID)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from harness.kit.aws import is_not_found
+from harness.kit.grants import principal_may
+from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
+from harness.kit.require import Requirement, attribute, require
+
+
+def _fetch_function(session: Any, name: str) -> Resource:
+    client = session.client("lambda")
+    configuration = client.get_function_configuration(FunctionName=name)
+
+    def policy() -> str | None:
+        try:
+            return client.get_policy(FunctionName=name)["Policy"]
+        except ClientError as error:
+            if is_not_found(error):
+                return None
+            raise
+
+    return LazyResource(configuration, {"Policy": policy})
+
+
+def _fetch_mapping(session: Any, uuid: str) -> Resource:
+    return session.client("lambda").get_event_source_mapping(UUID=uuid)
+
+
+FUNCTION = register(Kind("AWS::Lambda::Function", "Lambda function", _fetch_function))
+EVENT_SOURCE_MAPPING = register(Kind("AWS::Lambda::EventSourceMapping", "event source mapping", _fetch_mapping))
+
+
+def runtime(value: str) -> Requirement:
+    return attribute("runtime", "Runtime", value)
+
+
+def handler(value: str) -> Requirement:
+    return attribute("handler", "Handler", value, hint="The handler is FILE.FUNCTION, e.g. app.handler for app.py.")
+
+
+def memory(megabytes: int) -> Requirement:
+    return attribute("memory (MB)", "MemorySize", megabytes)
+
+
+def timeout(seconds: int) -> Requirement:
+    return attribute("timeout (s)", "Timeout", seconds)
+
+
+def architecture(value: str = "arm64") -> Requirement:
+    return require("architecture", value, lambda f: ", ".join(f.get("Architectures") or ["x86_64"]))
+
+
+def execution_role(role: Resource | str | None) -> Requirement:
+    """Runs as the role (a described role, its name or its ARN)."""
+    name = str(id_of(role, "RoleName"))
+    return require(
+        "execution role",
+        name.rsplit("/", 1)[-1],
+        lambda f: str(f.get("Role", "")).rsplit("/", 1)[-1],
+        hint="Choose the step's role as the function's execution role.",
+    )
+
+
+def environment(**variables: str) -> Requirement:
+    """These environment variables have these values (others may exist too)."""
+    return require(
+        "environment variables",
+        dict(variables),
+        lambda f: (f.get("Environment") or {}).get("Variables", {}),
+        compare=lambda actual, expected: all(actual.get(k) == v for k, v in expected.items()),
+        explain=lambda actual: (
+            "its environment has "
+            + ", ".join(
+                f"{k}={actual[k]}" if k in actual else f"no {k}" for k in variables if actual.get(k) != variables[k]
+            )
+            + f"; expected {', '.join(f'{k}={v}' for k, v in variables.items())}."
+        ),
+    )
+
+
+def invokable_by(principal: str, source_arn: str | None = None) -> Requirement:
+    """The resource policy lets `principal` (e.g. `apigateway.amazonaws.com`) invoke the function, from
+    `source_arn` if given (e.g. the API's `arn:aws:execute-api:REGION:ACCOUNT:API_ID/*`)."""
+    return principal_may(
+        "lambda:InvokeFunction",
+        principal,
+        lambda function: function["Policy"],
+        source_arn=source_arn,
+        hint=f"Add a permission (lambda add-permission) for {principal} to invoke the function.",
+    )
+
+
+def source(arn: Resource | str | None, *, key: str = "Arn") -> Requirement:
+    """The event source mapping reads from `arn` (a queue, a stream...)."""
+    return attribute("event source", "EventSourceArn", id_of(arn, key))
+
+
+def for_function(function: Resource | str | None) -> Requirement:
+    """The event source mapping invokes the function (a described function or its name)."""
+    name = str(id_of(function, "FunctionName"))
+    return require("function", name, lambda m: str(m.get("FunctionArn", "")).rsplit(":", 1)[-1])
+
+
+def batch_size(size: int) -> Requirement:
+    return attribute("batch size", "BatchSize", size)
+
+
+def mapping_enabled() -> Requirement:
+    return require("state", "Enabled", lambda m: m.get("State"), compare=lambda a, _: a in ("Enabled", "Enabling"))

@@ -1,0 +1,40 @@
+"""CloudTrail validators: a trail (logging, multi-region, log file validation, bucket, KMS). Id = its name or ARN."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register
+from harness.kit.require import Requirement, attribute, require
+
+
+def _fetch_trail(session: Any, trail: str) -> Resource | None:
+    client = session.client("cloudtrail")
+    trails = client.describe_trails(trailNameList=[trail])["trailList"]
+    found = first([t for t in trails if trail in (t.get("Name"), t.get("TrailARN"))])  # moto answers every trail
+    if found is None:
+        return None
+    return LazyResource(found, {"IsLogging": lambda: client.get_trail_status(Name=found["TrailARN"])["IsLogging"]})
+
+
+TRAIL = register(Kind("AWS::CloudTrail::Trail", "trail", _fetch_trail))
+
+
+def is_logging(enabled: bool = True) -> Requirement:
+    return attribute("logging", "IsLogging", enabled, hint="Start logging on the trail.")
+
+
+def multi_region(enabled: bool = True) -> Requirement:
+    return attribute("multi-region", "IsMultiRegionTrail", enabled)
+
+
+def log_file_validation(enabled: bool = True) -> Requirement:
+    return attribute("log file validation", "LogFileValidationEnabled", enabled)
+
+
+def to_bucket(bucket: Resource | str | None) -> Requirement:
+    return attribute("S3 bucket", "S3BucketName", id_of(bucket, "Name"))
+
+
+def encrypted() -> Requirement:
+    return require("KMS key", "set", lambda t: t.get("KmsKeyId"), compare=lambda actual, _: bool(actual))

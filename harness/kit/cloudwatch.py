@@ -1,0 +1,69 @@
+"""CloudWatch alarm validators: what the alarm watches, when it fires and whom it notifies. Id = the alarm name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.kit.kinds import Kind, Resource, first, id_of, register
+from harness.kit.require import Requirement, attribute, includes, require
+
+
+def _fetch_alarm(session: Any, name: str) -> Resource | None:
+    return first(session.client("cloudwatch").describe_alarms(AlarmNames=[name])["MetricAlarms"])
+
+
+ALARM = register(Kind("AWS::CloudWatch::Alarm", "alarm", _fetch_alarm))
+
+
+def metric(namespace: str, name: str) -> Requirement:
+    """Watches `namespace`/`name`, e.g. ("AWS/Lambda", "Errors")."""
+    return require("metric", f"{namespace}/{name}", lambda a: f"{a.get('Namespace')}/{a.get('MetricName')}")
+
+
+def dimension(name: str, value: str) -> Requirement:
+    """Watches the metric of one resource, e.g. dimension("FunctionName", "orders-api")."""
+    return require(
+        f"dimension {name}",
+        value,
+        lambda a: next((d["Value"] for d in a.get("Dimensions", []) if d["Name"] == name), None),
+    )
+
+
+def watches_function(function: Resource | str | None, metric_name: str = "Errors") -> list[Requirement]:
+    """The alarm watches the Lambda function's `metric_name` (AWS/Lambda, dimension FunctionName)."""
+    return [metric("AWS/Lambda", metric_name), dimension("FunctionName", str(id_of(function, "FunctionName")))]
+
+
+def statistic(value: str = "Sum") -> Requirement:
+    return attribute("statistic", "Statistic", value)
+
+
+def period(seconds: int) -> Requirement:
+    return attribute("period (s)", "Period", seconds)
+
+
+def evaluation_periods(count: int) -> Requirement:
+    return attribute("evaluation periods", "EvaluationPeriods", count)
+
+
+def threshold(value: float, comparison: str = "GreaterThanOrEqualToThreshold") -> Requirement:
+    """Fires when the statistic compares to `value` as `comparison` says."""
+    return require(
+        "threshold",
+        f"{comparison} {float(value):g}",
+        lambda a: f"{a.get('ComparisonOperator')} {float(a.get('Threshold', 0)):g}",
+    )
+
+
+def notifies(topic: Resource | str | None) -> Requirement:
+    """Sends its ALARM notification to the topic (a described topic or its ARN)."""
+    arn = id_of(topic, "TopicArn")
+    return includes(
+        "alarm actions",
+        arn,
+        lambda a: sorted(a.get("AlarmActions", [])),
+    )
+
+
+def actions_enabled(enabled: bool = True) -> Requirement:
+    return attribute("actions enabled", "ActionsEnabled", enabled)

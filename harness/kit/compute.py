@@ -1,0 +1,113 @@
+"""EC2 compute validators: instances (id = InstanceId), launch templates (id = LaunchTemplateId; the default
+version is read) and EBS volumes (id = VolumeId)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register
+from harness.kit.require import Requirement, attribute, includes, require
+
+
+def _fetch_instance(session: Any, instance_id: str) -> Resource | None:
+    reservations = session.client("ec2").describe_instances(InstanceIds=[instance_id])["Reservations"]
+    instances = [
+        i for r in reservations for i in r["Instances"] if i["State"]["Name"] not in ("terminated", "shutting-down")
+    ]
+    return first(instances)
+
+
+def _fetch_launch_template(session: Any, template_id: str) -> Resource | None:
+    ec2 = session.client("ec2")
+    template = first(ec2.describe_launch_templates(LaunchTemplateIds=[template_id])["LaunchTemplates"])
+    if template is None:
+        return None
+
+    def data() -> dict[str, Any]:
+        versions = ec2.describe_launch_template_versions(LaunchTemplateId=template_id, Versions=["$Default"])
+        return versions["LaunchTemplateVersions"][0]["LaunchTemplateData"]
+
+    return LazyResource(template, {"LaunchTemplateData": data})
+
+
+def _fetch_volume(session: Any, volume_id: str) -> Resource | None:
+    return first(session.client("ec2").describe_volumes(VolumeIds=[volume_id])["Volumes"])
+
+
+INSTANCE = register(Kind("AWS::EC2::Instance", "instance", _fetch_instance))
+LAUNCH_TEMPLATE = register(Kind("AWS::EC2::LaunchTemplate", "launch template", _fetch_launch_template))
+VOLUME = register(Kind("AWS::EC2::Volume", "EBS volume", _fetch_volume))
+
+
+def _settings(resource: Resource) -> Resource:
+    """An instance's own attributes, or a launch template's default version's data (same key names)."""
+    return resource["LaunchTemplateData"] if "LaunchTemplateId" in resource else resource
+
+
+def instance_type(value: str) -> Requirement:
+    """The instance type (an instance's, or a launch template's default version's)."""
+    return require("instance type", value, lambda r: _settings(r).get("InstanceType"))
+
+
+def image(image_id: str) -> Requirement:
+    return require("AMI", image_id, lambda r: _settings(r).get("ImageId"))
+
+
+def in_subnet(subnet: Resource | str | None) -> Requirement:
+    return attribute("subnet", "SubnetId", id_of(subnet, "SubnetId"))
+
+
+def with_security_group(group: Resource | str | None) -> Requirement:
+    """An instance's (or launch template's) security groups include `group`."""
+    group_id = id_of(group, "GroupId")
+
+    def groups(resource: Resource) -> list[str]:
+        settings = _settings(resource)
+        found = [g["GroupId"] for g in settings.get("SecurityGroups", []) if isinstance(g, dict)]
+        found += settings.get("SecurityGroupIds", [])
+        found += [g for n in settings.get("NetworkInterfaces", []) for g in n.get("Groups", []) if isinstance(g, str)]
+        return sorted(set(found))
+
+    return includes("security groups", group_id, groups)
+
+
+def instance_profile(profile: Resource | str | None) -> Requirement:
+    """Runs with the instance profile (its name, or a described profile)."""
+    name = str(id_of(profile, "InstanceProfileName"))
+
+    def actual(resource: Resource) -> str | None:
+        held = _settings(resource).get("IamInstanceProfile") or {}
+        return held.get("Name") or (held.get("Arn") or "").rsplit("/", 1)[-1] or None
+
+    return require("instance profile", name, actual)
+
+
+def imdsv2_required() -> Requirement:
+    """Instance metadata requires session tokens (IMDSv2)."""
+    return require("IMDSv2", "required", lambda r: (_settings(r).get("MetadataOptions") or {}).get("HttpTokens"))
+
+
+def running() -> Requirement:
+    return require("state", "running", lambda i: i["State"]["Name"])
+
+
+def volume_type(value: str = "gp3") -> Requirement:
+    return attribute("volume type", "VolumeType", value)
+
+
+def volume_size(gib: int) -> Requirement:
+    return attribute("size (GiB)", "Size", gib)
+
+
+def volume_encrypted(enabled: bool = True) -> Requirement:
+    return attribute("encryption", "Encrypted", enabled)
+
+
+def attached_to(instance: Resource | str | None) -> Requirement:
+    """The volume is attached to the instance."""
+    instance_id = id_of(instance, "InstanceId")
+    return includes(
+        "attached to",
+        instance_id,
+        lambda v: sorted(a["InstanceId"] for a in v.get("Attachments", [])),
+    )

@@ -1,0 +1,316 @@
+"""IAM validators: role (trust policy, inline and attached managed policies), user, group, instance profile,
+managed policy; and what an identity may do (`may`, `may_not`, `may_only`: see `harness.kit.identity`)."""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from harness.kit import identity
+from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
+from harness.kit.policy import PolicyError, parse_policy
+from harness.kit.require import Requirement, includes, require
+
+Documents = list[tuple[str, Any]]
+"""(how the console names a policy, its document) for every policy an identity holds."""
+
+SHOWN_EXTRAS = 8
+
+
+def _document(value: Any) -> Any:
+    """A policy document as IAM returns it: decoded by botocore, or still URL-encoded JSON."""
+    return urllib.parse.unquote(value) if isinstance(value, str) and value.startswith("%") else value
+
+
+def _pages(client: Any, operation: str, key: str, **params: Any) -> list[Any]:
+    return [item for page in client.get_paginator(operation).paginate(**params) for item in page[key]]
+
+
+def _managed_document(iam: Any, arn: str) -> Any:
+    policy = iam.get_policy(PolicyArn=arn)["Policy"]
+    version = iam.get_policy_version(PolicyArn=arn, VersionId=policy["DefaultVersionId"])["PolicyVersion"]
+    return _document(version["Document"])
+
+
+def _policies_of(iam: Any, entity: str, name: str, suffix: str = "") -> tuple[Documents, list[dict[str, str]]]:
+    """Inline and attached policies of a role, user or group (`entity`), named for a learner."""
+    key = {"role": "RoleName", "user": "UserName", "group": "GroupName"}[entity]
+    documents: Documents = []
+    for policy_name in _pages(iam, f"list_{entity}_policies", "PolicyNames", **{key: name}):
+        document = getattr(iam, f"get_{entity}_policy")(**{key: name, "PolicyName": policy_name})["PolicyDocument"]
+        documents.append((f'inline policy "{policy_name}"{suffix}', _document(document)))
+    attached = _pages(iam, f"list_attached_{entity}_policies", "AttachedPolicies", **{key: name})
+    for policy in attached:
+        documents.append(
+            (f"managed policy {policy['PolicyName']}{suffix}", _managed_document(iam, policy["PolicyArn"]))
+        )
+    return documents, attached
+
+
+def _fetch_role(session: Any, name: str) -> Resource:
+    iam = session.client("iam")
+    role = iam.get_role(RoleName=name)["Role"]
+    role["AssumeRolePolicyDocument"] = _document(role.get("AssumeRolePolicyDocument"))
+    held = _lazy_policies(iam, "role", name)
+    return LazyResource(role, {"Policies": lambda: held()[0], "AttachedPolicies": lambda: held()[1]})
+
+
+def _lazy_policies(iam: Any, entity: str, name: str) -> Callable[[], tuple[Documents, list[dict[str, str]]]]:
+    cached: list[tuple[Documents, list[dict[str, str]]]] = []
+
+    def load() -> tuple[Documents, list[dict[str, str]]]:
+        if not cached:
+            cached.append(_policies_of(iam, entity, name))
+        return cached[0]
+
+    return load
+
+
+def _fetch_user(session: Any, name: str) -> Resource:
+    iam = session.client("iam")
+    user = iam.get_user(UserName=name)["User"]
+    own = _lazy_policies(iam, "user", name)
+
+    def groups() -> list[str]:
+        return [g["GroupName"] for g in _pages(iam, "list_groups_for_user", "Groups", UserName=name)]
+
+    def policies() -> Documents:
+        documents = list(own()[0])
+        for group in groups():
+            documents += _policies_of(iam, "group", group, f" of group {group}")[0]
+        return documents
+
+    return LazyResource(user, {"Policies": policies, "AttachedPolicies": lambda: own()[1], "Groups": groups})
+
+
+def _fetch_group(session: Any, name: str) -> Resource:
+    iam = session.client("iam")
+    answer = iam.get_group(GroupName=name)
+    group = {**answer["Group"], "Users": [u["UserName"] for u in answer.get("Users", [])]}
+    held = _lazy_policies(iam, "group", name)
+    return LazyResource(group, {"Policies": lambda: held()[0], "AttachedPolicies": lambda: held()[1]})
+
+
+def _fetch_instance_profile(session: Any, name: str) -> Resource:
+    return session.client("iam").get_instance_profile(InstanceProfileName=name)["InstanceProfile"]
+
+
+def _fetch_managed_policy(session: Any, arn: str) -> Resource:
+    iam = session.client("iam")
+    policy = iam.get_policy(PolicyArn=arn)["Policy"]
+    return LazyResource(
+        policy, {"Policies": lambda: [(f"managed policy {policy['PolicyName']}", _managed_document(iam, arn))]}
+    )
+
+
+ROLE = register(Kind("AWS::IAM::Role", "IAM role", _fetch_role))
+USER = register(Kind("AWS::IAM::User", "IAM user", _fetch_user))
+GROUP = register(Kind("AWS::IAM::Group", "IAM group", _fetch_group))
+INSTANCE_PROFILE = register(Kind("AWS::IAM::InstanceProfile", "instance profile", _fetch_instance_profile))
+MANAGED_POLICY = register(Kind("AWS::IAM::ManagedPolicy", "managed policy", _fetch_managed_policy))
+
+
+# --- trust policy -------------------------------------------------------------------------------------------
+
+
+def _principal(value: str) -> str:
+    """A principal as IAM compares it: an account id is its root ARN."""
+    return f"arn:aws:iam::{value}:root" if re.fullmatch(r"\d{12}", value) else value
+
+
+def _trusted(role: Resource) -> list[str] | str:
+    """The principals the trust policy lets assume the role (Allow on sts:AssumeRole), or why it cannot be read."""
+    try:
+        trust = parse_policy(role.get("AssumeRolePolicyDocument") or {}, kind="trust")
+    except PolicyError as error:
+        return f"its trust policy is not valid: {error}"
+    return sorted(
+        {
+            _principal(value)
+            for s in trust.statements
+            if s.effect == "Allow" and not s.not_principal and s.covers_action("sts:AssumeRole")
+            for _, value in s.principals
+        }
+    )
+
+
+def trusts(principal: str) -> Requirement:
+    """The trust policy lets `principal` assume the role: a service (`lambda.amazonaws.com`), an ARN or an account."""
+    wanted = _principal(principal)
+    return require(
+        "trusted principals",
+        wanted,
+        _trusted,
+        compare=lambda actual, expected: isinstance(actual, list) and expected in actual,
+        explain=lambda actual: (
+            actual
+            if isinstance(actual, str)
+            else f"its trust policy lets {', '.join(actual) or 'no one'} assume it, not {wanted}."
+        ),
+        hint=f"Edit the role's trust relationships: allow sts:AssumeRole to {principal}.",
+    )
+
+
+def trusted_only_by(*principals: str) -> Requirement:
+    """The trust policy lets exactly these principals assume the role, nobody else."""
+    wanted = sorted(_principal(p) for p in principals)
+    return require(
+        "trusted principals",
+        wanted,
+        _trusted,
+        explain=lambda actual: (
+            actual
+            if isinstance(actual, str)
+            else f"its trust policy lets {', '.join(actual) or 'no one'} assume it; only {', '.join(wanted)} should."
+        ),
+        hint="Edit the role's trust relationships so that only the principals the step names may assume it.",
+    )
+
+
+# --- attached managed policies ------------------------------------------------------------------------------
+
+
+def _policy_name(name_or_arn: str) -> str:
+    return name_or_arn.rsplit("/", 1)[-1]
+
+
+def has_managed_policy(name_or_arn: str) -> Requirement:
+    """The managed policy (its name, e.g. `AWSLambdaBasicExecutionRole`, or its ARN) is attached."""
+    wanted = _policy_name(name_or_arn)
+    return includes(
+        "attached managed policies",
+        wanted,
+        lambda r: sorted(p["PolicyName"] for p in r["AttachedPolicies"]),
+        hint=f"Attach the managed policy {wanted}.",
+    )
+
+
+def managed_policies_exactly(*names_or_arns: str) -> Requirement:
+    """Exactly these managed policies are attached, no others."""
+    return require(
+        "attached managed policies",
+        sorted(map(_policy_name, names_or_arns)),
+        lambda r: sorted(p["PolicyName"] for p in r["AttachedPolicies"]),
+    )
+
+
+# --- what the identity may do -------------------------------------------------------------------------------
+
+
+def _held(resource: Resource) -> tuple[list[identity.Source], list[str]]:
+    return identity.sources(resource["Policies"])
+
+
+def _verdict(action: str, target: str) -> Callable[[Resource], identity.Verdict]:
+    def verdict(resource: Resource) -> identity.Verdict:
+        held, invalid = _held(resource)
+        if invalid:
+            return identity.Verdict("undecided", invalid[0])
+        return identity.decide(held, action, target)
+
+    return verdict
+
+
+def may(action: str, resource: str = "*") -> Requirement:
+    """Its policies allow `action` on the ARN `resource` (no Deny; a Condition makes it undecided, so a miss)."""
+    return require(
+        f"may {action}",
+        "allowed",
+        _verdict(action, resource),
+        compare=lambda verdict, _: verdict.allowed,
+        explain=lambda verdict: f"{verdict.reason}.",
+        hint=f"Grant {action} on {resource} in a policy of the identity.",
+    )
+
+
+def may_not(action: str, resource: str = "*") -> Requirement:
+    """Its policies do not allow `action` on `resource` (an Allow under a Condition is a miss: it may apply)."""
+    return require(
+        f"may not {action}",
+        "not allowed",
+        _verdict(action, resource),
+        compare=lambda verdict, _: verdict.decision in ("denied", "not allowed"),
+        explain=lambda verdict: f"{verdict.reason}, but it should not.",
+        hint=f"Remove {action} from the identity's policies.",
+    )
+
+
+@dataclass(frozen=True)
+class Grant:
+    """Actions the identity should be able to perform on resources (ARNs): one part of a least-privilege check."""
+
+    actions: tuple[str, ...]
+    resources: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{', '.join(self.actions)} on {', '.join(self.resources)}"
+
+
+def grant(actions: Iterable[str], resources: Iterable[Resource | str | None] = ("*",), *, key: str = "Arn") -> Grant:
+    """`actions` on `resources` (ARNs, or described resources read under `key`, e.g. `key="TableArn"`)."""
+    return Grant(tuple(sorted(actions, key=str.lower)), tuple(sorted(str(id_of(r, key)) for r in resources)))
+
+
+def may_only(
+    actions: Iterable[str], resources: Iterable[Resource | str | None] = ("*",), *, key: str = "Arn"
+) -> Requirement:
+    """Least privilege: the identity may do every one of `actions` on every one of `resources` (ARNs or
+    described resources, read under `key`), and nothing more: the extra actions are named."""
+    return may_exactly(grant(actions, resources, key=key))
+
+
+def may_exactly(*grants: Grant) -> Requirement:
+    """Least privilege over several grants, e.g. table actions on the table and log actions on its log streams:
+    every grant is allowed, and nothing beyond them (an action is judged on the resources of its grants)."""
+    asked: dict[str, list[str]] = {}
+    for g in grants:
+        for action in g.actions:
+            asked.setdefault(action, []).extend(g.resources)
+
+    def assess(resource: Resource) -> dict[str, Any]:
+        held, invalid = _held(resource)
+        if invalid:
+            return {"invalid": invalid}
+        verdicts = [identity.decide(held, a, r) for g in grants for a in g.actions for r in g.resources]
+        extras = identity.extra_permissions(held, asked)
+        return {"missing": [v.reason for v in verdicts if not v.allowed], "extra": [str(e) for e in extras]}
+
+    return require(
+        "permissions",
+        f"only {'; '.join(map(str, grants))}",
+        assess,
+        compare=lambda found, _: not found.get("invalid") and not found["missing"] and not found["extra"],
+        explain=_least_privilege_issue,
+        hint="Grant exactly the actions the step names, on the resources it names, and nothing else.",
+    )
+
+
+def _least_privilege_issue(found: dict[str, Any]) -> str:
+    if found.get("invalid"):
+        return f"{found['invalid'][0]}."
+    parts = []
+    if found["missing"]:
+        parts.append("; ".join(found["missing"]))
+    extra = found["extra"]
+    if extra:
+        more = f" and {len(extra) - SHOWN_EXTRAS} more" if len(extra) > SHOWN_EXTRAS else ""
+        parts.append(f"it may also {', '.join(extra[:SHOWN_EXTRAS])}{more}")
+    return "; ".join(parts) + "."
+
+
+# --- users, groups, instance profiles -----------------------------------------------------------------------
+
+
+def in_group(group: Resource | str | None) -> Requirement:
+    """The user is a member of the group."""
+    name = id_of(group, "GroupName")
+    return includes("groups", name, lambda user: sorted(user["Groups"]))
+
+
+def holds_role(role: Resource | str | None) -> Requirement:
+    """The instance profile holds the role (an instance profile holds at most one)."""
+    name = id_of(role, "RoleName")
+    return require("role", name, lambda profile: ", ".join(r["RoleName"] for r in profile.get("Roles", [])) or None)

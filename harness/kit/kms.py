@@ -1,0 +1,70 @@
+"""KMS validators: the key (rotation, usage, spec, state, aliases; id = KeyId) and an alias (id = AliasName)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register
+from harness.kit.require import Requirement, includes, require
+
+
+def _fetch_key(session: Any, key_id: str) -> Resource:
+    client = session.client("kms")
+    key = client.describe_key(KeyId=key_id)["KeyMetadata"]
+
+    def aliases() -> list[str]:
+        pages = client.get_paginator("list_aliases").paginate(KeyId=key["KeyId"])
+        return sorted(a["AliasName"] for page in pages for a in page["Aliases"])
+
+    return LazyResource(
+        key,
+        {
+            "RotationEnabled": lambda: client.get_key_rotation_status(KeyId=key["KeyId"])["KeyRotationEnabled"],
+            "Aliases": aliases,
+        },
+    )
+
+
+def _fetch_alias(session: Any, name: str) -> Resource | None:
+    pages = session.client("kms").get_paginator("list_aliases").paginate()
+    return first([a for page in pages for a in page["Aliases"] if a["AliasName"] == name])
+
+
+KEY = register(Kind("AWS::KMS::Key", "KMS key", _fetch_key))
+ALIAS = register(Kind("AWS::KMS::Alias", "KMS alias", _fetch_alias))
+
+
+def rotation_enabled(enabled: bool = True) -> Requirement:
+    return require("automatic rotation", enabled, lambda k: k["RotationEnabled"], hint="Enable automatic key rotation.")
+
+
+def usable(state: str = "Enabled") -> Requirement:
+    """The key's state (Enabled, not Disabled or PendingDeletion)."""
+    return require("key state", state, lambda k: k.get("KeyState"))
+
+
+def spec(value: str = "SYMMETRIC_DEFAULT") -> Requirement:
+    return require("key spec", value, lambda k: k.get("KeySpec"))
+
+
+def usage(value: str = "ENCRYPT_DECRYPT") -> Requirement:
+    """What the key is for; a SYMMETRIC_DEFAULT key can only be ENCRYPT_DECRYPT (moto leaves KeyUsage out)."""
+    return require(
+        "key usage",
+        value,
+        lambda k: k.get("KeyUsage") or ("ENCRYPT_DECRYPT" if k.get("KeySpec") == "SYMMETRIC_DEFAULT" else None),
+    )
+
+
+def customer_managed() -> Requirement:
+    return require("key manager", "CUSTOMER", lambda k: k.get("KeyManager"))
+
+
+def has_alias(name: str) -> Requirement:
+    """The key is named `name` (e.g. `alias/orders`)."""
+    return includes("aliases", name, lambda k: k["Aliases"])
+
+
+def points_to(key: Resource | str | None) -> Requirement:
+    """The alias names the key (a described key or its id)."""
+    return require("target key", id_of(key, "KeyId"), lambda a: a.get("TargetKeyId"))

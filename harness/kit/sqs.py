@@ -1,0 +1,81 @@
+"""SQS validators: the queue's attributes, its dead-letter queue (redrive) and its queue policy. Id = QueueUrl."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from harness.kit.grants import principal_may
+from harness.kit.kinds import Kind, Resource, id_of, register
+from harness.kit.require import Requirement, require
+
+
+def _fetch_queue(session: Any, url: str) -> Resource:
+    attributes = session.client("sqs").get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+    return {"QueueUrl": url, **attributes}
+
+
+QUEUE = register(Kind("AWS::SQS::Queue", "queue", _fetch_queue))
+
+
+def _number(key: str) -> Any:
+    return lambda queue: int(queue[key]) if key in queue else None
+
+
+def visibility_timeout(seconds: int) -> Requirement:
+    return require("visibility timeout (s)", seconds, _number("VisibilityTimeout"))
+
+
+def retention(seconds: int) -> Requirement:
+    """Messages are kept `seconds` (MessageRetentionPeriod; 345600 = 4 days by default)."""
+    return require("message retention (s)", seconds, _number("MessageRetentionPeriod"))
+
+
+def delay(seconds: int) -> Requirement:
+    return require("delivery delay (s)", seconds, _number("DelaySeconds"))
+
+
+def fifo(enabled: bool = True) -> Requirement:
+    return require("FIFO", enabled, lambda q: q.get("FifoQueue") == "true")
+
+
+def encrypted() -> Requirement:
+    """Server-side encryption: SQS managed (SSE-SQS) or a KMS key (SSE-KMS)."""
+    return require(
+        "encryption",
+        "SSE-SQS or SSE-KMS",
+        lambda q: (
+            "SSE-KMS" if q.get("KmsMasterKeyId") else "SSE-SQS" if q.get("SqsManagedSseEnabled") == "true" else None
+        ),
+        compare=lambda actual, _: actual is not None,
+    )
+
+
+def _redrive(queue: Resource) -> dict[str, Any]:
+    return json.loads(queue.get("RedrivePolicy") or "{}")
+
+
+def dead_letter_queue(target: Resource | str | None, max_receives: int | None = None) -> Requirement:
+    """Failed messages go to the dead-letter queue `target` (a described queue or its ARN), after `max_receives`."""
+    arn = id_of(target, "QueueArn")
+    wanted = f"{arn} after {max_receives} receives" if max_receives else arn
+
+    def actual(queue: Resource) -> str | None:
+        redrive = _redrive(queue)
+        if not redrive:
+            return None
+        found = redrive.get("deadLetterTargetArn")
+        return f"{found} after {int(redrive.get('maxReceiveCount', 0))} receives" if max_receives else found
+
+    return require("dead-letter queue", wanted, actual, hint="Set the queue's redrive policy to the dead-letter queue.")
+
+
+def accepts_from(principal: str, source_arn: str | None = None) -> Requirement:
+    """The queue policy lets `principal` (e.g. `sns.amazonaws.com`) send messages, from `source_arn` if given."""
+    return principal_may(
+        "sqs:SendMessage",
+        principal,
+        lambda q: q.get("Policy"),
+        source_arn=source_arn,
+        hint=f"Add a queue policy statement allowing sqs:SendMessage to {principal}.",
+    )

@@ -1,0 +1,172 @@
+"""ECR, ECS, CloudFront, Route 53 and CloudTrail kinds on moto."""
+
+from __future__ import annotations
+
+from harness.kit import cloudfront, cloudtrail, ecr, ecs, route53
+from tests.kit.conftest import described, miss, passes, unique
+
+
+def test_ecr_repository(aws_session) -> None:
+    name = unique("app")
+    aws_session.client("ecr").create_repository(
+        repositoryName=name, imageScanningConfiguration={"scanOnPush": True}, imageTagMutability="IMMUTABLE"
+    )
+    repository = described(ecr.REPOSITORY, aws_session, name)
+    assert passes(ecr.scan_on_push(), repository)
+    assert passes(ecr.immutable_tags(), repository)
+    assert miss(ecr.has_lifecycle_policy(), ecr.REPOSITORY, name, repository) == (
+        f"ECR repository {name}: lifecycle policy should be set, but is none."
+    )
+
+
+def test_ecs_cluster_service_and_task_definition(aws_session) -> None:
+    client = aws_session.client("ecs")
+    cluster = unique("cluster")
+    client.create_cluster(clusterName=cluster, settings=[{"name": "containerInsights", "value": "enabled"}])
+    family = unique("web")
+    task_arn = client.register_task_definition(
+        family=family,
+        requiresCompatibilities=["FARGATE"],
+        networkMode="awsvpc",
+        cpu="256",
+        memory="512",
+        containerDefinitions=[
+            {
+                "name": "web",
+                "image": "nginx:1.27",
+                "logConfiguration": {"logDriver": "awslogs", "options": {"awslogs-group": "/ecs/web"}},
+            }
+        ],
+    )["taskDefinition"]["taskDefinitionArn"]
+    service_arn = client.create_service(
+        cluster=cluster, serviceName=unique("svc"), taskDefinition=family, desiredCount=2, launchType="FARGATE"
+    )["service"]["serviceArn"]
+    assert passes(ecs.container_insights(), described(ecs.CLUSTER, aws_session, cluster))
+    task = described(ecs.TASK_DEFINITION, aws_session, task_arn)
+    for requirement in (
+        ecs.compatible_with("FARGATE"),
+        ecs.task_size("256", "512"),
+        ecs.network_mode(),
+        ecs.container_image("web", "nginx:1.27"),
+        ecs.logs_to("/ecs/web"),
+    ):
+        assert passes(requirement, task), requirement.check
+    service = described(ecs.SERVICE, aws_session, service_arn)
+    for requirement in (ecs.in_cluster(cluster), ecs.desired_count(2), ecs.launch_type(), ecs.runs(family)):
+        assert passes(requirement, service), requirement.check
+    assert miss(ecs.desired_count(3), ecs.SERVICE, service_arn, service) == (
+        f"ECS service {service_arn}: desired count should be 3, but is 2."
+    )
+
+
+def distribution_config(origin: str, **settings) -> dict:
+    return {
+        "CallerReference": unique("ref"),
+        "Comment": "lab",
+        "Enabled": True,
+        "DefaultRootObject": "index.html",
+        "Origins": {
+            "Quantity": 1,
+            "Items": [{"Id": "s3", "DomainName": origin, "S3OriginConfig": {"OriginAccessIdentity": ""}}],
+        },
+        "DefaultCacheBehavior": {
+            "TargetOriginId": "s3",
+            "ViewerProtocolPolicy": "allow-all",
+            "CachePolicyId": "658327ea-f89d-4fab-a63d-7e88639e58f6",
+        },
+        **settings,
+    }
+
+
+def test_cloudfront_distribution(aws_session) -> None:
+    origin = "site.s3.us-east-1.amazonaws.com"
+    distribution_id = aws_session.client("cloudfront").create_distribution(
+        DistributionConfig=distribution_config(origin)
+    )["Distribution"]["Id"]
+    distribution = described(cloudfront.DISTRIBUTION, aws_session, distribution_id)
+    for requirement in (cloudfront.enabled(), cloudfront.origin(origin), cloudfront.default_root_object()):
+        assert passes(requirement, distribution), requirement.check
+    assert miss(cloudfront.viewer_protocol(), cloudfront.DISTRIBUTION, distribution_id, distribution) == (
+        f"CloudFront distribution {distribution_id}: viewer protocol policy should be redirect-to-https, "
+        "but is allow-all."
+    )
+
+
+def test_route53_zone_and_records(aws_session) -> None:
+    client = aws_session.client("route53")
+    zone_id = client.create_hosted_zone(Name="lab.example.com", CallerReference=unique("ref"))["HostedZone"]["Id"]
+    client.change_resource_record_sets(
+        HostedZoneId=zone_id,
+        ChangeBatch={
+            "Changes": [
+                {
+                    "Action": "CREATE",
+                    "ResourceRecordSet": {
+                        "Name": "www.lab.example.com",
+                        "Type": "CNAME",
+                        "TTL": 300,
+                        "ResourceRecords": [{"Value": "lb.example.net"}],
+                    },
+                }
+            ]
+        },
+    )
+    zone = described(route53.HOSTED_ZONE, aws_session, zone_id)
+    assert passes(route53.domain("lab.example.com"), zone)
+    assert passes(route53.record("www.lab.example.com", "CNAME", "lb.example.net"), zone)
+    assert miss(route53.private(), route53.HOSTED_ZONE, zone_id, zone) == (
+        f"Hosted zone {zone_id}: private zone should be private, but is public."
+    )
+    assert miss(route53.record("api.lab.example.com", "A"), route53.HOSTED_ZONE, zone_id, zone) == (
+        f"Hosted zone {zone_id}: it has no A record api.lab.example.com."
+    )
+
+
+def test_cloudtrail_trail(aws_session) -> None:
+    bucket = unique("trail-logs")
+    aws_session.client("s3").create_bucket(Bucket=bucket)
+    name = unique("trail")
+    client = aws_session.client("cloudtrail")
+    client.create_trail(Name=name, S3BucketName=bucket, IsMultiRegionTrail=True, EnableLogFileValidation=True)
+    trail = described(cloudtrail.TRAIL, aws_session, name)
+    for requirement in (cloudtrail.multi_region(), cloudtrail.log_file_validation(), cloudtrail.to_bucket(bucket)):
+        assert passes(requirement, trail), requirement.check
+    assert miss(cloudtrail.is_logging(), cloudtrail.TRAIL, name, trail) == (
+        f"Trail {name}: logging should be enabled, but is disabled."
+    )
+    client.start_logging(Name=name)
+    assert passes(cloudtrail.is_logging(), described(cloudtrail.TRAIL, aws_session, name))
+
+
+def test_ecr_kms_encryption(aws_session) -> None:
+    name = unique("app")
+    aws_session.client("ecr").create_repository(repositoryName=name)
+    repository = described(ecr.REPOSITORY, aws_session, name)
+    assert passes(ecr.encryption("AES256"), repository)
+    assert miss(ecr.encryption("KMS"), ecr.REPOSITORY, name, repository) == (
+        f"ECR repository {name}: encryption should be KMS, but is AES256."
+    )
+
+
+def test_cloudfront_price_class(aws_session) -> None:
+    config = distribution_config("site.s3.us-east-1.amazonaws.com", PriceClass="PriceClass_100")
+    distribution_id = aws_session.client("cloudfront").create_distribution(DistributionConfig=config)["Distribution"][
+        "Id"
+    ]
+    distribution = described(cloudfront.DISTRIBUTION, aws_session, distribution_id)
+    assert passes(cloudfront.price_class("PriceClass_100"), distribution)
+    assert miss(cloudfront.price_class("PriceClass_All"), cloudfront.DISTRIBUTION, distribution_id, distribution) == (
+        f"CloudFront distribution {distribution_id}: price class should be PriceClass_All, but is PriceClass_100."
+    )
+
+
+def test_cloudtrail_kms(aws_session) -> None:
+    bucket, name = unique("trail-logs"), unique("trail")
+    aws_session.client("s3").create_bucket(Bucket=bucket)
+    aws_session.client("cloudtrail").create_trail(Name=name, S3BucketName=bucket)
+    assert miss(cloudtrail.encrypted(), cloudtrail.TRAIL, name, described(cloudtrail.TRAIL, aws_session, name)) == (
+        f"Trail {name}: KMS key should be set, but is none."
+    )
+    key = aws_session.client("kms").create_key()["KeyMetadata"]["Arn"]
+    aws_session.client("cloudtrail").update_trail(Name=name, KmsKeyId=key)
+    assert passes(cloudtrail.encrypted(), described(cloudtrail.TRAIL, aws_session, name))
