@@ -9,13 +9,17 @@ operation and ordinal (`CreateSubnet#2`) so an author can mark one acceptable (`
 from __future__ import annotations
 
 import copy
+import fnmatch
 import ipaddress
 import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
+import botocore.session
+from botocore.exceptions import UnknownServiceError
 from botocore.model import Shape
 
 ZONE = re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9][a-z]")
@@ -210,6 +214,10 @@ def _policy_changes(policy: dict[str, Any]) -> Iterator[_Change]:
             if service and f"{service}:*" not in listing and "*" not in listing:
                 wide = f"{service}:*"
                 yield _Change((), changed(key, wide), f"{label}.{key}={wide}", f"{label} {key} widened to {wide}")
+            extra = _sibling_action(service, listing) if key == "Action" else None
+            if extra is not None:
+                more = [*listing, extra]
+                yield _Change((), changed(key, more), f"{label}.{key}+{extra}", f"{label} {key} with {extra} too")
             if len(listing) > 1:
                 for dropped in listing:
                     rest = [a for a in listing if a != dropped]
@@ -242,6 +250,26 @@ def _policy_changes(policy: dict[str, Any]) -> Iterator[_Change]:
         if "Condition" in statement:
             rest = {k: v for k, v in statement.items() if k != "Condition"}
             yield _Change((), _replaced(policy, where, rest), f"{label}-Condition", f"{label} without its Condition")
+
+
+@cache
+def _operations(service: str) -> tuple[str, ...]:
+    """The operations botocore's model lists for an IAM action prefix (`dynamodb`), () when it has none."""
+    try:
+        return tuple(botocore.session.get_session().get_service_model(service).operation_names)
+    except UnknownServiceError:
+        return ()
+
+
+def _sibling_action(service: str, actions: Sequence[str]) -> str | None:
+    """One more action of the service, a read the grant does not cover yet (`dynamodb:GetItem` beside the
+    writes): the least-privilege slip a learner makes. None when the service is unknown or all is covered."""
+    granted = [str(a).lower() for a in actions]
+    for operation in sorted(_operations(service), key=lambda o: (not o.startswith("Get"), o)):
+        action = f"{service}:{operation}"
+        if not any(fnmatch.fnmatchcase(action.lower(), pattern) for pattern in granted):
+            return action
+    return None
 
 
 def _other_number(path: tuple[str | int, ...], value: int) -> int:

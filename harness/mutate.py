@@ -313,7 +313,8 @@ def _judge(
 
 
 def _matches(mark: Equivalent, mutant: Mutant) -> bool:
-    return fnmatch.fnmatchcase(mutant.id, f"*{mark.pattern}*")
+    """The pattern is part of the id as written (brackets and all), or a glob (`*`, `?`) matching part of it."""
+    return mark.pattern in mutant.id or fnmatch.fnmatchcase(mutant.id, f"*{mark.pattern}*")
 
 
 def _shown(mutant: Mutant) -> str:

@@ -85,7 +85,7 @@ def mistake(
 
 @dataclass(frozen=True)
 class Equivalent:
-    """Mutants whose id contains `pattern` (`*` and `?` allowed) are acceptable answers, for `reason`."""
+    """Mutants whose id contains `pattern` (as written, or as a glob with `*` and `?`) are acceptable, for `reason`."""
 
     pattern: str
     reason: str

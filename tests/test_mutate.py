@@ -119,10 +119,25 @@ def test_a_policy_is_widened_and_narrowed_statement_by_statement() -> None:
     dropped = json.loads(found["PutBucketPolicy Policy.Statement[0].Action-s3:ListBucket"].params["Policy"])
     assert dropped["Statement"][0]["Action"] == ["s3:GetObject"]
     assert "PutBucketPolicy Policy.Statement[0].Principal=account" in found
+    added = next(i for i in found if ".Action+" in i)
+    more = json.loads(found[added].params["Policy"])["Statement"][0]["Action"]
+    assert more[:2] == ["s3:GetObject", "s3:ListBucket"] and more[2].startswith("s3:Get")  # one read too many
     assert "PutBucketPolicy Policy.Statement[0].Resource=*" in found
     assert found["PutBucketPolicy Policy.Statement[0].Action=s3:*"].change == (
         "the policy's Statement[0] Action widened to s3:*"
     )
+
+
+def test_a_least_privilege_role_policy_gets_one_more_action_of_its_service() -> None:
+    document = {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Action": ["dynamodb:PutItem", "dynamodb:Get*"], "Resource": "arn:t"}],
+    }
+    put = call("iam", "PutRolePolicy", {"RoleName": "r", "PolicyName": "p", "PolicyDocument": json.dumps(document)})
+    found = {m.id: m for m in mutants([put])}
+    extra = next(i for i in found if ".Action+" in i)
+    assert extra == "PutRolePolicy PolicyDocument.Statement[0].Action+dynamodb:BatchExecuteStatement"
+    assert found[extra].change == ("the policy's Statement[0] Action with dynamodb:BatchExecuteStatement too")
 
 
 def test_a_tag_key_is_renamed() -> None:
