@@ -6,7 +6,7 @@ from pathlib import Path
 
 from harness.errors import LabError
 from harness.lab import MODULE_DIR, STEP_KEY, load_lab
-from harness.lint import lint_module
+from harness.lint import lint_lib, lint_module
 from harness.pool import WorkerPool
 from harness.runner import Runner
 
@@ -35,6 +35,7 @@ def check_lab(lab_dir: Path) -> tuple[list[str], str]:
                 continue
             problem = runner.check_module(step)
             problems.extend([problem] if problem else map(str, lint_module(step)))
+    problems.extend(map(str, lint_lib(lab)))
     summary = f"{len(lab.steps)} steps, {len(present)} modules: " + (
         f"{len(problems)} problem(s)" if problems else "all good"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, ValidationError, model_serializer
 
 from harness.errors import BadInput
 from harness.lab import Lab, ResourceType, StepSpec
@@ -34,16 +34,28 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Handle(_Model):
-    """A validated resource from an earlier step, as the platform stores it."""
+class _Regional(_Model):
+    """A model with an optional `region`: absent means the session's, and an absent region is not written out."""
+
+    region: str | None = Field(default=None, min_length=1)
+
+    @model_serializer(mode="wrap")
+    def _without_absent_region(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        region = data.pop("region", None)
+        return data if region is None else {**data, "region": region}
+
+
+class Handle(_Regional):
+    """A validated resource from an earlier step, as the platform stores it (`region` if not the session's)."""
 
     name: str = Field(min_length=1)
     type: ResourceType
     id: str = Field(min_length=1)
 
 
-class Event(_Model):
-    """A resource event of this step: CloudFormation type and physical id, no handle name."""
+class Event(_Regional):
+    """A resource event of this step: CloudFormation type, physical id, `region` if not the session's."""
 
     type: ResourceType
     id: str = Field(min_length=1)
@@ -85,8 +97,8 @@ def build_context(context: ContextInput, step: StepSpec) -> dict[str, Any]:
     }
 
 
-class ValidatedEntry(_Model):
-    """One handle the module looked for, and whether it found it."""
+class ValidatedEntry(_Regional):
+    """One handle the module looked for, and whether it found it (and in which region, if not the session's)."""
 
     name: str
     type: str
@@ -235,7 +247,7 @@ def check_result(result: Any, step: StepSpec, duration_ms: float, log: list[str]
         validated=entries,
         failure_context=failure,
         resolved=[
-            Handle(name=e.name, type=e.type, id=e.id)
+            Handle(name=e.name, type=e.type, id=e.id, region=e.region)
             for e in entries
             if e.status == "found" and e.name in outputs and e.id
         ],
@@ -290,7 +302,10 @@ def _check_entries(validated: Any, step: StepSpec) -> list[ValidatedEntry]:
             )
         if raw["status"] == "found" and not raw["id"]:
             raise ContractViolation("found-has-id", f"{where} is found but has no id")
-        entries.append(ValidatedEntry(name=name, type=raw["type"], id=raw["id"], status=raw["status"]))
+        region = raw.get("region")
+        if region is not None and (not isinstance(region, str) or not region):
+            raise ContractViolation("entry-shape", f"{where}: region must be a region name or absent")
+        entries.append(ValidatedEntry(name=name, type=raw["type"], id=raw["id"], status=raw["status"], region=region))
     named = {e.name for e in entries}
     for name in outputs:
         if name not in named:

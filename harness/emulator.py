@@ -17,8 +17,9 @@ import selectors
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
 from harness.account import EMULATOR_CREDENTIALS, SandboxSpec
 
@@ -44,10 +45,11 @@ def embedded_moto() -> Iterator[SandboxSpec]:
 
 
 @contextmanager
-def moto_servers(count: int) -> Iterator[list[SandboxSpec]]:
+def moto_servers(count: int, environment: Mapping[str, str] | None = None) -> Iterator[list[SandboxSpec]]:
     """Start `count` moto servers, each in its own process on a free loopback port; yield a SandboxSpec for each.
 
     They start at once (each import of moto takes about a second); all are stopped after, whatever happens.
+    `environment` adds variables to theirs (what a lab spec's `emulator:` asks, e.g. MOTO_IAM_LOAD_MANAGED_POLICIES).
     """
     processes: list[subprocess.Popen[bytes]] = []
     try:
@@ -58,6 +60,7 @@ def moto_servers(count: int) -> Iterator[list[SandboxSpec]]:
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     start_new_session=True,  # Ctrl-C reaches us, not them: we stop them, in order
+                    env={**os.environ, **(environment or {})},
                 )
             )
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
@@ -103,6 +106,7 @@ def serve() -> None:
     from moto.server import ThreadedMotoServer
 
     _lean_reset()
+    _reuse_aws_managed_policies()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     server = ThreadedMotoServer(ip_address=LOOPBACK, port=0, verbose=False)
     server.start()
@@ -130,6 +134,28 @@ def _lean_reset() -> None:
         """Nothing: the backend is dropped right after (see `_lean_reset`)."""
 
     BaseBackend.reset = reset  # type: ignore[method-assign]
+
+
+def _reuse_aws_managed_policies() -> None:
+    """Build moto's ~1,600 AWS managed policies once per account and partition, not after every reset (in the
+    server process only, and only when MOTO_IAM_LOAD_MANAGED_POLICIES asks for them: ~0.3 s per build, and a
+    scenario touches several partitions). Each IAM backend gets shallow copies, so what one scenario changes on a
+    policy (its attachment count) does not reach the next. Relies on moto's `IAMBackend._init_aws_policies`
+    (moto is pinned below 6; tests/test_emulator_needs.py fails if it moves)."""
+    import copy
+
+    from moto.iam.models import IAMBackend
+
+    build = IAMBackend._init_aws_policies
+    built: dict[tuple[str, str], list[Any]] = {}
+
+    def reused(self: IAMBackend) -> list[Any]:
+        key = (self.account_id, self.region_name)
+        if key not in built:
+            built[key] = build(self)
+        return [copy.copy(policy) for policy in built[key]]
+
+    IAMBackend._init_aws_policies = reused  # type: ignore[method-assign]
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from pydantic import (
     field_validator,
 )
 
+from harness import cfn_types
 from harness.errors import BadInput, LabError
 
 TWO_DIGITS = re.compile(r"[0-9]{2}")
@@ -46,6 +47,10 @@ def _two_digits(value: object) -> str:
 def _resource_type(value: str) -> str:
     if not RESOURCE_TYPE.fullmatch(value):
         raise ValueError(f"{value!r} is not of the form AWS::Service::Resource")
+    if not cfn_types.exists(value):
+        close = cfn_types.suggest(value)
+        did_you_mean = f" (did you mean {close}?)" if close else ""
+        raise ValueError(f"{value!r} is not a CloudFormation resource type{did_you_mean}")
     return value
 
 
@@ -110,6 +115,17 @@ class Objective(_Strict):
     steps: list[Step] = Field(min_length=1)
 
 
+class EmulatorNeeds(_Strict):
+    """What the lab's scenarios need from the emulator (moto) that it does not do by default."""
+
+    iam_managed_policies: bool = False
+    """Load AWS managed policies (`arn:aws:iam::aws:policy/...`), as moto's MOTO_IAM_LOAD_MANAGED_POLICIES does."""
+
+    def environment(self) -> dict[str, str]:
+        """The variables a moto server process needs for these."""
+        return {"MOTO_IAM_LOAD_MANAGED_POLICIES": "true"} if self.iam_managed_policies else {}
+
+
 class LabSpec(_Strict):
     """The whole spec file as written."""
 
@@ -117,6 +133,7 @@ class LabSpec(_Strict):
     title: str | None = None
     description: str | None = None
     timeout: float | None = Field(default=None, gt=0, le=900)
+    emulator: EmulatorNeeds = Field(default_factory=EmulatorNeeds)
     objectives: list[Objective] = Field(min_length=1)
 
 

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.lab import Lab, StepSpec
-from harness.loader import RUN_PARAMETERS
+from harness.lab import MODULE_DIR, Lab, StepSpec
+from harness.loader import LIB_NAME, RUN_PARAMETERS
 
 MUTATING_PREFIXES = (
     "create_",
@@ -82,12 +82,14 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: step {self.step}: {self.message}"
+        where = f"step {self.step}" if self.step != LIB_NAME else "the lab's shared helpers"
+        return f"{self.path}:{self.line}: {where}: {self.message}"
 
 
 def lint_lab(lab: Lab) -> list[Problem]:
-    """Every finding in every step module that exists (missing modules are `stepeval check`'s to report)."""
-    problems: list[Problem] = []
+    """Every finding in every step module that exists (missing modules are `stepeval check`'s to report), and in
+    the lab's shared helpers (`evaluation/boto3/_lib/`)."""
+    problems: list[Problem] = lint_lib(lab)
     for step in lab.steps.values():
         if step.module_path.is_file():
             problems.extend(lint_module(step))
@@ -96,24 +98,34 @@ def lint_lab(lab: Lab) -> list[Problem]:
 
 def lint_module(step: StepSpec) -> list[Problem]:
     """The findings in one step's module."""
-    path = step.module_path
+    return _lint(step.module_path, step.key, set(step.output_types) | set(step.input_types), needs_run=True)
+
+
+def lint_lib(lab: Lab) -> list[Problem]:
+    """The findings in the lab's shared helpers: the same rules as a module's, but no `run` and any handle name."""
+    lib_dir = lab.root / MODULE_DIR / LIB_NAME
+    return [p for path in sorted(lib_dir.rglob("*.py")) for p in _lint(path, LIB_NAME, None, needs_run=False)]
+
+
+def _lint(path: Path, key: str, handles: set[str] | None, *, needs_run: bool) -> list[Problem]:
     source = path.read_text(encoding="utf-8")
     try:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as error:
-        return [Problem(path, error.lineno or 1, step.key, f"SyntaxError: {error.msg}")]
-    visitor = _Visitor(step)
+        return [Problem(path, error.lineno or 1, key, f"SyntaxError: {error.msg}")]
+    visitor = _Visitor(path, key, handles)
     visitor.visit(tree)
-    if not visitor.saw_run:
+    if needs_run and not visitor.saw_run:
         visitor.report(1, "defines no run(); expected async def run(session, context, logger)")
     lines = source.splitlines()
     return [p for p in visitor.problems if not (p.line <= len(lines) and IGNORE_MARK in lines[p.line - 1])]
 
 
 class _Visitor(ast.NodeVisitor):
-    def __init__(self, step: StepSpec) -> None:
-        self.step = step
-        self.handles = set(step.output_types) | set(step.input_types)
+    def __init__(self, path: Path, key: str, handles: set[str] | None) -> None:
+        self.path = path
+        self.key = key
+        self.handles = handles  # None: any handle name may appear (shared helpers)
         self.problems: list[Problem] = []
         self.saw_run = False
         self._boto3_names = {"boto3"}
@@ -121,7 +133,7 @@ class _Visitor(ast.NodeVisitor):
         self._time_modules = {"time"}
 
     def report(self, line: int, message: str) -> None:
-        self.problems.append(Problem(self.step.module_path, line, self.step.key, message))
+        self.problems.append(Problem(self.path, line, self.key, message))
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -138,13 +150,13 @@ class _Visitor(ast.NodeVisitor):
                 self._sleep_names.add(alias.asname or "sleep")
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        if node.name == "run" and node.col_offset == 0:
+        if node.name == "run" and node.col_offset == 0 and self.handles is not None:
             self.saw_run = True
             self.report(node.lineno, "run is not an async def; expected async def run(session, context, logger)")
         self.generic_visit(node)
 
     def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
-        if node.name == "run" and node.col_offset == 0:
+        if node.name == "run" and node.col_offset == 0 and self.handles is not None:
             self.saw_run = True
             arguments = node.args
             names = tuple(a.arg for a in arguments.posonlyargs + arguments.args)
@@ -168,6 +180,8 @@ class _Visitor(ast.NodeVisitor):
                 )
             elif isinstance(receiver, ast.Name) and receiver.id in self._time_modules and function.attr == "sleep":
                 self.report(node.lineno, "time.sleep() blocks the worker: use await asyncio.sleep(...)")
+            elif function.attr == "todo" and node.args and isinstance(node.args[-1], ast.Constant):
+                self.report(node.lineno, f"unfinished: {node.args[-1].value}")
             elif function.attr.startswith(MUTATING_PREFIXES) or function.attr in MUTATING_NAMES:
                 self.report(
                     node.lineno,
@@ -183,5 +197,7 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str) and HANDLE_LITERAL.fullmatch(node.value) and node.value not in self.handles:
-            self.report(node.lineno, f"handle {node.value!r} is neither an input nor an output of step {self.step.key}")
+        if self.handles is None or not isinstance(node.value, str) or not HANDLE_LITERAL.fullmatch(node.value):
+            return
+        if node.value not in self.handles:
+            self.report(node.lineno, f"handle {node.value!r} is neither an input nor an output of step {self.key}")

@@ -3,6 +3,13 @@
 The platform reports a learner's resources to a step as CloudFormation type names and physical ids; the
 recorder produces the same from the calls a scenario makes, so a playthrough hands an evaluator what the
 platform would. Only successful calls count, and each resource is recorded once.
+
+Which call creates which type, and what its id is, comes from the CloudFormation schemas (harness.cfn_types):
+`CreateQueue` makes an `AWS::SQS::Queue` whose id is its primary identifier `QueueUrl`, read from the response
+or the request (several properties are joined with "|", as Cloud Control writes them). `RULES` override that
+where the schemas' names and the API's differ (S3's `Bucket`, an EIP's `AllocationId`). An id that carries the
+emulator's address (an SQS queue URL) is written as AWS would write it, so two emulators give equal ids. A
+resource created in another region than the session's carries `region`.
 """
 
 from __future__ import annotations
@@ -11,8 +18,11 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import boto3
+
+from harness import cfn_types
 
 IdGetter = Callable[[Mapping[str, Any], Mapping[str, Any]], str | None]
 PARAMS_KEY = "stepeval_recorder_params"
@@ -66,6 +76,17 @@ RULES: dict[tuple[str, str], Rule] = {
     ),
     ("elbv2", "CreateTargetGroup"): Rule(f"{ELBV2}::TargetGroup", from_response("TargetGroups", 0, "TargetGroupArn")),
     ("elbv2", "CreateListener"): Rule(f"{ELBV2}::Listener", from_response("Listeners", 0, "ListenerArn")),
+    # where the schema's identifier is not a key the API uses
+    ("iam", "CreatePolicy"): Rule("AWS::IAM::ManagedPolicy", from_response("Policy", "Arn")),
+    ("sns", "Subscribe"): Rule("AWS::SNS::Subscription", from_response("SubscriptionArn")),
+    ("lambda", "CreateEventSourceMapping"): Rule("AWS::Lambda::EventSourceMapping", from_response("UUID")),
+    ("secretsmanager", "CreateSecret"): Rule("AWS::SecretsManager::Secret", from_response("ARN")),
+    ("cloudtrail", "CreateTrail"): Rule("AWS::CloudTrail::Trail", from_response("Name")),
+    ("ecs", "CreateService"): Rule("AWS::ECS::Service", from_response("service", "serviceArn")),  # names its cluster
+    ("route53", "CreateHostedZone"): Rule(
+        "AWS::Route53::HostedZone",
+        lambda params, parsed: (from_response("HostedZone", "Id")(params, parsed) or "").removeprefix("/hostedzone/"),
+    ),
 }
 
 
@@ -81,6 +102,7 @@ class EventRecorder:
         self._seen: set[tuple[str, str]] = set()
         self._recording = True
         self._lock = threading.Lock()
+        self._region = session.region_name
         session.events.register("before-parameter-build", self._remember_params)
         session.events.register("after-call", self._record)
 
@@ -103,23 +125,94 @@ class EventRecorder:
             self._recording = False
 
     def _remember_params(self, params: Mapping[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
-        if _rule_for(model) is not None:
+        if rule_for(model) is not None:
             context[PARAMS_KEY] = dict(params)
 
     def _record(
         self, http_response: Any, parsed: Mapping[str, Any], model: Any, context: Mapping[str, Any], **_: Any
     ) -> None:
-        rule = _rule_for(model)
+        rule = rule_for(model)
         if rule is None or http_response.status_code >= 300:
             return
+        region = context.get("client_region") or self._region
         resource_id = rule.id_of(context.get(PARAMS_KEY, {}), parsed)
         if not resource_id:
             return
+        event = {"type": rule.type, "id": aws_form(resource_id, model.service_model.endpoint_prefix, region)}
+        if region and region != self._region:
+            event["region"] = region
         with self._lock:
-            if self._recording and (rule.type, resource_id) not in self._seen:
-                self._seen.add((rule.type, resource_id))
-                self._events.append({"type": rule.type, "id": resource_id})
+            if self._recording and (rule.type, event["id"]) not in self._seen:
+                self._seen.add((rule.type, event["id"]))
+                self._events.append(event)
 
 
-def _rule_for(model: Any) -> Rule | None:
-    return RULES.get((model.service_model.service_name, model.name))
+def aws_form(resource_id: str, endpoint_prefix: str, region: str | None) -> str:
+    """An id as AWS writes it: a URL on an emulator (`http://127.0.0.1:5000/123456789012/q`) gets the service's
+    own endpoint (`https://sqs.us-east-1.amazonaws.com/123456789012/q`); any other id is left alone."""
+    if not resource_id.startswith(("http://", "https://")):
+        return resource_id
+    parts = urlsplit(resource_id)
+    if (parts.hostname or "").endswith(".amazonaws.com"):
+        return resource_id
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+    return f"https://{endpoint_prefix}.{region or 'us-east-1'}.amazonaws.com{path}"
+
+
+def rule_for(model: Any) -> Rule | None:
+    """The rule for a botocore operation model: RULES first, else what the CloudFormation schemas say (cached)."""
+    key = (model.service_model.service_name, model.name)
+    if key in RULES:
+        return RULES[key]
+    if key not in _SCHEMA_RULES:
+        _SCHEMA_RULES[key] = _schema_rule(model.service_model, model.name)
+    return _SCHEMA_RULES[key]
+
+
+_SCHEMA_RULES: dict[tuple[str, str], Rule | None] = {}
+"""(service, operation) -> the rule the schemas give, asked once per operation."""
+
+
+def _schema_rule(service_model: Any, operation: str) -> Rule | None:
+    """The rule the CloudFormation schemas give for an operation of a botocore service model, or None."""
+    signing = service_model.metadata.get("signingName", service_model.endpoint_prefix)
+    prefixes = frozenset({service_model.service_name, service_model.endpoint_prefix, signing})
+    names = prefixes | {service_model.service_id.hyphenize()}
+    created = cfn_types.created_by(names, prefixes, operation)
+    if created is None:
+        return None
+    return Rule(created.type, from_identifier(created.type.split("::")[2], created.primary_identifier))
+
+
+def from_identifier(resource_name: str, properties: tuple[str, ...]) -> IdGetter:
+    """The id is the primary identifier's properties, each found by name (any case) in the response, else in the
+    request; several are joined with "|". A generic `Id`/`Arn` is also looked for as `<Resource>Id`/`<Resource>Arn`.
+    """
+
+    def get(params: Mapping[str, Any], parsed: Mapping[str, Any]) -> str | None:
+        values = []
+        for prop in properties:
+            names = {prop.lower()} | ({f"{resource_name}{prop}".lower()} if prop in ("Id", "Arn") else set())
+            value = _find_key(parsed, names) or _find_key(params, names)
+            if value is None:
+                return None
+            values.append(value)
+        return "|".join(values)
+
+    return get
+
+
+def _find_key(data: Any, names: set[str]) -> str | None:
+    """The string under a key in `names` (lower-cased), nearest the top first (breadth-first)."""
+    level = [data]
+    while level:
+        deeper = []
+        for node in level:
+            items = node.items() if isinstance(node, Mapping) else enumerate(node) if isinstance(node, list) else ()
+            for key, value in items:
+                if isinstance(key, str) and key.lower() in names and isinstance(value, str) and value:
+                    return value
+                if isinstance(value, Mapping | list):
+                    deeper.append(value)
+        level = deeper
+    return None

@@ -8,24 +8,12 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from harness import cfn_types
 from harness.errors import BadInput
+from harness.kit import catalog
 from harness.lab import StepSpec
 
-# CloudFormation type -> (kit module, Kind) for the types the kit validates.
-KIT_KINDS = {
-    "AWS::S3::Bucket": ("s3", "BUCKET"),
-    "AWS::S3::BucketPolicy": ("s3", "BUCKET_POLICY"),
-    "AWS::EC2::VPC": ("ec2", "VPC"),
-    "AWS::EC2::Subnet": ("ec2", "SUBNET"),
-    "AWS::EC2::InternetGateway": ("ec2", "INTERNET_GATEWAY"),
-    "AWS::EC2::RouteTable": ("ec2", "ROUTE_TABLE"),
-    "AWS::EC2::SecurityGroup": ("ec2", "SECURITY_GROUP"),
-    "AWS::EC2::EIP": ("ec2", "EIP"),
-    "AWS::EC2::NatGateway": ("ec2", "NAT_GATEWAY"),
-    "AWS::ElasticLoadBalancingV2::LoadBalancer": ("elbv2", "LOAD_BALANCER"),
-    "AWS::ElasticLoadBalancingV2::TargetGroup": ("elbv2", "TARGET_GROUP"),
-    "AWS::ElasticLoadBalancingV2::Listener": ("elbv2", "LISTENER"),
-}
+TODO_HINT = "no kit Kind for {type}: write one, or check it by hand with step.check(...)"
 
 
 def scaffold(step: StepSpec, lab_root: Path, handle_types: dict[str, str]) -> list[Path]:
@@ -43,14 +31,13 @@ def scaffold(step: StepSpec, lab_root: Path, handle_types: dict[str, str]) -> li
 
 
 def _kind(resource_type: str) -> str | None:
-    found = KIT_KINDS.get(resource_type)
+    found = catalog.reference(resource_type)
     return f"{found[0]}.{found[1]}" if found else None
 
 
-def _todo(resource_type: str) -> list[str]:
-    if resource_type in KIT_KINDS:
-        return []
-    return [f"        # TODO: the kit has no Kind for {resource_type} yet: write one (harness.kit.kinds.Kind)"]
+def _todo(name: str, resource_type: str) -> str:
+    """A call `stepeval check` reports and the step answers as unfinished (a fail naming the TODO, no traceback)."""
+    return f'        step.todo("{name}",\n                  "{TODO_HINT.format(type=resource_type)}")'
 
 
 def _instruction(step: StepSpec) -> str:
@@ -59,8 +46,10 @@ def _instruction(step: StepSpec) -> str:
 
 
 def module_text(step: StepSpec, handle_types: dict[str, str]) -> str:
-    """The module: the instruction as docstring, inputs re-verified, each output found with requirements to fill."""
-    used = {KIT_KINDS[t][0] for t in [*step.output_types.values(), *step.input_types.values()] if t in KIT_KINDS}
+    """The module: the instruction as docstring, inputs re-verified, each output found with requirements to fill;
+    a `step.todo(...)` for each handle of a type the kit has no Kind for."""
+    types = [*step.output_types.values(), *step.input_types.values()]
+    used = {reference[0] for t in types if (reference := catalog.reference(t))}
     lines = [f'"""{_instruction(step)}"""', ""]
     if used:
         lines.append(f"from harness.kit import {', '.join(sorted(used))}")
@@ -73,18 +62,30 @@ def module_text(step: StepSpec, handle_types: dict[str, str]) -> str:
         "    with step:",
     ]
     for name in step.step.inputs:
-        lines += _todo(handle_types[name])
-        variable, kind = name.split("_", 2)[-1], _kind(handle_types[name]) or "..."
-        lines.append(f'        {variable} = step.input("{name}", {kind})')
+        kind = _kind(handle_types[name])
+        variable = name.split("_", 2)[-1]
+        lines.append(f'        {variable} = step.input("{name}", {kind})' if kind else _todo(name, handle_types[name]))
     for name, resource_type in step.output_types.items():
-        lines += _todo(resource_type)
+        kind = _kind(resource_type)
+        if kind is None:
+            lines.append(_todo(name, resource_type))
+            continue
         lines += [
-            f'        step.find("{name}", {_kind(resource_type) or "..."}, [',
-            '            # TODO: the requirements the instruction states, e.g. ec2.cidr("10.0.0.0/16")',
+            f'        step.find("{name}", {kind}, [',
+            f"            # TODO: the requirements the instruction states (see docs/user.md for {kind}'s)",
             "        ])",
         ]
     lines += ["    return step.result()", ""]
     return "\n".join(lines)
+
+
+def _calls(step: StepSpec) -> str:
+    """The API calls that make this step's outputs, as the CloudFormation schemas name them."""
+    calls = []
+    for resource_type in step.output_types.values():
+        found = cfn_types.info(resource_type)
+        calls += [c for c in (found.creating_calls[:1] if found else ()) if c not in calls]
+    return ", ".join(calls) or "the calls a learner would make"
 
 
 def scenario_text(step: StepSpec) -> str:
@@ -98,7 +99,7 @@ def scenario_text(step: StepSpec) -> str:
         @solve
         def solve_step(aws, handles):
             """{_instruction(step).splitlines()[0]}"""
-            raise NotImplementedError("make the calls a learner would, e.g. aws.client('ec2').create_vpc(...)")
+            raise NotImplementedError("make the calls a learner would: {_calls(step)}")
 
 
         @mistake(issue=r"(?i)TODO: the issue this mistake must produce")

@@ -23,8 +23,9 @@ LANES = 2
 
 @contextmanager
 def moto_lanes(lab: Lab, count: int = LANES) -> Iterator[list[Lane]]:
-    """`count` moto server processes, each with a started worker pool of one; all stopped after."""
-    with moto_servers(count) as sandboxes, ExitStack() as pools:
+    """`count` moto server processes (with what the lab's `emulator:` asks), each with a started worker pool of one;
+    all stopped after."""
+    with moto_servers(count, lab.spec.emulator.environment()) as sandboxes, ExitStack() as pools:
         lanes = []
         for sandbox in sandboxes:
             pool = pools.enter_context(WorkerPool(1))

@@ -19,7 +19,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
 
 from harness.isolation.relay import Relay
-from harness.loader import LoadError, StepRun, load_step, trimmed_traceback
+from harness.loader import LoadError, StepRun, lib_stamp, load_step, trimmed_traceback
 from harness.pool import LOG_LEVEL_ENV
 from harness.protocol import ChannelClosed, read_frame, write_frame
 from harness.readonly import WriteRefused
@@ -47,14 +47,14 @@ class StepLoaderCache:
     """Step modules imported once per worker, re-imported when the file changes."""
 
     def __init__(self) -> None:
-        self._runs: dict[Path, tuple[tuple[int, int], StepRun]] = {}
+        self._runs: dict[Path, tuple[tuple[int, ...], StepRun]] = {}
 
     def get(self, path: Path) -> StepRun:
         try:
             stat = path.stat()
         except OSError:
             raise LoadError("no module at this path") from None
-        stamp = (stat.st_mtime_ns, stat.st_size)
+        stamp = (stat.st_mtime_ns, stat.st_size, *lib_stamp(path.parent))
         cached = self._runs.get(path)
         if cached is None or cached[0] != stamp:
             cached = (stamp, load_step(path))

@@ -1,4 +1,4 @@
-"""`stepeval demo` plays the sample lab on embedded moto, shows answers, and a refused write."""
+"""`stepeval demo` plays both sample labs on moto servers, shows answers, and a refused write."""
 
 from __future__ import annotations
 
@@ -21,6 +21,9 @@ def test_the_demo_plays_the_sample_lab_and_refuses_a_write() -> None:
     assert shown["refused_write"]["error"]["kind"] == "read_only"
     assert "s3:PutBucketPolicy" in shown["refused_write"]["error"]["detail"]
     assert "untouched: True" in done.stderr
+    serverless = shown["serverless_playthrough"]
+    assert {r["step"] for r in serverless} == {"01.01", "01.02", "02.01", "02.02", "02.03", "03.01"}
+    assert all(r["ok"] for r in serverless)
 
 
 def test_the_demo_renders_for_people() -> None:
@@ -33,5 +36,7 @@ def test_the_demo_renders_for_people() -> None:
         "all as expected",
         "read_only: refused s3:PutBucketPolicy",
         "still the learner's own",
+        "A serverless items API",
+        "every_dynamodb_action",
     ):
         assert text in done.stdout

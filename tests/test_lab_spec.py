@@ -158,6 +158,28 @@ def test_type_not_of_the_form_aws_service_resource(tmp_path: Path, bad_type: str
     )
 
 
+@pytest.mark.parametrize(
+    ("bad_type", "close"),
+    [("AWS::S3::BucketPolicyy", "AWS::S3::BucketPolicy"), ("AWS::EC2::Vpc", "AWS::EC2::VPC"), ("AWS::Foo::Bar", None)],
+)
+def test_type_that_does_not_exist_gets_a_did_you_mean(tmp_path: Path, bad_type: str, close: str | None) -> None:
+    text = SEED_SPEC.replace("type: AWS::S3::BucketPolicy", f"type: '{bad_type}'")
+    problem = only_real_problem(problems_of(tmp_path, text))
+    did_you_mean = f" (did you mean {close}?)" if close else ""
+    assert problem == (
+        f"{spec_path(tmp_path)}: step 01.02: outputs[0].type: '{bad_type}' is not a CloudFormation resource type"
+        f"{did_you_mean}"
+    )
+
+
+def test_the_emulator_needs_a_lab_declares(tmp_path: Path) -> None:
+    write_lab(tmp_path, SEED_SPEC.replace("objectives:", "emulator: {iam_managed_policies: true}\nobjectives:"))
+    lab = load_lab(tmp_path)
+    assert lab.spec.emulator.environment() == {"MOTO_IAM_LOAD_MANAGED_POLICIES": "true"}
+    text = SEED_SPEC.replace("objectives:", "emulator: {managed_policies: true}\nobjectives:")
+    assert only_real_problem(problems_of(tmp_path, text)).endswith("emulator.managed_policies: unknown key")
+
+
 @pytest.mark.parametrize("bad_id", ["1", "001", "ab", ""])
 def test_step_id_not_two_digits(tmp_path: Path, bad_id: str) -> None:
     text = SEED_SPEC.replace('      - id: "02"', f'      - id: "{bad_id}"')

@@ -1,10 +1,17 @@
-"""A Kind: a CloudFormation resource type, what to call it in a sentence, and how to describe one by id."""
+"""A Kind: a CloudFormation resource type, what to call it in a sentence, and how to describe one by id.
+
+Kit modules `register` their kinds in `KINDS` (CloudFormation type -> Kind); `kit.catalog` lists them for
+`stepeval new`.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from harness.kit.aws import service_for_type
 
 Resource = dict[str, Any]
 """A resource as the describe/get calls return it, plus whatever the Kind's fetch adds (e.g. VPC attributes)."""
@@ -41,16 +48,83 @@ Fetch = Callable[[Any, str], Resource | None]
 
 @dataclass(frozen=True)
 class Kind:
-    """How the kit finds and names one type of resource."""
+    """How the kit finds and names one type of resource.
+
+    `naming` may use `{noun}`, `{id}` and `{name}` (an ARN's or URL's last part: `SQS queue orders` rather than
+    the whole queue URL). `service` is botocore's service name, by default the type's (`AWS::SQS::Queue` -> sqs):
+    it says which NotFound codes count and whether a NotFound is retried.
+    """
 
     type: str
     noun: str
     fetch: Fetch
     naming: str = "{noun} {id}"
+    service: str | None = None
+
+    @property
+    def service_name(self) -> str:
+        """botocore's name of the service that holds this kind."""
+        return self.service or service_for_type(self.type)
 
     def describe(self, resource_id: str) -> str:
         """`VPC vpc-0abc`: how a sentence names one."""
-        return self.naming.format(noun=self.noun, id=resource_id)
+        return self.naming.format(noun=self.noun, id=resource_id, name=short_name(resource_id))
+
+    def fetch_in(self, session: Any, resource_id: str, region: str | None = None) -> Resource | None:
+        """`fetch` in the resource's region: `region` if given, else the one its ARN or URL names, else the
+        session's."""
+        return self.fetch(in_region(session, region or region_of(resource_id)), resource_id)
+
+
+_ARN = re.compile(r"arn:(?P<partition>[^:]+):(?P<service>[^:]*):(?P<region>[^:]*):(?P<account>[^:]*):(?P<resource>.+)")
+_SERVICE_URL = re.compile(r"https?://[a-z0-9-]+\.(?P<region>[a-z]{2}(?:-[a-z]+)+-\d)\.amazonaws\.com(?:\.cn)?/")
+
+
+def region_of(resource_id: str) -> str | None:
+    """The region an ARN (`arn:aws:sns:eu-west-1:...`) or a service URL (`https://sqs.eu-west-1.amazonaws.com/...`)
+    names; None for a plain id or a global ARN (IAM, S3)."""
+    arn = _ARN.fullmatch(resource_id)
+    if arn:
+        return arn["region"] or None
+    url = _SERVICE_URL.match(resource_id)
+    return url["region"] if url else None
+
+
+def short_name(resource_id: str) -> str:
+    """An ARN's or URL's last part (`arn:aws:sns:us-east-1:123:alerts` -> alerts, a queue URL -> the queue's name,
+    `arn:aws:iam::123:role/service/api` -> api); any other id as it is."""
+    arn = _ARN.fullmatch(resource_id)
+    if arn:
+        return re.split(r"[/:]", arn["resource"])[-1] or resource_id
+    if resource_id.startswith(("http://", "https://")):
+        return resource_id.rstrip("/").rsplit("/", 1)[-1]
+    return resource_id
+
+
+class RegionalSession:
+    """A session whose clients default to another region than its own (everything else is the session's)."""
+
+    def __init__(self, session: Any, region: str) -> None:
+        self._session = session
+        self.region_name = region
+
+    def client(self, service_name: str, region_name: str | None = None, **kwargs: Any) -> Any:
+        """A client of the wrapped session, in this region unless one is given."""
+        return self._session.client(service_name, region_name=region_name or self.region_name, **kwargs)
+
+    def resource(self, service_name: str, region_name: str | None = None, **kwargs: Any) -> Any:
+        """A resource of the wrapped session, in this region unless one is given."""
+        return self._session.resource(service_name, region_name=region_name or self.region_name, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
+
+
+def in_region(session: Any, region: str | None) -> Any:
+    """`session` itself when `region` is None or its own; else a RegionalSession for `region`."""
+    if region is None or region == getattr(session, "region_name", None):
+        return session
+    return RegionalSession(session, region)
 
 
 KINDS: dict[str, Kind] = {}

@@ -62,11 +62,19 @@ class Step:
         """Ids of this step's events of `kind`'s type, in event order (for requirements that refer to them)."""
         return [e["id"] for e in self._events if e.get("type") == kind.type]
 
+    def region_of(self, name: str) -> str | None:
+        """The region an output or input was found in, if not the session's (None: the session's)."""
+        entry = self._entries.get(name)
+        return entry.get("region") if entry else None
+
     def input(self, name: str, kind: Kind) -> Resource:
-        """The resource an earlier step validated, re-described now; the step stops if it is gone."""
+        """The resource an earlier step validated, re-described now (in its region); the step stops if it is gone.
+
+        Recorded as the check `exists` of the handle."""
         handle = self._resolved.get(name)
         entry = self._entries.setdefault(name, {"name": name, "type": kind.type, "id": None, "status": "not_found"})
         if handle is None:
+            self._checks.append(_check_record(name, "exists", False, True, False))
             self._fail(
                 name,
                 f"The {kind.noun} from an earlier step ({name}) has not been validated yet.",
@@ -76,7 +84,10 @@ class Step:
                 subject=f"the {kind.noun} {name}",
             )
         entry["id"] = handle["id"]
-        resource = fetch_or_none(lambda: kind.fetch(self.session, handle["id"]))
+        _set_region(entry, handle.get("region"))
+        region = handle.get("region")
+        resource = fetch_or_none(lambda: kind.fetch_in(self.session, handle["id"], region), service=kind.service_name)
+        self._checks.append(_check_record(name, "exists", resource is not None, True, resource is not None))
         if resource is None:
             self._fail(
                 name,
@@ -98,9 +109,14 @@ class Step:
     def find_all(
         self, kind: Kind, requirements: Mapping[str, Sequence[Requirement]], *, critical: bool = False
     ) -> dict[str, Resource | None]:
-        """Several outputs of one kind, each matched to a distinct candidate by configuration, never by order."""
+        """Several outputs of one kind, each matched to a distinct candidate by configuration, never by order.
+
+        An output no candidate fits is not_found, with the closest candidate's failed checks; that candidate is
+        still returned (so later requirements that refer to it are judged on it), None only if there is none.
+        """
         names = list(requirements)
         candidates, gone, held = self._candidates(kind, names)
+        regions = self._regions(kind, names)
         resolved_ids = {n: self._resolved[n]["id"] for n in names if n in self._resolved}
 
         def misses_for(name: str) -> Callable[[Candidate], list[str]]:
@@ -118,12 +134,12 @@ class Step:
             if name in matched.assigned:
                 resource_id, resource = matched.assigned[name]
                 entry.update(id=resource_id, status="found")
+                _set_region(entry, regions.get(resource_id))
                 self._record(name, _evaluate(requirements[name], resource))
                 found[name] = resource
                 continue
-            found[name] = None
             taken = held | {c[0]: other for other, c in matched.assigned.items()}
-            self._explain_miss(name, kind, requirements[name], candidates, gone, taken, critical=critical)
+            found[name] = self._explain_miss(name, kind, requirements[name], candidates, gone, taken, critical=critical)
         return found
 
     def check(
@@ -155,6 +171,19 @@ class Step:
                 actual=actual,
             )
         return ok
+
+    def todo(self, handle: str, note: str) -> None:
+        """Mark a part of the evaluation as not written yet (as `stepeval new` does): the step fails, naming it, and
+        `stepeval check` reports the call, so it cannot ship by accident."""
+        self.check(
+            handle,
+            "TODO",
+            False,
+            expected=note,
+            actual="not evaluated",
+            issue=f"The evaluation of {handle} is not written yet: {note}.",
+            hint="This step's evaluation is unfinished; tell the lab's author.",
+        )
 
     def result(self, message: str | None = None) -> dict[str, Any]:
         """The seed result: validated, success (computed), message, failure_context, and the checks made."""
@@ -188,16 +217,30 @@ class Step:
                 ids.setdefault(self._resolved[name]["id"], False)
         for event_id in self.event_ids(kind):
             ids.setdefault(event_id, True)
+        regions = self._regions(kind, names)
         candidates, gone = [], []
         for resource_id, from_events in ids.items():
             if resource_id in held:
                 continue
-            resource = fetch_or_none(lambda rid=resource_id: kind.fetch(self.session, rid), retry=from_events)
+            resource = fetch_or_none(
+                lambda rid=resource_id: kind.fetch_in(self.session, rid, regions.get(rid)),
+                retry=from_events,
+                service=kind.service_name,
+            )
             if resource is None:
                 gone.append(resource_id)
             else:
                 candidates.append((resource_id, resource))
         return candidates, gone, {rid: holder for rid, holder in held.items() if rid in ids}
+
+    def _regions(self, kind: Kind, names: list[str]) -> dict[str, str]:
+        """id -> region, for the handles and events of `kind` that name one."""
+        regions = {e["id"]: e["region"] for e in self._events if e.get("type") == kind.type and e.get("region")}
+        for name in names:
+            handle = self._resolved.get(name)
+            if handle and handle.get("region"):
+                regions[handle["id"]] = handle["region"]
+        return regions
 
     def _explain_miss(
         self,
@@ -209,7 +252,8 @@ class Step:
         taken: dict[str, str],
         *,
         critical: bool,
-    ) -> None:
+    ) -> Resource | None:
+        """Record why `name` found nothing; the closest candidate, if there is one, else None."""
         free = [c for c in candidates if c[0] not in taken]
         resolved_id = self._resolved[name]["id"] if name in self._resolved else None
         if resolved_id is not None:  # an output validated earlier is judged on that resource alone
@@ -228,7 +272,7 @@ class Step:
             self._fail(
                 name, issue, self._hint(name, "exists", kind), critical=critical, check="exists", subject=kind.noun
             )
-            return
+            return None
         closest_id, closest = min(free, key=lambda c: sum(not o.ok for o in _evaluate(requirements, c[1])))
         outcomes = _evaluate(requirements, closest)
         self._entries[name]["id"] = closest_id
@@ -246,6 +290,7 @@ class Step:
             expected=first.requirement.expected,
             actual=first.actual,
         )
+        return closest
 
     def _record(self, handle: str, outcomes: list[Outcome]) -> None:
         for o in outcomes:
@@ -304,6 +349,13 @@ def _show(value: Any) -> str:
     if isinstance(value, list | tuple | set | frozenset):
         return ", ".join(str(v) for v in value) or "none"
     return str(value)
+
+
+def _set_region(entry: dict[str, Any], region: str | None) -> None:
+    if region:
+        entry["region"] = region
+    else:
+        entry.pop("region", None)
 
 
 def _evaluate(requirements: Sequence[Requirement], resource: Resource) -> list[Outcome]:

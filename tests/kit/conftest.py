@@ -21,8 +21,8 @@ from harness.kit.require import Requirement
 from harness.lab import Lab, StepSpec, load_lab
 from harness.readonly import is_read
 
-WIDGET = "AWS::Test::Widget"
-GADGET = "AWS::Test::Gadget"
+WIDGET = "AWS::EC2::Instance"  # real types (specs are checked), standing for made-up kinds
+GADGET = "AWS::EC2::Volume"
 
 # 01.01 makes one widget; 01.02 takes it as input and makes two gadgets (two outputs of one type).
 TINY_LAB_SPEC = f"""\

@@ -24,6 +24,16 @@ NOT_FOUND = [
     "TargetGroupNotFound",
     "ListenerNotFound",
     "NatGatewayNotFound",
+    "NoSuchEntity",  # IAM
+    "ResourceNotFoundException",  # DynamoDB, Lambda, Logs, Secrets Manager, EventBridge
+    "NotFoundException",  # API Gateway, KMS
+    "DBInstanceNotFound",  # RDS
+    "DBSubnetGroupNotFoundFault",
+    "ClusterNotFoundException",  # ECS
+    "RepositoryNotFoundException",  # ECR
+    "TrailNotFoundException",  # CloudTrail
+    "NoSuchHostedZone",  # Route 53
+    "NoSuchDistribution",  # CloudFront
 ]
 NOT_A_MISSING_RESOURCE = [
     "AccessDenied",
@@ -49,6 +59,32 @@ def test_not_found_codes(code: str) -> None:
 @pytest.mark.parametrize("code", NOT_A_MISSING_RESOURCE)
 def test_other_codes_are_not_not_found(code: str) -> None:
     assert is_not_found(client_error(code)) is False
+
+
+@pytest.mark.parametrize("code", ["AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist"])
+def test_sqs_not_found_codes(code: str) -> None:
+    assert is_not_found(client_error(code)) is True
+
+
+def test_service_names_for_clients_and_types() -> None:
+    assert aws.service_for_type("AWS::SQS::Queue") == "sqs"
+    assert aws.service_for_type("AWS::ElasticLoadBalancingV2::LoadBalancer") == "elbv2"
+    assert aws.service_for_type("AWS::ApiGatewayV2::Api") == "apigatewayv2"
+    assert aws.service_for_type("AWS::CloudWatch::Alarm") == "cloudwatch"
+
+
+@pytest.mark.parametrize("service", ["lambda", "sns", "logs", "cloudwatch", "apigatewayv2", "kms"])
+def test_a_service_consistent_at_once_is_asked_once(service: str, tiny_delays) -> None:
+    fetch = Answers(client_error("ResourceNotFoundException"), {"found": True})
+    assert fetch_or_none(fetch, retry=True, service=service) is None
+    assert fetch.calls == 1
+
+
+@pytest.mark.parametrize("service", ["ec2", "iam", "dynamodb", "sqs", None])
+def test_an_eventually_consistent_service_is_asked_again(service: str | None, tiny_delays) -> None:
+    fetch = Answers(client_error("NoSuchEntity"), {"found": True})
+    assert fetch_or_none(fetch, retry=True, service=service) == {"found": True}
+    assert fetch.calls == 2
 
 
 def test_error_code_reads_the_service_code() -> None:

@@ -116,7 +116,8 @@ def test_a_misfit_is_not_found_and_explained(
     account.resources["w-1"] = {"Color": "red"}
     step = Step(None, make_context(one_widget, events=[(WIDGET, "w-1")], feedback=feedback))
     with step:
-        assert step.find("01_01_widget", widgets, [attribute("color", "Color", "blue", hint=requirement_hint)]) is None
+        near_miss = step.find("01_01_widget", widgets, [attribute("color", "Color", "blue", hint=requirement_hint)])
+        assert near_miss == {"Color": "red"}  # still a resource, so later checks are judged on it
     result = step.result()
     assert result["validated"][0]["status"] == "not_found"
     assert result["failure_context"] == {
@@ -249,7 +250,7 @@ def test_a_resolved_misfit_is_explained_by_itself(two_gadgets: StepSpec, account
     account.resources["g-1"] = {"Color": "red"}
     step = Step(None, make_context(two_gadgets, resolved=[("01_02_a", "g-1")]))
     with step:
-        assert step.find("01_02_a", gadgets, [BLUE]) is None
+        assert step.find("01_02_a", gadgets, [BLUE]) == {"Color": "red"}
     result = step.result()
     assert statuses(result)["01_02_a"] == ("g-1", "not_found")
     assert result["failure_context"]["issue"] == "Gadget g-1: color should be blue, but is red."
@@ -598,7 +599,7 @@ def test_any_fit_matrix_gives_a_contract_result(tiny_lab: Lab, data: st.DataObje
     assert len(found_ids) == len(set(found_ids))
     for name, key in (("01_02_a", "A"), ("01_02_b", "B")):
         rid, status = entries[name]
-        assert (status == "found") == (found[name] is not None)
+        assert (status == "found") == (found[name] is not None and found[name][key] is True)
         if status == "found":
             assert account.resources[rid][key] is True
     if not both:
