@@ -317,14 +317,7 @@ def _replaced(value: Any, path: tuple[str | int, ...], new: Any) -> Any:
 
 
 def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for member in value.values():
-            yield from _strings(member)
-    elif isinstance(value, list):
-        for member in value:
-            yield from _strings(member)
+    return (leaf for leaf in _leaves(value) if isinstance(leaf, str))
 
 
 def _type_of(value: Any) -> str:
