@@ -28,6 +28,7 @@ def check_lab(lab_dir: Path) -> tuple[list[str], str]:
         else:
             problems.append(f"{path}: not named after a step (expected NN_NN.py)")
     with WorkerPool(1) as pool:
+        pool.warn_if_degraded()
         runner = Runner(lab, pool)
         for step in lab.steps.values():
             if step.stem not in present:

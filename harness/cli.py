@@ -59,6 +59,17 @@ def print_answer(answer: Answer) -> None:
     sys.stdout.flush()
 
 
+def show_output(answer: Answer, module: str) -> None:
+    """What the module printed or logged, on stderr between two marker lines (never on stdout, never parsed)."""
+    diagnostics = answer.diagnostics
+    if diagnostics is None or not diagnostics.output:
+        return
+    cut = "\n[... cut: the rest is not kept ...]" if diagnostics.output_truncated else ""
+    text = diagnostics.output.rstrip("\n")
+    sys.stderr.write(f"----- output of {module} -----\n{text}{cut}\n----- end of output -----\n")
+    sys.stderr.flush()
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     with WorkerPool(1) as pool:
         pool.start()  # the worker imports boto3 while we import ours and read the spec and the context
@@ -72,6 +83,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         context = read_context(args.context, lab)
         sandbox = resolve_sandbox(profile=args.profile, region=args.region, endpoint_url=args.endpoint_url)
         answer = Runner(lab, pool).evaluate(step_key, context, sandbox, timeout_s=args.timeout)
+        pool.warn_if_degraded()
+    show_output(answer, lab.step(step_key).module_path.name)
     print_answer(answer)
     return EXIT_BY_STATUS[answer.status]
 
@@ -211,6 +224,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--queue", type=int, help="requests that may wait for a worker before 429 (default 32)")
     serve.add_argument("--deadline", dest="deadline_s", type=float, help="seconds a request may take (default 60)")
     serve.add_argument("--endpoint-url", help="send every AWS call, STS included, to this emulator (moto server)")
+    serve.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        default=None,
+        help="start even if evaluations cannot be fully confined here (namespaces, uid): never in production",
+    )
     serve.set_defaults(handler=cmd_serve)
     return parser
 

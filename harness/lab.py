@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,6 +20,7 @@ from pydantic import (
 
 from harness import cfn_types
 from harness.errors import BadInput, LabError
+from harness.isolation.limits import Limits
 
 TWO_DIGITS = re.compile(r"[0-9]{2}")
 RESOURCE_TYPE = re.compile(r"AWS::[A-Za-z0-9]+::[A-Za-z0-9]+")
@@ -94,6 +95,15 @@ class Feedback(_Strict):
         return value
 
 
+class StepLimits(_Strict):
+    """What one evaluation of a step may use; unset fields take the lab's, then the defaults (docs/user.md)."""
+
+    memory_mib: int | None = Field(default=None, ge=32, le=16384)
+    processes: int | None = Field(default=None, ge=4, le=4096)
+    cpu_seconds: float | None = Field(default=None, gt=0, le=900)
+    output_kib: int | None = Field(default=None, ge=1, le=64 * 1024)
+
+
 class Step(_Strict):
     """One step: what it consumes from earlier steps, what it must produce, and how long it may run."""
 
@@ -101,6 +111,7 @@ class Step(_Strict):
     title: str | None = None
     description: str | None = None
     timeout: float | None = Field(default=None, gt=0, le=900)
+    limits: StepLimits | None = None
     inputs: list[str] = Field(default_factory=list)
     outputs: list[Output] = Field(min_length=1)
     feedback: dict[str, str | Feedback] = Field(default_factory=dict)
@@ -133,6 +144,7 @@ class LabSpec(_Strict):
     title: str | None = None
     description: str | None = None
     timeout: float | None = Field(default=None, gt=0, le=900)
+    limits: StepLimits | None = None
     emulator: EmulatorNeeds = Field(default_factory=EmulatorNeeds)
     objectives: list[Objective] = Field(min_length=1)
 
@@ -147,6 +159,7 @@ class StepSpec:
     module_path: Path
     timeout_s: float
     input_types: dict[str, str]
+    limits: Limits = field(default_factory=Limits)
 
     @property
     def stem(self) -> str:
@@ -257,7 +270,8 @@ def _index(root: Path, spec_file: Path, spec: LabSpec) -> Lab:
             problems += _feedback_problems(where, step)
             module = root / MODULE_DIR / f"{objective.id}_{step.id}.py"
             timeout = step.timeout or spec.timeout or DEFAULT_TIMEOUT_S
-            steps[key] = StepSpec(key, objective, step, module, timeout, input_types)
+            limits = _limits(spec.limits, step.limits)
+            steps[key] = StepSpec(key, objective, step, module, timeout, input_types, limits)
     if problems:
         raise LabError(problems)
     return Lab(root, spec_file, spec, steps, handle_types)
@@ -287,6 +301,15 @@ def _one_branch(errors: list[Any]) -> list[Any]:
             continue
         kept.append({**error, "loc": tuple(part for part in loc if part not in ("str", "Feedback"))})
     return kept
+
+
+def _limits(*layers: StepLimits | None) -> Limits:
+    """The step's limits: each field from the step, else the lab, else the default."""
+    chosen: dict[str, Any] = {}
+    for layer in layers:
+        if layer is not None:
+            chosen.update(layer.model_dump(exclude_none=True))
+    return Limits(**chosen)
 
 
 def _describe_error(spec_file: Path, raw: dict[str, Any], err: Any) -> str:

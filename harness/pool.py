@@ -1,27 +1,38 @@
-"""Worker processes on the harness side: started with a scrubbed environment, killed at their deadline.
+"""Evaluation processes on the harness side: one fresh, confined process per job, never reused.
 
-A blocking `time.sleep(120)` and an endless `await` end the same way: the process is killed and replaced.
+A template process (harness/isolation/template.py: a clean interpreter with boto3 and the kit imported, no
+secret) forks them on request; the pool keeps `size` spares forked ahead, so a job does not wait for the fork
+and the confinement. Each process answers one job and is killed at its answer or its deadline, with everything
+it started. Its stdout and stderr are captured here (capped), never mixed with the caller's output.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
+import json
 import os
+import queue
+import select
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness.protocol import ChannelClosed, FrameTimeout, read_frame, write_frame
+from harness.isolation.confine import UID_BASE, Protections
+from harness.isolation.limits import Limits
+from harness.protocol import ChannelClosed, FrameBuffer, write_frame
 
 if TYPE_CHECKING:
     from harness.isolation.gateway import Gateway
 
 PRELOAD_ENV = "STEPEVAL_WORKER_PRELOAD"
 LOG_LEVEL_ENV = "STEPEVAL_LOG_LEVEL"
+NO_NAMESPACES_ENV = "STEPEVAL_NO_NAMESPACES"  # "1": run evaluations without namespaces (the degraded path)
 KEPT_ENV = (
     "PATH",
     "LANG",
@@ -44,6 +55,10 @@ KEPT_ENV = (
     LOG_LEVEL_ENV,
 )
 STARTUP_TIMEOUT_S = 30.0
+STATUS_TIMEOUT_S = 10.0
+MAX_WARM = 16  # (service, region) pairs the template keeps warm for the next evaluations
+KEPT_OUTPUT_BYTES = 64 * 1024  # of a module's output, what the answer's diagnostics carry
+MALLOC_ARENA_MAX = "1"  # glibc gives each new thread an arena reserving 64 MiB of address space: RLIMIT_AS felt them
 
 
 def worker_environment() -> dict[str, str]:
@@ -54,110 +69,322 @@ def worker_environment() -> dict[str, str]:
         AWS_SHARED_CREDENTIALS_FILE=os.devnull,
         AWS_EC2_METADATA_DISABLED="true",
         HOME="/nonexistent",
+        MALLOC_ARENA_MAX=MALLOC_ARENA_MAX,
     )
     return env
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What came back from a worker: its reply, or why none came (`timeout` or `crash`)."""
+    """What came back from an evaluation process: its reply, or why none came (`timeout`, `crash`, or the limit
+    reached: `memory`, `cpu`, `processes`, `output`), and what it printed."""
 
     reply: dict[str, Any] | None
     failure: str | None = None
     detail: str = ""
     elapsed_ms: float = 0.0
+    output: str = ""
+    output_truncated: bool = False
 
 
-class WorkerProcess:
-    """One worker process and its two pipes."""
+class Template:
+    """The template process and its control socket (SOCK_SEQPACKET: one record per spawn, with its fds)."""
 
-    def __init__(self, preload: tuple[str, ...] = ()) -> None:
-        job_read, self._job_write = os.pipe()
-        self._reply_read, reply_write = os.pipe()
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "harness.worker", str(job_read), str(reply_write), *preload],
-            pass_fds=(job_read, reply_write),
-            stdin=subprocess.DEVNULL,
-            env=worker_environment(),
-            start_new_session=True,  # its own process group: whatever a module spawns is killed with it
-        )
-        os.close(job_read)
-        os.close(reply_write)
-        self._ready = False
-
-    def wait_ready(self) -> None:
-        """Block until the worker has imported everything and said so."""
-        if not self._ready:
-            reply = read_frame(self._reply_read, time.monotonic() + STARTUP_TIMEOUT_S)
-            if reply.get("outcome") != "ready":
-                raise ChannelClosed(f"unexpected first frame from worker: {reply}")
-            self._ready = True
-
-    def request(self, job: dict[str, Any], timeout_s: float) -> Outcome:
-        """Send a job and wait for its reply; on timeout the process is killed."""
-        try:
-            self.wait_ready()
-        except (ChannelClosed, FrameTimeout):
-            return Outcome(None, "crash", f"the worker did not start: {self._exit_description()}")
-        started = time.monotonic()
-        try:
-            write_frame(self._job_write, job)
-            reply = read_frame(self._reply_read, started + timeout_s)
-        except FrameTimeout:
-            self.kill()
-            return Outcome(
-                None, "timeout", f"no answer within {timeout_s:g} s; the worker was stopped", self._ms(started)
+    def __init__(self, preload: tuple[str, ...], namespaces: bool) -> None:
+        self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        flags = [] if namespaces else ["--no-namespaces"]
+        with theirs:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "harness.isolation.template", *flags, str(theirs.fileno()), *preload],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                env=worker_environment(),
+                start_new_session=True,  # no terminal signal reaches it; the pool stops it
             )
-        except ChannelClosed:
-            return Outcome(None, "crash", f"the worker died: {self._exit_description()}", self._ms(started))
-        return Outcome(reply, elapsed_ms=self._ms(started))
+        self._protections: Protections | None = None
+        self._lock = threading.Lock()
 
-    @property
-    def alive(self) -> bool:
-        return self.process.poll() is None
+    def spawn(self, request: dict[str, Any], fds: list[int]) -> None:
+        """Ask for one evaluation process (forked when the template gets to it)."""
+        with self._lock:
+            socket.send_fds(self.control, [json.dumps(request).encode()], fds)
+
+    def protections(self, timeout_s: float = STARTUP_TIMEOUT_S) -> Protections:
+        """What confines evaluations here, as the template found it at start (waits for its start)."""
+        with self._lock:
+            if self._protections is None:
+                self.control.settimeout(timeout_s)
+                try:
+                    data = self.control.recv(64 * 1024)
+                except TimeoutError:
+                    raise ChannelClosed("the template did not start") from None
+                except OSError as exc:
+                    raise ChannelClosed(f"the template failed: {exc}") from None
+                finally:
+                    self.control.settimeout(None)
+                if not data:
+                    raise ChannelClosed(f"the template exited (code {self.process.poll()})")
+                self._protections = Protections.from_message(json.loads(data)["protections"])
+            return self._protections
+
+    def close(self) -> None:
+        self.control.close()
+        with contextlib.suppress(ProcessLookupError):
+            self.process.kill()
+        self.process.wait()
+
+
+class EvaluationProcess:
+    """The parent's ends of one evaluation process: its job channel, its output, its lifeline, its status.
+
+    Each fd is owned by one file object here and closed once, by `close()`; `kill()` (closing the lifeline, so
+    that the keeper kills the process and its namespace) may be called any number of times, from any thread.
+    """
+
+    def __init__(self, template: Template, uid: int | None, warm: list[tuple[str, str]]) -> None:
+        self.uid = uid
+        self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        output_r, output_w = os.pipe()
+        lifeline_r, lifeline_w = os.pipe()
+        status_r, status_w = os.pipe()
+        self._output = io.FileIO(output_r, "rb")
+        self._lifeline = io.FileIO(lifeline_w, "wb")
+        self._status = io.FileIO(status_r, "rb")
+        try:
+            fds = [theirs.fileno(), output_w, lifeline_r, status_w]
+            template.spawn({"uid": uid, "warm": warm}, fds)
+        finally:
+            theirs.close()
+            for fd in (output_w, lifeline_r, status_w):
+                os.close(fd)
+        self._ready = False
+        self._lock = threading.Lock()
+        self._report: dict[str, Any] | None = None
 
     def kill(self) -> None:
-        """Stop the process and anything it started, at once, and release its pipes."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-        for fd in (self._job_write, self._reply_read):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        """End the evaluation and everything it started (idempotent)."""
+        with self._lock:
+            self._lifeline.close()
 
-    def _exit_description(self) -> str:
+    def close(self) -> None:
+        """Kill, then release every fd (idempotent)."""
+        self.kill()
+        with self._lock:
+            self.channel.close()
+            self._output.close()
+            self._status.close()
+
+    def status(self, timeout_s: float = STATUS_TIMEOUT_S) -> dict[str, Any]:
+        """How the process ended (exit, killed, cpu_s, tasks), as its keeper reported it; {} if it did not."""
+        if self._report is None:
+            report: dict[str, Any] = {}
+            with contextlib.suppress(OSError, ValueError):
+                if select.select([self._status], [], [], timeout_s)[0]:
+                    report = json.loads(self._status.read(4096) or b"{}")
+            self._report = report
+        return self._report
+
+    def wait_ready(self, deadline: float) -> None:
+        if self._ready:
+            return
+        frame = self._read_frame(deadline)
+        if frame.get("outcome") != "ready":
+            raise ChannelClosed(f"unexpected first frame: {frame}")
+        self._ready = True
+
+    def _read_frame(self, deadline: float) -> dict[str, Any]:
+        buffer = FrameBuffer()
+        while buffer.message is None:
+            wait = deadline - time.monotonic()
+            if wait <= 0 or not select.select([self.channel], [], [], wait)[0]:
+                raise TimeoutError()
+            chunk = self.channel.recv(1 << 16)
+            if not chunk:
+                raise ChannelClosed("the evaluation process exited")
+            buffer.feed(chunk)
+        return buffer.message
+
+    def run(self, job: dict[str, Any], timeout_s: float, limits: Limits) -> Outcome:
+        """Send the job; read its reply and its output together until the reply, the deadline or a limit."""
+        started = time.monotonic()
         try:
-            code = self.process.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            return "it stopped answering"
-        return f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+            self.wait_ready(started + STARTUP_TIMEOUT_S)
+        except (ChannelClosed, TimeoutError) as exc:
+            self.kill()
+            return Outcome(None, "crash", f"the evaluation process did not start: {exc or 'no answer'}")
+        started = time.monotonic()
+        capture = OutputCapture(limits.output_bytes)
+        try:
+            write_frame(self.channel.fileno(), job)
+            reply = self._answer(started + timeout_s, capture)
+        except TimeoutError:
+            return self._ended(started, capture, "timeout", f"no answer within {timeout_s:g} s", limits)
+        except OutputExceeded:
+            detail = f"it wrote more than the step's output limit ({limits.output_kib} KiB) on stdout/stderr"
+            return self._ended(started, capture, "output", detail, limits)
+        except ChannelClosed as exc:
+            return self._ended(started, capture, "crash", str(exc), limits)
+        self.kill()
+        capture.drain(self._output)
+        return Outcome(reply, elapsed_ms=_ms(started), output=capture.text, output_truncated=capture.truncated)
 
-    @staticmethod
-    def _ms(started: float) -> float:
-        return (time.monotonic() - started) * 1000
+    def _answer(self, deadline: float, capture: OutputCapture) -> dict[str, Any]:
+        buffer = FrameBuffer()
+        watched: list[Any] = [self.channel, self._output]
+        while buffer.message is None:
+            wait = deadline - time.monotonic()
+            if wait <= 0:
+                raise TimeoutError()
+            ready = select.select(watched, [], [], wait)[0]
+            if not ready:
+                raise TimeoutError()
+            if self._output in ready and not capture.read(self._output):
+                watched.remove(self._output)
+            if self.channel in ready:
+                chunk = self.channel.recv(1 << 16)
+                if not chunk:
+                    capture.drain(self._output)
+                    raise ChannelClosed("it exited without answering")
+                buffer.feed(chunk)
+        return buffer.message
+
+    def _ended(self, started: float, capture: OutputCapture, failure: str, detail: str, limits: Limits) -> Outcome:
+        """No reply: kill, learn how it ended from its keeper, and name the limit it reached, if any."""
+        self.kill()
+        report = self.status()
+        failure, detail = classify(failure, detail, report, limits)
+        return Outcome(None, failure, detail, _ms(started), output=capture.text, output_truncated=capture.truncated)
+
+
+def classify(failure: str, detail: str, report: dict[str, Any], limits: Limits) -> tuple[str, str]:
+    """Tell a limit reached from a timeout or a crash, from the keeper's report of the process's end."""
+    code = report.get("exit")
+    cpu_s = report.get("cpu_s") or 0.0
+    tasks = report.get("tasks") or 0
+    if failure == "output":
+        return failure, detail
+    cpu_limit = limits.cpu_seconds
+    over_cpu = cpu_limit is not None and cpu_s >= cpu_limit
+    if code == -signal.SIGXCPU or (code == -signal.SIGKILL and over_cpu):  # RLIMIT_CPU's hard limit is a SIGKILL
+        return "cpu", f"the step's CPU-time limit ({cpu_limit:g} s) was reached"
+    if tasks >= limits.processes:
+        return "processes", f"the step's process limit ({limits.processes}) was reached ({tasks} running)"
+    if failure == "crash" and code is not None:
+        how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+        return failure, f"{detail} ({how})"
+    return failure, detail
+
+
+class OutputExceeded(Exception):
+    """The module wrote more than its output limit."""
+
+
+class OutputCapture:
+    """A module's stdout and stderr: counted in full, kept up to KEPT_OUTPUT_BYTES, over `limit`: OutputExceeded."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.total = 0
+        self._kept = bytearray()
+
+    def read(self, pipe: io.FileIO) -> bool:
+        """Read what is there; False at EOF."""
+        chunk = pipe.read(1 << 16)
+        if not chunk:
+            return False
+        self.total += len(chunk)
+        if len(self._kept) < KEPT_OUTPUT_BYTES:
+            self._kept += chunk[: KEPT_OUTPUT_BYTES - len(self._kept)]
+        if self.total > self.limit:
+            raise OutputExceeded()
+        return True
+
+    def drain(self, pipe: io.FileIO) -> None:
+        """What is already in the pipe (written before the answer), without waiting for more."""
+        with contextlib.suppress(OutputExceeded, OSError, ValueError):
+            while select.select([pipe], [], [], 0)[0] and self.read(pipe):
+                pass
+
+    @property
+    def text(self) -> str:
+        return self._kept.decode("utf-8", errors="replace")
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > len(self._kept)
+
+
+class UidPool:
+    """Unprivileged uids, one per live evaluation process, back in the pool once its namespace is gone."""
+
+    def __init__(self, count: int) -> None:
+        self._free = list(range(UID_BASE, UID_BASE + count))
+
+    def take(self) -> int | None:
+        return self._free.pop(0) if self._free else None
+
+    def give_back(self, uid: int) -> None:
+        self._free.append(uid)
+
+
+@dataclass
+class _Reaper:
+    """One thread that waits for finished processes' keepers to report, then frees their uid."""
+
+    done: Any  # callable(process)
+    jobs: queue.SimpleQueue = field(default_factory=queue.SimpleQueue)
+
+    def __post_init__(self) -> None:
+        threading.Thread(target=self._loop, name="stepeval-reaper", daemon=True).start()
+
+    def reap(self, process: EvaluationProcess) -> None:
+        self.jobs.put(process)
+
+    def _loop(self) -> None:
+        while True:
+            process = self.jobs.get()
+            process.status()
+            process.close()
+            self.done(process)
 
 
 class WorkerPool:
-    """Up to `size` worker processes; each runs one job at a time; dead or timed-out workers are replaced."""
+    """Runs jobs, at most `size` at once, each in a fresh evaluation process; keeps `size` spares ready."""
 
-    def __init__(self, size: int = 1, preload: tuple[str, ...] | None = None, gateway: Gateway | None = None) -> None:
+    def __init__(
+        self,
+        size: int = 1,
+        preload: tuple[str, ...] | None = None,
+        *,
+        namespaces: bool | None = None,
+        gateway: Gateway | None = None,
+    ) -> None:
         if preload is None:
             preload = tuple(m for m in os.environ.get(PRELOAD_ENV, "").split(",") if m)
+        if namespaces is None:
+            namespaces = os.environ.get(NO_NAMESPACES_ENV, "") not in ("1", "true", "yes")
         self.size = size
         self.preload = preload
+        self.namespaces = namespaces
         self._gateway = gateway
         self._owns_gateway = gateway is None
-        self._idle: list[WorkerProcess] = []
-        self._started = 0
+        self.restarts = 0  # evaluations that ended without an answer (timeout, crash, a limit)
+        self._template: Template | None = None
+        self._spares: list[EvaluationProcess] = []
+        self._uids = UidPool(3 * size)  # running + spares + dying
         self._slots = threading.Semaphore(size)
-        self._lock = threading.Lock()
-        self.restarts = 0
+        self._cond = threading.Condition()
+        self._reaper = _Reaper(self._reaped)
+        self._closed = False
+        self._warm: dict[tuple[str, str], None] = {}  # (service, region) recent evaluations used, oldest first
+
+    # -- life cycle ----------------------------------------------------------------------------------------------
 
     @property
     def gateway(self) -> Gateway:
-        """The read-only gateway the workers' AWS calls pass (started on first use; imported late: `stepeval run`
-        starts its worker before the heavy imports)."""
-        with self._lock:
+        """The read-only gateway the evaluations' AWS calls pass (started on first use; imported late: `stepeval
+        run` starts its template before the heavy imports)."""
+        with self._cond:
             if self._gateway is None:
                 from harness.isolation.gateway import Gateway
 
@@ -166,39 +393,38 @@ class WorkerPool:
             return self._gateway
 
     def start(self, count: int | None = None) -> None:
-        """Start workers ahead of time (they start lazily otherwise)."""
-        with self._lock:
-            while self._started < min(count or self.size, self.size):
-                self._idle.append(WorkerProcess(self.preload))
-                self._started += 1
+        """Start the template and fork spares ahead of time (without waiting for them)."""
+        with self._cond:
+            self._closed = False
+            self._refill(min(count or self.size, self.size))
 
-    def submit(self, job: dict[str, Any], timeout_s: float) -> Outcome:
-        """Run one job on an idle worker (waiting for one if all are busy)."""
-        with self._slots:
-            worker = self._checkout()
-            try:
-                outcome = worker.request(job, timeout_s)
-            except BaseException:  # interrupted while a module runs (Ctrl-C): the worker must not outlive us
-                worker.kill()
-                raise
-            if outcome.failure is not None or not worker.alive:
-                worker.kill()
-                with self._lock:
-                    self._started -= 1
-                    self.restarts += 1
-            else:
-                with self._lock:
-                    self._idle.append(worker)
-            return outcome
+    def protections(self) -> Protections:
+        """Which layers confine this pool's evaluations (starts the template if needed, waits for it)."""
+        with self._cond:
+            template = self._ensure_template()
+        return template.protections()
+
+    def warn_if_degraded(self) -> None:
+        """Say once per process, on stderr, which protections are off here (if any)."""
+        global _warned
+        notice = self.protections().notice()
+        if notice and not _warned:
+            _warned = True
+            print(f"stepeval: {notice}", file=sys.stderr)
 
     def close(self) -> None:
-        """Stop every idle worker at once: an idle worker holds nothing worth a graceful exit."""
-        with self._lock:
-            workers, self._idle = self._idle, []
-            self._started = 0
+        """Kill every spare and the template; a running job's process is killed by its own submit."""
+        with self._cond:
+            self._closed = True
+            spares, self._spares = self._spares, []
+            template, self._template = self._template, None
             gateway = self._gateway if self._owns_gateway else None
-        for worker in workers:
-            worker.kill()
+            if self._owns_gateway:
+                self._gateway = None
+        for spare in spares:
+            spare.close()
+        if template is not None:
+            template.close()
         if gateway is not None:
             gateway.close()
 
@@ -208,9 +434,78 @@ class WorkerPool:
     def __exit__(self, *_: object) -> None:
         self.close()
 
-    def _checkout(self) -> WorkerProcess:
-        with self._lock:
-            if self._idle:
-                return self._idle.pop()
-            self._started += 1
-        return WorkerProcess(self.preload)
+    # -- jobs ----------------------------------------------------------------------------------------------------
+
+    def submit(self, job: dict[str, Any], timeout_s: float) -> Outcome:
+        """Run one job in a fresh evaluation process (waiting for a slot if `size` are running)."""
+        limits = Limits.from_message(job.get("limits"))
+        with self._slots:
+            process = self._take()
+            try:
+                outcome = process.run(job, timeout_s, limits)
+            finally:  # an interrupted caller (Ctrl-C) too: the process must not outlive us
+                process.kill()
+                self._reaper.reap(process)
+            with self._cond:
+                if outcome.reply is None:
+                    self.restarts += 1
+                else:
+                    self._remember(outcome.reply.pop("clients", None))
+            return outcome
+
+    def _remember(self, clients: Any) -> None:
+        """Note the clients an evaluation used (its claim, checked for shape: the template checks the names)."""
+        if not isinstance(clients, list):
+            return
+        for pair in clients[:MAX_WARM]:
+            if isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) and len(p) < 64 for p in pair):
+                self._warm.pop((pair[0], pair[1]), None)
+                self._warm[(pair[0], pair[1])] = None
+        while len(self._warm) > MAX_WARM:
+            del self._warm[next(iter(self._warm))]
+
+    def _take(self) -> EvaluationProcess:
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("the pool is closed")
+            self._refill(max(self.size, 1))
+            while not self._spares:  # every uid belongs to a dying process: wait for the reaper
+                self._cond.wait(1.0)
+                self._refill(self.size)
+            process = self._spares.pop(0)
+            self._refill(self.size)
+            return process
+
+    def _refill(self, target: int) -> None:
+        """Fork spares until `target` are ready or forking (called under the lock)."""
+        template = self._ensure_template()
+        while len(self._spares) < target:
+            uid = self._uids.take()
+            if uid is None:
+                return
+            try:
+                self._spares.append(EvaluationProcess(template, uid, list(self._warm)))
+            except OSError:  # the template died: start another one and try again at the next call
+                self._uids.give_back(uid)
+                self._template = None
+                return
+
+    def _ensure_template(self) -> Template:
+        if self._template is None or self._template.process.poll() is not None:
+            self._template = Template(self.preload, self.namespaces)
+        return self._template
+
+    def _reaped(self, process: EvaluationProcess) -> None:
+        with self._cond:
+            if process.uid is not None:
+                self._uids.give_back(process.uid)
+            if not self._closed:
+                self._refill(self.size)
+            self._cond.notify_all()
+
+
+_warned = False
+
+
+def _ms(started: float) -> float:
+    return (time.monotonic() - started) * 1000

@@ -57,3 +57,30 @@ def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
         chunks.append(chunk)
         remaining -= len(chunk)
     return b"".join(chunks)
+
+
+class FrameBuffer:
+    """Bytes of one frame as they arrive (read alongside another pipe); `message` once the frame is whole."""
+
+    def __init__(self) -> None:
+        self._data = bytearray()
+        self.message: dict[str, Any] | None = None
+
+    def feed(self, chunk: bytes) -> bool:
+        """Add bytes; True once a whole frame is in (ChannelClosed if it announces more than the limit)."""
+        self._data += chunk
+        if len(self._data) < HEADER.size:
+            return False
+        (length,) = HEADER.unpack_from(self._data)
+        if length > MAX_FRAME_BYTES:
+            raise ChannelClosed(f"frame of {length} bytes exceeds the {MAX_FRAME_BYTES}-byte limit")
+        if len(self._data) < HEADER.size + length:
+            return False
+        try:
+            message = json.loads(bytes(self._data[HEADER.size : HEADER.size + length]))
+        except ValueError:
+            raise ChannelClosed("a frame that is not JSON") from None
+        if not isinstance(message, dict):
+            raise ChannelClosed("a frame that is not a JSON object")
+        self.message = message
+        return True

@@ -1,28 +1,23 @@
-"""One step, end to end: context in, worker run under a deadline, contract check, one Answer out."""
+"""One step, end to end: context in, a fresh confined process under a deadline, its AWS calls through the
+read-only gateway, contract check, one Answer out."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from harness.account import SandboxSpec
-from harness.contract import (
-    Answer,
-    ContextInput,
-    ContractViolation,
-    Diagnostics,
-    build_context,
-    check_result,
-)
+from harness.contract import Answer, ContextInput, ContractViolation, Diagnostics, build_context, check_result
 from harness.lab import Lab, StepSpec
 from harness.pool import Outcome, WorkerPool
 
-# The worker may need this long beyond the step's own limit to start and answer; it is not given to run().
+# The process may need this long beyond the step's own limit to start and answer; it is not given to run().
 DEADLINE_GRACE_S = 0.5
 MAX_LOG_LINES, MAX_LOG_LINE_CHARS = 200, 500  # of the module's logger, kept in the answer's diagnostics
 
 
 class Runner:
-    """Evaluates the steps of one lab on a pool of workers. Thread-safe: each call takes its own worker."""
+    """Evaluates the steps of one lab on a pool of evaluation processes. Thread-safe."""
 
     def __init__(self, lab: Lab, pool: WorkerPool) -> None:
         self.lab = lab
@@ -40,21 +35,25 @@ class Runner:
         step = self.lab.step(step_key)
         started = time.perf_counter()
         limit = timeout_s or step.timeout_s
+        limits = step.limits
+        if limits.cpu_seconds is None:
+            limits = dataclasses.replace(limits, cpu_seconds=limit)
         gateway = self.pool.gateway
-        token = gateway.open(sandbox)  # the worker gets this token, never the credentials
+        token = gateway.open(sandbox)  # the process gets this token, never the credentials
         job = {
             "job": "run",
             "module": str(step.module_path),
             "context": build_context(context, step),
             "region": sandbox.region,
             "gateway": {"socket": gateway.socket_path, "token": token},
+            "limits": limits.to_message(),
         }
         try:
             outcome = self.pool.submit(job, limit + DEADLINE_GRACE_S)
         finally:
             operations = gateway.finish(token)
         elapsed_ms = (time.perf_counter() - started) * 1000
-        answer = self._outcome_answer(step, outcome, limit, elapsed_ms)
+        answer = self._answer(step, outcome, limit, elapsed_ms)
         found = answer.diagnostics or Diagnostics()  # the module's checks and log lines
         refused = [f"{op.service}:{op.operation}" for op in operations if not op.allowed]
         if refused:
@@ -63,17 +62,18 @@ class Runner:
             )
             answer = Answer.failed_to_run(step.key, "read_only", detail, elapsed_ms)
             found = Diagnostics(log=found.log)
-        return answer.model_copy(update={"diagnostics": found.model_copy(update={"operations": operations})})
+        diagnostics = found.model_copy(
+            update={"operations": operations, "output": outcome.output, "output_truncated": outcome.output_truncated}
+        )
+        return answer.model_copy(update={"diagnostics": diagnostics})
 
-    def _outcome_answer(self, step: StepSpec, outcome: Outcome, limit: float, elapsed_ms: float) -> Answer:
+    def _answer(self, step: StepSpec, outcome: Outcome, limit: float, elapsed_ms: float) -> Answer:
         if outcome.failure == "timeout":
-            detail = f"run() did not finish within {limit:g} s; the worker was stopped"
+            detail = f"run() did not finish within {limit:g} s; the process was stopped"
             return Answer.failed_to_run(step.key, "timeout", detail, elapsed_ms)
-        if outcome.reply is None:
-            return Answer.failed_to_run(step.key, "crash", outcome.detail, elapsed_ms)
-        return self._answer(step, outcome.reply, elapsed_ms)
-
-    def _answer(self, step: StepSpec, reply: dict, elapsed_ms: float) -> Answer:
+        reply = outcome.reply
+        if reply is None:
+            return Answer.failed_to_run(step.key, outcome.failure or "crash", outcome.detail, elapsed_ms)  # type: ignore[arg-type]
         log = log_lines(reply.get("log"))
         if reply.get("outcome") != "returned":
             kind, detail = reply.get("kind", "crash"), reply.get("detail", "")
@@ -84,7 +84,7 @@ class Runner:
             return Answer.failed_to_run(step.key, "contract", str(exc), elapsed_ms, log)
 
     def check_module(self, step: StepSpec) -> str | None:
-        """Import `step`'s module in a worker; the problem as one line, or None when it loads."""
+        """Import `step`'s module in an evaluation process; the problem as one line, or None when it loads."""
         outcome = self.pool.submit({"job": "load", "module": str(step.module_path)}, step.timeout_s)
         where = f"{step.module_path}: step {step.key}"
         if outcome.reply is None:

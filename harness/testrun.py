@@ -30,6 +30,7 @@ def moto_lanes(lab: Lab, count: int = LANES) -> Iterator[list[Lane]]:
         for sandbox in sandboxes:
             pool = pools.enter_context(WorkerPool(1))
             pool.start()
+            pool.warn_if_degraded()
             lanes.append(Lane(Runner(lab, pool), sandbox.endpoint_url, sandbox))
         yield lanes
 

@@ -1,65 +1,49 @@
-"""The worker process: runs step modules one at a time, holding no credentials but the evaluation's own.
+"""The evaluation process's side of a job: runs one step module, once, and answers with one frame.
 
-Started by `harness.pool` as `python -m harness.worker JOB_FD REPLY_FD [PRELOAD ...]` with a scrubbed
-environment. It reads job frames, answers each with one reply frame, and exits when the job channel closes.
-A reply is `{"outcome": "returned", "result": ...}` or `{"outcome": "error", "kind", "detail"}`.
+It runs in a process forked from the template (harness/isolation/template.py) that runs nothing else: no state
+of one evaluation can reach another. A reply is `{"outcome": "returned", "result": ...}`, `{"outcome": "loaded"}`
+or `{"outcome": "error", "kind", "detail"}`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import importlib
 import json
 import logging
 import os
+import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
 
+import harness.kit  # noqa: F401  (imported by the template, so evaluations do not pay for it)
+from harness.botocore_models import known_services, warm_up
+from harness.isolation.limits import Limits
 from harness.isolation.relay import Relay
-from harness.loader import LoadError, StepRun, lib_stamp, load_step, trimmed_traceback
-from harness.pool import LOG_LEVEL_ENV
+from harness.loader import LoadError, load_step, trimmed_traceback
 from harness.protocol import ChannelClosed, read_frame, write_frame
 from harness.readonly import WriteRefused
-from harness.sandbox import SandboxSession, warm_up
+from harness.sandbox import SandboxSession
 
 STEP_LOGGER_PREFIX = "stepeval.step"
 MAX_LOG_LINES = 200
 MAX_LOG_LINE_CHARS = 500
+RELAY_PORT = 8750  # in an evaluation's own network namespace nothing else listens: the port is known in advance
+Pair = tuple[str, str]  # (service, region)
 
 
-class LogLines(logging.Handler):
-    """Keeps what a module logs during one evaluation (capped), for the answer's author-only diagnostics."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if len(self.lines) < MAX_LOG_LINES:
-            self.lines.append(self.format(record)[:MAX_LOG_LINE_CHARS])
+class CpuLimitExceeded(BaseException):
+    """SIGXCPU arrived: the step's CPU-time limit is reached (a BaseException: `except Exception` cannot keep it)."""
 
 
-class StepLoaderCache:
-    """Step modules imported once per worker, re-imported when the file changes."""
-
-    def __init__(self) -> None:
-        self._runs: dict[Path, tuple[tuple[int, ...], StepRun]] = {}
-
-    def get(self, path: Path) -> StepRun:
-        try:
-            stat = path.stat()
-        except OSError:
-            raise LoadError("no module at this path") from None
-        stamp = (stat.st_mtime_ns, stat.st_size, *lib_stamp(path.parent))
-        cached = self._runs.get(path)
-        if cached is None or cached[0] != stamp:
-            cached = (stamp, load_step(path))
-            self._runs[path] = cached
-        return cached[1]
+def _on_sigxcpu(signum: int, frame: Any) -> None:
+    raise CpuLimitExceeded()
 
 
 def error(kind: str, detail: str) -> dict[str, Any]:
@@ -76,50 +60,84 @@ def describe_aws_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-class Worker:
-    """Executes jobs: `run` (evaluate a step) and `load` (import and check a module, for `stepeval check`)."""
+def limit_hit(exc: BaseException, limits: Limits) -> dict[str, Any] | None:
+    """The `memory` / `cpu` / `processes` error a limit's exception means, if it is one."""
+    if isinstance(exc, MemoryError):
+        return error("memory", f"the step's memory limit ({limits.memory_mib} MiB) was reached")
+    if isinstance(exc, CpuLimitExceeded):
+        return error("cpu", f"the step's CPU-time limit ({limits.cpu_seconds or 0:g} s) was reached")
+    no_process = isinstance(exc, OSError) and exc.errno == errno.EAGAIN
+    no_thread = isinstance(exc, RuntimeError) and "can't start new thread" in str(exc)
+    if no_process or no_thread:
+        return error("processes", f"the step's process limit ({limits.processes}) was reached")
+    return None
+
+
+class LogLines(logging.Handler):
+    """Keeps what a module logs during one evaluation (capped), for the answer's author-only diagnostics."""
 
     def __init__(self) -> None:
-        self.steps = StepLoaderCache()
+        super().__init__(logging.DEBUG)
+        self.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if len(self.lines) < MAX_LOG_LINES:
+            self.lines.append(self.format(record)[:MAX_LOG_LINE_CHARS])
+
+
+class Worker:
+    """Executes one job: `run` (evaluate a step) or `load` (import and check a module, for `stepeval check`).
+
+    In its own network namespace the relay's port is known in advance, so the session (and the clients recent
+    evaluations used) come ready-made from the template: this process's copy, never used by anyone before.
+    """
+
+    def __init__(self, network: bool) -> None:
+        self.port = RELAY_PORT if network else 0
 
     def handle(self, job: dict[str, Any]) -> dict[str, Any]:
-        if job.get("job") == "load":
-            return self.load(Path(job["module"]))
-        return self.run(job)
+        limits = Limits.from_message(job.get("limits"))
+        try:
+            if job.get("job") == "load":
+                return self.load(Path(job["module"]))
+            return self.run(job)
+        except BaseException as exc:  # a limit reached outside run() (while importing, while answering)
+            return limit_hit(exc, limits) or error("exception", f"{type(exc).__name__}: {exc}")
 
     def load(self, path: Path) -> dict[str, Any]:
         try:
-            self.steps.get(path)
+            load_step(path)
         except LoadError as exc:
             return error("load", str(exc))
         return {"outcome": "loaded"}
 
     def run(self, job: dict[str, Any]) -> dict[str, Any]:
-        """Evaluate one step; the reply carries the module's log lines (`log`) beside its outcome."""
-        lines = LogLines()
+        relay = Relay(job["gateway"]["socket"], job["gateway"]["token"], port=self.port)
+        session = _sessions.get(job["region"]) if self.port else None
+        if session is None:
+            session = SandboxSession(relay.url, job["region"])
+        lines = LogLines()  # the module's log lines travel in the reply (`log`), for the answer's diagnostics
         logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{Path(job['module']).stem}")
         logger.addHandler(lines)
         try:
-            return {**self._evaluate(job), "log": lines.lines}
+            reply = self._run(job, session)
         finally:
             logger.removeHandler(lines)
+        reply["clients"] = [list(pair) for pair in session.built_clients()]
+        reply["log"] = lines.lines
+        return reply
 
-    def _evaluate(self, job: dict[str, Any]) -> dict[str, Any]:
+    def _run(self, job: dict[str, Any], session: SandboxSession) -> dict[str, Any]:
         path = Path(job["module"])
+        limits = Limits.from_message(job.get("limits"))
         try:
-            run = self.steps.get(path)
+            run = load_step(path)
         except LoadError as exc:
             return error("load", f"{path}: {exc}")
-        relay = Relay(job["gateway"]["socket"], job["gateway"]["token"])
-        try:
-            return self._run(run, SandboxSession(relay.url, job["region"]), job["context"], path)
-        finally:
-            relay.close()
-
-    def _run(self, run: StepRun, session: SandboxSession, context: dict[str, Any], path: Path) -> dict[str, Any]:
         logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{path.stem}")
         try:
-            result = asyncio.run(run(session, context, logger))
+            result = asyncio.run(run(session, job["context"], logger))
         except WriteRefused as exc:
             return error("read_only", str(exc))
         except ParamValidationError as exc:
@@ -127,7 +145,7 @@ class Worker:
         except (ClientError, BotoCoreError) as exc:
             return error("aws", describe_aws_error(exc))
         except BaseException as exc:
-            return error("exception", trimmed_traceback(exc, path))
+            return limit_hit(exc, limits) or error("exception", trimmed_traceback(exc, path))
         if session.guard.refused:
             refused = ", ".join(session.guard.refused)
             return error("read_only", f"refused {refused}: evaluation code may only read (the refusal was caught)")
@@ -138,25 +156,58 @@ class Worker:
         return {"outcome": "returned", "result": result}
 
 
-def main(argv: list[str]) -> int:
-    """Serve jobs until the parent closes the channel."""
-    job_fd, reply_fd = int(argv[0]), int(argv[1])
-    os.dup2(2, 1)  # whatever a module prints goes to stderr; stdout is the caller's, for answers only
-    sys.stdout = sys.stderr  # and unbuffered, so nothing is lost when an idle worker is killed
-    level = os.environ.get(LOG_LEVEL_ENV, "INFO").upper()
-    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
-    for module in argv[2:]:
-        importlib.import_module(module)
+_sessions: dict[str, SandboxSession] = {}  # in the template: one per region, pointed at the relay's fixed port
+DEFAULT_REGION = "us-east-1"
+
+
+def _template_session(region: str) -> SandboxSession:
+    if region not in _sessions:
+        _sessions[region] = SandboxSession(f"http://127.0.0.1:{RELAY_PORT}", region)
+    return _sessions[region]
+
+
+def prepare() -> None:
+    """In the template, once: what every evaluation would otherwise load (botocore's shared data, a session)."""
     warm_up()
-    worker = Worker()
-    write_frame(reply_fd, {"outcome": "ready"})
-    while True:
-        try:
-            job = read_frame(job_fd)
-        except ChannelClosed:
-            return 0
-        write_frame(reply_fd, worker.handle(job))
+    _template_session(DEFAULT_REGION)
+    importlib.import_module("encodings.idna")  # what the first connection imports (20 ms with its dependencies)
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+def warm_services(pairs: list[Pair]) -> None:
+    """In the template: build the clients recent evaluations used (a model parse is tens of ms for EC2, a client
+    class ~10 ms): every evaluation forked after inherits them, ready. The template runs no evaluation and holds
+    no credential (dummy keys: the gateway signs), so what it builds carries nothing from one to the next."""
+    for service, region in pairs:
+        if service in known_services():
+            _template_session(region).warm([(service, region)])
+
+
+def job_paths(job: dict[str, Any]) -> list[str]:
+    """What the job must read besides the interpreter: its lab's `evaluation/` directory, the gateway's socket."""
+    module = Path(job["module"])
+    lab_modules = module.parent.parent if module.parent.name == "boto3" else module.parent
+    paths = [str(lab_modules)]
+    if job.get("gateway"):
+        paths.append(job["gateway"]["socket"])
+    return paths
+
+
+def serve_one(channel: int, confine: Callable[[list[str], Limits], None], network: bool) -> None:
+    """Say ready, take one job, confine this process for it, answer, and return (the caller exits)."""
+    worker = Worker(network)
+    write_frame(channel, {"outcome": "ready"})
+    try:
+        job = read_frame(channel)
+    except ChannelClosed:
+        return
+    limits = Limits.from_message(job.get("limits"))
+    confine(job_paths(job), limits)
+    signal.signal(signal.SIGXCPU, _on_sigxcpu)
+    me = os.getpid()
+    reply = worker.handle(job)
+    if os.getpid() != me:  # a process the module forked, returning here: only the evaluation process answers
+        os._exit(0)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    write_frame(channel, reply)

@@ -122,6 +122,31 @@ def test_out_of_range_step_timeout_names_step_and_field(tmp_path: Path, value: s
     assert problem.startswith(f"{spec_path(tmp_path)}: step 01.02: timeout: ")
 
 
+def test_limits_default_then_lab_then_step(tmp_path: Path) -> None:
+    text = SEED_SPEC.replace('      - id: "02"\n', '      - id: "02"\n        limits: {processes: 8}\n')
+    lab = load_lab(write_lab(tmp_path, "limits: {memory_mib: 256, processes: 32}\n" + text))
+    first, second = lab.step("01.01").limits, lab.step("01.02").limits
+    assert (first.memory_mib, first.processes, first.output_kib, first.cpu_seconds) == (256, 32, 1024, None)
+    assert (second.memory_mib, second.processes) == (256, 8)
+    assert load_lab(write_lab(tmp_path, SEED_SPEC)).step("01.01").limits.memory_mib == 512  # old specs: defaults
+
+
+@pytest.mark.parametrize(
+    ("limits", "field"),
+    [
+        ("{memory_mib: 8}", "memory_mib"),
+        ("{processes: 0}", "processes"),
+        ("{cpu_seconds: 0}", "cpu_seconds"),
+        ("{output_kib: -1}", "output_kib"),
+        ("{disk: 1}", "disk"),
+    ],
+)
+def test_a_bad_limit_names_step_and_field(tmp_path: Path, limits: str, field: str) -> None:
+    text = SEED_SPEC.replace('      - id: "02"\n', f'      - id: "02"\n        limits: {limits}\n')
+    problem = only_real_problem(problems_of(tmp_path, text))
+    assert problem.startswith(f"{spec_path(tmp_path)}: step 01.02: limits.{field}: "), problem
+
+
 # --- errors that name file, step and field ------------------------------------------------------------
 
 

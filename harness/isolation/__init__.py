@@ -1,1 +1,2 @@
-"""Isolation of evaluation code: the read-only gateway its AWS traffic must pass, and the relay it reaches it by."""
+"""Isolation of evaluation code: single-use confined processes forked from a clean template, and the read-only
+gateway their AWS traffic must pass, with the relay they reach it by (see docs/dev.md, 'Isolation')."""

@@ -136,9 +136,11 @@ def create_app(settings: ServiceSettings, *, evaluator: Evaluator | None = None)
         logs.log_line(event="internal_error", error=type(exc).__name__)
         return JSONResponse(Problem(500, "internal", "internal error; nothing was evaluated").body(), status_code=500)
 
-    @app.get("/healthz", summary="Alive")
-    async def healthz() -> dict[str, str]:
-        return {"status": "ok"}
+    @app.get("/healthz", summary="Alive, and which sandbox protections are on")
+    async def healthz() -> dict[str, Any]:
+        protections = ev.protections
+        sandbox = None if protections is None else {**protections.to_message(), "full": protections.full}
+        return {"status": "ok", "sandbox": sandbox}
 
     @app.get("/readyz", summary="Lab loaded, workers up", responses={503: {"description": "still starting"}})
     async def readyz(request: Request) -> JSONResponse:

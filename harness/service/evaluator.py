@@ -17,11 +17,11 @@ from typing import Any
 
 from harness.account import SandboxSpec
 from harness.contract import Answer, ContextInput
+from harness.isolation.confine import Protections
 from harness.lab import Lab, StepSpec, load_lab
 from harness.pool import WorkerPool
 from harness.runner import DEADLINE_GRACE_S, Runner
 from harness.service import logs
-from harness.service.affinity import AffinePool
 from harness.service.assume import SandboxAccess, SandboxRefused
 from harness.service.idempotency import Abandoned, Claim, IdempotencyStore
 from harness.service.metrics import Metrics
@@ -71,29 +71,37 @@ class Evaluator:
         settings: ServiceSettings,
         *,
         lab: Lab | None = None,
-        pool: WorkerPool | AffinePool | None = None,
+        pool: WorkerPool | None = None,
         access: SandboxAccess | None = None,
     ) -> None:
         self.settings = settings
         self.lab = lab or load_lab(settings.lab)
-        self.pool = pool or AffinePool(settings.workers)
-        self.runner = Runner(self.lab, self.pool)  # type: ignore[arg-type]  # the same submit() interface
+        self.pool = pool or WorkerPool(settings.workers)
+        self.runner = Runner(self.lab, self.pool)
         self.metrics = Metrics(self.pool)
         self.access = access or SandboxAccess(settings, on_assume=self._count_assume)
         self.verifier = WebhookVerifier(settings.webhook_secret.get_secret_value())
         self.store = IdempotencyStore(settings.idempotency_window_s, settings.idempotency_max_entries)
         self.ready = False
         self.module_problems: list[str] = []
+        self.protections: Protections | None = None
 
     # -- life cycle -------------------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start every worker and import the lab's modules in them; then the service is ready."""
+        """Start the template and the spare processes, check that every module imports; then the service is ready.
+
+        Says (in the log) which protections are off, if any: `stepeval serve` refuses to start that way unless
+        told `--unsafe-no-sandbox`; the Lambda handler runs where Lambda lets it (no namespaces there).
+        """
         self.pool.start()
+        self.protections = self.pool.protections()
+        notice = self.protections.notice()
+        if notice:
+            logs.log_line(event="sandbox_degraded", detail=notice, off=self.protections.missing())
         steps = list(self.lab.steps.values())
-        jobs = [steps[i % len(steps)] for i in range(max(len(steps), self.pool.size))] if steps else []
         with ThreadPoolExecutor(self.pool.size) as threads:
-            problems = [p for p in threads.map(self.runner.check_module, jobs) if p]
+            problems = [p for p in threads.map(self.runner.check_module, steps) if p]
         self.module_problems = sorted(set(problems))
         for problem in self.module_problems:
             logs.log_line(event="module_problem", detail=problem)

@@ -11,7 +11,6 @@ from prometheus_client.registry import Collector
 
 from harness.contract import Answer, ErrorKind
 from harness.pool import WorkerPool
-from harness.service.affinity import AffinePool
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 disable_created_metrics()  # the *_created series only add noise to every scrape
@@ -21,14 +20,16 @@ DURATION_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 12
 class PoolCollector(Collector):
     """Read at scrape time from the pool itself, so no restart goes uncounted."""
 
-    def __init__(self, pool: WorkerPool | AffinePool) -> None:
+    def __init__(self, pool: WorkerPool) -> None:
         self.pool = pool
 
     def collect(self) -> Iterator[Metric]:
-        restarts = CounterMetricFamily("stepeval_worker_restarts", "Worker processes replaced (killed or crashed)")
+        restarts = CounterMetricFamily(
+            "stepeval_worker_restarts", "Evaluations that ended without an answer (timeout, crash, a limit)"
+        )
         restarts.add_metric([], self.pool.restarts)
         yield restarts
-        size = GaugeMetricFamily("stepeval_workers", "Worker processes the pool may run at once")
+        size = GaugeMetricFamily("stepeval_workers", "Evaluation processes that may run at once")
         size.add_metric([], self.pool.size)
         yield size
 
@@ -36,7 +37,7 @@ class PoolCollector(Collector):
 class Metrics:
     """One registry per service instance (tests run several in one process)."""
 
-    def __init__(self, pool: WorkerPool | AffinePool) -> None:
+    def __init__(self, pool: WorkerPool) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
         self.answers = Counter(

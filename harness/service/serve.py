@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from harness.service import logs
 from harness.service.settings import ServiceSettings
 
-FLAGS = ("lab", "host", "port", "workers", "queue", "deadline_s", "endpoint_url")
+FLAGS = ("lab", "host", "port", "workers", "queue", "deadline_s", "endpoint_url", "unsafe_no_sandbox")
 
 
 def load_settings(args: argparse.Namespace) -> ServiceSettings | None:
@@ -36,6 +36,19 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
 
     logs.configure(log_level)
     app = create_app(settings)
+    protections = app.state.evaluator.pool.protections()
+    if not protections.full:
+        off = ", ".join(protections.missing())
+        if not settings.unsafe_no_sandbox:
+            app.state.evaluator.pool.close()
+            logs.log_line(event="refused_to_start", reason="sandbox", off=protections.missing())
+            print(
+                f"stepeval serve: refusing to start: evaluations cannot be fully confined here (off: {off}); "
+                "run as root on Linux with namespaces, or pass --unsafe-no-sandbox (never in production)",
+                file=sys.stderr,
+            )
+            return 2
+        logs.log_line(event="unsafe_no_sandbox", off=protections.missing())
     config = uvicorn.Config(
         app,
         host=settings.host,

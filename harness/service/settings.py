@@ -48,6 +48,9 @@ class ServiceSettings(BaseSettings):
     role_session_prefix: str = Field(
         "stepeval", pattern=r"^[A-Za-z0-9_+=,.@-]{1,20}$", description="RoleSessionName prefix"
     )
+    unsafe_no_sandbox: bool = Field(
+        False, description="start even where evaluations cannot be fully confined (never in production)"
+    )
     sts_region: str | None = Field(None, description="region of the STS endpoint (default: the sandbox's region)")
 
     @field_validator("webhook_secret")

@@ -34,12 +34,14 @@ LAUNCH = "import sys, harness.netguard; from harness.cli import main; sys.exit(m
 class Service:
     """One `stepeval serve` process; `post` signs like the platform does."""
 
-    def __init__(self, tmp: Path, name: str, *args: str) -> None:
+    def __init__(
+        self, tmp: Path, name: str, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+    ) -> None:
         self.log_path = tmp / f"{name}.log"
         self._log = self.log_path.open("wb")
-        env = {**os.environ, "STEPEVAL_WEBHOOK_SECRET": SECRET}
+        env = {**os.environ, "STEPEVAL_WEBHOOK_SECRET": SECRET, **(env or {})}
         command = [sys.executable, "-c", LAUNCH, "serve", "--host", "127.0.0.1", "--port", "0", *args]
-        self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, env=env)
+        self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, env=env, cwd=cwd)
         self.url = self._wait_listening()
         self.http = httpx.Client(base_url=self.url, timeout=60, limits=httpx.Limits(max_connections=100))
         self._wait_ready()
@@ -111,8 +113,8 @@ class Service:
 def service_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     started: list[Service] = []
 
-    def start(name: str, *args: str) -> Service:
-        service = Service(tmp_path_factory.mktemp("service"), name, *args)
+    def start(name: str, *args: str, **options: Any) -> Service:
+        service = Service(tmp_path_factory.mktemp("service"), name, *args, **options)
         started.append(service)
         return service
 

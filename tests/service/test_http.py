@@ -73,7 +73,9 @@ def test_a_refused_request_is_not_remembered(service: Service, accounts: tuple[S
 
 
 def test_health_and_readiness(service: Service) -> None:
-    assert service.http.get("/healthz").json() == {"status": "ok"}
+    health = service.http.get("/healthz").json()
+    assert health["status"] == "ok"
+    assert health["sandbox"]["pid_namespace"] and health["sandbox"]["own_uid"]
     ready = service.http.get("/readyz")
     assert ready.status_code == 200
     assert ready.json()["status"] == "ready" and ready.json()["lab"] == "service-tests"

@@ -1,8 +1,7 @@
-"""Kills its own process: a crashed worker still yields one answer."""
+"""Ends its own process without answering: a process that dies still yields one answer."""
 
 import os
-import signal
 
 
 async def run(session, context, logger):
-    os.kill(os.getpid(), signal.SIGKILL)
+    os._exit(9)

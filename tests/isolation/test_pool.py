@@ -1,0 +1,67 @@
+"""The pool: one fresh process per evaluation, killed once (however many times it is told), under concurrency."""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from harness.contract import ContextInput
+from harness.isolation.limits import Limits
+from harness.pool import EvaluationProcess, WorkerPool
+from harness.runner import Runner
+
+
+def test_each_evaluation_runs_in_a_process_of_its_own(misbehaving_runner: Runner, sandbox) -> None:
+    pids = set()
+    for _ in range(4):
+        answer = misbehaving_runner.evaluate("05.01", ContextInput(), sandbox)
+        assert answer.status == "fail", answer
+        pids.add(answer.message)
+    assert len(pids) == 4  # PID 1 of its own namespace each time, so the start time tells them apart
+
+
+def test_killing_twice_closes_nothing_of_anyone_else(pool: WorkerPool) -> None:
+    pool.start()
+    process = pool._take()
+    try:
+        process.kill()
+        process.close()
+        neighbour_r, neighbour_w = os.pipe()  # may reuse the numbers the process's fds had
+        process.kill()
+        process.close()
+        os.write(neighbour_w, b"still mine")
+        assert os.read(neighbour_r, 10) == b"still mine"
+        os.close(neighbour_r)
+        os.close(neighbour_w)
+    finally:
+        pool._reaper.reap(process)
+
+
+def test_timeouts_under_concurrency_break_no_other_evaluation(misbehaving_lab, sandbox) -> None:
+    """The double kill closed fds another worker already used: EBADF, HTTP 500 under load. Not any more."""
+    with WorkerPool(3) as pool:
+        runner = Runner(misbehaving_lab, pool)
+        jobs = [("02.03", 0.2) if i % 3 == 0 else ("02.01", None) for i in range(24)]
+
+        def one(job: tuple[str, float | None]) -> tuple[str, str, str | None]:
+            step, timeout = job
+            answer = runner.evaluate(step, ContextInput(), sandbox, timeout_s=timeout)
+            return step, answer.status, answer.error.kind if answer.error else None
+
+        with ThreadPoolExecutor(6) as threads:
+            results = list(threads.map(one, jobs))
+    for step, status, kind in results:
+        assert (status, kind) == (("error", "timeout") if step == "02.03" else ("fail", None)), (step, status, kind)
+
+
+def test_a_spare_is_ready_before_the_job(pool: WorkerPool) -> None:
+    pool.start()
+    process: EvaluationProcess = pool._take()
+    try:
+        process.wait_ready(time.monotonic() + 30)
+        outcome = process.run({"job": "load", "module": "/nonexistent/evaluation/boto3/01_01.py"}, 10, Limits())
+        assert outcome.reply == {"outcome": "error", "kind": "load", "detail": "no module at this path"}
+    finally:
+        process.kill()
+        pool._reaper.reap(process)
