@@ -4,9 +4,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench serve clean
+.PHONY: setup postgresql demo test lint bench serve clean
 
-setup: $(STAMP) /usr/bin/chromium
+setup: $(STAMP) postgresql /usr/bin/chromium
+
+# The record store's tests start a real PostgreSQL server (tests/store/conftest.py): install it when missing.
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 || \
+	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; } || \
+	  { echo "make setup: PostgreSQL is missing; install it (apt-get install postgresql): the store's tests need it" >&2; exit 1; }
 
 # The HTML report's browser test drives Debian's chromium (Playwright's own browser download is not reachable).
 /usr/bin/chromium:
@@ -33,6 +39,7 @@ bench: setup
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.service
 	$(BIN)/python -m bench.mutate
+	$(BIN)/python -m bench.store
 
 # The evaluator service (docs/service.md): make serve LAB=path/to/lab [ENDPOINT_URL=http://127.0.0.1:5000]
 # STEPEVAL_WEBHOOK_SECRET must be set (whsec_...); the other STEPEVAL_* variables apply too.

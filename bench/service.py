@@ -63,6 +63,22 @@ objectives:
 """
 
 
+def bench_environment(**more: str) -> None:
+    """Dummy credentials, no AWS config, quiet workers, this repository importable by every process started."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    os.environ.update(
+        AWS_ACCESS_KEY_ID="testing",
+        AWS_SECRET_ACCESS_KEY="testing",
+        AWS_DEFAULT_REGION="us-east-1",
+        AWS_CONFIG_FILE=os.devnull,
+        AWS_SHARED_CREDENTIALS_FILE=os.devnull,
+        AWS_EC2_METADATA_DISABLED="true",
+        STEPEVAL_LOG_LEVEL="WARNING",
+        PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+        **more,
+    )
+
+
 def main() -> int:
     import argparse
     import asyncio
@@ -97,19 +113,7 @@ def main() -> int:
     parser.add_argument("--delay-ms", type=float, default=50.0, help="simulated round trip per AWS call (50)")
     args = parser.parse_args()
 
-    root = Path(__file__).resolve().parents[1]
-    os.environ.update(
-        AWS_ACCESS_KEY_ID="testing",
-        AWS_SECRET_ACCESS_KEY="testing",
-        AWS_DEFAULT_REGION="us-east-1",
-        AWS_CONFIG_FILE=os.devnull,
-        AWS_SHARED_CREDENTIALS_FILE=os.devnull,
-        AWS_EC2_METADATA_DISABLED="true",
-        STEPEVAL_LOG_LEVEL="WARNING",
-        STEPEVAL_WORKER_PRELOAD="bench.service",
-        PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
-        **{DELAY_ENV: str(args.delay_ms)},
-    )
+    bench_environment(STEPEVAL_WORKER_PRELOAD="bench.service", **{DELAY_ENV: str(args.delay_ms)})
     install_delay()
     console = Console()
     tmp = Path(tempfile.mkdtemp(prefix="stepeval-bench-"))

@@ -18,6 +18,7 @@ from harness.pool import WorkerPool
 if TYPE_CHECKING:
     from harness.contract import Answer, ContextInput
     from harness.lab import Lab
+    from harness.store.service import EvaluationRecorder
 
 EXIT_PASS, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_ERROR = 0, 1, 2, 3
 EXIT_BY_STATUS = {"pass": EXIT_PASS, "fail": EXIT_FAIL, "error": EXIT_ERROR}
@@ -82,11 +83,36 @@ def cmd_run(args: argparse.Namespace) -> int:
         lab.step(step_key)
         context = read_context(args.context, lab)
         sandbox = resolve_sandbox(profile=args.profile, region=args.region, endpoint_url=args.endpoint_url)
-        answer = Runner(lab, pool).evaluate(step_key, context, sandbox, timeout_s=args.timeout)
+        recorder = open_cli_recorder(args.store, lab) if args.store else None
+        tap = recorder.tap() if recorder else None
+        answer = Runner(lab, pool).evaluate(step_key, context, sandbox, timeout_s=args.timeout, tap=tap)
+        if recorder is not None and tap is not None:
+            recorder.record(step_key, None, sandbox.region, context, answer, tap)
         pool.warn_if_degraded()
     show_output(answer, lab.step(step_key).module_path.name)
     print_answer(answer)
     return EXIT_BY_STATUS[answer.status]
+
+
+def open_cli_recorder(url: str, lab: Lab) -> EvaluationRecorder:
+    """`stepeval run --store`: the evaluation is recorded like the service's (source "cli")."""
+    from harness.store.engine import open_engine
+    from harness.store.records import RecordStore
+    from harness.store.service import EvaluationRecorder, Retention
+
+    return EvaluationRecorder(RecordStore(open_engine(url)), lab, Retention(90.0, 100_000), source="cli")
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from harness.store.commands import run_replay
+
+    return run_replay(args.lab, args.store, step=args.step, since=args.since, as_json=args.json, workers=args.workers)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from harness.store.commands import run_stats
+
+    return run_stats(args.store, lab_dir=args.lab, as_json=args.json)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -182,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--region", help="AWS region (default: profile's, AWS_REGION, else us-east-1)")
     run.add_argument("--profile", help="named AWS profile to dry-run against your own account")
     run.add_argument("--timeout", type=positive_seconds, help="seconds before the step is stopped")
+    run.add_argument("--store", help="record the evaluation here: sqlite:///file.db or postgresql://...")
     run.set_defaults(handler=cmd_run)
 
     check = commands.add_parser("check", help="validate the lab spec and every step module")
@@ -230,7 +257,23 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="start even if evaluations cannot be fully confined here (namespaces, uid): never in production",
     )
+    serve.add_argument("--store", dest="store_url", help="record store URL: sqlite:///file.db or postgresql://...")
     serve.set_defaults(handler=cmd_serve)
+
+    replay = commands.add_parser("replay", help="re-run the lab's modules on recorded evaluations, offline")
+    replay.add_argument("--lab", default=".", help="lab directory (default: .)")
+    replay.add_argument("--store", required=True, help="the record store: sqlite:///file.db or postgresql://...")
+    replay.add_argument("--step", help="only this step's evaluations (e.g. 01.02)")
+    replay.add_argument("--since", help="only evaluations recorded since this date (YYYY-MM-DD, UTC)")
+    replay.add_argument("--workers", type=int, default=2, choices=range(1, 33), metavar="N", help="worker processes")
+    replay.add_argument("--json", action="store_true", help="print the report as JSON")
+    replay.set_defaults(handler=cmd_replay)
+
+    stats = commands.add_parser("stats", help="per step: attempts, pass rate, common issues, durations, errors")
+    stats.add_argument("--store", required=True, help="the record store: sqlite:///file.db or postgresql://...")
+    stats.add_argument("--lab", help="only this lab's evaluations (a lab directory)")
+    stats.add_argument("--json", action="store_true", help="print the figures as JSON")
+    stats.set_defaults(handler=cmd_stats)
     return parser
 
 

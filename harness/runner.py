@@ -10,6 +10,7 @@ from harness.account import SandboxSpec
 from harness.contract import Answer, ContextInput, ContractViolation, Diagnostics, build_context, check_result
 from harness.lab import Lab, StepSpec
 from harness.pool import Outcome, WorkerPool
+from harness.store.recording import Tap
 
 # The process may need this long beyond the step's own limit to start and answer; it is not given to run().
 DEADLINE_GRACE_S = 0.5
@@ -30,6 +31,7 @@ class Runner:
         sandbox: SandboxSpec,
         *,
         timeout_s: float | None = None,
+        tap: Tap | None = None,
     ) -> Answer:
         """The Answer for one step; BadInput (raised) only for a step key the lab does not know."""
         step = self.lab.step(step_key)
@@ -39,7 +41,7 @@ class Runner:
         if limits.cpu_seconds is None:
             limits = dataclasses.replace(limits, cpu_seconds=limit)
         gateway = self.pool.gateway
-        token = gateway.open(sandbox)  # the process gets this token, never the credentials
+        token = gateway.open(sandbox, tap)  # the process gets this token, never the credentials
         job = {
             "job": "run",
             "module": str(step.module_path),

@@ -21,6 +21,7 @@ import socketserver
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from http.server import BaseHTTPRequestHandler
@@ -41,6 +42,7 @@ from harness.faults import error_body
 from harness.isolation.operations import RawRequest, Unidentified, identify, service_model
 from harness.isolation.relay import PREAMBLE
 from harness.readonly import is_read
+from harness.store.recording import MAX_RECORDED_BODY_BYTES, Canned, Exchange, Tap
 
 REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
 SERVICE = re.compile(r"\A[a-z0-9-]{2,64}\Z")
@@ -55,6 +57,7 @@ PRESIGNED = frozenset({"x-amz-signature", "x-amz-credential", "x-amz-security-to
 GLOBAL_SIGNING_REGION = {"aws": "us-east-1", "aws-cn": "cn-north-1", "aws-us-gov": "us-gov-west-1"}
 CONNECT_TIMEOUT_S = 5.0
 READ_TIMEOUT_S = 30.0
+SETTLE_S = 2.0  # how long `finish` waits for a tapped evaluation's last exchange to be kept
 
 
 @dataclass
@@ -64,10 +67,29 @@ class Evaluation:
     sandbox: SandboxSpec
     operations: list[Operation] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    tap: Tap | None = None  # recording (keeps each exchange) or replay (answers from a recording)
+    busy: int = 0  # requests being forwarded; a tap's `observe` runs after the module has its answer
+    idle: threading.Condition = field(default_factory=threading.Condition)
 
     def record(self, operation: Operation) -> None:
         with self.lock:
             self.operations.append(operation)
+
+    @contextlib.contextmanager
+    def forwarding(self) -> Iterator[None]:
+        with self.idle:
+            self.busy += 1
+        try:
+            yield
+        finally:
+            with self.idle:
+                self.busy -= 1
+                self.idle.notify_all()
+
+    def settle(self, timeout_s: float) -> None:
+        """Wait (at most `timeout_s`) for requests still being forwarded, so that their exchanges are kept."""
+        with self.idle:
+            self.idle.wait_for(lambda: self.busy == 0, timeout_s)
 
 
 @dataclass(frozen=True)
@@ -151,11 +173,22 @@ class GatewayHandler(BaseHTTPRequestHandler):
     def forward(self) -> None:
         """One request: read, classify, sign, send; each is logged before the module can see its answer."""
         assert self.evaluation is not None
+        with self.evaluation.forwarding():
+            self.forward_one()
+
+    def forward_one(self) -> None:
+        assert self.evaluation is not None
         started = time.perf_counter()
         service = "?"
         try:
             service, region, request = self.read_request()
             operation = self.classify(service, request)
+            tap = self.evaluation.tap
+            canned = tap.answer(service, region, operation, request) if tap is not None else None
+            if canned is not None:
+                self.log(service, operation, started, allowed=True, status=canned.status)
+                self.send_canned(canned)
+                return
             response = self.open_upstream(upstream_for(self.evaluation.sandbox, service, region), request)
         except Refused as refusal:
             self.log(service, refusal.operation, started, allowed=False, status=refusal.status, detail=str(refusal))
@@ -168,10 +201,25 @@ class GatewayHandler(BaseHTTPRequestHandler):
             self.answer_error(service, 502, "BadGateway", str(failure))
             return
         self.log(service, operation, started, allowed=True, status=response.status)
+        kept = bytearray() if tap is not None and tap.wants_body else None
         try:
-            self.relay_response(response)
+            self.relay_response(response, kept)
         finally:
             response.release_conn()
+        if tap is not None:
+            body = bytes(kept or b"")
+            tap.observe(
+                Exchange(
+                    service,
+                    region,
+                    operation,
+                    request,
+                    response.status,
+                    list(response.headers.items()),
+                    body[:MAX_RECORDED_BODY_BYTES],
+                    truncated=len(body) > MAX_RECORDED_BODY_BYTES,
+                )
+            )
 
     def log(self, service: str, operation: str, started: float, **outcome: Any) -> None:
         assert self.evaluation is not None
@@ -242,7 +290,8 @@ class GatewayHandler(BaseHTTPRequestHandler):
             raise UpstreamFailed(f"the endpoint {upstream.endpoint_url} did not answer: {type(exc).__name__}") from None
         return response
 
-    def relay_response(self, response: urllib3.BaseHTTPResponse) -> None:
+    def relay_response(self, response: urllib3.BaseHTTPResponse, kept: bytearray | None = None) -> None:
+        """Stream the answer to the module; `kept` (when recording) gets its body, up to the recording cap."""
         self.send_response_only(response.status, response.reason)
         for name, value in response.headers.items():
             if name.lower() not in HOP_BY_HOP and name.lower() != "content-length":
@@ -254,13 +303,28 @@ class GatewayHandler(BaseHTTPRequestHandler):
             if self.command != "HEAD":
                 for chunk in response.stream(CHUNK_BYTES, decode_content=False):
                     self.wfile.write(chunk)
+                    if kept is not None and len(kept) <= MAX_RECORDED_BODY_BYTES:
+                        kept += chunk
             return
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         for chunk in response.stream(CHUNK_BYTES, decode_content=False):
             if chunk:
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                if kept is not None and len(kept) <= MAX_RECORDED_BODY_BYTES:
+                    kept += chunk
         self.wfile.write(b"0\r\n\r\n")
+
+    def send_canned(self, canned: Canned) -> None:
+        """A response from a recording, as the endpoint sent it (its length recomputed)."""
+        self.send_response_only(canned.status)
+        for name, value in canned.headers:
+            if name.lower() not in HOP_BY_HOP and name.lower() != "content-length":
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(canned.body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(canned.body)
 
     def answer_error(self, service: str, status: int, code: str, message: str) -> None:
         """An AWS-style error in the service's wire format, so the module's botocore parses and raises it."""
@@ -321,12 +385,15 @@ class Gateway:
             shutil.rmtree(self._directory, ignore_errors=True)
         self.http.clear()
 
-    def open(self, sandbox: SandboxSpec) -> str:
-        """Register an evaluation in `sandbox`'s account; its token, which the worker's relay presents."""
+    def open(self, sandbox: SandboxSpec, tap: Tap | None = None) -> str:
+        """Register an evaluation in `sandbox`'s account; its token, which the worker's relay presents.
+
+        `tap`: record each exchange, or answer from a recording (harness/store/recording.py).
+        """
         self.start()
         token = secrets.token_hex(16)
         with self._lock:
-            self._evaluations[token] = Evaluation(sandbox)
+            self._evaluations[token] = Evaluation(sandbox, tap=tap)
         return token
 
     def evaluation(self, token: str) -> Evaluation | None:
@@ -339,6 +406,8 @@ class Gateway:
             evaluation = self._evaluations.pop(token, None)
         if evaluation is None:
             return []
+        if evaluation.tap is not None:
+            evaluation.settle(SETTLE_S)
         with evaluation.lock:
             return list(evaluation.operations)
 

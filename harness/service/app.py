@@ -136,11 +136,14 @@ def create_app(settings: ServiceSettings, *, evaluator: Evaluator | None = None)
         logs.log_line(event="internal_error", error=type(exc).__name__)
         return JSONResponse(Problem(500, "internal", "internal error; nothing was evaluated").body(), status_code=500)
 
-    @app.get("/healthz", summary="Alive, and which sandbox protections are on")
+    @app.get("/healthz", summary="Alive, which sandbox protections are on, and the store's state")
     async def healthz() -> dict[str, Any]:
         protections = ev.protections
         sandbox = None if protections is None else {**protections.to_message(), "full": protections.full}
-        return {"status": "ok", "sandbox": sandbox}
+        body: dict[str, Any] = {"status": "ok", "sandbox": sandbox}
+        if ev.records is not None:  # the shared store: "ok", or why idempotency is per instance for now
+            body["store"] = ev.records.idempotency.degraded or "ok"
+        return body
 
     @app.get("/readyz", summary="Lab loaded, workers up", responses={503: {"description": "still starting"}})
     async def readyz(request: Request) -> JSONResponse:

@@ -29,6 +29,8 @@ from harness.service.models import EvaluationRequest, parse_request
 from harness.service.problems import Problem
 from harness.service.settings import ServiceSettings
 from harness.service.webhooks import WebhookVerifier
+from harness.store.idempotency import FallbackIdempotency
+from harness.store.service import Retention, ServiceStore
 
 MIN_RUN_S = 0.2  # below this much time left, an evaluation is not started at all (503)
 MAX_CLAIM_TRIES = 3
@@ -81,7 +83,21 @@ class Evaluator:
         self.metrics = Metrics(self.pool)
         self.access = access or SandboxAccess(settings, on_assume=self._count_assume)
         self.verifier = WebhookVerifier(settings.webhook_secret.get_secret_value())
-        self.store = IdempotencyStore(settings.idempotency_window_s, settings.idempotency_max_entries)
+        self.records: ServiceStore | None = None
+        if settings.store_url:
+            self.records = ServiceStore.open(
+                settings.store_url,
+                self.lab,
+                Retention(settings.store_max_age_days, settings.store_max_evaluations),
+                window_s=settings.idempotency_window_s,
+                max_entries=settings.idempotency_max_entries,
+                running_ttl_s=settings.deadline_s + DEADLINE_GRACE_S + 30,
+            )
+        self.store: IdempotencyStore | FallbackIdempotency = (
+            self.records.idempotency
+            if self.records
+            else IdempotencyStore(settings.idempotency_window_s, settings.idempotency_max_entries)
+        )
         self.ready = False
         self.module_problems: list[str] = []
         self.protections: Protections | None = None
@@ -110,6 +126,8 @@ class Evaluator:
     def close(self) -> None:
         self.ready = False
         self.pool.close()
+        if self.records is not None:
+            self.records.close()
 
     # -- the steps ----------------------------------------------------------------------------------------------
 
@@ -141,9 +159,13 @@ class Evaluator:
             raise deadline_problem("before a worker was free", self.settings.retry_after_s)
         request = admitted.request
         context = ContextInput(resolved=request.resolved, events=request.events)
-        answer = self.runner.evaluate(admitted.step.key, context, sandbox, timeout_s=limit)
+        tap = self.records.recorder.tap() if self.records else None
+        answer = self.runner.evaluate(admitted.step.key, context, sandbox, timeout_s=limit, tap=tap)
         total_ms = (time.monotonic() - admitted.started) * 1000
-        return answer.model_copy(update={"duration_ms": round(total_ms, 2)})
+        answer = answer.model_copy(update={"duration_ms": round(total_ms, 2)})
+        if self.records is not None and tap is not None:  # recorded before it is answered
+            self.records.recorder.record(admitted.step.key, admitted.request_id, sandbox.region, context, answer, tap)
+        return answer
 
     def finish(self, admitted: Admitted, answer: Answer) -> dict[str, Any]:
         """Count, log and store the answer; the response body."""

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from harness.service import logs
 from harness.service.settings import ServiceSettings
 
-FLAGS = ("lab", "host", "port", "workers", "queue", "deadline_s", "endpoint_url", "unsafe_no_sandbox")
+FLAGS = ("lab", "host", "port", "workers", "queue", "deadline_s", "endpoint_url", "unsafe_no_sandbox", "store_url")
 
 
 def load_settings(args: argparse.Namespace) -> ServiceSettings | None:
@@ -21,7 +21,7 @@ def load_settings(args: argparse.Namespace) -> ServiceSettings | None:
     except ValidationError as exc:
         for err in exc.errors():
             name = ".".join(str(p) for p in err["loc"])
-            flag = {"deadline_s": "--deadline"}.get(name, f"--{name.replace('_', '-')}")
+            flag = {"deadline_s": "--deadline", "store_url": "--store"}.get(name, f"--{name.replace('_', '-')}")
             where = flag if name in overrides else f"STEPEVAL_{name.upper()}"
             message = "is required" if err["type"] == "missing" else err["msg"].removeprefix("Value error, ")
             print(f"stepeval serve: {where}: {message}", file=sys.stderr)

@@ -52,6 +52,9 @@ class ServiceSettings(BaseSettings):
         False, description="start even where evaluations cannot be fully confined (never in production)"
     )
     sts_region: str | None = Field(None, description="region of the STS endpoint (default: the sandbox's region)")
+    store_url: str | None = Field(None, description="record store: sqlite:///file.db or postgresql://... (none: off)")
+    store_max_age_days: float = Field(90.0, gt=0, description="this lab's recorded evaluations kept this many days")
+    store_max_evaluations: int = Field(100_000, ge=1, description="and at most this many of them (newest kept)")
 
     @field_validator("webhook_secret")
     @classmethod

@@ -1,0 +1,230 @@
+"""`stepeval replay`: the lab's current modules on recorded evaluations, AWS answered from each recording.
+
+The gateway runs as for a live evaluation, but a `Replayer` tap answers every request from the recording by its
+operation and canonical parameters (harness/store/recording.py); nothing leaves the machine and no account is
+needed. A request the recording does not have is answered with an error and listed: the evaluation is
+unjudgeable, never guessed. Verdicts are compared with the recorded ones, per step.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict, deque
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from harness.account import Credentials, SandboxSpec
+from harness.contract import Answer, ContextInput
+from harness.faults import error_body
+from harness.isolation.operations import RawRequest, service_model
+from harness.lab import Lab
+from harness.pool import WorkerPool
+from harness.runner import Runner
+from harness.store.recording import Canned, Exchange, canonical_body, decode_body, request_key
+from harness.store.records import CorruptRecording, RecordStore, StoredRecord
+
+REPLAY_CREDENTIALS = Credentials("stepeval-replay", "stepeval-replay")  # signs nothing: nothing goes upstream
+MISSING_CODE = "StepevalReplayMissing"
+SUMMARY_CHARS = 300
+
+
+class Replayer:
+    """A gateway tap answering from one recording; each repeated request gets the next recorded answer (the last
+    one again when they run out). `missing` lists what the recording does not have."""
+
+    wants_body = False
+
+    def __init__(self, exchanges: list[dict[str, Any]]) -> None:
+        self._answers: dict[str, deque[Canned]] = defaultdict(deque)
+        for exchange in exchanges:
+            response = exchange["response"]
+            headers = [(str(k), str(v)) for k, v in response["headers"]]
+            canned = Canned(int(response["status"]), headers, decode_body(response["body"]))
+            self._answers[str(exchange["key"])].append(canned)
+        self.missing: list[str] = []
+        self._lock = threading.Lock()
+
+    def answer(self, service: str, region: str, operation: str, request: RawRequest) -> Canned | None:
+        key = request_key(service, region, operation, request)
+        with self._lock:
+            answers = self._answers.get(key)
+            if answers:
+                return answers.popleft() if len(answers) > 1 else answers[0]
+            self.missing.append(describe(service, operation, request))
+        body, content_type = error_body(service_model(service).protocol, MISSING_CODE, "not in the recording")
+        return Canned(400, [("Content-Type", content_type), ("x-amzn-ErrorType", MISSING_CODE)], body)
+
+    def observe(self, exchange: Exchange) -> None:
+        """Replay records nothing."""
+
+
+def describe(service: str, operation: str, request: RawRequest) -> str:
+    """A request as the report lists it: the operation and its parameters, in canonical form."""
+    params = canonical_body(request.headers.get("content-type", ""), request.body)
+    query = "&".join(f"{k}={v}" for k, v in sorted(request.query_pairs()))
+    text = " ".join(
+        part for part in (f"{service}:{operation}", request.path if request.path != "/" else "", query, params) if part
+    )
+    return text[:SUMMARY_CHARS]
+
+
+def issue_of(answer: dict[str, Any]) -> str | None:
+    """What a verdict is about: the failure's issue, or the error's kind."""
+    if answer.get("status") == "error":
+        return f"error: {(answer.get('error') or {}).get('kind')}"
+    return (answer.get("failure_context") or {}).get("issue")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One recorded evaluation whose verdict is not what it was."""
+
+    record_id: str
+    step: str
+    kind: str  # regression (pass -> fail) | fixed (fail -> pass) | status | issue | unjudgeable
+    before: str
+    after: str
+    missing: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.record_id,
+            "step": self.step,
+            "kind": self.kind,
+            "before": self.before,
+            "after": self.after,
+            "missing": list(self.missing),
+        }
+
+
+@dataclass
+class StepTally:
+    replayed: int = 0
+    unchanged: int = 0
+    regression: int = 0
+    fixed: int = 0
+    status: int = 0
+    issue: int = 0
+    unjudgeable: int = 0
+
+
+@dataclass
+class ReplayReport:
+    steps: dict[str, StepTally] = field(default_factory=dict)
+    changes: list[Change] = field(default_factory=list)
+    corrupt: list[tuple[str, str]] = field(default_factory=list)  # (id, why)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (id, why): steps the lab no longer has
+
+    @property
+    def failed(self) -> bool:
+        """The gate: any learner who was right is now told otherwise, or any evaluation that cannot be judged."""
+        return any(change.kind in ("regression", "unjudgeable") for change in self.changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "steps": {key: vars(tally) for key, tally in sorted(self.steps.items())},
+            "changes": [change.as_dict() for change in self.changes],
+            "corrupt": [{"id": record_id, "detail": why} for record_id, why in self.corrupt],
+            "skipped": [{"id": record_id, "detail": why} for record_id, why in self.skipped],
+            "failed": self.failed,
+        }
+
+
+def verdict(answer: dict[str, Any]) -> str:
+    issue = issue_of(answer)
+    return f"{answer.get('status')}" + (f" ({issue})" if issue and answer.get("status") != "pass" else "")
+
+
+def compare(record: StoredRecord, before: dict[str, Any], after: Answer, missing: list[str]) -> Change | None:
+    """The change, if any, between the recorded answer and the replayed one."""
+    now = after.model_dump(mode="json")
+    was, shown_before, shown_after = before.get("status"), verdict(before), verdict(now)
+    if missing:
+        return Change(record.id, record.step, "unjudgeable", shown_before, shown_after, tuple(dict.fromkeys(missing)))
+    if was == now["status"]:
+        if issue_of(before) == issue_of(now):
+            return None
+        return Change(record.id, record.step, "issue", shown_before, shown_after)
+    if was == "pass" and now["status"] == "fail":
+        kind = "regression"
+    elif was == "fail" and now["status"] == "pass":
+        kind = "fixed"
+    else:
+        kind = "status"
+    return Change(record.id, record.step, kind, shown_before, shown_after)
+
+
+def replay_one(runner: Runner, record: StoredRecord) -> tuple[dict[str, Any], Answer, list[str]]:
+    """Run the lab's current module on one recording; CorruptRecording when it cannot be read."""
+    exchanges = record.exchanges()
+    before = record.read_answer()
+    try:
+        context = ContextInput.model_validate(record.read_context())
+        tap = Replayer(exchanges)
+    except (ValidationError, KeyError, TypeError, ValueError) as exc:
+        raise CorruptRecording(
+            record.id, f"cannot be replayed: {type(exc).__name__}: {str(exc).splitlines()[0]}"
+        ) from None
+    sandbox = SandboxSpec(REPLAY_CREDENTIALS, record.region)
+    after = runner.evaluate(record.step, context, sandbox, tap=tap)
+    return before, after, tap.missing
+
+
+def replay(
+    lab: Lab, store: RecordStore, *, step: str | None = None, since: float | None = None, workers: int = 2
+) -> ReplayReport:
+    """Every recorded evaluation of `lab` (one step's, those since a time) through its current modules."""
+    report = ReplayReport()
+    records = store.select(lab=lab.spec.project, step=step, since=since)
+    with WorkerPool(workers) as pool:
+        pool.start()
+        runner = Runner(lab, pool)
+        with ThreadPoolExecutor(workers) as threads:
+            for record, outcome in zip_outcomes(threads, 4 * workers, runner, lab, records, report):
+                if isinstance(outcome, CorruptRecording):
+                    report.corrupt.append((record.id, str(outcome)))
+                    continue
+                before, after, missing = outcome
+                tally = report.steps.setdefault(record.step, StepTally())
+                tally.replayed += 1
+                change = compare(record, before, after, missing)
+                if change is None:
+                    tally.unchanged += 1
+                else:
+                    setattr(tally, change.kind, getattr(tally, change.kind) + 1)
+                    report.changes.append(change)
+    return report
+
+
+def zip_outcomes(
+    threads: ThreadPoolExecutor,
+    limit: int,
+    runner: Runner,
+    lab: Lab,
+    records: Iterable[StoredRecord],
+    report: ReplayReport,
+) -> Iterable[tuple[StoredRecord, Any]]:
+    """Records with their replay outcomes, in order, with at most `limit` of them in flight."""
+    window: deque[tuple[StoredRecord, Any]] = deque()
+
+    def attempt(record: StoredRecord) -> Any:
+        try:
+            return replay_one(runner, record)
+        except CorruptRecording as exc:
+            return exc
+
+    for record in records:
+        if record.step not in lab.steps:
+            report.skipped.append((record.id, f"step {record.step} is not in the lab any more"))
+            continue
+        window.append((record, threads.submit(attempt, record)))
+        while len(window) >= limit:
+            done, future = window.popleft()
+            yield done, future.result()
+    while window:
+        done, future = window.popleft()
+        yield done, future.result()

@@ -1,0 +1,60 @@
+"""`stepeval stats`: per step attempts, pass rate, common issues, p50/p95, errors by kind, from a real store."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+from harness.contract import Answer, ContextInput, FailureContext
+from harness.store.engine import open_engine
+from harness.store.records import NewRecord, RecordStore
+from harness.store.stats import percentile
+from tests.conftest import LABS, REGION, STEPEVAL
+
+
+def answer(status: str, duration: float, issue: str | None = None, kind: str | None = None) -> Answer:
+    if status == "error":
+        return Answer.failed_to_run("01.01", kind or "aws", "detail", duration)
+    context = FailureContext(step="01.01", issue=issue, hint_context="h") if issue else None
+    return Answer(step="01.01", status=status, success=status == "pass", message="m", failure_context=context,
+                  duration_ms=duration)  # fmt: skip
+
+
+def test_stats_per_step(store_url: str) -> None:
+    store = RecordStore(open_engine(store_url))
+    answers = (
+        [answer("pass", float(d)) for d in range(10, 70, 10)]  # 6 passes, 10..60 ms
+        + [answer("fail", 100.0, "no such bucket")] * 3
+        + [answer("fail", 100.0, "bucket is public")]
+        + [answer("error", 5.0, kind="aws"), answer("error", 5.0, kind="timeout")]
+    )
+    try:
+        for a in answers:
+            store.add(NewRecord("recorded", "01.01", "v1", "service", None, REGION, ContextInput(), a, []))
+        store.add(NewRecord("another", "01.01", "v1", "service", None, REGION, ContextInput(), answers[0], []))
+    finally:
+        store.engine.dispose()
+    done = subprocess.run(
+        [STEPEVAL, "stats", "--store", store_url, "--lab", str(LABS / "recorded"), "--json"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout)
+    step = figures["labs"]["recorded"]["01.01"]
+    assert list(figures["labs"]) == ["recorded"] and figures["evaluations"] == 12
+    assert step["attempts"] == 12 and step["pass_rate"] == 0.5 and step["failed"] == 4
+    assert step["top_issues"] == [{"issue": "no such bucket", "count": 3}, {"issue": "bucket is public", "count": 1}]
+    assert step["errors"] == {"aws": 1, "timeout": 1}
+    assert step["p50_ms"] == 40.0 and step["p95_ms"] == 100.0  # of 5 5 10 20 30 40 | 50 60 100 100 100 100
+    assert figures["bytes_per_evaluation"] > 0
+    wide = {**os.environ, "COLUMNS": "200"}
+    table = subprocess.run([STEPEVAL, "stats", "--store", store_url], capture_output=True, text=True, env=wide)
+    assert table.returncode == 0 and "no such bucket (3)" in table.stdout and "50%" in table.stdout
+
+
+def test_percentile_is_nearest_rank() -> None:
+    assert percentile([], 0.5) is None
+    assert percentile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.0
+    assert percentile([float(i) for i in range(1, 101)], 0.95) == 95.0
