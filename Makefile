@@ -6,13 +6,17 @@ STAMP := $(VENV)/.installed
 
 .PHONY: setup postgresql demo test lint bench serve clean
 
-setup: $(STAMP) postgresql
+setup: $(STAMP) postgresql /usr/bin/chromium
 
 # The record store's tests start a real PostgreSQL server (tests/store/conftest.py): install it when missing.
 postgresql:
 	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 || \
 	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; } || \
 	  { echo "make setup: PostgreSQL is missing; install it (apt-get install postgresql): the store's tests need it" >&2; exit 1; }
+
+# The HTML report's browser test drives Debian's chromium (Playwright's own browser download is not reachable).
+/usr/bin/chromium:
+	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("stepeval needs Python >= 3.11" if sys.version_info < (3, 11) else 0)'
@@ -35,6 +39,7 @@ bench: setup
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.latency
 	$(BIN)/python -m bench.service
+	$(BIN)/python -m bench.mutate
 	$(BIN)/python -m bench.store
 	$(BIN)/python -m bench.playthrough
 

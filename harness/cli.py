@@ -151,7 +151,24 @@ def cmd_new(args: argparse.Namespace) -> int:
 def cmd_test(args: argparse.Namespace) -> int:
     from harness.testrun import run_tests
 
-    return run_tests(Path(args.lab), pattern=args.k, as_json=args.json)
+    return run_tests(Path(args.lab), pattern=args.k, as_json=args.json, html=args.html)
+
+
+def cmd_mutate(args: argparse.Namespace) -> int:
+    from harness.mutate import run_mutate
+
+    return run_mutate(Path(args.lab), pattern=args.k, as_json=args.json, html=args.html)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from harness.mutate import run_mutate
+    from harness.testrun import run_tests
+
+    if args.no_mutants:
+        run_tests(Path(args.lab), pattern=args.k, html=args.output)
+    else:
+        run_mutate(Path(args.lab), pattern=args.k, html=args.output, quiet=True)
+    return EXIT_PASS
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -171,6 +188,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from harness.service.serve import main as serve_main
 
     return serve_main(args)
+
+
+def add_playthrough_options(command: argparse.ArgumentParser, *, output: str) -> None:
+    """--lab, -k, --json and --html, as `test` and `mutate` take them."""
+    command.add_argument("--lab", default=".", help="lab directory (default: .)")
+    command.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
+    command.add_argument("--json", action="store_true", help=f"print the {output} as JSON instead of tables")
+    command.add_argument("--html", type=Path, metavar="FILE", help="also write the lab report (HTML) to FILE")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -199,10 +224,19 @@ def build_parser() -> argparse.ArgumentParser:
     test = commands.add_parser(
         "test", help="play the lab's scenarios on moto processes of its own (copies, never replays)"
     )
-    test.add_argument("--lab", default=".", help="lab directory (default: .)")
-    test.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
-    test.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
+    add_playthrough_options(test, output="results")
     test.set_defaults(handler=cmd_test)
+
+    mutate = commands.add_parser("mutate", help="play mutants of each solve: which mistakes does the evaluator miss?")
+    add_playthrough_options(mutate, output="scores, survivors and every mutant")
+    mutate.set_defaults(handler=cmd_mutate)
+
+    report = commands.add_parser("report", help="play the lab and its mutants; write the lab report as one HTML file")
+    report.add_argument("--lab", default=".", help="lab directory (default: .)")
+    report.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="where to write the HTML")
+    report.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
+    report.add_argument("--no-mutants", action="store_true", help="scenarios only (faster; no mutation results)")
+    report.set_defaults(handler=cmd_report)
 
     new = commands.add_parser("new", help="write a step module and a scenario skeleton from the spec")
     new.add_argument("step", help="step key, e.g. 01.02")

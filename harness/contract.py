@@ -150,8 +150,14 @@ class Operation(_Model):
 
 
 class Diagnostics(_Model):
-    """Author-only facts about an evaluation: the platform may drop them before showing the learner anything."""
+    """Author-only facts about an evaluation: the platform may drop them before showing the learner anything.
 
+    `checks` (with the actual values the module saw) and `log` (the module's logger lines) come from the
+    evaluation; `operations` and `output` from the gateway and the worker's captured stdout/stderr.
+    """
+
+    checks: list[Check] = Field(default_factory=list)
+    log: list[str] = Field(default_factory=list)
     operations: list[Operation] = Field(default_factory=list)
     output: str = ""
     output_truncated: bool = False
@@ -168,14 +174,21 @@ class Answer(_Model):
     failure_context: FailureContext | None = None
     error: ErrorInfo | None = None
     resolved: list[Handle] = Field(default_factory=list)
-    checks: list[Check] = Field(default_factory=list)
     progress: Progress | None = None
     duration_ms: float = 0.0
     diagnostics: Diagnostics | None = None
 
+    @property
+    def checks(self) -> list[Check]:
+        """The checks the module recorded (author-only: they travel in `diagnostics`)."""
+        return self.diagnostics.checks if self.diagnostics else []
+
     @classmethod
-    def failed_to_run(cls, step: str, kind: ErrorKind, detail: str, duration_ms: float = 0.0) -> Answer:
-        """An `error` answer: success false, a learner-safe message, the diagnosis in `error.detail`."""
+    def failed_to_run(
+        cls, step: str, kind: ErrorKind, detail: str, duration_ms: float = 0.0, log: list[str] | None = None
+    ) -> Answer:
+        """An `error` answer: success false, a learner-safe message, the diagnosis in `error.detail` (and the
+        module's log lines, if it logged any, in `diagnostics.log`)."""
         return cls(
             step=step,
             status="error",
@@ -183,6 +196,7 @@ class Answer(_Model):
             message=LEARNER_SAFE_ERROR,
             error=ErrorInfo(kind=kind, detail=detail),
             duration_ms=round(duration_ms, 2),
+            diagnostics=Diagnostics(log=log) if log else None,
         )
 
 
@@ -198,8 +212,11 @@ REQUIRED_ENTRY_KEYS = ("name", "type", "id", "status")
 REQUIRED_FAILURE_KEYS = ("step", "issue", "hint_context")
 
 
-def check_result(result: Any, step: StepSpec, duration_ms: float) -> Answer:
-    """Hold a module's result to the seed contract and the step's spec; the pass/fail Answer if it holds."""
+def check_result(result: Any, step: StepSpec, duration_ms: float, log: list[str] | None = None) -> Answer:
+    """Hold a module's result to the seed contract and the step's spec; the pass/fail Answer if it holds.
+
+    The result's `checks` and the module's `log` lines go to the answer's author-only `diagnostics`.
+    """
     if not isinstance(result, dict):
         raise ContractViolation("result-is-dict", f"run() returned {type(result).__name__}, not a dict")
     for key in ("validated", "success", "message"):
@@ -234,9 +251,9 @@ def check_result(result: Any, step: StepSpec, duration_ms: float) -> Answer:
             for e in entries
             if e.status == "found" and e.name in outputs and e.id
         ],
-        checks=checks,
         progress=Progress(passed=sum(c.ok for c in checks), total=len(checks)) if checks else None,
         duration_ms=round(duration_ms, 2),
+        diagnostics=Diagnostics(checks=checks, log=log or []) if checks or log else None,
     )
 
 

@@ -28,6 +28,9 @@ HANDLE_NAME = re.compile(r"[A-Za-z0-9_]+")
 STEP_KEY = re.compile(r"([0-9]{2})[._]([0-9]{2})")
 DEFAULT_TIMEOUT_S = 30.0
 MODULE_DIR = Path("evaluation") / "boto3"
+PLACEHOLDER = re.compile(r"\{(\w*)\}")
+FEEDBACK_FIELDS = frozenset({"subject", "check", "expected", "actual"})
+HANDLE_LIKE = re.compile(r"[0-9]{2}_[0-9]{2}_\w+")
 
 
 class _Strict(BaseModel):
@@ -71,6 +74,27 @@ class Output(_Strict):
         return value
 
 
+class Feedback(_Strict):
+    """Learner-facing text an author sets for a handle or a check: the hint, the issue sentence, or both.
+
+    `issue` may name `{subject}` (e.g. "Subnet subnet-0b1"), `{check}`, `{expected}` and `{actual}`.
+    """
+
+    hint: str | None = None
+    issue: str | None = None
+
+    @field_validator("issue")
+    @classmethod
+    def _placeholders(cls, value: str | None) -> str | None:
+        if value is not None:
+            unknown = set(PLACEHOLDER.findall(value)) - FEEDBACK_FIELDS
+            if unknown:
+                raise ValueError(
+                    f"unknown placeholder {{{sorted(unknown)[0]}}} (use {', '.join(sorted(FEEDBACK_FIELDS))})"
+                )
+        return value
+
+
 class StepLimits(_Strict):
     """What one evaluation of a step may use; unset fields take the lab's, then the defaults (docs/user.md)."""
 
@@ -90,7 +114,7 @@ class Step(_Strict):
     limits: StepLimits | None = None
     inputs: list[str] = Field(default_factory=list)
     outputs: list[Output] = Field(min_length=1)
-    feedback: dict[str, str] = Field(default_factory=dict)
+    feedback: dict[str, str | Feedback] = Field(default_factory=dict)
 
 
 class Objective(_Strict):
@@ -155,7 +179,10 @@ class StepSpec:
             "description": self.step.description,
             "inputs": list(self.step.inputs),
             "outputs": [o.model_dump(exclude_none=True) for o in self.step.outputs],
-            "feedback": dict(self.step.feedback),
+            "feedback": {
+                key: value if isinstance(value, str) else value.model_dump(exclude_none=True)
+                for key, value in self.step.feedback.items()
+            },
         }
 
 
@@ -213,7 +240,7 @@ def load_lab(lab_dir: Path | str) -> Lab:
     try:
         spec = LabSpec.model_validate(raw)
     except ValidationError as exc:
-        raise LabError([_describe_error(spec_file, raw, err) for err in exc.errors()]) from None
+        raise LabError([_describe_error(spec_file, raw, err) for err in _one_branch(exc.errors())]) from None
     return _index(root, spec_file, spec)
 
 
@@ -240,6 +267,7 @@ def _index(root: Path, spec_file: Path, spec: LabSpec) -> Lab:
                 if output.name in handle_types:
                     problems.append(f"{where}: outputs: duplicate handle name {output.name!r}")
                 handle_types[output.name] = output.type
+            problems += _feedback_problems(where, step)
             module = root / MODULE_DIR / f"{objective.id}_{step.id}.py"
             timeout = step.timeout or spec.timeout or DEFAULT_TIMEOUT_S
             limits = _limits(spec.limits, step.limits)
@@ -247,6 +275,32 @@ def _index(root: Path, spec_file: Path, spec: LabSpec) -> Lab:
     if problems:
         raise LabError(problems)
     return Lab(root, spec_file, spec, steps, handle_types)
+
+
+def _feedback_problems(where: str, step: Step) -> list[str]:
+    """Feedback keys are `hint`, a handle of the step, `HANDLE.CHECK`, or a check name; a handle-like key that is
+    not one of the step's handles is a typo worth naming."""
+    handles = set(step.inputs) | {o.name for o in step.outputs}
+    problems = []
+    for key, value in step.feedback.items():
+        handle = key.split(".", 1)[0]
+        if HANDLE_LIKE.fullmatch(handle) and handle not in handles:
+            problems.append(f"{where}: feedback.{key}: {handle!r} is not a handle of this step")
+        if isinstance(value, Feedback) and value.hint is None and value.issue is None:
+            problems.append(f"{where}: feedback.{key}: give a hint, an issue, or both")
+    return problems
+
+
+def _one_branch(errors: list[Any]) -> list[Any]:
+    """Feedback is text or a mapping: report a mapping's own error, not also "is not text" (and no branch names)."""
+    mapped = {tuple(e["loc"][: e["loc"].index("Feedback")]) for e in errors if "Feedback" in e["loc"]}
+    kept = []
+    for error in errors:
+        loc = list(error["loc"])
+        if "str" in loc and tuple(loc[: loc.index("str")]) in mapped:
+            continue
+        kept.append({**error, "loc": tuple(part for part in loc if part not in ("str", "Feedback"))})
+    return kept
 
 
 def _limits(*layers: StepLimits | None) -> Limits:

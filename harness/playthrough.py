@@ -217,8 +217,11 @@ def play_lanes(
     *,
     select: Callable[[str], bool] | None = None,
     on_result: Callable[[ScenarioResult], None] | None = None,
+    scenarios: Mapping[str, StepScenarios] | None = None,
 ) -> list[ScenarioResult]:
     """`play` on several seats of one `Emulator` at once: the same results, in the same order, sooner.
+
+    `scenarios` replaces the lab's own (`load_scenarios`), e.g. with generated mistakes (`stepeval mutate`).
 
     Each mistake and each solve starts from a copy of the state before its step (a fork of the moto process
     that holds it, made when the solve before it had acted); those of a step are independent, so each lane (one
@@ -229,7 +232,7 @@ def play_lanes(
     """
     if not lanes:
         raise ValueError("play_lanes needs at least one lane")
-    scenarios = load_scenarios(lab)
+    scenarios = load_scenarios(lab) if scenarios is None else scenarios
     order = list(lab.steps)
     chosen = [key for key in order if select is None or select(key)]
     if not chosen:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Group
 from rich.panel import Panel
 from rich.table import Table
@@ -9,6 +11,9 @@ from rich.text import Text
 
 from harness.contract import Answer
 from harness.playthrough import ScenarioResult
+
+if TYPE_CHECKING:
+    from harness.mutate import MutationRun
 
 STATUS_STYLE = {"pass": "bold green", "fail": "bold yellow", "error": "bold red"}
 
@@ -66,4 +71,28 @@ def results_table(results: list[ScenarioResult]) -> Table:
             f"{result.duration_ms:.0f}",
         )
         previous = result.step
+    return table
+
+
+OUTCOME_STYLE = {"killed": "green", "survived": "bold red", "equivalent": "cyan", "invalid": "dim", "error": "red"}
+
+
+def mutation_table(run: MutationRun) -> Table:
+    """Step by step: mutants killed, survived, marked equivalent, invalid, and the step's mutation score."""
+    table = Table(header_style="bold")
+    for column in ("step", "killed", "survived", "equivalent", "invalid", "error", "score"):
+        table.add_column(column, justify="left" if column == "step" else "right")
+    steps = run.steps()
+    for score in [*steps, run.lab()]:
+        shown = "n/a" if score.score is None else f"{score.score:.0%}"
+        table.add_row(
+            score.step,
+            str(score.killed),
+            Text(str(score.survived), style=OUTCOME_STYLE["survived"] if score.survived else ""),
+            str(score.equivalent),
+            str(score.invalid),
+            Text(str(score.error), style=OUTCOME_STYLE["error"] if score.error else ""),
+            shown,
+            end_section=bool(steps) and score is steps[-1],
+        )
     return table

@@ -14,6 +14,7 @@ from harness.store.recording import Tap
 
 # The process may need this long beyond the step's own limit to start and answer; it is not given to run().
 DEADLINE_GRACE_S = 0.5
+MAX_LOG_LINES, MAX_LOG_LINE_CHARS = 200, 500  # of the module's logger, kept in the answer's diagnostics
 
 
 class Runner:
@@ -55,14 +56,16 @@ class Runner:
             operations = gateway.finish(token)
         elapsed_ms = (time.perf_counter() - started) * 1000
         answer = self._answer(step, outcome, limit, elapsed_ms)
+        found = answer.diagnostics or Diagnostics()  # the module's checks and log lines
         refused = [f"{op.service}:{op.operation}" for op in operations if not op.allowed]
         if refused:
             detail = (
                 f"refused {', '.join(dict.fromkeys(refused))}: evaluation code may only read (the gateway refused it)"
             )
             answer = Answer.failed_to_run(step.key, "read_only", detail, elapsed_ms)
-        diagnostics = Diagnostics(
-            operations=operations, output=outcome.output, output_truncated=outcome.output_truncated
+            found = Diagnostics(log=found.log)
+        diagnostics = found.model_copy(
+            update={"operations": operations, "output": outcome.output, "output_truncated": outcome.output_truncated}
         )
         return answer.model_copy(update={"diagnostics": diagnostics})
 
@@ -73,12 +76,14 @@ class Runner:
         reply = outcome.reply
         if reply is None:
             return Answer.failed_to_run(step.key, outcome.failure or "crash", outcome.detail, elapsed_ms)  # type: ignore[arg-type]
+        log = log_lines(reply.get("log"))
         if reply.get("outcome") != "returned":
-            return Answer.failed_to_run(step.key, reply.get("kind", "crash"), reply.get("detail", ""), elapsed_ms)
+            kind, detail = reply.get("kind", "crash"), reply.get("detail", "")
+            return Answer.failed_to_run(step.key, kind, detail, elapsed_ms, log)
         try:
-            return check_result(reply["result"], step, elapsed_ms)
+            return check_result(reply["result"], step, elapsed_ms, log)
         except ContractViolation as exc:
-            return Answer.failed_to_run(step.key, "contract", str(exc), elapsed_ms)
+            return Answer.failed_to_run(step.key, "contract", str(exc), elapsed_ms, log)
 
     def check_module(self, step: StepSpec) -> str | None:
         """Import `step`'s module in an evaluation process; the problem as one line, or None when it loads."""
@@ -90,3 +95,10 @@ class Runner:
             first_line = outcome.reply.get("detail", "").splitlines()[0]
             return f"{where}: {first_line}"
         return None
+
+
+def log_lines(raw: object) -> list[str]:
+    """The module's log lines from a worker's reply, held to their limits whatever the reply holds."""
+    if not isinstance(raw, list):
+        return []
+    return [str(line)[:MAX_LOG_LINE_CHARS] for line in raw[:MAX_LOG_LINES]]

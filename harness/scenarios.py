@@ -21,6 +21,13 @@ as an event, the way the platform would report it) and the ids of the handles ea
 
     @mistake(issue="no longer exists", events=lambda events: [{"type": "AWS::EC2::VPC", "id": "vpc-0gone"}, *events])
     def stale_event_first(aws, handles): ...     # events added (or dropped, reordered) explicitly
+
+`stepeval mutate` plays the solve with one call changed at a time; a mutant the evaluator rightly accepts is
+marked on the solve, with the reason:
+
+    @equivalent("CreateTargetGroup TargetType", reason="the instruction names no target type")
+    @solve
+    def internet_facing_alb(aws, handles): ...
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ EventEdit = Callable[[list[dict[str, str]]], list[dict[str, str]]]
 EventOrder = Literal["recorded", "reversed"] | EventEdit
 """The events the step is given: as recorded, reversed, or what a function makes of the recorded list."""
 SCENARIO_ATTRIBUTE = "_stepeval_scenario"
+EQUIVALENT_ATTRIBUTE = "_stepeval_equivalent"
 
 
 @dataclass(frozen=True)
@@ -73,3 +81,29 @@ def mistake(
         return action
 
     return mark
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    """Mutants whose id contains `pattern` (as written, or as a glob with `*` and `?`) are acceptable, for `reason`."""
+
+    pattern: str
+    reason: str
+
+
+def equivalent(pattern: str, *, reason: str) -> Callable[[Action], Action]:
+    """Mark the mutants of this solve whose id matches `pattern` as acceptable (the evaluator may pass them)."""
+    if not pattern.strip() or not reason.strip():
+        raise ValueError("@equivalent needs a mutant id pattern and a reason (reason=...)")
+
+    def mark(action: Action) -> Action:
+        marks = (*getattr(action, EQUIVALENT_ATTRIBUTE, ()), Equivalent(pattern, reason))
+        setattr(action, EQUIVALENT_ATTRIBUTE, marks)
+        return action
+
+    return mark
+
+
+def equivalents(action: Action) -> tuple[Equivalent, ...]:
+    """The `@equivalent` marks on a solve, in the order written."""
+    return tuple(getattr(action, EQUIVALENT_ATTRIBUTE, ()))

@@ -75,15 +75,20 @@ def report(results: list[ScenarioResult], elapsed_s: float, console: Console, *,
     return 1 if unexpected else 0
 
 
-def run_tests(lab_dir: Path, *, pattern: str | None = None, as_json: bool = False) -> int:
-    """`stepeval test`: play the lab on moto servers of its own, then report."""
+def run_tests(lab_dir: Path, *, pattern: str | None = None, as_json: bool = False, html: Path | None = None) -> int:
+    """`stepeval test`: play the lab on moto servers of its own, then report (and write the HTML report to `html`)."""
     lab = load_lab(lab_dir)
     select = selector(lab, pattern)
     console = Console(stderr=as_json)
     started = time.perf_counter()
     with moto_lanes(lab) as lanes:
         results = play_live(lab, lanes, console, select)
-    return report(results, time.perf_counter() - started, console, as_json=as_json)
+    elapsed_s = time.perf_counter() - started
+    if html is not None:
+        from harness.report import write_report
+
+        console.print(f"report written to {write_report(lab, html, results, None, elapsed_s)}")
+    return report(results, elapsed_s, console, as_json=as_json)
 
 
 def plain(result: ScenarioResult) -> dict:

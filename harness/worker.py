@@ -32,6 +32,8 @@ from harness.readonly import WriteRefused
 from harness.sandbox import SandboxSession
 
 STEP_LOGGER_PREFIX = "stepeval.step"
+MAX_LOG_LINES = 200
+MAX_LOG_LINE_CHARS = 500
 RELAY_PORT = 8750  # in an evaluation's own network namespace nothing else listens: the port is known in advance
 Pair = tuple[str, str]  # (service, region)
 
@@ -71,6 +73,19 @@ def limit_hit(exc: BaseException, limits: Limits) -> dict[str, Any] | None:
     return None
 
 
+class LogLines(logging.Handler):
+    """Keeps what a module logs during one evaluation (capped), for the answer's author-only diagnostics."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if len(self.lines) < MAX_LOG_LINES:
+            self.lines.append(self.format(record)[:MAX_LOG_LINE_CHARS])
+
+
 class Worker:
     """Executes one job: `run` (evaluate a step) or `load` (import and check a module, for `stepeval check`).
 
@@ -102,8 +117,15 @@ class Worker:
         session = _sessions.get(job["region"]) if self.port else None
         if session is None:
             session = SandboxSession(relay.url, job["region"])
-        reply = self._run(job, session)
+        lines = LogLines()  # the module's log lines travel in the reply (`log`), for the answer's diagnostics
+        logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{Path(job['module']).stem}")
+        logger.addHandler(lines)
+        try:
+            reply = self._run(job, session)
+        finally:
+            logger.removeHandler(lines)
         reply["clients"] = [list(pair) for pair in session.built_clients()]
+        reply["log"] = lines.lines
         return reply
 
     def _run(self, job: dict[str, Any], session: SandboxSession) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 import json
 
-from harness.scenarios import mistake, solve
+from harness.scenarios import equivalent, mistake, solve
 
 OPEN = {"BlockPublicAcls": False, "IgnorePublicAcls": False, "BlockPublicPolicy": False, "RestrictPublicBuckets": False}
 
@@ -24,6 +24,10 @@ def _attach(aws, bucket, *statements, block=OPEN):
     s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps(policy))
 
 
+@equivalent("BlockPublicAcls=true", reason="ACLs are not the question: the instruction asks that public policies work")
+@equivalent("IgnorePublicAcls=true", reason="ACLs are not the question: the instruction asks that public policies work")
+@equivalent("Statement[0].Action", reason="a wider grant still lets everyone read every object (every_s3_action)")
+@equivalent("Resource=*", reason="Resource * covers every object of the bucket: everyone can still read them all")
 @solve
 def public_read_policy(aws, handles):
     bucket = handles["01_01_bucket"]

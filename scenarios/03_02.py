@@ -1,6 +1,6 @@
 """Step 03.02: an internet-facing ALB in both public subnets, an HTTP:80 target group, a listener forwarding to it."""
 
-from harness.scenarios import mistake, solve
+from harness.scenarios import equivalent, mistake, solve
 
 
 def _build(
@@ -35,6 +35,7 @@ def _build(
     )
 
 
+@equivalent("TargetType=ip", reason="the instruction names no target type: instances and IPs both serve HTTP on 80")
 @solve
 def internet_facing_alb(aws, handles):
     _build(aws, handles)

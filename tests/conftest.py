@@ -36,7 +36,6 @@ ANSWER_KEYS = frozenset(
         "failure_context",
         "error",
         "resolved",
-        "checks",
         "progress",
         "duration_ms",
         "diagnostics",

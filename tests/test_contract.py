@@ -80,6 +80,21 @@ def test_valid_fail_result(step: StepSpec) -> None:
     assert answer.error is None
 
 
+def test_checks_andlog_lines_are_author_only_diagnostics_progress_stays_visible(step: StepSpec) -> None:
+    checks = [
+        {"handle": "01_02_policy", "check": "public read", "ok": False, "expected": True, "actual": False},
+        {"handle": "01_02_policy", "check": "parses", "ok": True, "expected": True, "actual": True},
+    ]
+    answer = check_result({**failing(), "checks": checks}, step, 3.0, ["INFO looked at learner-bucket"])
+    shown = json.loads(answer.model_dump_json())
+    assert "checks" not in shown  # not beside message and failure_context, where the learner looks
+    assert shown["progress"] == {"passed": 1, "total": 2}
+    assert shown["diagnostics"]["checks"] == checks
+    assert shown["diagnostics"]["log"] == ["INFO looked at learner-bucket"]
+    assert answer.checks == answer.diagnostics.checks
+    assert check_result(passing(), step, 1.0).diagnostics is None  # nothing to say
+
+
 def test_answer_failed_to_run_is_learner_safe() -> None:
     answer = Answer.failed_to_run("01.02", "timeout", "run() did not finish within 30 s", 1234.5678)
     assert answer.status == "error" and answer.success is False
@@ -472,3 +487,11 @@ def test_context_from_a_real_file_round_trips(seed_lab: Lab, tmp_path: Path) -> 
     path.write_text(json.dumps(GOOD_CONTEXT))
     context = parse_context(json.loads(path.read_text()), source=str(path), lab=seed_lab)
     assert context.model_dump() == GOOD_CONTEXT
+
+
+def test_log_lines_from_a_worker_reply_are_held_to_their_limits() -> None:
+    from harness.runner import MAX_LOG_LINE_CHARS, MAX_LOG_LINES, log_lines
+
+    assert log_lines({"not": "a list"}) == [] and log_lines(None) == []
+    lines = log_lines(["x" * 10_000] * 1000 + [3])
+    assert len(lines) == MAX_LOG_LINES and all(len(line) == MAX_LOG_LINE_CHARS for line in lines)

@@ -420,3 +420,38 @@ def test_normalize_step_key_rejects(raw: str) -> None:
 def test_lab_step_rejects_a_path_like_key(lab: Lab) -> None:
     with pytest.raises(BadInput, match=r"is not of the form NN\.NN"):
         lab.step("../../etc/passwd")
+
+
+def test_feedback_may_override_a_handle_or_a_check_and_modules_see_it_as_plain_data(tmp_path: Path) -> None:
+    spec = SEED_SPEC.replace(
+        "          - {name: 01_02_policy, type: AWS::S3::BucketPolicy}\n",
+        "          - {name: 01_02_policy, type: AWS::S3::BucketPolicy}\n"
+        "        feedback:\n"
+        "          hint: Think about who everyone is.\n"
+        "          01_02_policy: {issue: '{subject}: not public yet.', hint: Grant s3:GetObject.}\n"
+        "          01_01_bucket.exists: Create the bucket first.\n"
+        "          route 0.0.0.0/0: A check name with dots is fine.\n",
+    )
+    lab = load_lab(write_lab(tmp_path, spec))
+    assert lab.step("01.02").slice()["feedback"] == {
+        "hint": "Think about who everyone is.",
+        "01_02_policy": {"issue": "{subject}: not public yet.", "hint": "Grant s3:GetObject."},
+        "01_01_bucket.exists": "Create the bucket first.",
+        "route 0.0.0.0/0": "A check name with dots is fine.",
+    }
+
+
+@pytest.mark.parametrize(
+    ("feedback", "problem"),
+    [
+        ("{01_02_polcy: Typo.}", "feedback.01_02_polcy: '01_02_polcy' is not a handle of this step"),
+        ("{01_02_policy: {}}", "feedback.01_02_policy: give a hint, an issue, or both"),
+        ("{01_02_policy: {issue: '{who} is wrong'}}", "unknown placeholder {who}"),
+        ("{01_02_policy: {tip: x}}", "unknown key"),
+    ],
+)
+def test_feedback_mistakes_name_the_step_and_the_key(tmp_path: Path, feedback: str, problem: str) -> None:
+    spec = SEED_SPEC + f"        feedback: {feedback}\n"
+    found = only_real_problem(problems_of(tmp_path, spec))
+    assert found.startswith(f"{spec_path(tmp_path)}: step 01.02: ")
+    assert problem in found

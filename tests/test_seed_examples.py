@@ -78,3 +78,11 @@ def test_policy_step_fails_when_the_bucket_was_deleted_afterwards(seed_runner: R
     answer = seed_runner.evaluate("01.02", ContextInput(resolved=[BUCKET_HANDLE]), sandbox)
     assert answer.status == "fail"
     assert "no longer exists" in answer.failure_context.issue
+
+
+def test_the_modules_log_lines_travel_in_the_author_only_diagnostics(seed_runner: Runner, sandbox, aws) -> None:
+    context = ContextInput(events=[Event(type="AWS::S3::Bucket", id="never-created")])
+    answer = seed_runner.evaluate("01.01", context, sandbox)
+    assert answer.diagnostics is not None
+    assert "INFO bucket never-created does not exist" in answer.diagnostics.log
+    assert "never-created does not exist" not in answer.message  # the learner sees message and failure_context

@@ -67,28 +67,39 @@ def on_load_balancer(lb: Resource | str | None) -> Requirement:
 
 
 def forwards_to(target_group: Resource | str | None) -> Requirement:
-    """The default action forwards (all) traffic to the target group."""
+    """The default actions forward all traffic to the target group, and do nothing else first (no authentication,
+    no fixed response): one forward action."""
     arn = id_of(target_group, "TargetGroupArn")
+    expected = f"forward to {arn}"
     return require(
         "default action",
-        f"forward to {arn}",
-        lambda listener: _forward_targets(listener),
-        compare=lambda actual, _: actual == [arn],
-        explain=lambda actual: (
-            f"its default action forwards to {', '.join(map(str, actual))}, not to {arn}."
-            if actual
-            else "its default action does not forward to a target group."
-        ),
+        expected,
+        _default_actions,
+        compare=lambda actual, _: actual == [expected],
+        explain=lambda actual: _explain_actions(actual, arn),
     )
 
 
-def _forward_targets(listener: Resource) -> list[str]:
-    targets: list[str] = []
-    for action in listener.get("DefaultActions", []):
+def _default_actions(listener: Resource) -> list[str]:
+    """Each default action, in order: `forward to ARN[, ARN]` or its type (`authenticate-oidc`, `redirect`...)."""
+    shown: list[str] = []
+    for action in sorted(listener.get("DefaultActions", []), key=lambda a: a.get("Order", 0)):
         if action.get("Type") != "forward":
+            shown.append(str(action.get("Type")))
             continue
         groups = action.get("ForwardConfig", {}).get("TargetGroups") or [
             {"TargetGroupArn": action.get("TargetGroupArn")}
         ]
-        targets.extend(g["TargetGroupArn"] for g in groups if g.get("TargetGroupArn"))
-    return sorted(set(targets))
+        targets = sorted({g["TargetGroupArn"] for g in groups if g.get("TargetGroupArn")})
+        shown.append(f"forward to {', '.join(targets)}")
+    return shown
+
+
+def _explain_actions(actual: list[str], arn: str | None) -> str:
+    forwards = [a.removeprefix("forward to ") for a in actual if a.startswith("forward to ")]
+    others = [a for a in actual if not a.startswith("forward to ")]
+    if not forwards:
+        return "its default action does not forward to a target group."
+    if others:
+        return f"its default actions also {', '.join(others)}: it should only forward to {arn}."
+    return f"its default action forwards to {', '.join(forwards)}, not to {arn}."

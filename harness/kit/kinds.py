@@ -37,6 +37,10 @@ class LazyResource(dict[str, Any]):
         """Like dict.get, loading a lazy attribute first (dict.get alone would not call __missing__)."""
         return self[key] if key in self or key in self._loaders else default
 
+    def complete(self) -> dict[str, Any]:
+        """Every attribute, the lazy ones loaded: the whole resource as a plain dict."""
+        return {**{key: self[key] for key in self._loaders}, **self}
+
 
 Fetch = Callable[[Any, str], Resource | None]
 """(session, id) -> the resource, None when the answer is empty; NotFound errors may be raised."""

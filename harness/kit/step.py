@@ -38,7 +38,7 @@ class Step:
         self.session = session
         self.logger = logger or logging.getLogger("stepeval.kit")
         self.key: str = spec.get("step", "")
-        self.feedback: dict[str, str] = dict(spec.get("feedback") or {})
+        self.feedback: dict[str, Any] = dict(spec.get("feedback") or {})
         self._resolved = {h["name"]: h for h in context.get("resolved", [])}
         self._events: list[Mapping[str, str]] = list(context.get("events", []))
         self._entries: dict[str, dict[str, Any]] = {
@@ -80,6 +80,8 @@ class Step:
                 f"The {kind.noun} from an earlier step ({name}) has not been validated yet.",
                 f"Complete the step that creates the {kind.noun} first.",
                 critical=True,
+                check="exists",
+                subject=f"the {kind.noun} {name}",
             )
         entry["id"] = handle["id"]
         _set_region(entry, handle.get("region"))
@@ -92,6 +94,8 @@ class Step:
                 f"The {kind.describe(handle['id'])} from an earlier step no longer exists.",
                 f"Recreate the {kind.noun} from the earlier step, then come back to this one.",
                 critical=True,
+                check="exists",
+                subject=f"the {kind.describe(handle['id'])}",
             )
         entry["status"] = "found"
         return resource
@@ -156,7 +160,16 @@ class Step:
             if handle in self._entries:
                 self._entries[handle]["status"] = "not_found"
             sentence = issue or f"{check} should be {expected!r}, but is {actual!r}."
-            self._fail(handle, sentence, hint or self._hint(handle, check), critical=critical)
+            self._fail(
+                handle,
+                sentence,
+                hint or self._hint(handle, check),
+                critical=critical,
+                check=check,
+                subject=handle or "the resource",
+                expected=expected,
+                actual=actual,
+            )
         return ok
 
     def todo(self, handle: str, note: str) -> None:
@@ -256,7 +269,9 @@ class Step:
             else:
                 issue = f"No {kind.noun} was created in this step for {name}."
             self._checks.append(_check_record(name, "exists", False, True, False))
-            self._fail(name, issue, self._hint(name, "exists", kind), critical=critical)
+            self._fail(
+                name, issue, self._hint(name, "exists", kind), critical=critical, check="exists", subject=kind.noun
+            )
             return None
         closest_id, closest = min(free, key=lambda c: sum(not o.ok for o in _evaluate(requirements, c[1])))
         outcomes = _evaluate(requirements, closest)
@@ -264,27 +279,76 @@ class Step:
         self._record(name, outcomes)
         first = next(o for o in outcomes if not o.ok)
         hint = first.requirement.hint or self._hint(name, first.requirement.check, kind)
-        self._fail(name, first.issue(kind.describe(closest_id)), hint, critical=critical)
+        subject = kind.describe(closest_id)
+        self._fail(
+            name,
+            first.issue(subject),
+            hint,
+            critical=critical,
+            check=first.requirement.check,
+            subject=subject[:1].upper() + subject[1:],
+            expected=first.requirement.expected,
+            actual=first.actual,
+        )
         return closest
 
     def _record(self, handle: str, outcomes: list[Outcome]) -> None:
         for o in outcomes:
             self._checks.append(_check_record(handle, o.requirement.check, o.ok, o.requirement.expected, o.actual))
 
-    def _fail(self, handle: str | None, issue: str, hint: str, *, critical: bool) -> None:
+    def _fail(
+        self,
+        handle: str | None,
+        issue: str,
+        hint: str,
+        *,
+        critical: bool,
+        check: str | None = None,
+        subject: str = "the resource",
+        expected: Any = None,
+        actual: Any = None,
+    ) -> None:
+        """Record the step's first failure, in the author's words where the spec's feedback has some."""
+        authored = self._authored(handle, check)
+        if authored.get("issue"):
+            values = {"subject": subject, "check": check or "", "expected": _show(expected), "actual": _show(actual)}
+            issue = authored["issue"].format_map(values)
+        hint = authored.get("hint") or hint
         if self._failure is None:
             self._failure = {"step": self.key, "issue": issue, "hint_context": hint}
         if critical:
             raise StopStep(issue)
 
+    def _authored(self, handle: str | None, check: str | None) -> dict[str, str]:
+        """The spec's feedback for this handle and check, the most specific first: `HANDLE.CHECK`, `CHECK`, `HANDLE`.
+
+        A plain string is a hint; a mapping may hold `hint` and `issue`. These override the kit's own words.
+        """
+        found: dict[str, str] = {}
+        for key in (handle, check, f"{handle}.{check}" if handle and check else None):
+            value = self.feedback.get(key) if key and key != "hint" else None
+            if value:
+                found.update({"hint": value} if isinstance(value, str) else {k: v for k, v in value.items() if v})
+        return found
+
     def _hint(self, handle: str | None, check: str, kind: Kind | None = None) -> str:
-        authored = self.feedback.get(handle or "") or self.feedback.get("hint")
-        if authored:
+        """The fallback hint: the spec's step-wide `feedback.hint`, else a sentence of the kit's."""
+        authored = self.feedback.get("hint")
+        if isinstance(authored, str) and authored:
             return authored
         subject = f"the {kind.noun}" if kind else "the resource"
         if check == "exists":
             return f"Create {subject} this step asks for, in the lab's region."
         return f"Look at the {check} of {subject}."
+
+
+def _show(value: Any) -> str:
+    """A value as an issue sentence shows it (lists joined, None as "none")."""
+    if value is None:
+        return "none"
+    if isinstance(value, list | tuple | set | frozenset):
+        return ", ".join(str(v) for v in value) or "none"
+    return str(value)
 
 
 def _set_region(entry: dict[str, Any], region: str | None) -> None:

@@ -41,7 +41,6 @@ EXAMPLE_ANSWER: dict[str, Any] = {
     "failure_context": None,
     "error": None,
     "resolved": [{"name": "01_01_bucket", "type": "AWS::S3::Bucket", "id": "learner-site-bucket"}],
-    "checks": [],
     "progress": None,
     "duration_ms": 48.2,
     "diagnostics": None,

@@ -102,12 +102,13 @@ def test_a_fitting_candidate_is_found_with_its_checks(one_widget: StepSpec, acco
 @pytest.mark.parametrize(
     ("requirement_hint", "feedback", "expected_hint"),
     [
-        ("Paint it blue.", {"01_01_widget": "About the widget.", "hint": "In general."}, "Paint it blue."),
+        ("Paint it blue.", {"01_02_a": "About another handle.", "hint": "In general."}, "Paint it blue."),
+        ("Paint it blue.", {"01_01_widget": "About the widget.", "hint": "In general."}, "About the widget."),
         (None, {"01_01_widget": "About the widget.", "hint": "In general."}, "About the widget."),
         (None, {"01_02_a": "About another handle.", "hint": "In general."}, "In general."),
         (None, {}, "Look at the color of the widget."),
     ],
-    ids=["requirement-hint", "feedback-for-the-handle", "feedback-hint", "default"],
+    ids=["requirement-hint", "handle-feedback-overrides-it", "feedback-for-the-handle", "feedback-hint", "default"],
 )
 def test_a_misfit_is_not_found_and_explained(
     one_widget: StepSpec, account: FakeAccount, widgets, requirement_hint, feedback, expected_hint
@@ -613,3 +614,33 @@ def test_set_valued_checks_read_in_natural_order(one_widget: StepSpec, account: 
         step.find("01_01_widget", widgets, [require("ports", {80, 443, 8080}, lambda w: w["Ports"])])
     check = step.result()["checks"][0]
     assert check["expected"] == check["actual"] == [80, 443, 8080]
+
+
+def test_the_spec_feedback_overrides_the_kits_issue_and_hint_per_check(
+    one_widget: StepSpec, account: FakeAccount, widgets
+) -> None:
+    account.resources["w-1"] = {"Color": "red", "Size": 3}
+    feedback = {
+        "color": {"issue": "{subject} is {actual}: the brief asked for {expected}.", "hint": "Repaint it."},
+        "01_01_widget.color": {"hint": "The widget's color, precisely."},
+        "01_01_widget": "About the widget.",
+    }
+    step = Step(None, make_context(one_widget, events=[(WIDGET, "w-1")], feedback=feedback))
+    with step:
+        step.find("01_01_widget", widgets, [attribute("color", "Color", "blue", hint="Paint it blue.")])
+    assert step.result()["failure_context"] == {
+        "step": "01.01",
+        "issue": "Widget w-1 is red: the brief asked for blue.",
+        "hint_context": "The widget's color, precisely.",
+    }
+
+
+def test_an_own_check_takes_the_spec_feedback_too(one_widget: StepSpec) -> None:
+    feedback = {"size": {"issue": "The {check} is {actual}, not {expected}."}}
+    step = Step(None, make_context(one_widget, feedback=feedback))
+    step.check("01_01_widget", "size", False, expected=2, actual=3, hint="Count again.")
+    assert step.result()["failure_context"] == {
+        "step": "01.01",
+        "issue": "The size is 3, not 2.",
+        "hint_context": "Count again.",
+    }

@@ -586,3 +586,17 @@ def test_no_world_ingress_except_names_what_is_open() -> None:
     )
     only_web = {"IpPermissions": group["IpPermissions"][:1] + group["IpPermissions"][3:]}
     assert ec2.no_world_ingress_except(80).evaluate(only_web).ok
+
+
+def test_forwarding_after_authentication_is_not_forwarding_all_traffic() -> None:
+    listener = {
+        "DefaultActions": [
+            {"Type": "authenticate-oidc", "Order": 1},
+            {"Type": "forward", "TargetGroupArn": "tg-1", "Order": 2},
+        ]
+    }
+    outcome = evaluate(elbv2.forwards_to("tg-1"), listener)
+    assert not outcome.ok
+    assert outcome.issue("listener arn-l") == (
+        "Listener arn-l: its default actions also authenticate-oidc: it should only forward to tg-1."
+    )

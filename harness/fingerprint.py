@@ -1,0 +1,70 @@
+"""What a resource looks like, as the kit describes it: to tell a mutant that built the same thing as the solve.
+
+Every `Kind` the kit defines (any `harness.kit` module) knows how to describe its type by id; a fingerprint is
+that description with the lazy attributes loaded and the clock (times, dates) left out.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+import harness.kit
+from harness.kit.kinds import Kind, LazyResource
+
+Fingerprint = dict[str, str | None]
+"""id -> the resource's normalized description (JSON), None when it cannot be described (gone, unknown type)."""
+CLOCK_WORDS = ("Time", "Date", "Timestamp")
+
+
+@cache
+def kinds() -> dict[str, Kind]:
+    """Every Kind the kit defines, by CloudFormation type."""
+    found: dict[str, Kind] = {}
+    for module_info in pkgutil.iter_modules(harness.kit.__path__):
+        module = importlib.import_module(f"harness.kit.{module_info.name}")
+        for value in vars(module).values():
+            if isinstance(value, Kind):
+                found.setdefault(value.type, value)
+    return found
+
+
+def fingerprint(session: Any, types: Mapping[str, str]) -> Fingerprint:
+    """The description of each resource in `types` (id -> CloudFormation type) as the session sees it now."""
+    known = kinds()
+    prints: Fingerprint = {}
+    for resource_id, resource_type in types.items():
+        kind = known.get(resource_type)
+        prints[resource_id] = _describe(session, kind, resource_id) if kind is not None else None
+    return prints
+
+
+def same(mutant: Fingerprint, solve: Fingerprint) -> bool:
+    """True when every resource the mutant's print holds was described, and exactly as in the solve's."""
+    return bool(mutant) and all(
+        value is not None and solve.get(resource_id) == value for resource_id, value in mutant.items()
+    )
+
+
+def _describe(session: Any, kind: Kind, resource_id: str) -> str | None:
+    try:
+        resource = kind.fetch(session, resource_id)
+        if isinstance(resource, LazyResource):
+            resource = resource.complete()
+    except ClientError:
+        return None
+    return None if resource is None else json.dumps(_without_clock(resource), sort_keys=True, default=str)
+
+
+def _without_clock(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _without_clock(v) for k, v in value.items() if not any(w in str(k) for w in CLOCK_WORDS)}
+    if isinstance(value, list | tuple):
+        return [_without_clock(v) for v in value]
+    return value

@@ -1,0 +1,353 @@
+"""Mutants of a solve: each write call it made, replayed with one parameter got wrong, or left out.
+
+A learner's mistakes are mostly one value off: a boolean the other way, a port or a CIDR next door, an enum's
+sibling, a zone over, a list member missing or extra, a policy a little too wide or too narrow, a key misspelt,
+or an attribute call forgotten. `mutants(calls)` lists those of a recorded solve; each names its call by
+operation and ordinal (`CreateSubnet#2`) so an author can mark one acceptable (`@equivalent`).
+"""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+import ipaddress
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import botocore.session
+from botocore.exceptions import UnknownServiceError
+from botocore.model import Shape
+
+ZONE = re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9][a-z]")
+ID = re.compile(r"([a-z0-9]+)-[0-9a-f]{6,}")
+POLICY_PARAM = re.compile(r"Policy(Document)?$")
+LABEL_PARAMS = ("CidrBlock", "Name", "GroupName", "Bucket", "FunctionName", "TableName", "RoleName", "TopicName")
+OTHER_ACCOUNT = "arn:aws:iam::111122223333:root"
+
+
+@dataclass(frozen=True)
+class Call:
+    """One write call a solve made: the operation, the parameters as passed, and what came back."""
+
+    service: str
+    operation: str
+    ordinal: int  # the n-th call of this operation in the solve, from 1
+    params: dict[str, Any]
+    response: dict[str, Any]
+    shape: Shape | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        """`CreateSubnet`, or `CreateSubnet#2` for the second one."""
+        return self.operation if self.ordinal == 1 else f"{self.operation}#{self.ordinal}"
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """The solve with its call `index` (among its write calls) changed: `params` sent instead, or omitted (None)."""
+
+    id: str
+    index: int
+    call: Call
+    change: str  # learner-readable: "`MapPublicIpOnLaunch` false", "without the ModifySubnetAttribute call"
+    params: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class _Change:
+    path: tuple[str | int, ...]
+    value: Any
+    short: str  # for the id: "AvailabilityZone=us-east-1c"
+    words: str  # for people: "`AvailabilityZone` us-east-1c instead of us-east-1b"
+
+
+def mutants(calls: Sequence[Call], known_ids: Sequence[str] = ()) -> list[Mutant]:
+    """Every mutant of the solve whose write calls are `calls`; `known_ids` (and ids made before) may swap for an id."""
+    found: list[Mutant] = []
+    for index, call in enumerate(calls):
+        made = [value for earlier in calls[:index] for value in _strings(earlier.response) if ID.fullmatch(value)]
+        ids = list(dict.fromkeys([*known_ids, *made]))  # what exists when the call is made
+        for change in _changes(call.params, call.shape, (), ids):
+            params = _replaced(call.params, change.path, change.value)
+            found.append(Mutant(f"{call.name} {change.short}", index, call, change.words, params))
+        if _omittable(index, calls) and not _one_flag(call, found):
+            found.append(Mutant(f"omit {call.name}", index, call, f"without the {call.operation} call", None))
+    unique: dict[str, Mutant] = {}
+    for mutant in found:
+        unique.setdefault(mutant.id, mutant)
+    return list(unique.values())
+
+
+def subject(call: Call, calls: Sequence[Call]) -> str:
+    """What the call acts on, as a learner would name it: "subnet 10.0.2.0/24", "bucket web-tier-site"."""
+    made_by = {value: earlier for earlier in calls for value in _strings(earlier.response) if _is_id(value)}
+    for key, value in call.params.items():
+        if isinstance(value, str) and value in made_by and made_by[value] is not call:
+            return subject(made_by[value], calls)
+        if key in LABEL_PARAMS and isinstance(value, str):
+            noun = _noun(call.operation) if call.operation.startswith("Create") else _words(key)
+            return f"{noun} {value}"
+    for key, value in call.params.items():
+        if isinstance(value, str) and _is_id(value):
+            return f"{_words(key.removesuffix('Id').removesuffix('Arn'))} {value}"
+    return _noun(call.operation)
+
+
+def _one_flag(call: Call, found: Sequence[Mutant]) -> bool:
+    """The call sets one boolean (beside ids), already flipped by a mutant: leaving the call out leaves the
+    default, which is either that flip or what the solve set (EC2's `Modify*Attribute`)."""
+    changes = [m for m in found if m.call is call]
+    values = [v for v in _leaves(call.params) if not (isinstance(v, str) and _is_id(v))]
+    return len(values) == 1 and isinstance(values[0], bool) and len(changes) >= 1
+
+
+def _leaves(value: Any) -> Iterator[Any]:
+    if isinstance(value, dict):
+        for member in value.values():
+            yield from _leaves(member)
+    elif isinstance(value, list):
+        for member in value:
+            yield from _leaves(member)
+    else:
+        yield value
+
+
+def _omittable(index: int, calls: Sequence[Call]) -> bool:
+    """A call nothing later depends on: none of the ids it returned is passed to a later call."""
+    made = {value for value in _strings(calls[index].response) if _is_id(value)}
+    if not made:
+        return True
+    later = json.dumps([call.params for call in calls[index + 1 :]], default=str)
+    return not any(value in later for value in made)
+
+
+def _changes(value: Any, shape: Shape | None, path: tuple[str | int, ...], ids: list[str]) -> Iterator[_Change]:
+    type_name = shape.type_name if shape is not None else _type_of(value)
+    name = _name(path)
+    if type_name == "structure" and isinstance(value, dict):
+        for key, member in value.items():
+            member_shape = shape.members.get(key) if shape is not None else None
+            yield from _changes(member, member_shape, (*path, key), ids)
+    elif type_name == "map" and isinstance(value, dict):
+        for key, member in value.items():
+            renamed = {(f"{k}-x" if k == key else k): v for k, v in value.items()}
+            yield _Change(path, renamed, f"{name}[{key}]->{key}-x", f"`{name}` key `{key}` renamed `{key}-x`")
+            value_shape = shape.value if shape is not None else None
+            yield from _changes(member, value_shape, (*path, key), ids)
+    elif type_name == "list" and isinstance(value, list):
+        yield from _list_changes(value, shape, path, ids)
+    elif type_name == "boolean" and isinstance(value, bool):
+        yield _Change(path, not value, f"{name}={str(not value).lower()}", f"`{name}` {str(not value).lower()}")
+    elif type_name in ("integer", "long") and isinstance(value, int) and not name.split(".")[-1].startswith("From"):
+        changed = _other_number(path, value)  # a range's start is left alone: its end one wider says the same
+        yield _Change(path, changed, f"{name}={changed}", f"`{name}` {changed} instead of {value}")
+    elif type_name in ("float", "double") and isinstance(value, int | float):
+        changed = value * 2 if value else 1.0
+        yield _Change(path, changed, f"{name}={changed:g}", f"`{name}` {changed:g} instead of {value:g}")
+    elif isinstance(value, str):
+        yield from _string_changes(value, shape, path, ids)
+
+
+def _list_changes(value: list, shape: Shape | None, path: tuple[str | int, ...], ids: list[str]) -> Iterator[_Change]:
+    name = _name(path)
+    member_shape = shape.member if shape is not None else None
+    if len(value) > 1:
+        for index, member in enumerate(value):
+            shown = member if isinstance(member, str) else f"member {index + 1}"
+            dropped = value[:index] + value[index + 1 :]
+            yield _Change(path, dropped, f"{name}-[{index}]", f"`{name}` without {shown}")
+    if value and not isinstance(value[-1], str) and not any(isinstance(p, int) for p in path):
+        extra = next(_changes(value[-1], member_shape, (), ids), None)
+        if extra is not None:
+            added = [*value, _replaced(value[-1], extra.path, extra.value)]
+            yield _Change(path, added, f"{name}+[{extra.short}]", f"`{name}` with an extra member ({extra.words})")
+    for index, member in enumerate(value):
+        # a member of a longer list swapped for another id says what its drop says: members are not swapped then
+        yield from _changes(member, member_shape, (*path, index), ids if len(value) == 1 else [])
+
+
+def _string_changes(value: str, shape: Shape | None, path: tuple[str | int, ...], ids: list[str]) -> Iterator[_Change]:
+    name = _name(path)
+    enum = list(getattr(shape, "enum", None) or [])
+    if value in enum and len(enum) > 1:
+        sibling = enum[(enum.index(value) + 1) % len(enum)]
+        yield _Change(path, sibling, f"{name}={sibling}", f"`{name}` {sibling} instead of {value}")
+    elif ZONE.fullmatch(value):
+        zone = value[:-1] + ("b" if value[-1] != "b" else "c")
+        yield _Change(path, zone, f"{name}={zone}", f"`{name}` {zone} instead of {value}")
+    elif "/" in value and (network := _network(value)) is not None:
+        changed = _other_network(network)
+        yield _Change(path, changed, f"{name}={changed}", f"`{name}` {changed} instead of {value}")
+    elif path and POLICY_PARAM.search(str(path[-1])) and (policy := _policy(value)) is not None:
+        for change in _policy_changes(policy):
+            yield _Change(path, json.dumps(change.value), f"{name}.{change.short}", f"the policy's {change.words}")
+    elif path and path[-1] == "Key":
+        yield _Change(path, f"{value}-x", f"{name}={value}-x", f"`{name}` {value}-x instead of {value}")
+    elif (match := ID.fullmatch(value)) is not None:
+        sibling = next((i for i in ids if i != value and i.startswith(match.group(1) + "-")), None)
+        if sibling is not None:
+            yield _Change(path, sibling, f"{name}={sibling}", f"`{name}` {sibling} instead of {value}")
+
+
+def _policy_changes(policy: dict[str, Any]) -> Iterator[_Change]:
+    statements = policy.get("Statement")
+    listed = isinstance(statements, list)
+    for index, statement in enumerate(statements if listed else [statements]):
+        if not isinstance(statement, dict):
+            continue
+        where: tuple[str | int, ...] = ("Statement", index) if listed else ("Statement",)
+        label = f"Statement[{index}]" if listed else "Statement"
+
+        def changed(key: str, value: Any, where: tuple[str | int, ...] = where) -> dict[str, Any]:
+            return _replaced(policy, (*where, key), value)
+
+        for key in ("Action", "NotAction"):
+            actions = statement.get(key)
+            if actions is None:
+                continue
+            listing = [actions] if isinstance(actions, str) else list(actions)
+            service = str(listing[0]).split(":")[0] if listing and ":" in str(listing[0]) else ""
+            if service and f"{service}:*" not in listing and "*" not in listing:
+                wide = f"{service}:*"
+                yield _Change((), changed(key, wide), f"{label}.{key}={wide}", f"{label} {key} widened to {wide}")
+            extra = _sibling_action(service, listing) if key == "Action" else None
+            if extra is not None:
+                more = [*listing, extra]
+                yield _Change((), changed(key, more), f"{label}.{key}+{extra}", f"{label} {key} with {extra} too")
+            if len(listing) > 1:
+                for dropped in listing:
+                    rest = [a for a in listing if a != dropped]
+                    yield _Change(
+                        (), changed(key, rest), f"{label}.{key}-{dropped}", f"{label} {key} without {dropped}"
+                    )
+        resource = statement.get("Resource")
+        if resource is not None and resource != "*":
+            yield _Change((), changed("Resource", "*"), f"{label}.Resource=*", f"{label} Resource widened to *")
+            listing = [resource] if isinstance(resource, str) else list(resource)
+            narrow = [r[:-2] + "/private/*" if str(r).endswith("/*") else f"{r}/private/*" for r in listing]
+            yield _Change(
+                (),
+                changed("Resource", narrow[0] if isinstance(resource, str) else narrow),
+                f"{label}.Resource=narrowed",
+                f"{label} Resource narrowed to {', '.join(narrow)}",
+            )
+        principal = statement.get("Principal")
+        if principal is not None:
+            if principal in ("*", {"AWS": "*"}, {"AWS": ["*"]}):
+                narrow_principal = {"AWS": OTHER_ACCOUNT}
+                yield _Change(
+                    (),
+                    changed("Principal", narrow_principal),
+                    f"{label}.Principal=account",
+                    f"{label} Principal narrowed to {OTHER_ACCOUNT}",
+                )
+            else:
+                yield _Change((), changed("Principal", "*"), f"{label}.Principal=*", f"{label} Principal widened to *")
+        if "Condition" in statement:
+            rest = {k: v for k, v in statement.items() if k != "Condition"}
+            yield _Change((), _replaced(policy, where, rest), f"{label}-Condition", f"{label} without its Condition")
+
+
+@cache
+def _operations(service: str) -> tuple[str, ...]:
+    """The operations botocore's model lists for an IAM action prefix (`dynamodb`), () when it has none."""
+    try:
+        return tuple(botocore.session.get_session().get_service_model(service).operation_names)
+    except UnknownServiceError:
+        return ()
+
+
+def _sibling_action(service: str, actions: Sequence[str]) -> str | None:
+    """One more action of the service, a read the grant does not cover yet (`dynamodb:GetItem` beside the
+    writes): the least-privilege slip a learner makes. None when the service is unknown or all is covered."""
+    granted = [str(a).lower() for a in actions]
+    for operation in sorted(_operations(service), key=lambda o: (not o.startswith("Get"), o)):
+        action = f"{service}:{operation}"
+        if not any(fnmatch.fnmatchcase(action.lower(), pattern) for pattern in granted):
+            return action
+    return None
+
+
+def _other_number(path: tuple[str | int, ...], value: int) -> int:
+    """A nearby wrong number: ports a learner mixes up (80 and 8080), else one more (a port range one wider)."""
+    name = str(path[-1]) if path else ""
+    if "Port" in name and not name.startswith("To"):
+        return 8080 if value != 8080 else 80
+    return value + 1
+
+
+def _other_network(network: ipaddress.IPv4Network | ipaddress.IPv6Network) -> str:
+    """The next block of the same size (10.0.1.0/24 -> 10.0.2.0/24); for 0.0.0.0/0 or the last block, one bit
+    smaller (0.0.0.0/1)."""
+    following = network.network_address + network.num_addresses if network.prefixlen > 0 else None
+    if following is not None and int(following) < 2**network.max_prefixlen:
+        return str(ipaddress.ip_network(f"{following}/{network.prefixlen}"))
+    return str(next(network.subnets(prefixlen_diff=1)))
+
+
+def _network(value: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    try:
+        return ipaddress.ip_network(value, strict=True)
+    except ValueError:
+        return None
+
+
+def _policy(value: str) -> dict[str, Any] | None:
+    try:
+        document = json.loads(value)
+    except ValueError:
+        return None
+    return document if isinstance(document, dict) and "Statement" in document else None
+
+
+def _replaced(value: Any, path: tuple[str | int, ...], new: Any) -> Any:
+    """A deep copy of `value` with the item at `path` replaced by `new` (the whole value when `path` is empty)."""
+    if not path:
+        return copy.deepcopy(new)
+    copied = copy.deepcopy(value)
+    holder = copied
+    for part in path[:-1]:
+        holder = holder[part]
+    holder[path[-1]] = copy.deepcopy(new)
+    return copied
+
+
+def _strings(value: Any) -> Iterator[str]:
+    return (leaf for leaf in _leaves(value) if isinstance(leaf, str))
+
+
+def _type_of(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "double"
+    if isinstance(value, dict):
+        return "structure"
+    if isinstance(value, list):
+        return "list"
+    return "string"
+
+
+def _name(path: tuple[str | int, ...]) -> str:
+    """`IpPermissions[0].FromPort`; a trailing `.Value` wrapper (EC2's attribute values) left off."""
+    text = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+    return text.removesuffix(".Value") or "value"
+
+
+def _is_id(value: str) -> bool:
+    return bool(ID.fullmatch(value)) or value.startswith("arn:")
+
+
+def _noun(operation: str) -> str:
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", operation).split()
+    return " ".join(words[1:]).lower() if len(words) > 1 else operation
+
+
+def _words(key: str) -> str:
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", key).lower()

@@ -1,0 +1,394 @@
+"""`stepeval mutate`: which learner mistakes does each evaluator miss?
+
+Two playthroughs on the same moto lanes as `stepeval test`. The first is `stepeval test`'s, recording the write
+calls each solve makes. The second plays, for each chosen step, the mutants of its solve (harness.mutants: one
+call with one parameter got wrong, or an attribute call left out) as mistakes, each from the same state before
+the step as any mistake, through the same Runner. Each mutant is then:
+
+- killed: the step fails (or answers error: reported apart, as the evaluator's bug);
+- survived: the step passes although the mutant built something else (the evaluator accepts a mistake);
+- equivalent: a survivor the solve marks acceptable (`@equivalent(pattern, reason=...)`);
+- invalid: the emulator refused a call (or the solve could not go on), or the mutant built the same resources.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from botocore.exceptions import BotoCoreError, ClientError
+from rich.console import Console
+
+from harness.fingerprint import Fingerprint, fingerprint, same
+from harness.intercept import Interceptor
+from harness.lab import Lab
+from harness.mutants import Call, Mutant, mutants, subject
+from harness.playthrough import Lane, ScenarioResult, StepScenarios, load_scenarios, play_lanes
+from harness.scenarios import Equivalent, Scenario, equivalents
+
+Outcome = Literal["killed", "survived", "equivalent", "invalid", "error", "broken"]
+REFERENCE = "(solve)"
+
+
+@dataclass(frozen=True)
+class MutantResult:
+    """One mutant: what changed, in which call, and what the evaluator made of it."""
+
+    step: str
+    id: str
+    change: str
+    call: str  # the call as sent: "ec2.CreateSubnet({...})", or the omitted call
+    outcome: Outcome
+    sentence: str  # for people: "02.02 passed with `MapPublicIpOnLaunch` false on subnet 10.0.2.0/24"
+    issue: str | None = None
+    reason: str | None = None  # why invalid, or why equivalent
+    duration_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class StepScore:
+    """How a step's evaluator did against its mutants."""
+
+    step: str
+    killed: int = 0
+    survived: int = 0
+    equivalent: int = 0
+    invalid: int = 0
+    error: int = 0
+
+    @property
+    def score(self) -> float | None:
+        """Killed out of the mutants that count (not invalid, not marked equivalent); None when none count."""
+        counted = self.killed + self.survived + self.error
+        return self.killed / counted if counted else None
+
+
+@dataclass
+class MutationRun:
+    """Everything `stepeval mutate` found: the hand-written scenarios' results beside the mutants'."""
+
+    scenarios: list[ScenarioResult]
+    mutants: list[MutantResult]
+    unsolved: list[str] = field(default_factory=list)  # steps whose solve did not pass: no mutants for them
+    stale_marks: list[str] = field(default_factory=list)  # @equivalent marks that matched no mutant
+    elapsed_s: float = 0.0
+
+    def steps(self) -> list[StepScore]:
+        """The score of each step that had mutants, in lab order."""
+        counts: dict[str, dict[str, int]] = {}
+        for result in self.mutants:
+            tally = counts.setdefault(result.step, {})
+            if result.outcome != "broken":
+                tally[result.outcome] = tally.get(result.outcome, 0) + 1
+        return [StepScore(step, **tally) for step, tally in counts.items()]
+
+    def lab(self) -> StepScore:
+        """All steps' mutants together."""
+        total = StepScore("lab")
+        for score in self.steps():
+            total = StepScore(
+                "lab",
+                *(
+                    getattr(total, n) + getattr(score, n)
+                    for n in ("killed", "survived", "equivalent", "invalid", "error")
+                ),
+            )
+        return total
+
+    @property
+    def survivors(self) -> list[MutantResult]:
+        """Mutants the evaluator passed and no `@equivalent` accepts."""
+        return [m for m in self.mutants if m.outcome == "survived"]
+
+    @property
+    def exit_code(self) -> int:
+        """1 when an unmarked survivor remains, an evaluator answered error, a mutant broke or a solve did not pass."""
+        bad = self.survivors or self.unsolved or any(m.outcome in ("error", "broken") for m in self.mutants)
+        return 1 if bad else 0
+
+
+class _Notes:
+    """What the mutants' actions left for the judging: calls recorded, refusals, fingerprints (lanes write here)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.solves: dict[str, tuple[list[Call], dict[str, str]]] = {}
+        self.refused: dict[str, str] = {}
+        self.prints: dict[str, Fingerprint] = {}
+
+
+def run_mutants(
+    lab: Lab,
+    open_lanes: Callable[[], AbstractContextManager[Sequence[Lane]]],
+    *,
+    select: Callable[[str], bool] | None = None,
+    on_result: Callable[[str, ScenarioResult], None] | None = None,
+) -> MutationRun:
+    """Play the lab's scenarios (recording the solves), then the chosen steps' mutants; `on_result(phase, result)`.
+
+    The first playthrough is `stepeval test`'s, each solve's write calls recorded as it plays. The second plays
+    only the mutants (as mistakes) beside the solves that lead to them, from the same states before each step.
+    Each playthrough gets lanes of its own from `open_lanes` (a playthrough leaves its lanes as it likes).
+    """
+    started = time.perf_counter()
+    notes = _Notes()
+    lab_scenarios = load_scenarios(lab)
+    recording = {
+        key: replace(s, solve=replace(s.solve, action=_recorder(key, s.solve, notes)))
+        for key, s in lab_scenarios.items()
+    }
+    with open_lanes() as lanes:
+        played = play_lanes(lab, lanes, select=select, scenarios=recording, on_result=_phase("scenarios", on_result))
+    chosen = list(dict.fromkeys(r.step for r in played if select is None or select(r.step)))
+    if not chosen:
+        return MutationRun(played, [], elapsed_s=time.perf_counter() - started)
+    solved = {r.step: r for r in played if r.kind == "solve"}
+    unsolved = [key for key in chosen if key not in solved or not solved[key].ok]
+    types = _types_by_step(lab, [solved[key] for key in lab.steps if key in solved])
+    planned: dict[str, list[Mutant]] = {}
+    generated: dict[str, StepScenarios] = {}
+    for key, step in lab_scenarios.items():
+        if key in chosen and key not in unsolved and key in notes.solves:
+            calls, handles = notes.solves[key]
+            planned[key] = mutants(calls, list(handles.values()))
+            touched = {m.id: _touched(m, types[key]) for m in planned[key]}
+            extra = tuple(_mutant_scenario(m, step.solve, touched[m.id], notes) for m in planned[key])
+            compared = {rid: t for each in touched.values() for rid, t in each.items()}
+            reference = replace(step.solve, action=_reference(key, step.solve, compared, notes))
+            generated[key] = replace(step, solve=reference, mistakes=extra)
+        else:
+            generated[key] = replace(step, mistakes=())
+    results: list[ScenarioResult] = []
+    if planned:
+        with open_lanes() as lanes:
+            results = play_lanes(
+                lab, lanes, select=planned.__contains__, scenarios=generated, on_result=_phase("mutants", on_result)
+            )
+    run = MutationRun(played, [], unsolved)
+    by_id = {(r.step, r.scenario): r for r in results}
+    for key, step_mutants in planned.items():
+        marks = equivalents(lab_scenarios[key].solve.action)
+        calls = notes.solves[key][0]
+        for mutant in step_mutants:
+            result = by_id.get((key, mutant.id))
+            if result is not None:
+                run.mutants.append(_judge(key, mutant, calls, result, marks, notes))
+        run.stale_marks += [
+            f"{key}: @equivalent({mark.pattern!r}) matches no mutant"
+            for mark in marks
+            if not any(_matches(mark, m) for m in step_mutants)
+        ]
+    run.elapsed_s = time.perf_counter() - started
+    return run
+
+
+def _phase(
+    phase: str, on_result: Callable[[str, ScenarioResult], None] | None
+) -> Callable[[ScenarioResult], None] | None:
+    return None if on_result is None else (lambda result: on_result(phase, result))
+
+
+def _recorder(key: str, solve: Scenario, notes: _Notes) -> Callable[[Any, dict[str, str]], None]:
+    """The solve, its write calls recorded (the first complete play of it is kept)."""
+
+    def act(aws: Any, handles: dict[str, str]) -> None:
+        interceptor = Interceptor()
+        with interceptor.active():
+            solve.action(interceptor.session(aws), handles)
+        with notes.lock:
+            notes.solves.setdefault(key, (interceptor.calls, dict(handles)))
+
+    act.__name__ = solve.name
+    return act
+
+
+def _types_by_step(lab: Lab, played: list[ScenarioResult]) -> dict[str, dict[str, str]]:
+    """For each step, the id -> type of what its solve created and every handle resolved before it."""
+    resolved: dict[str, str] = {}
+    types: dict[str, dict[str, str]] = {}
+    for result in played:
+        if result.kind != "solve":
+            continue
+        types[result.step] = {**resolved, **{e.id: e.type for e in result.events}}
+        if result.answer is not None:
+            resolved.update((h.id, h.type) for h in result.answer.resolved)
+    for key in lab.steps:
+        types.setdefault(key, dict(resolved))
+    return types
+
+
+def _reference(
+    key: str, solve: Scenario, types: dict[str, str], notes: _Notes
+) -> Callable[[Any, dict[str, str]], None]:
+    """The solve, fingerprinting what it built the first time it acts (its own play: a copy before the step)."""
+
+    def act(aws: Any, handles: dict[str, str]) -> None:
+        solve.action(aws, handles)
+        if f"{key} {REFERENCE}" not in notes.prints:
+            prints = fingerprint(aws, types)
+            with notes.lock:
+                notes.prints.setdefault(f"{key} {REFERENCE}", prints)
+
+    act.__name__ = solve.name
+    return act
+
+
+def _mutant_scenario(mutant: Mutant, solve: Scenario, touched: dict[str, str], notes: _Notes) -> Scenario:
+    """The solve with the mutant's change, played as a mistake expected to fail; `touched` is fingerprinted."""
+
+    def act(aws: Any, handles: dict[str, str]) -> None:
+        interceptor = Interceptor(mutant)
+        try:
+            with interceptor.active():
+                solve.action(interceptor.session(aws), handles)
+        except Exception as exc:
+            with notes.lock:
+                notes.refused[mutant.id] = _refusal(exc)
+            raise
+        prints = fingerprint(aws, touched)
+        with notes.lock:
+            notes.prints[mutant.id] = prints
+
+    return Scenario(mutant.id, act, "mistake", "fail")
+
+
+def _touched(mutant: Mutant, types: Mapping[str, str]) -> dict[str, str]:
+    """The resources (of known type) the mutated call made or acts on: its response's ids and its first id
+    parameter (`SubnetId` of ModifySubnetAttribute); the others it names (a VPC to create in) it leaves alone."""
+    params = mutant.call.params if mutant.params is None else mutant.params
+    first = next((v for v in params.values() if isinstance(v, str) and v in types), None)
+    made = json.dumps(mutant.call.response, default=str)
+    return {rid: t for rid, t in types.items() if rid == first or json.dumps(rid)[1:-1] in made}
+
+
+def _refusal(exc: BaseException) -> str:
+    if isinstance(exc, ClientError):
+        error = exc.response.get("Error", {})
+        return f"the emulator refused {exc.operation_name}: {error.get('Code', '?')}: {error.get('Message', '')}"
+    if isinstance(exc, BotoCoreError):
+        return f"botocore refused the call: {exc}"
+    return f"the solve could not go on: {type(exc).__name__}: {exc}"
+
+
+def _judge(
+    key: str,
+    mutant: Mutant,
+    calls: list[Call],
+    result: ScenarioResult,
+    marks: tuple[Equivalent, ...],
+    notes: _Notes,
+) -> MutantResult:
+    call = _shown(mutant)
+    base = {"step": key, "id": mutant.id, "change": mutant.change, "call": call, "duration_ms": result.duration_ms}
+    where = subject(mutant.call, calls)
+    if result.got == "broken":
+        reason = notes.refused.get(mutant.id)
+        if reason is None:
+            return MutantResult(**base, outcome="broken", sentence=f"{key}: the mutant broke: {result.detail}")
+        return MutantResult(**base, outcome="invalid", sentence=f"{key}: {reason}", reason=reason)
+    if result.got == "fail":
+        return MutantResult(**base, outcome="killed", sentence=f"{key} failed: {result.issue}", issue=result.issue)
+    if result.got == "error":
+        return MutantResult(**base, outcome="error", sentence=f"{key} answered error: {result.detail}")
+    prints = notes.prints.get(mutant.id, {})
+    if same(prints, notes.prints.get(f"{key} {REFERENCE}", {})):
+        reason = "the mutant built the same resources as the solve"
+        return MutantResult(**base, outcome="invalid", sentence=f"{key}: {reason}", reason=reason)
+    sentence = (
+        f"{key} passed {mutant.change} on {where}"
+        if mutant.params is None
+        else (f"{key} passed with {mutant.change} on {where}")
+    )
+    mark = next((m for m in marks if _matches(m, mutant)), None)
+    if mark is not None:
+        return MutantResult(**base, outcome="equivalent", sentence=sentence, reason=mark.reason)
+    return MutantResult(**base, outcome="survived", sentence=sentence)
+
+
+def _matches(mark: Equivalent, mutant: Mutant) -> bool:
+    """The pattern is part of the id as written (brackets and all), or a glob (`*`, `?`) matching part of it."""
+    return mark.pattern in mutant.id or fnmatch.fnmatchcase(mutant.id, f"*{mark.pattern}*")
+
+
+def _shown(mutant: Mutant) -> str:
+    call = mutant.call
+    params = call.params if mutant.params is None else mutant.params
+    text = f"{call.service}.{call.operation}({json.dumps(params, default=str, sort_keys=True)})"
+    return f"(omitted) {text}" if mutant.params is None else text
+
+
+def plain(run: MutationRun) -> dict[str, Any]:
+    """The run as JSON-able data: the lab's score, each step's, every mutant, the scenarios beside."""
+    from harness.testrun import plain as plain_scenario
+
+    def score(s: StepScore) -> dict[str, Any]:
+        fields = ("killed", "survived", "equivalent", "invalid", "error")
+        return {"step": s.step, **{n: getattr(s, n) for n in fields}, "score": s.score}
+
+    return {
+        "score": score(run.lab()),
+        "steps": [score(s) for s in run.steps()],
+        "mutants": [vars(m) for m in run.mutants],
+        "unsolved": run.unsolved,
+        "stale_marks": run.stale_marks,
+        "scenarios": [plain_scenario(r) for r in run.scenarios],
+        "elapsed_s": round(run.elapsed_s, 2),
+    }
+
+
+def print_run(run: MutationRun, console: Console, *, as_json: bool, quiet: bool = False) -> None:
+    """The survivors and scores for people (or the JSON), then a one-line verdict (alone when `quiet`)."""
+    from harness.render import mutation_table
+
+    if as_json:
+        print(json.dumps(plain(run), indent=2))
+    elif not quiet:
+        console.print(mutation_table(run))
+        for survivor in run.survivors:
+            console.print(f"[bold red]survived[/] [bold]{survivor.id}[/]: {survivor.sentence}\n    {survivor.call}")
+        for line in run.stale_marks:
+            console.print(f"[yellow]stale mark[/] {line}")
+        disagreeing = [r for r in run.scenarios if not r.ok]
+        for result in disagreeing:
+            console.print(f"[yellow]scenario not as expected[/] {result.step} {result.scenario}: {result.detail}")
+    lab = run.lab()
+    shown = "n/a" if lab.score is None else f"{lab.score:.0%}"
+    console.print(
+        f"mutation score {shown}: {lab.killed} killed, {lab.survived} survived, {lab.equivalent} equivalent, "
+        f"{lab.invalid} invalid, {lab.error} error ({run.elapsed_s:.1f} s)"
+        + (f"; solve not passing: {', '.join(run.unsolved)}" if run.unsolved else "")
+    )
+
+
+def run_mutate(
+    lab_dir: Path, *, pattern: str | None = None, as_json: bool = False, html: Path | None = None, quiet: bool = False
+) -> int:
+    """`stepeval mutate`: play the lab and its mutants on moto servers of its own, then report (`quiet`: only the
+    verdict line). With `html`, the lab report is written there too."""
+    from harness.lab import load_lab
+    from harness.testrun import moto_lanes, selector
+
+    lab = load_lab(lab_dir)
+    select = selector(lab, pattern)
+    console = Console(stderr=as_json)
+    with console.status("starting") as status:
+        counts: dict[str, int] = {}
+
+        def progress(phase: str, result: ScenarioResult) -> None:
+            counts[phase] = counts.get(phase, 0) + 1
+            status.update(f"{phase}: {counts[phase]} played: {result.step} {result.scenario}")
+
+        run = run_mutants(lab, lambda: moto_lanes(lab), select=select, on_result=progress)
+    if html is not None:
+        from harness.report import write_report
+
+        console.print(f"report written to {write_report(lab, html, run.scenarios, run, run.elapsed_s)}")
+    print_run(run, console, as_json=as_json, quiet=quiet)
+    return run.exit_code
