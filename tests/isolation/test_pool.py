@@ -13,12 +13,14 @@ from harness.runner import Runner
 
 
 def test_each_evaluation_runs_in_a_process_of_its_own(misbehaving_runner: Runner, sandbox) -> None:
-    pids = set()
+    processes = set()
     for _ in range(4):
         answer = misbehaving_runner.evaluate("05.01", ContextInput(), sandbox)
         assert answer.status == "fail", answer
-        pids.add(answer.message)
-    assert len(pids) == 4  # PID 1 of its own namespace each time, so the start time tells them apart
+        nonce, runs = answer.message.split(":")
+        assert runs == "1", answer.message  # the process had run no evaluation before
+        processes.add(nonce)
+    assert len(processes) == 4
 
 
 def test_killing_twice_closes_nothing_of_anyone_else(pool: WorkerPool) -> None:

@@ -1,12 +1,14 @@
-"""Reports which process it runs in (pid and start time): a fresh one each evaluation."""
+"""Reports which process it runs in and how many evaluations that process has run: a fresh one each time."""
 
+import builtins
 import os
 
 
 async def run(session, context, logger):
-    with open(f"/proc/{os.getpid()}/stat") as stat:
-        started = stat.read().split(") ")[1].split()[19]
-    where = f"{os.getpid()}:{started}"
+    # kept on builtins, which outlives a re-import of this module in a process that ran it before
+    seen = builtins.__dict__.setdefault("_stepeval_test_process", {"nonce": os.urandom(8).hex(), "runs": 0})
+    seen["runs"] += 1
+    where = f"{seen['nonce']}:{seen['runs']}"
     return {
         "validated": [{"name": "05_01_bucket", "type": "AWS::S3::Bucket", "id": None, "status": "not_found"}],
         "success": False,
