@@ -264,7 +264,9 @@ def may_only(
 
 def may_exactly(*grants: Grant) -> Requirement:
     """Least privilege over several grants, e.g. table actions on the table and log actions on its log streams:
-    every grant is allowed, and nothing beyond them (an action is judged on the resources of its grants)."""
+    every grant is allowed, and nothing beyond them (an action is judged on the resources of its grants, read
+    against the resources it can be requested on: `log-group:NAME:*` is exactly NAME's log streams for
+    logs:PutLogEvents). A miss names the policy and the Action or Resource that reaches too far."""
     asked: dict[str, list[str]] = {}
     for g in grants:
         for action in g.actions:
@@ -274,9 +276,17 @@ def may_exactly(*grants: Grant) -> Requirement:
         held, invalid = _held(resource)
         if invalid:
             return {"invalid": invalid}
-        verdicts = [identity.decide(held, a, r) for g in grants for a in g.actions for r in g.resources]
+        requests = [(a, r) for g in grants for a in g.actions for r in g.resources]
+        missing = [(a, r, v) for a, r in requests if not (v := identity.decide(held, a, r)).allowed]
         extras = identity.extra_permissions(held, asked)
-        return {"missing": [v.reason for v in verdicts if not v.allowed], "extra": [str(e) for e in extras]}
+        over, fixes = _overreach(extras, asked)
+        fixes = [f"Grant {a} on {r} in a policy of the identity." for a, r, _ in missing[:1]] + fixes
+        return {
+            "missing": [v.reason for _, _, v in missing],
+            "extra": [str(e) for e in extras],
+            "over": over,
+            "fix": fixes[0] if fixes else None,
+        }
 
     return require(
         "permissions",
@@ -284,8 +294,48 @@ def may_exactly(*grants: Grant) -> Requirement:
         assess,
         compare=lambda found, _: not found.get("invalid") and not found["missing"] and not found["extra"],
         explain=_least_privilege_issue,
-        hint="Grant exactly the actions the step names, on the resources it names, and nothing else.",
+        hint=lambda found: (
+            found.get("fix") or "Grant exactly the actions the step names, on the resources it names, and nothing else."
+        ),
     )
+
+
+def _overreach(extras: list[identity.Extra], asked: dict[str, list[str]]) -> tuple[list[str], list[str]]:
+    """One sentence per statement part that grants too much (an Action pattern reaching unasked actions, or a
+    Resource wider than asked), and for each the change that fixes it."""
+    named: dict[str, list[str]] = {}  # source -> unasked actions it spells out
+    reached: dict[tuple[str, str], list[str]] = {}  # (source, wildcard or NotAction) -> unasked actions it reaches
+    wider: dict[tuple[str, tuple[str, ...]], list[str]] = {}  # (source, Resource patterns) -> asked actions
+    for e in extras:
+        if e.resources:
+            wider.setdefault((e.source, e.resources), []).append(e.action)
+        elif e.via.lower() == e.action.lower():
+            named.setdefault(e.source, []).append(e.action)
+        else:
+            reached.setdefault((e.source, e.via), []).append(e.action)
+    conditional = {e.action for e in extras if e.conditional}
+    over, fixes = [], []
+    for source, actions in named.items():
+        under = " (under a Condition)" if set(actions) <= conditional else ""
+        over.append(
+            f"it may also {', '.join(actions)}{under} ({source} allows {'it' if len(actions) == 1 else 'them'})"
+        )
+        fixes.append(f"Remove {', '.join(actions)} from {source}.")
+    for (source, via), actions in reached.items():
+        under = " (under a Condition)" if set(actions) <= conditional else ""
+        more = f" and {len(actions) - SHOWN_EXTRAS} more" if len(actions) > SHOWN_EXTRAS else ""
+        over.append(f"it may also {', '.join(actions[:SHOWN_EXTRAS])}{more}{under} ({source} allows {via})")
+        kept = (
+            [] if via.startswith("NotAction") else sorted((a for a in asked if identity.covers(via, a)), key=str.lower)
+        )
+        instead = f"only {', '.join(kept)}" if kept else "only the actions the step names"
+        fixes.append(f"Replace {via} in {source} with {instead}.")
+    for (source, patterns), actions in wider.items():
+        wanted = sorted({r for a in actions for r in asked.get(a, ())})
+        on = ", ".join(patterns)
+        over.append(f"it may also {', '.join(actions)} on {on} ({source} allows it beyond {', '.join(wanted)})")
+        fixes.append(f"Narrow the Resource {on} in {source} to {', '.join(wanted)}.")
+    return over, fixes
 
 
 def _least_privilege_issue(found: dict[str, Any]) -> str:
@@ -294,10 +344,8 @@ def _least_privilege_issue(found: dict[str, Any]) -> str:
     parts = []
     if found["missing"]:
         parts.append("; ".join(found["missing"]))
-    extra = found["extra"]
-    if extra:
-        more = f" and {len(extra) - SHOWN_EXTRAS} more" if len(extra) > SHOWN_EXTRAS else ""
-        parts.append(f"it may also {', '.join(extra[:SHOWN_EXTRAS])}{more}")
+    if found["over"]:
+        parts.append("; ".join(found["over"]))
     return "; ".join(parts) + "."
 
 

@@ -253,6 +253,11 @@ def _applies(statement: Statement, action: str, resource: str) -> bool:
     return _covers_action(statement, action) and covers_resource
 
 
+def covers(pattern: str, action: str) -> bool:
+    """Whether the IAM Action pattern `pattern` (e.g. `logs:*`) covers `action`."""
+    return _action_pattern(pattern).fullmatch(action) is not None
+
+
 def _covers_action(statement: Statement, action: str) -> bool:
     return any(_action_pattern(p).fullmatch(action) for p in statement.actions) != statement.not_action
 

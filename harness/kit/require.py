@@ -30,6 +30,12 @@ class Outcome:
         expected, actual = _show(self.requirement.expected), _show(self.actual)
         return f"{subject}: {self.requirement.check} should be {expected}, but is {actual}."
 
+    @property
+    def hint(self) -> str | None:
+        """The requirement's hint, worded for the actual value when it is a function of it."""
+        hint = self.requirement.hint
+        return hint(self.actual) if callable(hint) else hint
+
 
 @dataclass(frozen=True)
 class Requirement:
@@ -39,7 +45,7 @@ class Requirement:
     expected: Any
     actual: Callable[[Resource], Any]
     compare: Callable[[Any, Any], bool] = field(default=operator.eq)
-    hint: str | None = None
+    hint: str | Callable[[Any], str] | None = None
     explain: Callable[[Any], str] | None = None
 
     def evaluate(self, resource: Resource) -> Outcome:
@@ -53,13 +59,13 @@ def require(
     actual: Callable[[Resource], Any],
     *,
     compare: Callable[[Any, Any], bool] = operator.eq,
-    hint: str | None = None,
+    hint: str | Callable[[Any], str] | None = None,
     explain: Callable[[Any], str] | None = None,
 ) -> Requirement:
     """A requirement of your own, e.g. `require("instance type", "t3.micro", lambda i: i["InstanceType"])`.
 
     `compare(actual, expected)` decides (equality by default); `explain(actual)` words a miss when the default
-    "CHECK should be EXPECTED, but is ACTUAL." does not read well.
+    "CHECK should be EXPECTED, but is ACTUAL." does not read well; `hint` may be a function of the actual value.
     """
     return Requirement(check, expected, actual, compare, hint, explain)
 

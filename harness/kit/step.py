@@ -278,7 +278,7 @@ class Step:
         self._entries[name]["id"] = closest_id
         self._record(name, outcomes)
         first = next(o for o in outcomes if not o.ok)
-        hint = first.requirement.hint or self._hint(name, first.requirement.check, kind)
+        hint = first.hint or self._hint(name, first.requirement.check, kind)
         subject = kind.describe(closest_id)
         self._fail(
             name,

@@ -97,16 +97,22 @@ def test_least_privilege_names_the_extra_action(aws_session) -> None:
     requirement = iam.may_only(["dynamodb:PutItem", "dynamodb:Query"], [table()])
     assert requirement.check == "permissions"
     assert requirement.expected == f"only dynamodb:PutItem, dynamodb:Query on {table()}"
-    assert miss(requirement, iam.ROLE, name, role) == f"IAM role {name}: it may also dynamodb:GetItem."
-    assert requirement.evaluate(role).actual == {"missing": [], "extra": ["dynamodb:GetItem"]}
+    assert miss(requirement, iam.ROLE, name, role) == (
+        f'IAM role {name}: it may also dynamodb:GetItem (inline policy "app" allows it).'
+    )
+    outcome = requirement.evaluate(role)
+    assert outcome.actual["extra"] == ["dynamodb:GetItem"]
+    assert outcome.hint == 'Remove dynamodb:GetItem from inline policy "app".'
 
 
 def test_least_privilege_names_a_resource_wider_than_asked(aws_session) -> None:
     name = make_role(aws_session, app=document({"Effect": "Allow", "Action": "dynamodb:PutItem", "Resource": "*"}))
     role = described(iam.ROLE, aws_session, name)
-    assert miss(iam.may_only(["dynamodb:PutItem"], [table()]), iam.ROLE, name, role) == (
-        f"IAM role {name}: it may also dynamodb:PutItem on *."
+    requirement = iam.may_only(["dynamodb:PutItem"], [table()])
+    assert miss(requirement, iam.ROLE, name, role) == (
+        f'IAM role {name}: it may also dynamodb:PutItem on * (inline policy "app" allows it beyond {table()}).'
     )
+    assert requirement.evaluate(role).hint == f'Narrow the Resource * in inline policy "app" to {table()}.'
 
 
 def test_least_privilege_names_a_missing_permission(aws_session) -> None:
@@ -134,7 +140,7 @@ def test_least_privilege_over_several_grants(aws_session) -> None:
     )
     assert passes(requirement, role)
     assert miss(iam.may_exactly(iam.grant(["dynamodb:PutItem"], [table()])), iam.ROLE, name, role) == (
-        f"IAM role {name}: it may also logs:CreateLogStream, logs:PutLogEvents."
+        f'IAM role {name}: it may also logs:CreateLogStream, logs:PutLogEvents (inline policy "app" allows them).'
     )
 
 
@@ -253,13 +259,21 @@ def test_least_privilege_through_a_step(aws_session, tmp_path) -> None:
         )
     answer = check_result(step.result(), spec, 1.0)
     assert answer.status == "fail"
-    assert answer.failure_context.issue == f"IAM role {role_name}: it may also dynamodb:GetItem."
+    assert answer.failure_context.issue == (
+        f'IAM role {role_name}: it may also dynamodb:GetItem (inline policy "app" allows it).'
+    )
+    assert answer.failure_context.hint_context == 'Remove dynamodb:GetItem from inline policy "app".'
     failed = [c for c in answer.checks if not c.ok]
     assert [(c.handle, c.check, c.expected, c.actual) for c in failed] == [
         (
             "01_02_role",
             "permissions",
             f"only dynamodb:PutItem on {table(table_name)}",
-            {"missing": [], "extra": ["dynamodb:GetItem"]},
+            {
+                "missing": [],
+                "extra": ["dynamodb:GetItem"],
+                "over": ['it may also dynamodb:GetItem (inline policy "app" allows it)'],
+                "fix": 'Remove dynamodb:GetItem from inline policy "app".',
+            },
         )
     ]

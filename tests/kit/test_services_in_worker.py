@@ -99,4 +99,6 @@ def test_an_extra_action_fails_in_the_worker_naming_it(runner, aws, sandbox) -> 
     )
     assert answer.status == "fail", answer
     assert answer.failure_context is not None
-    assert answer.failure_context.issue == "IAM role orders-api: it may also dynamodb:GetItem."
+    assert answer.failure_context.issue == (
+        'IAM role orders-api: it may also dynamodb:GetItem (inline policy "app" allows it).'
+    )
