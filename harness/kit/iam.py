@@ -333,7 +333,8 @@ def _overreach(extras: list[identity.Extra], asked: dict[str, list[str]]) -> tup
     for (source, patterns), actions in wider.items():
         wanted = sorted({r for a in actions for r in asked.get(a, ())})
         on = ", ".join(patterns)
-        over.append(f"it may also {', '.join(actions)} on {on} ({source} allows it beyond {', '.join(wanted)})")
+        them = "it" if len(actions) == 1 else "them"
+        over.append(f"it may also {', '.join(actions)} on {on} ({source} allows {them} beyond {', '.join(wanted)})")
         fixes.append(f"Narrow the Resource {on} in {source} to {', '.join(wanted)}.")
     return over, fixes
 

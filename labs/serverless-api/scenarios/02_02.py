@@ -4,8 +4,10 @@ import json
 
 from harness.scenarios import mistake, solve
 
+WRITE = ("logs:CreateLogStream", "logs:PutLogEvents")
 
-def _group(aws, handles, *, name=None, days=14, role_may_write=True):
+
+def _group(aws, handles, *, name=None, days=14, role_may_write=True, actions=WRITE, resource=None):
     function = aws.client("lambda").get_function(FunctionName=handles["02_01_function"])["Configuration"]
     wanted = f"/aws/lambda/{function['FunctionName']}"
     logs = aws.client("logs")
@@ -16,8 +18,8 @@ def _group(aws, handles, *, name=None, days=14, role_may_write=True):
         _, partition, _, region, account = function["FunctionArn"].split(":")[:5]
         allow = {
             "Effect": "Allow",
-            "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
-            "Resource": f"arn:{partition}:logs:{region}:{account}:log-group:{wanted}:*",
+            "Action": list(actions),
+            "Resource": resource or f"arn:{partition}:logs:{region}:{account}:log-group:{wanted}:*",
         }
         document = json.dumps({"Version": "2012-10-17", "Statement": [allow]})
         aws.client("iam").put_role_policy(RoleName=handles["01_02_role"], PolicyName="logs", PolicyDocument=document)
@@ -46,3 +48,13 @@ def named_after_the_table(aws, handles):
 @mistake(issue=r"(?i)logs:CreateLogStream")
 def role_may_not_write(aws, handles):
     _group(aws, handles, role_may_write=False)
+
+
+@mistake(issue=r"may also logs:.*\(inline policy \"logs\" allows logs:\*\)")
+def every_logs_action(aws, handles):
+    _group(aws, handles, actions=("logs:*",))
+
+
+@mistake(issue=r"may also logs:CreateLogStream, logs:PutLogEvents on \*")
+def writes_to_every_log_group(aws, handles):
+    _group(aws, handles, resource="*")
