@@ -176,9 +176,30 @@ def test_the_permissive_zone_check_is_named_by_a_surviving_mutant(permissive_run
     assert outcomes["CreateSubnet#2 CidrBlock=10.0.3.0/24"] == "killed"
 
 
+def test_a_permissive_least_privilege_check_is_named_by_the_widened_policy(
+    permissive_run: tuple[int, dict, str],
+) -> None:
+    """03.01 checks only that the role may write its logs (`iam.may`): a policy widened to `logs:*`, to one more
+    logs action or to `Resource: *` survives, each named; the narrowed ones are killed."""
+    _code, report, _html = permissive_run
+    outcomes = {m["id"]: m for m in report["mutants"] if m["step"] == "03.01"}
+    widened = outcomes["PutRolePolicy PolicyDocument.Statement[0].Action=logs:*"]
+    assert widened["outcome"] == "survived"
+    assert widened["sentence"] == (
+        "03.01 passed with the policy's Statement[0] Action widened to logs:* on role name items-role"
+    )
+    assert '\\"Action\\": \\"logs:*\\"' in widened["call"]
+    anywhere = outcomes["PutRolePolicy PolicyDocument.Statement[0].Resource=*"]
+    assert anywhere["outcome"] == "survived"
+    assert anywhere["sentence"].endswith("Resource widened to * on role name items-role")
+    assert any(i.startswith("PutRolePolicy PolicyDocument.Statement[0].Action+logs:") for i, m in outcomes.items()
+               if m["outcome"] == "survived")  # fmt: skip
+    assert outcomes["PutRolePolicy PolicyDocument.Statement[0].Action-logs:PutLogEvents"]["outcome"] == "killed"
+
+
 def test_marks_scores_and_the_scenarios_beside(permissive_run: tuple[int, dict, str]) -> None:
     _code, report, _html = permissive_run
-    marked = [m for m in report["mutants"] if m["outcome"] == "equivalent"]
+    marked = [m for m in report["mutants"] if m["outcome"] == "equivalent" and m["step"] != "03.01"]
     assert [m["id"] for m in marked] == ["ModifyVpcAttribute EnableDnsSupport=false"]
     assert marked[0]["reason"].startswith("planted")
     assert report["stale_marks"] == ["02.01: @equivalent('NoSuchCall') matches no mutant"]
@@ -190,11 +211,7 @@ def test_marks_scores_and_the_scenarios_beside(permissive_run: tuple[int, dict, 
     assert steps["02.02"]["survived"] >= 2 and 0 < steps["02.02"]["score"] < 1
     lab = report["score"]
     assert lab["killed"] == sum(s["killed"] for s in report["steps"])
-    assert [(s["step"], s["scenario"], s["ok"]) for s in report["scenarios"]][-1] == (
-        "02.02",
-        "two_public_subnets",
-        True,
-    )
+    assert ("02.02", "two_public_subnets", True) in [(s["step"], s["scenario"], s["ok"]) for s in report["scenarios"]]
 
 
 def test_a_lab_that_is_not_there_is_bad_input(tmp_path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import boto3
@@ -277,3 +278,52 @@ def test_least_privilege_through_a_step(aws_session, tmp_path) -> None:
             },
         )
     ]
+
+
+GROUP_STREAMS = f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:/aws/lambda/orders:*"
+LOG_WRITE = ["logs:CreateLogStream", "logs:PutLogEvents"]
+
+
+@pytest.mark.parametrize(
+    ("action", "resource", "issue", "hint"),
+    [
+        (
+            "logs:*",
+            GROUP_STREAMS,
+            r"it may also logs:AssociateKmsKey, .* and \d+ more \(inline policy \"logs\" allows logs:\*\)\.$",
+            'Replace logs:* in inline policy "logs" with only logs:CreateLogStream, logs:PutLogEvents.',
+        ),
+        (
+            [*LOG_WRITE, "logs:GetDataProtectionPolicy"],
+            GROUP_STREAMS,
+            r"it may also logs:GetDataProtectionPolicy \(inline policy \"logs\" allows it\)\.$",
+            'Remove logs:GetDataProtectionPolicy from inline policy "logs".',
+        ),
+        (
+            LOG_WRITE,
+            "*",
+            r"it may also logs:CreateLogStream, logs:PutLogEvents on \* \(inline policy \"logs\" allows them beyond "
+            + re.escape(STREAMS),
+            f'Narrow the Resource * in inline policy "logs" to {STREAMS}.',
+        ),
+        (
+            LOG_WRITE,
+            f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:/aws/lambda/*",
+            r"on arn:aws:logs:us-east-1:123456789012:log-group:/aws/lambda/\* \(inline policy",
+            f'Narrow the Resource arn:aws:logs:us-east-1:{ACCOUNT}:log-group:/aws/lambda/* in inline policy "logs" '
+            f"to {STREAMS}.",
+        ),
+    ],
+)
+def test_least_privilege_on_a_log_groups_streams_names_what_reaches_too_far(
+    aws_session, action, resource, issue, hint
+) -> None:
+    """The conventional `log-group:NAME:*` grant is exactly NAME's log streams for the two write actions; a wider
+    Action or Resource is named in the issue and the hint says which to change."""
+    requirement = iam.may_exactly(iam.grant(LOG_WRITE, [STREAMS]))
+    exact = make_role(aws_session, logs=document({"Effect": "Allow", "Action": LOG_WRITE, "Resource": GROUP_STREAMS}))
+    assert passes(requirement, described(iam.ROLE, aws_session, exact))
+    name = make_role(aws_session, logs=document({"Effect": "Allow", "Action": action, "Resource": resource}))
+    role = described(iam.ROLE, aws_session, name)
+    assert re.search(issue, miss(requirement, iam.ROLE, name, role))
+    assert requirement.evaluate(role).hint == hint

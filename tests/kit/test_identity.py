@@ -168,3 +168,77 @@ def test_a_conditional_extra_is_reported_as_such() -> None:
 def test_an_action_outside_the_catalog_is_still_named() -> None:
     policies = held(statement(action=["dynamodb:PutItem", "madeup:DoThing"], resource="*"))
     assert Extra("madeup:DoThing") in extra_permissions(policies, {"dynamodb:PutItem": ["*"]})
+
+
+# --- the resources an action can be requested on ----------------------------------------------------------------
+
+GROUP = "arn:aws:logs:us-east-1:123456789012:log-group:/aws/lambda/orders"
+STREAMS = f"{GROUP}:log-stream:*"
+WRITE_LOGS = {"logs:CreateLogStream": [STREAMS], "logs:PutLogEvents": [STREAMS]}
+
+
+def test_a_log_group_grant_is_exactly_its_streams_for_the_write_actions() -> None:
+    policies = held(statement(action=["logs:CreateLogStream", "logs:PutLogEvents"], resource=f"{GROUP}:*"))
+    assert extra_permissions(policies, WRITE_LOGS) == []
+    assert reaches("logs:PutLogEvents", f"{GROUP}:log-stream:today")
+    assert not reaches("logs:PutLogEvents", f"{GROUP}:x:log-stream:today")  # a group name holds no colon
+    assert not reaches("logs:PutLogEvents", TABLE) and not reaches("logs:PutLogEvents", "*")
+
+
+def test_a_wildcard_action_is_named_with_the_actions_it_reaches_on_the_resource() -> None:
+    extras = extra_permissions(held(statement(action="logs:Put*", resource=f"{GROUP}:*")), WRITE_LOGS)
+    names = {e.action for e in extras}
+    assert {"logs:PutRetentionPolicy", "logs:PutDataProtectionPolicy"} <= names
+    assert "logs:PutLogEvents" not in names
+    assert "logs:PutDestination" not in names  # a destination, not a log group: the grant does not reach it
+    assert {(e.source, e.via) for e in extras} == {('inline policy "app"', "logs:Put*")}
+
+
+def test_a_wildcard_resource_is_wider_than_the_asked_streams() -> None:
+    groups = "arn:aws:logs:us-east-1:123456789012:log-group:/aws/lambda/*"
+    extras = extra_permissions(held(statement(action=list(WRITE_LOGS), resource=groups)), WRITE_LOGS)
+    assert extras == [Extra("logs:CreateLogStream", (groups,)), Extra("logs:PutLogEvents", (groups,))]
+
+
+def test_an_action_requested_on_star_is_granted_only_by_a_star_resource() -> None:
+    scoped = held(statement(action=[*WRITE_LOGS, "logs:DescribeLogGroups"], resource=f"{GROUP}:*"))
+    assert extra_permissions(scoped, WRITE_LOGS) == []
+    anywhere = held(statement(action=list(WRITE_LOGS), resource=f"{GROUP}:*"),
+                    statement(action="logs:DescribeLogGroups", resource="*"))  # fmt: skip
+    assert extra_permissions(anywhere, WRITE_LOGS) == [Extra("logs:DescribeLogGroups")]
+
+
+def test_not_resource_grants_everything_the_action_reaches_but_the_named() -> None:
+    other = "arn:aws:logs:us-east-1:123456789012:log-group:other:*"
+    policies = held({"Effect": "Allow", "Action": "logs:PutLogEvents", "NotResource": other},
+                    statement(action="logs:CreateLogStream", resource=f"{GROUP}:*"))  # fmt: skip
+    assert extra_permissions(policies, WRITE_LOGS) == [Extra("logs:PutLogEvents", (f"NOT {other}",))]
+    exact = held({"Effect": "Allow", "Action": list(WRITE_LOGS), "NotResource": "*"})
+    assert extra_permissions(exact, WRITE_LOGS) == []
+
+
+def test_not_action_reaches_only_actions_that_can_be_requested_on_its_resources() -> None:
+    """NotAction on a log group's ARNs grants no DynamoDB action: none can be requested on a log group (AWS Backup's
+    recovery-point actions can: their ARN format takes any service's resource)."""
+    on_the_group = held({"Effect": "Allow", "NotAction": "logs:Delete*", "Resource": f"{GROUP}:*"})
+    extras = extra_permissions(on_the_group, WRITE_LOGS)
+    assert {e.action.split(":")[0] for e in extras} == {"logs", "backup"}
+    assert {e.via for e in extras} == {"NotAction logs:Delete*"}
+    assert not any(e.action.startswith("logs:Delete") for e in extras)
+    everywhere = extra_permissions(held({"Effect": "Allow", "NotAction": "logs:*", "Resource": "*"}), WRITE_LOGS)
+    assert Extra("dynamodb:PutItem") in everywhere
+
+
+def test_a_deny_and_a_condition_on_log_actions() -> None:
+    policies = held(
+        statement(action="logs:*", resource=f"{GROUP}:*"),
+        {"Effect": "Deny", "NotAction": list(WRITE_LOGS), "Resource": "*"},
+    )
+    assert extra_permissions(policies, WRITE_LOGS) == []
+    conditional = held(
+        statement(action=list(WRITE_LOGS), resource=f"{GROUP}:*"),
+        statement(
+            action="logs:DeleteLogGroup", resource=f"{GROUP}:*", Condition={"Bool": {"aws:ViaAWSService": "true"}}
+        ),
+    )
+    assert extra_permissions(conditional, WRITE_LOGS) == [Extra("logs:DeleteLogGroup", (), True)]
