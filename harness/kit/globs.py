@@ -60,11 +60,41 @@ def surely_disjoint(a: Glob, b: Glob) -> bool:
     return service_a is not None and service_b is not None and service_a != service_b
 
 
+@lru_cache(maxsize=65536)
+def overlap(a: Glob, b: Glob) -> bool:
+    """Whether some string matches both (exact: a walk of the two automata together, stopping at the first)."""
+    if surely_disjoint(a, b):
+        return False
+    literals = {t for t in (*a, *b) if isinstance(t, str)} | {":"}
+    alphabet = [next(c for c in _fresh_chars() if c not in literals), *sorted(literals)]
+    start = (_closure(a, (0,)), _closure(b, (0,)))
+    seen, queue = {start}, deque([start])
+    while queue:
+        sa, sb = queue.popleft()
+        if len(a) in sa and len(b) in sb:
+            return True
+        for char in alphabet:
+            nxt = (_step(a, sa, char), _step(b, sb, char))
+            if nxt[0] and nxt[1] and nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+    return False
+
+
+def escapes(glob: Glob, patterns: Sequence[Glob]) -> bool:
+    """A cheap, sound test that some string of `glob` matches none of `patterns`: `glob` with every wildcard
+    filled by one character no pattern spells out. False means "unsure"."""
+    literals = {t for p in patterns for t in p if isinstance(t, str)} | {":"}
+    fresh = next(c for c in _fresh_chars() if c not in literals)
+    witness = "".join(t if isinstance(t, str) else fresh for t in glob)
+    return not any(matches(p, witness) for p in patterns)
+
+
 def surely_covers(a: Glob, b: Glob) -> bool:
-    """A cheap, sound test that every string `b` matches is matched by `a`: `a` is `*`, or `b` is a plain string
-    `a` matches. False means "may not"."""
-    if a == (ANY_RUN,):
-        return True
+    """A cheap, sound test that every string `b` matches is matched by `a`: `a` is `*`, or a plain prefix and `*`
+    that `b` starts with, or `b` is a plain string `a` matches. False means "may not"."""
+    if a and a[-1] == ANY_RUN and all(isinstance(t, str) for t in a[:-1]):
+        return b[: len(a) - 1] == a[:-1]
     return all(isinstance(t, str) for t in b) and matches(a, "".join(b))  # type: ignore[arg-type]
 
 

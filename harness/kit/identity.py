@@ -109,11 +109,13 @@ def extra_permissions(held: Sequence[Source], asked: Mapping[str, Iterable[str]]
         covering = [placed for placed, scope in scoped if scope != "none"]
         if not any(s.effect == "Allow" for _, s in covering):
             continue
+        if any(s.effect == "Deny" and not s.conditional and scope == "all" for (_, s), scope in scoped):
+            continue  # denied on every resource it can be requested on
         limit = limits.get(action.lower())
         if limit == ():
             continue
-        whole = tuple(scope == "all" for _, scope in scoped if scope != "none")
-        found = _granted_beyond(tuple(s for _, s in covering), whole, limit, within)
+        reaching = tuple(scope for _, scope in scoped if scope != "none")
+        found = _granted_beyond(tuple(s for _, s in covering), reaching, limit, within)
         if found is not None:
             patterns, conditional, first = found
             src, statement = covering[first]
@@ -185,38 +187,41 @@ def _covered(statement: Statement, candidates: set[str], by_service: dict[str, l
 @lru_cache(maxsize=4096)  # bounded: a warm worker evaluates many learners' policies
 def _granted_beyond(
     covering: tuple[Statement, ...],
-    whole: tuple[bool, ...],
+    reaching: tuple[str, ...],
     limit: tuple[str, ...] | None,
     within: tuple[Glob, ...] | None,
 ) -> tuple[tuple[str, ...], bool, int] | None:
     """Whether some resource the action can be requested on (`within`, None: any) and outside `limit`'s patterns
     (if given) is allowed by a covering Allow and denied by no unconditional covering Deny: the granting
     statements' Resource patterns, whether only conditional Allows grant it, and the first granting statement's
-    index in `covering`; None if no such resource exists. `whole[i]`: statement i surely covers all of `within`."""
+    index in `covering`; None if no such resource exists. `reaching[i]`: statement i's `_scope` in `within`."""
     firm_denies = any(s.effect == "Deny" and not s.conditional for s in covering)
-    if limit is None and not firm_denies:  # the common case of a wide policy: an Allow on all of it grants it
-        everywhere = [i for i, s in enumerate(covering) if s.effect == "Allow" and whole[i]]
+    if limit is None and not firm_denies:  # the common case: any Allow that surely reaches some of it grants it
+        everywhere = [i for i, s in enumerate(covering) if s.effect == "Allow" and reaching[i] in ("all", "some")]
         firm = [i for i in everywhere if not covering[i].conditional]
         if everywhere:
             chosen = firm or everywhere
             return _patterns(covering[i] for i in chosen), not firm, chosen[0]
     sets: list[globs.PatternSet] = [(tuple(map(globs.iam_glob, s.resources)), s.not_resource) for s in covering]
-    fences = []
     if limit is not None:
-        fences.append((tuple(map(globs.iam_glob, limit)), False))
-    if within is not None:
-        fences.append((within, True))
+        sets.append((tuple(map(globs.iam_glob, limit)), False))
     found: list[tuple[int, ...]] = []
-    for verdict in _regions(tuple(sets + fences)):
-        if any(verdict[len(covering) :]):
-            continue
-        if any(v and s.effect == "Deny" and not s.conditional for v, s in zip(verdict, covering, strict=False)):
-            continue
-        granting = tuple(
-            i for i, (v, s) in enumerate(zip(verdict, covering, strict=False)) if v and s.effect == "Allow"
-        )
-        if granting:
-            found.append(granting)
+    # one walk per resource type: the formats of an action with many types (ec2:RunInstances) walked together
+    # would multiply their automata's states
+    for kind in within if within is not None else (None,):
+        fenced = tuple(sets) if kind is None else (*sets, ((kind,), False))
+        for verdict in _regions(fenced):
+            if kind is not None and not verdict[-1]:
+                continue
+            if limit is not None and verdict[len(covering)]:
+                continue
+            if any(v and s.effect == "Deny" and not s.conditional for v, s in zip(verdict, covering, strict=False)):
+                continue
+            granting = tuple(
+                i for i, (v, s) in enumerate(zip(verdict, covering, strict=False)) if v and s.effect == "Allow"
+            )
+            if granting:
+                found.append(granting)
     if not found:
         return None
     firm = [g for g in found if any(not covering[i].conditional for i in g)]
@@ -225,25 +230,36 @@ def _granted_beyond(
 
 
 @lru_cache(maxsize=65536)
-def _scope(statement: Statement, within: tuple[Glob, ...] | None) -> Literal["none", "all", "some"]:
-    """How much of `within` (None: anything) the statement's Resource (or NotResource) surely reaches: nothing,
-    all of it, or some or all (undecided by the cheap tests; the automata decide later)."""
+def _scope(statement: Statement, within: tuple[Glob, ...] | None) -> Literal["none", "all", "some", "maybe"]:
+    """How much of `within` (None: anything) the statement's Resource (or NotResource) reaches: nothing, surely all
+    of it, surely some of it, or maybe some (the automata decide later)."""
     patterns = tuple(map(globs.iam_glob, statement.resources))
     if within is None:
         covers_all = any(p == (globs.ANY_RUN,) for p in patterns)
-        return ("none" if statement.not_resource else "all") if covers_all else "some"
-    disjoint = all(globs.surely_disjoint(p, g) for p in patterns for g in within)
+        return (
+            ("none" if statement.not_resource else "all")
+            if covers_all
+            else "maybe"
+            if statement.not_resource
+            else "some"
+        )
     covered = all(any(globs.surely_covers(p, g) for p in patterns) for g in within)
-    if statement.not_resource:
-        disjoint, covered = covered, disjoint
-    return "none" if disjoint else "all" if covered else "some"
+    if not statement.not_resource:
+        return (
+            "none" if not any(globs.overlap(p, g) for p in patterns for g in within) else "all" if covered else "some"
+        )
+    if covered:
+        return "none"
+    if all(globs.surely_disjoint(p, g) for p in patterns for g in within):
+        return "all"
+    return "some" if any(globs.escapes(g, patterns) for g in within) else "maybe"
 
 
 def _patterns(statements: Iterable[Statement]) -> tuple[str, ...]:
     return tuple(sorted({("NOT " if s.not_resource else "") + r for s in statements for r in s.resources}))
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=8192)
 def _regions(sets: tuple[globs.PatternSet, ...]) -> tuple[tuple[bool, ...], ...]:
     return tuple(globs.regions("", sets))
 

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from harness.kit.globs import arn_format, iam_glob, literal, matches, regions, surely_covers, surely_disjoint
+from harness.kit.globs import (
+    arn_format,
+    escapes,
+    iam_glob,
+    literal,
+    matches,
+    overlap,
+    regions,
+    surely_covers,
+    surely_disjoint,
+)
 
 STREAM = arn_format("arn:${Partition}:logs:${Region}:${Account}:log-group:${LogGroupName}:log-stream:${LogStreamName}")
 GROUP = arn_format("arn:${Partition}:logs:${Region}:${Account}:log-group:${LogGroupName}")
@@ -48,4 +58,9 @@ def test_cheap_tests_are_sound_and_say_no_when_unsure() -> None:
     assert not surely_disjoint(iam_glob("arn:aws?dynamodb:x"), TABLE)  # `?` may be the colon: unsure
     assert surely_disjoint(logs_pattern, literal("*")) and not surely_disjoint(iam_glob("*"), literal("*"))
     assert surely_covers(iam_glob("*"), TABLE) and surely_covers(iam_glob("*"), literal("*"))
-    assert not surely_covers(iam_glob("arn:*"), TABLE)  # it does, but the cheap test does not claim it
+    assert surely_covers(iam_glob("arn:*"), TABLE) and not surely_covers(iam_glob("arn:aws:*"), TABLE)
+    assert not surely_covers(iam_glob("arn:*:table/*"), TABLE)  # it does, but the cheap test does not claim it
+    assert overlap(iam_glob("arn:aws:*"), TABLE) and not overlap(iam_glob("arn:aws:s3:::*"), TABLE)
+    assert escapes(TABLE, [iam_glob("arn:aws:*")])  # e.g. another partition's table
+    assert not escapes(TABLE, [iam_glob("arn:*")])
+    assert not escapes(TABLE, [iam_glob("arn:*:table/*")])  # true, and the cheap test does not claim otherwise
