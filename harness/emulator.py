@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import logging
 import os
 import signal
@@ -203,6 +204,7 @@ class Emulator:
 
 def serve_root(control_fd: int, services: list[str]) -> NoReturn:
     """The first moto process: empty accounts, serving nothing; it forks the copies."""
+    _share_botocore_loader()  # before moto is imported: importing EC2 asks for region lists
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 
     _ROOT_PID[0] = os.getpid()
@@ -212,6 +214,8 @@ def serve_root(control_fd: int, services: list[str]) -> NoReturn:
     _reuse_aws_managed_policies()
     app = DomainDispatcherApplication(create_backend_app)
     _preload(app, services)
+    _warm_request_path(app)
+    importlib.import_module("harness.moto_http")  # what each serving copy uses, imported once
     gc.freeze()  # what is here now is shared by every copy: the collector must not write to it
     _answer(socket.socket(fileno=control_fd), app, None)
 
@@ -231,6 +235,45 @@ def _preload(app: Any, services: list[str]) -> None:
             app.app_instances[name] = create_backend_app(name)
     _lean_reset()
     moto_api_backend.reset()
+
+
+def _share_botocore_loader() -> None:
+    """One botocore data loader for every botocore session of this process (and its copies).
+
+    moto makes a new `boto3.Session()` for each region list it needs (11 while EC2's models import), and each new
+    session's loader parses botocore's endpoints.json again: ~0.6 s of the root's start. The data read is the same.
+    """
+    import functools
+
+    import botocore.loaders
+    import botocore.session
+
+    shared = functools.cache(botocore.loaders.create_loader)
+    botocore.loaders.create_loader = shared
+    botocore.session.create_loader = shared  # type: ignore[attr-defined]
+
+
+def _warm_request_path(app: Any) -> None:
+    """Fill in the root what moto and werkzeug compute on each request or each server, so that copies inherit it.
+
+    moto lists its package directory on every request (`list_of_moto_modules`, ~1 ms) and loads a service's
+    botocore model on its first request (EC2's: ~80 ms, in every copy that had not inherited it); werkzeug asks
+    importlib.metadata for its version for each server made (one per serving copy). None of these draws on moto's
+    random ids or builds a backend.
+    """
+    import functools
+    import importlib.metadata
+
+    from moto import backends
+    from moto.core.utils import get_service_model
+
+    modules = tuple(backends.list_of_moto_modules())
+    backends.list_of_moto_modules = lambda: modules  # type: ignore[assignment]
+    importlib.metadata.version = functools.cache(importlib.metadata.version)  # type: ignore[assignment]
+    importlib.metadata.version("werkzeug")
+    for name in app.app_instances:
+        with contextlib.suppress(Exception):  # a moto module named unlike botocore's service: loaded on request
+            get_service_model(name)
 
 
 def _lean_reset() -> None:
@@ -335,8 +378,9 @@ def _become_copy(control: socket.socket, listener: int | None, seed: str, app: A
     The control socket and the server (None for a template) of the copy.
     """
     from moto.moto_api._internal import mock_random
-    from moto.moto_server.werkzeug_app import MotoRequestHandler
     from werkzeug.serving import make_server
+
+    from harness.moto_http import KeptAliveHandler  # imported by the root already: here a lookup
 
     _release_sockets(keep={control.fileno(), *([listener] if listener is not None else [])})
     gc.disable()  # a copy lives for one scenario: cycles wait for its end, and its pages stay shared
@@ -344,7 +388,7 @@ def _become_copy(control: socket.socket, listener: int | None, seed: str, app: A
         mock_random.seed(int(seed))
     server = None
     if listener is not None:
-        server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=MotoRequestHandler, fd=listener)
+        server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=KeptAliveHandler, fd=listener)
         os.close(listener)  # the server holds a duplicate
         threading.Thread(target=server.serve_forever, name="moto-server", daemon=True).start()
     return control, server
