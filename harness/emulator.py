@@ -204,6 +204,7 @@ class Emulator:
 
 def serve_root(control_fd: int, services: list[str]) -> NoReturn:
     """The first moto process: empty accounts, serving nothing; it forks the copies."""
+    gc.disable()  # little here is garbage: importing moto would otherwise run ~0.15 s of collections
     _share_botocore_loader()  # before moto is imported: importing EC2 asks for region lists
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 
@@ -256,7 +257,8 @@ def _share_botocore_loader() -> None:
 def _warm_request_path(app: Any) -> None:
     """Fill in the root what moto and werkzeug compute on each request or each server, so that copies inherit it.
 
-    moto lists its package directory on every request (`list_of_moto_modules`, ~1 ms) and loads a service's
+    moto lists its package directory on every request (`list_of_moto_modules`, ~1 ms) and the methods of the
+    response class on every query-protocol request (`method_names_from_class`, ~1 ms), and loads a service's
     botocore model on its first request (EC2's: ~80 ms, in every copy that had not inherited it); werkzeug asks
     importlib.metadata for its version for each server made (one per serving copy). None of these draws on moto's
     random ids or builds a backend.
@@ -265,10 +267,12 @@ def _warm_request_path(app: Any) -> None:
     import importlib.metadata
 
     from moto import backends
+    from moto.core import responses
     from moto.core.utils import get_service_model
 
     modules = tuple(backends.list_of_moto_modules())
     backends.list_of_moto_modules = lambda: modules  # type: ignore[assignment]
+    responses.method_names_from_class = functools.cache(responses.method_names_from_class)  # classes do not change
     importlib.metadata.version = functools.cache(importlib.metadata.version)  # type: ignore[assignment]
     importlib.metadata.version("werkzeug")
     for name in app.app_instances:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 
 from rich.console import Console
@@ -18,24 +20,33 @@ from harness.render import results_table
 from harness.runner import Runner
 
 LANES = 2
-"""Seats played on at once, each with a worker of its own (2 cores here)."""
+"""Seats played on at once (2 cores here); the pool evaluates as many at once."""
 
 
 @contextmanager
 def moto_lanes(lab: Lab, count: int = LANES, env: Mapping[str, str] | None = None) -> Iterator[list[Lane]]:
-    """An `Emulator` with `count` seats, each with a started worker pool of one; all stopped after.
+    """An `Emulator` with `count` seats and one started worker pool of `count` for all of them; all stopped after.
 
     moto's processes get `env`, by default what the lab spec's `emulator:` asks (e.g. AWS managed policies). The
-    workers start first: they import boto3 while moto's process imports moto.
+    pool's template starts first and moto's root right after, before anything waits on either: the template
+    imports boto3 while the root imports moto. At the end the pool closes (its gateway's server takes up to half a
+    second to stop) while moto's processes end.
     """
-    with ExitStack() as stack:
-        pools = [stack.enter_context(WorkerPool(1)) for _ in range(count)]
-        for pool in pools:
-            pool.start()
-        pools[0].warn_if_degraded()
-        environment = lab.spec.emulator.environment() if env is None else env
-        emulator = stack.enter_context(Emulator(count, env=environment, services=lab_services(lab)))
-        yield [Lane(Runner(lab, pool), seat, seat.sandbox()) for pool, seat in zip(pools, emulator.seats, strict=True)]
+    environment = lab.spec.emulator.environment() if env is None else env
+    with WorkerPool(count) as pool:
+        pool.start()
+        closing = threading.Thread(target=pool.close, name="closing-the-pool", daemon=True)
+        try:
+            with Emulator(count, env=environment, services=lab_services(lab)) as emulator:
+                pool.warn_if_degraded()
+                runner = Runner(lab, pool)
+                try:
+                    yield [Lane(runner, seat, seat.sandbox()) for seat in emulator.seats]
+                finally:
+                    closing.start()
+        finally:
+            if closing.ident is not None:
+                closing.join()
 
 
 def selector(lab: Lab, pattern: str | None) -> Callable[[str], bool] | None:
@@ -78,6 +89,7 @@ def report(results: list[ScenarioResult], elapsed_s: float, console: Console, *,
 def run_tests(lab_dir: Path, *, pattern: str | None = None, as_json: bool = False, html: Path | None = None) -> int:
     """`stepeval test`: play the lab on moto servers of its own, then report (and write the HTML report to `html`)."""
     lab = load_lab(lab_dir)
+    gc.freeze()  # what is imported and loaded by now lives to the end: no collection need walk it again
     select = selector(lab, pattern)
     console = Console(stderr=as_json)
     started = time.perf_counter()
