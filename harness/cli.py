@@ -149,9 +149,12 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
-    from harness.testrun import run_tests
+    from harness.prestart import prestart
 
-    return run_tests(Path(args.lab), pattern=args.k, as_json=args.json, html=args.html)
+    with prestart(Path(args.lab)) as prestarted:  # the template and moto's root start while we import ours
+        from harness.testrun import run_tests
+
+        return run_tests(Path(args.lab), pattern=args.k, as_json=args.json, html=args.html, prestarted=prestarted)
 
 
 def cmd_mutate(args: argparse.Namespace) -> int:

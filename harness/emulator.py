@@ -150,10 +150,14 @@ class Emulator:
         self._live: list[MotoState] = []
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
+        self._control: socket.socket | None = None  # to the root, until it is ready
         self.seats = [Seat(self) for _ in range(seats)]
         self.root: MotoState | None = None
 
-    def __enter__(self) -> Emulator:
+    def start(self) -> None:
+        """Start moto's root process without waiting for it (`with` waits): it imports moto meanwhile."""
+        if self._process is not None:
+            return
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self._process = subprocess.Popen(
@@ -164,10 +168,19 @@ class Emulator:
                 env={**os.environ, **self._env},
                 start_new_session=True,  # Ctrl-C reaches us, not it: we stop it
             )
+        except BaseException:
+            ours.close()
+            raise
         finally:
             theirs.close()
+        self._control = ours
+
+    def __enter__(self) -> Emulator:
         try:
-            self.root = _started(ours, self, self._process.pid)
+            self.start()
+            if self.root is None:
+                assert self._process is not None and self._control is not None
+                self.root = _started(self._control, self, self._process.pid)
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -178,6 +191,10 @@ class Emulator:
             live = list(reversed(self._live))
         for state in live:
             state.close()
+        if self.root is None and self._control is not None:  # started, never waited for: nothing to keep
+            self._control.close()
+            if self._process is not None:
+                self._process.kill()
         if self._process is not None:
             try:
                 self._process.wait(timeout=STOP_TIMEOUT_S)
@@ -341,7 +358,10 @@ def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:
     copies as it goes, and all of them before it ends (they end when this process's owner closes their sockets,
     which it does before closing the root's).
     """
-    control.send(b"ready")
+    try:
+        control.send(b"ready")
+    except OSError:  # nobody waits for it any more
+        os._exit(0)
     while True:
         if server is None and os.getpid() == _ROOT_PID[0]:
             _reap(block=False)
