@@ -123,3 +123,26 @@ def alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_what_the_root_warms_is_where_moto_botocore_and_werkzeug_keep_it() -> None:
+    """harness.emulator replaces these in moto's processes (cached, shared): when they move, this fails."""
+    import importlib.metadata
+    import inspect
+
+    import botocore.loaders
+    import botocore.session
+    from moto import backends
+    from moto.core import responses, utils
+    from moto.ec2.responses import EC2Response
+    from moto.moto_server.werkzeug_app import MotoRequestHandler
+    from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler
+
+    assert "ec2" in list(backends.list_of_moto_modules())
+    assert "describe_vpcs" in responses.method_names_from_class(EC2Response)
+    assert utils.get_service_model("ec2").service_name == "ec2"
+    assert botocore.session.create_loader is botocore.loaders.create_loader
+    assert "importlib.metadata.version" in inspect.getsource(BaseWSGIServer.__init__)
+    assert importlib.metadata.version("werkzeug")
+    assert issubclass(MotoRequestHandler, WSGIRequestHandler)
+    assert {"make_environ", "run_wsgi"} <= set(vars(WSGIRequestHandler))
