@@ -7,6 +7,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -108,9 +109,19 @@ def run_tests(
     select = selector(lab, pattern)
     console = Console(stderr=as_json)
     started = time.perf_counter()
-    with moto_lanes(lab, prestarted=prestarted) as lanes, _no_collections():
-        results = play_live(lab, lanes, console, select)
-    elapsed_s = time.perf_counter() - started
+    with ThreadPoolExecutor(1, thread_name_prefix="report") as output:
+        with moto_lanes(lab, prestarted=prestarted) as lanes, _no_collections():
+            results = play_live(lab, lanes, console, select)
+            elapsed_s = time.perf_counter() - started
+            # written while moto's processes and the pool end (the gateway takes up to half a second to stop)
+            written = output.submit(_write, lab, results, elapsed_s, console, as_json, html)
+        return written.result()
+
+
+def _write(
+    lab: Lab, results: list[ScenarioResult], elapsed_s: float, console: Console, as_json: bool, html: Path | None
+) -> int:
+    """The HTML report (if asked), then the table or JSON and the verdict; the exit code."""
     if html is not None:
         from harness.report import write_report
 
