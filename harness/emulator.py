@@ -22,6 +22,7 @@ import gc
 import importlib
 import logging
 import os
+import selectors
 import signal
 import socket
 import stat
@@ -42,6 +43,7 @@ MESSAGE_BYTES = 256
 NO_SEED = "-"
 PR_SET_CHILD_SUBREAPER = 36
 _ROOT_PID = [0]  # in a moto process: the root's pid (set by serve_root, inherited by copies)
+_STOP_ACCEPTING = threading.Event()  # in a serving copy: set when it ends (see _accept)
 
 
 @contextmanager
@@ -388,6 +390,7 @@ def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:
         socket.send_fds(control, [f"forked {pid}".encode()], [ours.fileno()])
         ours.close()
     if server is not None:
+        _STOP_ACCEPTING.set()
         _hang_up()
     if os.getpid() == _ROOT_PID[0]:
         _reap(block=True)
@@ -414,8 +417,25 @@ def _become_copy(control: socket.socket, listener: int | None, seed: str, app: A
     if listener is not None:
         server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=KeptAliveHandler, fd=listener)
         os.close(listener)  # the server holds a duplicate
-        threading.Thread(target=server.serve_forever, name="moto-server", daemon=True).start()
+        threading.Thread(target=_accept, args=(server,), name="moto-server", daemon=True).start()
     return control, server
+
+
+def _accept(server: Any) -> None:
+    """Serve each connection the seat's port brings, until this copy stops accepting (`_STOP_ACCEPTING`).
+
+    Not `serve_forever`: a copy that is ending must take no connection meant for the next copy, which shares the
+    port. It stops accepting before it says it has ended, and a wake-up after that (a connection for the next copy)
+    is left to the next copy: the flag is read between the wait and the accept.
+    """
+    server.timeout = 0  # handle_request: never wait for a connection the next copy took first
+    with selectors.DefaultSelector() as selector:
+        selector.register(server.fileno(), selectors.EVENT_READ)
+        while True:
+            selector.select()
+            if _STOP_ACCEPTING.is_set():
+                return
+            server.handle_request()
 
 
 def _socket_fds() -> list[int]:
