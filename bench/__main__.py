@@ -2,7 +2,7 @@
 
 Warm: one step making one describe call against a moto server process, median of many evaluations through a
 worker (its AWS call through the read-only gateway), minus the median of the bare describe call on a warm client
-(what the module's AWS call costs). The gateway's own cost: the same call through relay + gateway, minus bare.
+(what the module's AWS call costs). The gateway's own cost: the same call over the link through the gateway, minus bare.
 Naive baseline, same run: a fresh boto3.Session() and client per evaluation, module run inline.
 Cold: `stepeval run` as a new process, one call against a moto server on loopback, median wall time.
 """
@@ -27,7 +27,7 @@ from bench.common import median_ms
 from harness.contract import ContextInput
 from harness.emulator import moto_process
 from harness.isolation.gateway import Gateway
-from harness.isolation.relay import Relay
+from harness.isolation.link import GatewayLink
 from harness.lab import load_lab
 from harness.loader import load_step
 from harness.pool import WorkerPool
@@ -59,10 +59,10 @@ def warm(runs: int) -> dict[str, float]:
         )
         bare_ms = median_ms(client.describe_vpcs, runs)
         with Gateway() as gateway:
-            relay = Relay(gateway.socket_path, gateway.open(sandbox))
-            gated = SandboxSession(relay.url, REGION).client("ec2")
+            link = GatewayLink()
+            link.attach(gateway.socket_path, gateway.open(sandbox))
+            gated = SandboxSession(link, REGION).client("ec2")
             gateway_ms = median_ms(gated.describe_vpcs, runs)
-            relay.close()
         run = load_step(lab.steps["01.01"].module_path)
         spec_context = {"resolved": [], "events": [], "spec": lab.steps["01.01"].slice()}
         logger = logging.getLogger("bench")
@@ -124,7 +124,7 @@ def main() -> int:
         table.add_column(column)
     rows = [
         ("bare describe_vpcs, warm client (moto server process)", f"{w['bare']:.2f} ms", "", ""),
-        ("the same call through relay + read-only gateway", f"{w['gateway']:.2f} ms", "", ""),
+        ("the same call through the read-only gateway", f"{w['gateway']:.2f} ms", "", ""),
         ("gateway's added latency per call", f"{w['gateway'] - w['bare']:.2f} ms", "", ""),
         ("evaluation through a warm worker", f"{w['harness']:.2f} ms", "", ""),
         ("naive evaluation (fresh Session + client, inline)", f"{w['naive']:.2f} ms", "", ""),

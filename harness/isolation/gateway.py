@@ -1,8 +1,8 @@
 """The read-only gateway: every AWS request of evaluation code passes here, and only reads go on.
 
-It runs in the harness's process (the only one that holds real credentials), listening on a unix socket. A
-worker reaches it through its relay (harness/isolation/relay.py), which opens each connection with a one-line
-preamble naming the evaluation's random token; requests then address `/{service}/{region}/{path}`. For each
+It runs in the harness's process (the only one that holds real credentials), listening on a unix socket. An
+evaluation process reaches it over its link (harness/isolation/link.py), which opens each connection with a
+one-line preamble naming the evaluation's random token; requests then address `/{service}/{region}/{path}`. For each
 request the gateway reads the operation from botocore's service models (harness/isolation/operations.py),
 refuses anything that is not a read (harness/readonly.py), signs what is left with the evaluation's real
 credentials, forwards it to the real endpoint (or the emulator's), and streams the answer back. Whatever the
@@ -13,11 +13,13 @@ here, and the evaluation's log says which operations were made, allowed or refus
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import secrets
 import shutil
 import socketserver
+import sys
 import tempfile
 import threading
 import time
@@ -39,8 +41,9 @@ from harness.account import SandboxSpec
 from harness.botocore_models import shared_loader
 from harness.contract import Operation
 from harness.faults import error_body
+from harness.isolation.link import PREAMBLE
 from harness.isolation.operations import RawRequest, Unidentified, identify, service_model
-from harness.isolation.relay import PREAMBLE
+from harness.isolation.paths import socket_in
 from harness.readonly import is_read
 from harness.store.recording import MAX_RECORDED_BODY_BYTES, Canned, Exchange, Tap
 
@@ -59,6 +62,7 @@ CONNECT_TIMEOUT_S = 5.0
 READ_TIMEOUT_S = 30.0
 SETTLE_S = 2.0  # how long `finish` waits for a tapped evaluation's last exchange to be kept
 
+log = logging.getLogger(__name__)
 
 @dataclass
 class Evaluation:
@@ -148,19 +152,29 @@ class UpstreamFailed(Exception):
 
 
 class GatewayHandler(BaseHTTPRequestHandler):
-    """One connection from a relay: the preamble, then HTTP/1.1 requests, kept alive."""
+    """One connection from an evaluation process: the preamble, then HTTP/1.1 requests, kept alive."""
 
     protocol_version = "HTTP/1.1"
+    wbufsize = CHUNK_BYTES  # headers and a small body leave in one write (flushed after each request)
     server: GatewayServer
     evaluation: Evaluation | None = None
+
+    token = ""
 
     def handle(self) -> None:
         line = self.rfile.readline(128)
         if line.startswith(PREAMBLE):
-            self.evaluation = self.server.gateway.evaluation(line[len(PREAMBLE) :].strip().decode("ascii", "replace"))
+            self.token = line[len(PREAMBLE) :].strip().decode("ascii", "replace")
+            self.evaluation = self.server.gateway.evaluation(self.token)
         if self.evaluation is None:
             return  # no preamble, or an evaluation that is over: the connection is closed unanswered
         super().handle()
+
+    def handle_expect_100(self) -> bool:
+        """`100 Continue` must leave at once, not wait in the write buffer for the final answer."""
+        going_on = super().handle_expect_100()
+        self.wfile.flush()
+        return going_on
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silent: the evaluation's log of operations is the record."""
@@ -171,8 +185,11 @@ class GatewayHandler(BaseHTTPRequestHandler):
     do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_GET
 
     def forward(self) -> None:
-        """One request: read, classify, sign, send; each is logged before the module can see its answer."""
-        assert self.evaluation is not None
+        """One request: read, classify, sign, send; each is logged before the module can see its answer. Once the
+        evaluation is over, a connection kept alive from it is closed unanswered, like a new one."""
+        if self.evaluation is None or self.server.gateway.evaluation(self.token) is not self.evaluation:
+            self.close_connection = True
+            return
         with self.evaluation.forwarding():
             self.forward_one()
 
@@ -349,29 +366,40 @@ class GatewayServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.gateway = gateway
         super().__init__(path, GatewayHandler)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A connection that failed: one log line, never a traceback on the service's output. An evaluation
+        process that hangs up before its answer is written (or is killed) is no failure at all."""
+        failure = sys.exc_info()[1]
+        if not isinstance(failure, OSError):
+            log.error("gateway: a connection failed: %s: %s", type(failure).__name__, failure)
+
 
 class Gateway:
     """The gateway of one harness process: start once, `open` an evaluation, `finish` it for its log."""
 
-    def __init__(self) -> None:
+    def __init__(self, directory: str | None = None) -> None:
+        """`directory`: where to listen (the caller's, kept; evaluation processes may have it bound already);
+        a fresh one of our own by default."""
         self._evaluations: dict[str, Evaluation] = {}
         self._lock = threading.Lock()
         self._server: GatewayServer | None = None
-        self._directory: str | None = None
+        self._directory = directory
+        self._owns_directory = directory is None
         self.http = urllib3.PoolManager(maxsize=32, block=False)
 
     @property
     def socket_path(self) -> str:
         if self._directory is None:
             raise RuntimeError("the gateway is not started")
-        return os.path.join(self._directory, "gateway.sock")
+        return socket_in(self._directory)
 
     def start(self) -> None:
-        """Listen on a fresh unix socket (any local user may connect: a token is what opens an evaluation)."""
+        """Listen on a unix socket (any local user may connect: a token is what opens an evaluation)."""
         if self._server is not None:
             return
-        self._directory = tempfile.mkdtemp(prefix="stepeval-gw-")
-        os.chmod(self._directory, 0o755)
+        if self._directory is None:
+            self._directory = tempfile.mkdtemp(prefix="stepeval-gw-")
+            os.chmod(self._directory, 0o755)
         self._server = GatewayServer(self.socket_path, self)
         os.chmod(self.socket_path, 0o666)
         threading.Thread(target=self._server.serve_forever, name="stepeval-gateway", daemon=True).start()
@@ -381,12 +409,15 @@ class Gateway:
         if server is not None:
             server.shutdown()
             server.server_close()
-        if self._directory is not None:
+        if self._directory is not None and self._owns_directory:
             shutil.rmtree(self._directory, ignore_errors=True)
+        elif self._directory is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.socket_path)
         self.http.clear()
 
     def open(self, sandbox: SandboxSpec, tap: Tap | None = None) -> str:
-        """Register an evaluation in `sandbox`'s account; its token, which the worker's relay presents.
+        """Register an evaluation in `sandbox`'s account; its token, which the evaluation process presents.
 
         `tap`: record each exchange, or answer from a recording (harness/store/recording.py).
         """

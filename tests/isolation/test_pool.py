@@ -25,7 +25,7 @@ def test_each_evaluation_runs_in_a_process_of_its_own(misbehaving_runner: Runner
 
 def test_killing_twice_closes_nothing_of_anyone_else(pool: WorkerPool) -> None:
     pool.start()
-    process = pool._take()
+    process = pool._take([])
     try:
         process.kill()
         process.close()
@@ -59,7 +59,7 @@ def test_timeouts_under_concurrency_break_no_other_evaluation(misbehaving_lab, s
 
 def test_a_spare_is_ready_before_the_job(pool: WorkerPool) -> None:
     pool.start()
-    process: EvaluationProcess = pool._take()
+    process: EvaluationProcess = pool._take([])
     try:
         process.wait_ready(time.monotonic() + 30)
         outcome = process.run({"job": "load", "module": "/nonexistent/evaluation/boto3/01_01.py"}, 10, Limits())
