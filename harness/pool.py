@@ -402,7 +402,8 @@ class WorkerPool:
         self.restarts = 0  # evaluations that ended without an answer (timeout, crash, a limit)
         self._template: Template | None = None
         self._spares: list[EvaluationProcess] = []
-        self._uids = UidPool(3 * size)  # running + spares + dying
+        self.spares = size + 1  # ready ahead: one more than can run, so back-to-back jobs never wait for a fork
+        self._uids = UidPool(3 * size + 2)  # running + spares + dying
         self._slots = threading.Semaphore(size)
         self._cond = threading.Condition()
         self._reaper = _Reaper(self._reaped)
@@ -445,7 +446,7 @@ class WorkerPool:
         """Start the template and fork spares ahead of time (without waiting for them)."""
         with self._cond:
             self._closed = False
-            self._refill(min(count or self.size, self.size))
+            self._refill(min(count or self.spares, self.spares))
 
     def protections(self) -> Protections:
         """Which layers confine this pool's evaluations (starts the template if needed, waits for it)."""
@@ -530,7 +531,7 @@ class WorkerPool:
             if self._closed:
                 raise RuntimeError("the pool is closed")
             while True:
-                self._refill(max(self.size, 1))
+                self._refill(self.spares)
                 for index, spare in enumerate(self._spares):
                     if all(covered(path, spare.ahead) for path in needed):
                         return self._spares.pop(index)
@@ -546,7 +547,7 @@ class WorkerPool:
         """Fork the spare that replaces the one just taken: once its job is sent, not on the job's way."""
         with self._cond:
             if not self._closed:
-                self._refill(self.size)
+                self._refill(self.spares)
 
     def _refill(self, target: int) -> None:
         """Fork spares until `target` are ready or forking (called under the lock)."""
@@ -586,7 +587,7 @@ class WorkerPool:
             if process.uid is not None:
                 self._uids.give_back(process.uid)
             if not self._closed:
-                self._refill(self.size)
+                self._refill(self.spares)
             self._cond.notify_all()
 
 
