@@ -19,6 +19,7 @@ from typing import Any
 
 import boto3
 import botocore.session
+from botocore import UNSIGNED
 from botocore.config import Config
 
 from harness.botocore_models import shared_loader, warm_up
@@ -57,7 +58,8 @@ class SandboxSession(boto3.Session):
         core.register_component("data_loader", shared_loader())
         self.guard = guard or ReadOnlyGuard()
         core.register("before-call", self.guard)
-        core.set_default_client_config(client_config(GATEWAY_URL))
+        # Unsigned: the gateway signs every request itself and would throw a signature away.
+        core.set_default_client_config(client_config(GATEWAY_URL).merge(Config(signature_version=UNSIGNED)))
         core.set_credentials(GATEWAY_KEY, GATEWAY_SECRET)
         core.set_config_variable("region", region)
         super().__init__(botocore_session=core)
