@@ -24,11 +24,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.isolation.confine import UID_SPAN, Protections, uid_base
 from harness.isolation.limits import Limits
-from harness.isolation.paths import covered, job_paths, socket_in
+from harness.isolation.paths import covered, job_paths, services_named_in, socket_in
 from harness.protocol import ChannelClosed, FrameBuffer, write_frame
 
 if TYPE_CHECKING:
@@ -63,6 +64,7 @@ STARTUP_TIMEOUT_S = 30.0
 STATUS_TIMEOUT_S = 10.0
 MAX_WARM = 16  # (service, region) pairs the template keeps warm for the next evaluations
 MAX_REHEARSED = 64  # (service, operation) pairs the template rehearses on them
+DEFAULT_REGION = "us-east-1"  # of the clients warmed for a lab before its first evaluation says which it uses
 MAX_LABS = 8  # labs' `evaluation/` directories a spare's root holds ahead of its job
 KEPT_OUTPUT_BYTES = 64 * 1024  # of a module's output, what the answer's diagnostics carry
 MALLOC_ARENA_MAX = "1"  # glibc gives each new thread an arena reserving 64 MiB of address space: RLIMIT_AS felt them
@@ -423,6 +425,7 @@ class WorkerPool:
 
                 self._gateway = Gateway(self._directory_for_gateway())
                 self._gateway.start()
+                self._gateway.prepare(service for service, _ in self._warm)
             return self._gateway
 
     def _directory_for_gateway(self) -> str:
@@ -432,15 +435,21 @@ class WorkerPool:
             os.chmod(self._gateway_directory, 0o755)
         return self._gateway_directory
 
-    def expect(self, lab_directories: Iterable[str]) -> None:
+    def expect(self, lab_directories: Iterable[str], region: str | None = None) -> None:
         """The labs' `evaluation/` directories jobs will need: spares forked from now on have them in their root,
-        so that a job finds its process ready (one that lacks them is replaced at the job)."""
+        so that a job finds its process ready (one that lacks them is replaced at the job), and the clients for
+        the services their modules name, in `region` (the environment's default region if not given), built."""
+        region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or DEFAULT_REGION
         with self._cond:
             for directory in lab_directories:
                 self._labs.pop(directory, None)
                 self._labs[directory] = None
+                for service in sorted(services_named_in(Path(directory).glob("*/*.py"))):
+                    self._warm.setdefault((service, region), None)
             while len(self._labs) > MAX_LABS:
                 del self._labs[next(iter(self._labs))]
+            while len(self._warm) > MAX_WARM:
+                del self._warm[next(iter(self._warm))]
 
     def start(self, count: int | None = None) -> None:
         """Start the template and fork spares ahead of time (without waiting for them)."""

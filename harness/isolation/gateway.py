@@ -13,6 +13,7 @@ here, and the evaluation's log says which operations were made, allowed or refus
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import re
@@ -23,7 +24,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from http.server import BaseHTTPRequestHandler
@@ -42,7 +43,7 @@ from harness.botocore_models import shared_loader
 from harness.contract import Operation
 from harness.faults import error_body
 from harness.isolation.link import PREAMBLE
-from harness.isolation.operations import RawRequest, Unidentified, identify, service_model
+from harness.isolation.operations import RawRequest, Unidentified, identify, prepare, service_model
 from harness.isolation.paths import socket_in
 from harness.readonly import is_read
 from harness.store.recording import MAX_RECORDED_BODY_BYTES, Canned, Exchange, Tap
@@ -61,8 +62,10 @@ GLOBAL_SIGNING_REGION = {"aws": "us-east-1", "aws-cn": "cn-north-1", "aws-us-gov
 CONNECT_TIMEOUT_S = 5.0
 READ_TIMEOUT_S = 30.0
 SETTLE_S = 2.0  # how long `finish` waits for a tapped evaluation's last exchange to be kept
+SHUTDOWN_POLL_S = 0.02  # how often the listening loop looks for `close` (a `stepeval run` waits that long at most)
 
 log = logging.getLogger(__name__)
+
 
 @dataclass
 class Evaluation:
@@ -274,7 +277,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
         except Unidentified as exc:
             raise Refused(403, f"refused: {exc}", "(unidentified)") from None
         for name in operations:
-            if not is_read(service, name):
+            if not is_read(service, name, service_model(service)):
                 raise Refused(403, f"refused {service}:{name}: evaluation code may only read", name)
         return operations[0]
 
@@ -402,7 +405,16 @@ class Gateway:
             os.chmod(self._directory, 0o755)
         self._server = GatewayServer(self.socket_path, self)
         os.chmod(self.socket_path, 0o666)
-        threading.Thread(target=self._server.serve_forever, name="stepeval-gateway", daemon=True).start()
+        serve = functools.partial(self._server.serve_forever, poll_interval=SHUTDOWN_POLL_S)
+        threading.Thread(target=serve, name="stepeval-gateway", daemon=True).start()
+
+    def prepare(self, services: Iterable[str]) -> None:
+        """Load, in a thread of its own, what the first request of each of these services would (its model, its
+        routes), so that an evaluation's first call does not wait for it."""
+        wanted = [service for service in services if SERVICE.fullmatch(service)]
+        threading.Thread(
+            target=lambda: [prepare(s) for s in wanted], name="stepeval-gateway-prepare", daemon=True
+        ).start()
 
     def close(self) -> None:
         server, self._server = self._server, None

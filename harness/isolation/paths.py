@@ -6,10 +6,13 @@ Light on purpose (no boto3): the pool uses it before the heavy imports, the temp
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 GATEWAY_SOCKET_NAME = "gateway.sock"
+SERVICE_NAMED = re.compile(r"""\b(?:client|resource)\(\s*["']([a-z0-9-]+)["']""")
 
 
 def socket_in(directory: str) -> str:
@@ -39,3 +42,8 @@ def job_paths(job: dict[str, Any]) -> list[str]:
 def covered(path: str, by: list[str]) -> bool:
     """`path` is one of `by` or inside one of them."""
     return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in by)
+
+
+def services_named_in(sources: Iterable[Path]) -> set[str]:
+    """The AWS services these Python files name (`client("ec2")`, `resource("s3")`): a hint, read as text."""
+    return {name for path in sources for name in SERVICE_NAMED.findall(path.read_text(encoding="utf-8"))}
