@@ -78,8 +78,7 @@ def main() -> int:
     def start_service(name: str, *more: str) -> str:
         log_path = tmp / f"{name}.log"
         launch = "import sys, bench.service; from harness.cli import main; sys.exit(main(sys.argv[1:]))"
-        env = {**os.environ, "STEPEVAL_WEBHOOK_SECRET": secret, DELAY_ENV: str(args.delay_ms),
-               "STEPEVAL_WORKER_PRELOAD": "bench.service"}  # fmt: skip
+        env = {**os.environ, "STEPEVAL_WEBHOOK_SECRET": secret, DELAY_ENV: str(args.delay_ms)}
         with log_path.open("wb") as log:
             command = [sys.executable, "-c", launch, "serve", "--lab", str(lab_dir), "--port", "0",
                        "--endpoint-url", moto_url, "--workers", "4", *more]  # fmt: skip

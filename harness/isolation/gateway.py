@@ -364,6 +364,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
 class GatewayServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     block_on_close = False
+    request_queue_size = 1024  # every spare connects ahead of its job, many at once (the default backlog is 5)
 
     def __init__(self, path: str, gateway: Gateway) -> None:
         self.gateway = gateway

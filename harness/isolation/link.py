@@ -14,6 +14,7 @@ import contextlib
 import http.client
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,6 +25,7 @@ from botocore.exceptions import ConnectionClosedError, EndpointConnectionError, 
 PREAMBLE = b"STEPEVAL/1 "
 CHUNK_BYTES = 64 * 1024
 DEFAULT_TIMEOUTS = (5.0, 20.0)  # connect, read (seconds)
+CONNECT_RETRY_S = 0.005
 
 
 class GatewayConnection(http.client.HTTPConnection):
@@ -91,14 +93,23 @@ class GatewayLink:
 
     @staticmethod
     def _connect(socket_path: str, timeout: float) -> socket.socket:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            sock.settimeout(timeout)
-            sock.connect(socket_path)
-        except OSError:
-            sock.close()
-            raise
-        return sock
+        """A connected socket; a full accept queue (EAGAIN: a unix socket does not wait for room) is tried again
+        until `timeout`."""
+        deadline = time.monotonic() + timeout
+        while True:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.settimeout(timeout)
+                sock.connect(socket_path)
+                return sock
+            except BlockingIOError:
+                sock.close()
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(CONNECT_RETRY_S)
+            except OSError:
+                sock.close()
+                raise
 
 
 class GatewayHTTP:
