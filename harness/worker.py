@@ -160,6 +160,8 @@ class Worker:
 LINK = GatewayLink()  # the process's line to the gateway: attached to one evaluation, in a process forked for it
 _sessions: dict[str, SandboxSession] = {}  # built in the template, one per region, used by one evaluation each
 _rehearsed: set[tuple[str, str, str]] = set()  # (service, region, operation) rehearsed in the template
+_replayed_by_spares: list[tuple[str, str, str]] = []  # the most recent of them, replayed by each spare
+SPARE_REHEARSALS = 8  # a spare's replays cost CPU per evaluation: only the likeliest
 DEFAULT_REGION = "us-east-1"
 
 
@@ -191,16 +193,22 @@ def warm_services(pairs: list[Pair], operations: list[Pair]) -> None:
     """In the template: build the clients recent evaluations used (a model parse is tens of ms for EC2, a client
     class ~10 ms) and rehearse the reads they made (harness/isolation/rehearsal.py): every evaluation forked after
     inherits them, ready. The template runs no evaluation and holds no credential (dummy keys: the gateway signs),
-    so what it builds carries nothing from one to the next."""
+    so what it builds carries nothing from one to the next. The most recent reads are replayed by each spare too
+    (`serve_one`), so that the pages they touch are copied before its job, not during it."""
+    recent: list[tuple[str, str, str]] = []
     for service, region in pairs:
         if service not in known_services():
             continue
         session = _template_session(region)
         session.warm([(service, region)])
         for named, operation in operations:
-            if named == service and (service, region, operation) not in _rehearsed and is_read(service, operation):
+            if named != service or not is_read(service, operation):
+                continue
+            if (service, region, operation) not in _rehearsed:
                 _rehearsed.add((service, region, operation))
                 rehearse(session.client(service, region), operation)
+            recent.append((service, region, operation))
+    _replayed_by_spares[:] = recent[-SPARE_REHEARSALS:]
 
 
 def serve_one(channel: int, confine: Callable[[list[str], Limits], None], gateway_socket: str | None) -> None:
@@ -209,7 +217,7 @@ def serve_one(channel: int, confine: Callable[[list[str], Limits], None], gatewa
     worker = Worker()
     if gateway_socket:
         LINK.preconnect(gateway_socket)
-    for service, region, operation in _rehearsed:
+    for service, region, operation in _replayed_by_spares:
         rehearse(_template_session(region).client(service, region), operation)
     write_frame(channel, {"outcome": "ready"})
     try:
