@@ -33,7 +33,8 @@ import httpx
 from rich.console import Console
 from rich.table import Table
 
-from bench.service import DELAY_ENV, SPEC, STEP_MODULE, bench_environment
+from bench.common import bench_environment
+from bench.service import DELAY_ENV, SPEC, STEP_MODULE
 from harness.account import EMULATOR_CREDENTIALS, SandboxSpec
 from harness.contract import ContextInput
 from harness.lab import load_lab
