@@ -177,6 +177,8 @@ def prepare() -> None:
     _template_session(DEFAULT_REGION)
     importlib.import_module("encodings.idna")  # what the first connection imports (20 ms with its dependencies)
     _rehearse_loading()
+    with asyncio.Runner() as runner:  # asyncio's lazy parts (the loop policy...) made once, not per evaluation
+        runner.run(asyncio.sleep(0))
 
 
 def _rehearse_loading() -> None:
