@@ -19,11 +19,14 @@ import os
 import re
 import secrets
 import shutil
+import socket
 import socketserver
+import struct
 import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -62,6 +65,7 @@ GLOBAL_SIGNING_REGION = {"aws": "us-east-1", "aws-cn": "cn-north-1", "aws-us-gov
 CONNECT_TIMEOUT_S = 5.0
 READ_TIMEOUT_S = 30.0
 SETTLE_S = 2.0  # how long `finish` waits for a tapped evaluation's last exchange to be kept
+MAX_CONNECTIONS_PER_UID = 32  # open at once, from one evaluation (all its processes)
 SHUTDOWN_POLL_S = 0.02  # how often the listening loop looks for `close` (a `stepeval run` waits that long at most)
 
 log = logging.getLogger(__name__)
@@ -368,7 +372,31 @@ class GatewayServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
     def __init__(self, path: str, gateway: Gateway) -> None:
         self.gateway = gateway
+        self._open_by_uid: Counter[int] = Counter()  # connections open now, per evaluation uid
+        self._uid_of: dict[int, int] = {}  # connection (its fd) -> the uid it counts against
+        self._counting = threading.Lock()
         super().__init__(path, GatewayHandler)
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        """At most MAX_CONNECTIONS_PER_UID open connections per evaluation uid (the kernel says whose a connection
+        is): a module opening thousands would otherwise hold as many threads of the service. The harness's own
+        uid and root (a spare connects before it drops privileges) are not counted."""
+        _, uid, _ = struct.unpack("i2I", request.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+        if uid in (0, os.geteuid()):
+            return True
+        with self._counting:
+            if self._open_by_uid[uid] >= MAX_CONNECTIONS_PER_UID:
+                return False
+            self._open_by_uid[uid] += 1
+            self._uid_of[request.fileno()] = uid
+        return True
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._counting:
+            uid = self._uid_of.pop(request.fileno(), None)
+            if uid is not None:
+                self._open_by_uid[uid] -= 1
+        super().shutdown_request(request)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A connection that failed: one log line, never a traceback on the service's output. An evaluation
