@@ -13,20 +13,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.emulator import Emulator
+from harness.isolation.paths import lab_modules, services_named_in
 from harness.pool import WorkerPool
 
 LANES = 2
 """Seats played on at once (2 cores here); the pool evaluates as many at once."""
 MODULE_DIR = Path("evaluation") / "boto3"  # as harness.lab has it (which imports pydantic: not here)
 SCENARIO_DIR = "scenarios"
-SERVICE_NAMED = re.compile(r"""\b(?:client|resource)\(\s*["']([a-z0-9-]+)["']""")
 EMULATOR_KEY = re.compile(r"^emulator\s*:", re.MULTILINE)
 
 
 def services_named(root: Path) -> set[str]:
     """The AWS services a lab's step modules and scenarios name (`client("ec2")`), for `Emulator(services=)`."""
-    sources = [*(root / MODULE_DIR).glob("*.py"), *(root / SCENARIO_DIR).glob("*.py")]
-    return {name for path in sources for name in SERVICE_NAMED.findall(path.read_text(encoding="utf-8"))}
+    return services_named_in([*(root / MODULE_DIR).glob("*.py"), *(root / SCENARIO_DIR).glob("*.py")])
 
 
 @dataclass
@@ -48,6 +47,7 @@ class Prestarted:
 def prestart(lab_dir: Path) -> Prestarted:
     """Start the pool's template, and moto's root if the spec in `lab_dir/specs/` has no `emulator:` key."""
     pool = WorkerPool(LANES)
+    pool.expect([lab_modules(lab_dir)])  # its spares hold the lab's modules in their root
     pool.start()
     emulator = None
     if _asks_nothing_of_the_emulator(lab_dir):

@@ -3,8 +3,10 @@ process per evaluation. Started by `harness.pool` as `python -m harness.isolatio
 
 For each spawn request (a JSON record on the SOCK_SEQPACKET control socket, with four fds: the job channel, the
 output pipe, the lifeline and the status pipe) it forks a keeper K, which enters new namespaces and forks the
-evaluation process E (PID 1 of its own PID namespace). E prepares its root and says "ready"; when its one job
-arrives it enters the root, drops privileges, applies the limits, runs the job and answers. K kills E when the
+evaluation process E (PID 1 of its own PID namespace). E builds its root with what the request expects the job
+to need (the gateway's directory, the labs the pool serves), enters it, opens a connection to the gateway and
+says "ready"; when its one job arrives it unmounts what the job does not need, applies the limits, drops
+privileges, runs the job and answers. K kills E when the
 lifeline reads EOF (the parent got its answer, gave up, or died): the whole PID namespace dies with E. Then K
 writes E's exit status on the status pipe (how the parent tells a CPU limit from a crash) and exits.
 """
@@ -101,8 +103,8 @@ class Template:
             if not data:
                 return
             request = json.loads(data)
-            request["warm"] = [(str(service), str(region)) for service, region in request.get("warm") or []]
-            warm_services(request["warm"])
+            pairs = [(str(service), str(region)) for service, region in request.get("warm") or []]
+            warm_services(pairs, [(str(service), str(name)) for service, name in request.get("rehearse") or []])
             gc.freeze()  # what the template built stays out of the children's collections: no copy-on-write storm
             try:
                 if os.fork() == 0:
@@ -118,15 +120,16 @@ class Template:
             _close_all_but({0, 1, 2, channel, output, lifeline, status})
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             namespaced = self.protections.pid_namespace
-            network = namespaced  # only `lo`: the relay to the gateway is all an evaluation reaches
             uid = request.get("uid") if self.protections.own_uid else None
-            if namespaced:  # the mount namespace is the evaluation's own (below): the keeper keeps the host's view
-                kernel.unshare(NAMESPACES & ~kernel.CLONE_NEWNS | (kernel.CLONE_NEWNET if network else 0))
+            # The mount namespace is the evaluation's own (below): the keeper keeps the host's view. No network at
+            # all: the gateway's unix socket is the evaluation's only way out.
+            if namespaced:
+                kernel.unshare(NAMESPACES & ~kernel.CLONE_NEWNS | kernel.CLONE_NEWNET)
             pid = os.fork()
             if pid == 0:
                 os.close(lifeline)
                 os.close(status)
-                self._evaluation(channel, output, uid, namespaced, network)  # never returns
+                self._evaluation(channel, output, uid, namespaced, request)  # never returns
             os.close(channel)
             os.close(output)
             keep_watch(pid, lifeline, status, uid, namespaced)
@@ -134,7 +137,9 @@ class Template:
         finally:
             os._exit(code)
 
-    def _evaluation(self, channel: int, output: int, uid: int | None, namespaced: bool, network: bool) -> None:
+    def _evaluation(
+        self, channel: int, output: int, uid: int | None, namespaced: bool, request: dict[str, Any]
+    ) -> None:
         code = 70
         try:
             null = os.open(os.devnull, os.O_RDWR)
@@ -146,15 +151,17 @@ class Template:
             for signum in (signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ):
                 signal.signal(signum, signal.SIG_DFL if signum == signal.SIGCHLD else signal.SIG_IGN)
             root = RootBuilder(self.root_dir)
+            gateway = request.get("gateway")
             if namespaced:
                 kernel.unshare(kernel.CLONE_NEWNS)
-                root.prepare(self.paths, network=network)
+                root.prepare(self.paths)
+                root.enter([str(path) for path in request.get("ahead") or []])
             else:
                 os.setsid()  # its own group: what it starts can be killed with it (and, with a uid, swept)
             serve_one(
                 CHANNEL_FD,
                 lambda job_paths, limits: _confine(root, job_paths, limits, uid, namespaced),
-                network,
+                gateway if isinstance(gateway, str) else None,
             )
             code = 0
         finally:
@@ -162,9 +169,9 @@ class Template:
 
 
 def _confine(root: RootBuilder, job_paths: list[str], limits: Limits, uid: int | None, namespaced: bool) -> None:
-    """The moment before author code runs: the job's paths bound, the root entered, limits set, privileges gone."""
+    """The moment before author code runs: only the job's paths left in the root, limits set, privileges gone."""
     if namespaced:
-        root.enter(job_paths)
+        root.narrow(job_paths)
     apply_limits(limits, count_processes=uid is not None)
     drop_privileges(uid)
 
@@ -239,7 +246,7 @@ def _namespaces_work() -> None:
 def _root_works(where: str) -> None:
     kernel.unshare(kernel.CLONE_NEWNS)
     root = RootBuilder(where)
-    root.prepare(interpreter_paths(), network=True)
+    root.prepare(interpreter_paths())
     root.enter([])
 
 
