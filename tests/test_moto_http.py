@@ -41,13 +41,21 @@ def kept(connection: http.client.HTTPConnection) -> object:
     return connection.sock
 
 
+def listed_next(connection: http.client.HTTPConnection) -> tuple[http.client.HTTPResponse, bytes]:
+    """`GET /` (the buckets) right after what was asked, which must go on the same, still open, connection."""
+    sock = kept(connection)
+    connection.request("GET", "/")
+    listed = connection.getresponse()
+    body = listed.read()
+    assert kept(connection) is sock  # never reopened: the server did not close it
+    return listed, body
+
+
 def test_requests_follow_each_other_on_one_connection(seat: Seat) -> None:
     connection = connect(seat)
     first = ask(connection, "PUT", "/kept-alive-bucket")
-    sock = kept(connection)
-    listed = ask(connection, "GET", "/")
+    listed, _ = listed_next(connection)
     assert first.status == listed.status == 200
-    assert kept(connection) is sock  # never reopened: the server did not close it
     assert listed.getheader("Connection") is None
     assert listed.getheader("Content-Length") is not None
 
@@ -55,31 +63,22 @@ def test_requests_follow_each_other_on_one_connection(seat: Seat) -> None:
 def test_a_body_moto_does_not_read_is_skipped_not_taken_for_the_next_request(seat: Seat) -> None:
     connection = connect(seat)
     ignored = ask(connection, "GET", "/", body=b"x" * 100_000, headers={"Content-Length": "100000"})
-    sock = kept(connection)
-    after = ask(connection, "GET", "/")
-    assert ignored.status == after.status == 200
-    assert kept(connection) is sock
+    assert ignored.status == listed_next(connection)[0].status == 200
 
 
 def test_a_chunked_body_is_read_to_its_end(seat: Seat) -> None:
     connection = connect(seat)
     created = ask(connection, "PUT", "/chunked-bucket", body=iter([b"", b""]), encode_chunked=True)
-    sock = kept(connection)
-    connection.request("GET", "/")
-    listed = connection.getresponse()
+    listed, body = listed_next(connection)
     assert created.status == listed.status == 200
-    assert b"chunked-bucket" in listed.read()
-    assert kept(connection) is sock
+    assert b"chunked-bucket" in body
 
 
 def test_a_head_answer_has_no_body_and_the_connection_goes_on(seat: Seat) -> None:
     connection = connect(seat)
     ask(connection, "PUT", "/headed-bucket")
     headed = ask(connection, "HEAD", "/headed-bucket")
-    sock = kept(connection)
-    listed = ask(connection, "GET", "/")
-    assert headed.status == listed.status == 200
-    assert kept(connection) is sock
+    assert headed.status == listed_next(connection)[0].status == 200
 
 
 def test_a_client_that_asks_to_close_is_answered_and_closed(seat: Seat) -> None:
