@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.isolation.confine import UID_SPAN, Protections, uid_base
 from harness.isolation.limits import Limits
-from harness.isolation.paths import covered, job_paths, services_named_in, socket_in
+from harness.isolation.paths import REGION, SERVICE, covered, job_paths, services_named_in, socket_in
 from harness.protocol import ChannelClosed, FrameBuffer, write_frame
 
 if TYPE_CHECKING:
@@ -99,9 +99,11 @@ class Outcome:
 class Template:
     """The template process and its control socket (SOCK_SEQPACKET: one record per spawn, with its fds)."""
 
-    def __init__(self, preload: tuple[str, ...], namespaces: bool) -> None:
+    def __init__(self, preload: tuple[str, ...], namespaces: bool, warm: list[tuple[str, str]]) -> None:
+        """`warm`: (service, region) clients to build while it starts (and probes the machine)."""
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         flags = [] if namespaces else ["--no-namespaces"]
+        flags += [f"--warm={service}:{region}" for service, region in warm]
         with theirs:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "harness.isolation.template", *flags, str(theirs.fileno()), *preload],
@@ -440,6 +442,8 @@ class WorkerPool:
         so that a job finds its process ready (one that lacks them is replaced at the job), and the clients for
         the services their modules name, in `region` (the environment's default region if not given), built."""
         region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or DEFAULT_REGION
+        if not REGION.fullmatch(region):
+            region = DEFAULT_REGION
         with self._cond:
             for directory in lab_directories:
                 self._labs.pop(directory, None)
@@ -514,11 +518,14 @@ class WorkerPool:
             return outcome
 
     def _remember(self, clients: Any) -> None:
-        """Note the clients an evaluation used (its claim, checked for shape: the template checks the names)."""
+        """Note the clients an evaluation used (its claim: only well-formed service and region names are kept, and
+        the template builds only services botocore knows)."""
         if not isinstance(clients, list):
             return
         for pair in clients[:MAX_WARM]:
-            if isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) and len(p) < 64 for p in pair):
+            if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
+                continue
+            if SERVICE.fullmatch(pair[0]) and REGION.fullmatch(pair[1]):
                 self._warm.pop((pair[0], pair[1]), None)
                 self._warm[(pair[0], pair[1])] = None
         while len(self._warm) > MAX_WARM:
@@ -588,7 +595,7 @@ class WorkerPool:
 
     def _ensure_template(self) -> Template:
         if self._template is None or self._template.process.poll() is not None:
-            self._template = Template(self.preload, self.namespaces)
+            self._template = Template(self.preload, self.namespaces, list(self._warm))
         return self._template
 
     def _reaped(self, process: EvaluationProcess) -> None:

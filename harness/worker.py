@@ -201,8 +201,12 @@ def warm_services(pairs: list[Pair], operations: list[Pair]) -> None:
     for service, region in pairs:
         if service not in known_services():
             continue
-        session = _template_session(region)
-        session.warm([(service, region)])
+        try:
+            session = _template_session(region)
+            session.warm([(service, region)])
+        except Exception as exc:  # a name botocore refuses: nothing is warmed for it, the template goes on
+            logging.getLogger(__name__).debug("no client for %s in %s: %s", service, region, exc)
+            continue
         for named, operation in operations:
             if named != service or not is_read(service, operation):
                 continue

@@ -16,7 +16,6 @@ import contextlib
 import functools
 import logging
 import os
-import re
 import secrets
 import shutil
 import socket
@@ -47,12 +46,10 @@ from harness.contract import Operation
 from harness.faults import error_body
 from harness.isolation.link import PREAMBLE
 from harness.isolation.operations import RawRequest, Unidentified, identify, prepare, service_model
-from harness.isolation.paths import socket_in
+from harness.isolation.paths import REGION, SERVICE, socket_in
 from harness.readonly import is_read
 from harness.store.recording import MAX_RECORDED_BODY_BYTES, Canned, Exchange, Tap
 
-REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
-SERVICE = re.compile(r"\A[a-z0-9-]{2,64}\Z")
 MAX_BODY_BYTES = 16 * 1024 * 1024
 CHUNK_BYTES = 64 * 1024
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host"})

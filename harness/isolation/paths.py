@@ -1,4 +1,5 @@
-"""Where an evaluation's files are: what its root must hold for a job, and where the gateway listens.
+"""Where an evaluation's files are (what its root must hold for a job, where the gateway listens), and the names
+a job may carry (services, regions), checked the same way wherever they arrive.
 
 Light on purpose (no boto3): the pool uses it before the heavy imports, the template inside the root.
 """
@@ -12,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 GATEWAY_SOCKET_NAME = "gateway.sock"
+REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
+SERVICE = re.compile(r"\A[a-z0-9-]{2,64}\Z")
 SERVICE_NAMED = re.compile(r"""\b(?:client|resource)\(\s*["']([a-z0-9-]+)["']""")
 
 

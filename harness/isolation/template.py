@@ -28,6 +28,8 @@ import signal
 import socket
 import sys
 import tempfile
+from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 from harness.isolation import kernel
@@ -40,7 +42,6 @@ from harness.isolation.confine import (
     interpreter_paths,
 )
 from harness.isolation.limits import Limits, apply_limits
-from harness.worker import prepare, serve_one, warm_services
 
 CHANNEL_FD = 3  # in an evaluation process: 0 /dev/null, 1 and 2 the output pipe, 3 the job channel
 LOG_LEVEL_ENV = "STEPEVAL_LOG_LEVEL"
@@ -88,7 +89,8 @@ def sweep_uid(uid: int) -> None:
 class Template:
     """Forks keepers on request; reaps nothing itself (SIGCHLD ignored: the kernel reaps them)."""
 
-    def __init__(self, control: socket.socket, protections: Protections, root_dir: str) -> None:
+    def __init__(self, control: socket.socket, protections: Protections, root_dir: str, worker: ModuleType) -> None:
+        self.worker = worker  # harness.worker, imported once the prober is forked
         self.control = control
         self.protections = protections
         self.root_dir = root_dir
@@ -104,7 +106,8 @@ class Template:
                 return
             request = json.loads(data)
             pairs = [(str(service), str(region)) for service, region in request.get("warm") or []]
-            warm_services(pairs, [(str(service), str(name)) for service, name in request.get("rehearse") or []])
+            operations = [(str(service), str(name)) for service, name in request.get("rehearse") or []]
+            self.worker.warm_services(pairs, operations)
             gc.freeze()  # what the template built stays out of the children's collections: no copy-on-write storm
             try:
                 if os.fork() == 0:
@@ -158,7 +161,7 @@ class Template:
                 root.enter([str(path) for path in request.get("ahead") or []])
             else:
                 os.setsid()  # its own group: what it starts can be killed with it (and, with a uid, swept)
-            serve_one(
+            self.worker.serve_one(
                 CHANNEL_FD,
                 lambda job_paths, limits: _confine(root, job_paths, limits, uid, namespaced),
                 gateway if isinstance(gateway, str) else None,
@@ -200,6 +203,32 @@ def keep_watch(pid: int, lifeline: int, status: int, uid: int | None, namespaced
     }
     with contextlib.suppress(OSError):
         os.write(status, json.dumps(report).encode())
+
+
+def probe_in_background(allow_namespaces: bool, uid: int) -> Callable[[], Protections]:
+    """Fork a prober now (before the heavy imports, so that its own forks are light) and return how to wait for
+    what it found; meanwhile the template imports and warms."""
+    findings, theirs = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(findings)
+            os.write(theirs, json.dumps(probe(allow_namespaces, uid).to_message()).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(theirs)
+
+    def found() -> Protections:
+        with os.fdopen(findings, "rb") as pipe:
+            data = pipe.read()
+        os.waitpid(pid, 0)
+        if not data:  # the prober died: nothing is known to work but what needs no probe
+            return Protections(fresh_process=True, rlimits=True)
+        return Protections.from_message(json.loads(data))
+
+    return found
 
 
 def probe(allow_namespaces: bool, uid: int) -> Protections:
@@ -265,6 +294,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("control_fd", type=int)
     parser.add_argument("--no-namespaces", action="store_true")
     parser.add_argument("--uid-probe", type=int, default=UID_BASE)
+    parser.add_argument("--warm", action="append", default=[], metavar="SERVICE:REGION")
     parser.add_argument("preload", nargs="*")
     args = parser.parse_args(argv)
     control = socket.socket(fileno=args.control_fd)
@@ -275,15 +305,19 @@ def main(argv: list[str]) -> int:
     sys.dont_write_bytecode = True
     level = os.environ.get(LOG_LEVEL_ENV, "INFO").upper()
     logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    protections_found = probe_in_background(not args.no_namespaces, args.uid_probe)
+    from harness import worker  # boto3, botocore's data, the kit: what every evaluation would otherwise import
+
     for module in args.preload:
         importlib.import_module(module)
-    prepare()
-    protections = probe(not args.no_namespaces, args.uid_probe)
+    worker.prepare()
+    worker.warm_services([tuple(pair.split(":", 1)) for pair in args.warm if ":" in pair], [])
+    protections = protections_found()
     root_dir = tempfile.mkdtemp(prefix="stepeval-root-")
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # keepers are reaped by the kernel
     try:
         control.send(json.dumps({"ready": True, "protections": protections.to_message()}).encode())
-        Template(control, protections, root_dir).serve()
+        Template(control, protections, root_dir, worker).serve()
     finally:
         shutil.rmtree(root_dir, ignore_errors=True)
     return 0

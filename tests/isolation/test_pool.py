@@ -11,8 +11,10 @@ import pytest
 
 from harness.contract import ContextInput
 from harness.isolation.limits import Limits
+from harness.lab import load_lab
 from harness.pool import EvaluationProcess, WorkerPool
 from harness.runner import Runner
+from tests.conftest import LABS
 
 
 def test_each_evaluation_runs_in_a_process_of_its_own(misbehaving_runner: Runner, sandbox) -> None:
@@ -96,3 +98,18 @@ def test_a_job_sees_its_own_lab_only_though_spares_hold_every_expected_one(tmp_p
             outcome = pool.submit({"job": "load", "module": str(module)}, 30)
             assert outcome.reply is not None, outcome
             assert "seen:[True, False, False]" in outcome.reply["detail"], outcome.reply
+
+
+def test_poisoned_client_claims_never_reach_the_template(sandbox, aws) -> None:
+    """An evaluation reports the clients it used, and later spares are built with them: a claim with a name
+    botocore refuses would kill the template at every start (every evaluation after would fail)."""
+    aws.client("s3").create_bucket(Bucket="still-served")
+    with WorkerPool(1) as pool:
+        runner = Runner(load_lab(LABS / "hostile"), pool)
+        assert runner.evaluate("06.02", ContextInput(), sandbox).status == "pass"
+        template = pool._template
+        for _ in range(3):
+            answer = runner.evaluate("05.01", ContextInput(), sandbox)
+            assert answer.status == "pass" and answer.validated[0].id == "still-served", answer
+        assert pool._template is template and template.process.poll() is None
+        assert all(region == "us-east-1" for _, region in pool._warm)
