@@ -19,12 +19,13 @@ ROOT = Path(__file__).resolve().parents[1]
 LAUNCH = "import sys, bench.service; from harness.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
-def median_ms(action: Callable[[], object], runs: int, warmup: int = 3) -> float:
-    """Median wall time of `action` in milliseconds."""
+def median_ms(action: Callable[[], object], runs: int, warmup: int = 3, pause_s: float = 0.0) -> float:
+    """Median wall time of `action` in milliseconds (`pause_s` untimed between runs)."""
     for _ in range(warmup):
         action()
     samples = []
     for _ in range(runs):
+        time.sleep(pause_s)
         started = time.perf_counter()
         action()
         samples.append((time.perf_counter() - started) * 1000)

@@ -1,8 +1,8 @@
 """`python -m bench.service`: evaluations per second through `stepeval serve`, beside two baselines.
 
-Every AWS call takes a simulated 50 ms round trip (a sleep before botocore sends, installed in this process,
-the service and its workers by importing this module with STEPEVAL_BENCH_DELAY_MS set), against a moto server
-in its own process. The step makes three describe calls.
+Every AWS call takes a simulated 50 ms round trip (a sleep before botocore sends in this process, and before
+the service's read-only gateway sends upstream, installed by importing this module with STEPEVAL_BENCH_DELAY_MS
+set), against a moto server in its own process. The step makes three describe calls.
 
 - service: signed HTTP requests to `stepeval serve`, CONCURRENCY at a time, through STS (cached), the worker
   pool and the contract check; p50/p99 latency; PSS of each template and evaluation process.
@@ -17,28 +17,36 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 DELAY_ENV = "STEPEVAL_BENCH_DELAY_MS"
 
 
 def install_delay() -> None:
-    """Sleep before every HTTP request botocore sends: a simulated round trip to AWS."""
+    """Sleep before every request sent to AWS, a simulated round trip: botocore's own sends (the baselines) and
+    the read-only gateway's (the service: evaluation processes reach AWS only through it)."""
     import botocore.httpsession
 
+    from harness.isolation.gateway import GatewayHandler
+
     delay_s = float(os.environ[DELAY_ENV]) / 1000
-    original = botocore.httpsession.URLLib3Session.send
-    if getattr(original, "_bench_delay", False):
-        return
+    for owner, name in ((botocore.httpsession.URLLib3Session, "send"), (GatewayHandler, "open_upstream")):
+        original = getattr(owner, name)
+        if getattr(original, "_bench_delay", False):
+            continue
+        setattr(owner, name, _delayed(original, delay_s))
 
-    def send(self, request):  # type: ignore[no-untyped-def]
+
+def _delayed(original: Any, delay_s: float) -> Any:
+    def delayed(*args: Any, **kwargs: Any) -> Any:
         time.sleep(delay_s)
-        return original(self, request)
+        return original(*args, **kwargs)
 
-    send._bench_delay = True  # type: ignore[attr-defined]
-    botocore.httpsession.URLLib3Session.send = send  # type: ignore[method-assign]
+    delayed._bench_delay = True  # type: ignore[attr-defined]
+    return delayed
 
 
-if os.environ.get(DELAY_ENV):  # imported as a worker preload, or by the service process
+if os.environ.get(DELAY_ENV):  # imported by the service process (bench.common.LAUNCH)
     install_delay()
 
 
@@ -96,7 +104,7 @@ def main() -> int:
     args = parser.parse_args()
 
     bench_environment()
-    os.environ.update(STEPEVAL_WORKER_PRELOAD="bench.service", **{DELAY_ENV: str(args.delay_ms)})
+    os.environ[DELAY_ENV] = str(args.delay_ms)
     install_delay()
     console = Console()
     tmp = Path(tempfile.mkdtemp(prefix="stepeval-bench-"))

@@ -33,7 +33,8 @@ import httpx
 from rich.console import Console
 from rich.table import Table
 
-from bench.service import DELAY_ENV, SPEC, STEP_MODULE, bench_environment
+from bench.common import bench_environment
+from bench.service import DELAY_ENV, SPEC, STEP_MODULE
 from harness.account import EMULATOR_CREDENTIALS, SandboxSpec
 from harness.contract import ContextInput
 from harness.lab import load_lab
@@ -78,8 +79,7 @@ def main() -> int:
     def start_service(name: str, *more: str) -> str:
         log_path = tmp / f"{name}.log"
         launch = "import sys, bench.service; from harness.cli import main; sys.exit(main(sys.argv[1:]))"
-        env = {**os.environ, "STEPEVAL_WEBHOOK_SECRET": secret, DELAY_ENV: str(args.delay_ms),
-               "STEPEVAL_WORKER_PRELOAD": "bench.service"}  # fmt: skip
+        env = {**os.environ, "STEPEVAL_WEBHOOK_SECRET": secret, DELAY_ENV: str(args.delay_ms)}
         with log_path.open("wb") as log:
             command = [sys.executable, "-c", launch, "serve", "--lab", str(lab_dir), "--port", "0",
                        "--endpoint-url", moto_url, "--workers", "4", *more]  # fmt: skip

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from harness.errors import BadInput, LabError
+from harness.isolation.paths import lab_modules
 from harness.pool import WorkerPool
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ def show_output(answer: Answer, module: str) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     with WorkerPool(1) as pool:
+        pool.expect([lab_modules(args.lab)])
         pool.start()  # the worker imports boto3 while we import ours and read the spec and the context
         from harness.credentials import resolve_sandbox
         from harness.lab import load_lab, normalize_step_key
@@ -117,6 +119,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     with WorkerPool(1) as pool:
+        pool.expect([lab_modules(args.lab)])
         pool.start()  # the worker imports boto3 while we import ours and read the spec, as `run` does
         from harness.check import check_lab
 
@@ -149,9 +152,12 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
-    from harness.testrun import run_tests
+    from harness.prestart import prestart
 
-    return run_tests(Path(args.lab), pattern=args.k, as_json=args.json, html=args.html)
+    with prestart(Path(args.lab)) as prestarted:  # the template and moto's root start while we import ours
+        from harness.testrun import run_tests
+
+        return run_tests(Path(args.lab), pattern=args.k, as_json=args.json, html=args.html, prestarted=prestarted)
 
 
 def cmd_mutate(args: argparse.Namespace) -> int:

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import logging
 import os
+import selectors
 import signal
 import socket
 import stat
@@ -41,6 +43,7 @@ MESSAGE_BYTES = 256
 NO_SEED = "-"
 PR_SET_CHILD_SUBREAPER = 36
 _ROOT_PID = [0]  # in a moto process: the root's pid (set by serve_root, inherited by copies)
+_STOP_ACCEPTING = threading.Event()  # in a serving copy: set when it ends (see _accept)
 
 
 @contextmanager
@@ -149,10 +152,14 @@ class Emulator:
         self._live: list[MotoState] = []
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
+        self._control: socket.socket | None = None  # to the root, until it is ready
         self.seats = [Seat(self) for _ in range(seats)]
         self.root: MotoState | None = None
 
-    def __enter__(self) -> Emulator:
+    def start(self) -> None:
+        """Start moto's root process without waiting for it (`with` waits): it imports moto meanwhile."""
+        if self._process is not None:
+            return
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self._process = subprocess.Popen(
@@ -163,10 +170,19 @@ class Emulator:
                 env={**os.environ, **self._env},
                 start_new_session=True,  # Ctrl-C reaches us, not it: we stop it
             )
+        except BaseException:
+            ours.close()
+            raise
         finally:
             theirs.close()
+        self._control = ours
+
+    def __enter__(self) -> Emulator:
         try:
-            self.root = _started(ours, self, self._process.pid)
+            self.start()
+            if self.root is None:
+                assert self._process is not None and self._control is not None
+                self.root = _started(self._control, self, self._process.pid)
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -177,6 +193,10 @@ class Emulator:
             live = list(reversed(self._live))
         for state in live:
             state.close()
+        if self.root is None and self._control is not None:  # started, never waited for: nothing to keep
+            self._control.close()
+            if self._process is not None:
+                self._process.kill()
         if self._process is not None:
             try:
                 self._process.wait(timeout=STOP_TIMEOUT_S)
@@ -203,6 +223,8 @@ class Emulator:
 
 def serve_root(control_fd: int, services: list[str]) -> NoReturn:
     """The first moto process: empty accounts, serving nothing; it forks the copies."""
+    gc.disable()  # little here is garbage: importing moto would otherwise run ~0.15 s of collections
+    _share_botocore_loader()  # before moto is imported: importing EC2 asks for region lists
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 
     _ROOT_PID[0] = os.getpid()
@@ -212,6 +234,8 @@ def serve_root(control_fd: int, services: list[str]) -> NoReturn:
     _reuse_aws_managed_policies()
     app = DomainDispatcherApplication(create_backend_app)
     _preload(app, services)
+    _warm_request_path(app)
+    importlib.import_module("harness.moto_http")  # what each serving copy uses, imported once
     gc.freeze()  # what is here now is shared by every copy: the collector must not write to it
     _answer(socket.socket(fileno=control_fd), app, None)
 
@@ -231,6 +255,48 @@ def _preload(app: Any, services: list[str]) -> None:
             app.app_instances[name] = create_backend_app(name)
     _lean_reset()
     moto_api_backend.reset()
+
+
+def _share_botocore_loader() -> None:
+    """One botocore data loader for every botocore session of this process (and its copies).
+
+    moto makes a new `boto3.Session()` for each region list it needs (11 while EC2's models import), and each new
+    session's loader parses botocore's endpoints.json again: ~0.6 s of the root's start. The data read is the same.
+    """
+    import functools
+
+    import botocore.loaders
+    import botocore.session
+
+    shared = functools.cache(botocore.loaders.create_loader)
+    botocore.loaders.create_loader = shared
+    botocore.session.create_loader = shared  # type: ignore[attr-defined]
+
+
+def _warm_request_path(app: Any) -> None:
+    """Fill in the root what moto and werkzeug compute on each request or each server, so that copies inherit it.
+
+    moto lists its package directory on every request (`list_of_moto_modules`, ~1 ms) and the methods of the
+    response class on every query-protocol request (`method_names_from_class`, ~1 ms), and loads a service's
+    botocore model on its first request (EC2's: ~80 ms, in every copy that had not inherited it); werkzeug asks
+    importlib.metadata for its version for each server made (one per serving copy). None of these draws on moto's
+    random ids or builds a backend.
+    """
+    import functools
+    import importlib.metadata
+
+    from moto import backends
+    from moto.core import responses
+    from moto.core.utils import get_service_model
+
+    modules = tuple(backends.list_of_moto_modules())
+    backends.list_of_moto_modules = lambda: modules  # type: ignore[assignment]
+    responses.method_names_from_class = functools.cache(responses.method_names_from_class)  # classes do not change
+    importlib.metadata.version = functools.cache(importlib.metadata.version)  # type: ignore[assignment]
+    importlib.metadata.version("werkzeug")
+    for name in app.app_instances:
+        with contextlib.suppress(Exception):  # a moto module named unlike botocore's service: loaded on request
+            get_service_model(name)
 
 
 def _lean_reset() -> None:
@@ -294,7 +360,10 @@ def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:
     copies as it goes, and all of them before it ends (they end when this process's owner closes their sockets,
     which it does before closing the root's).
     """
-    control.send(b"ready")
+    try:
+        control.send(b"ready")
+    except OSError:  # nobody waits for it any more
+        os._exit(0)
     while True:
         if server is None and os.getpid() == _ROOT_PID[0]:
             _reap(block=False)
@@ -321,6 +390,7 @@ def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:
         socket.send_fds(control, [f"forked {pid}".encode()], [ours.fileno()])
         ours.close()
     if server is not None:
+        _STOP_ACCEPTING.set()
         _hang_up()
     if os.getpid() == _ROOT_PID[0]:
         _reap(block=True)
@@ -335,8 +405,9 @@ def _become_copy(control: socket.socket, listener: int | None, seed: str, app: A
     The control socket and the server (None for a template) of the copy.
     """
     from moto.moto_api._internal import mock_random
-    from moto.moto_server.werkzeug_app import MotoRequestHandler
     from werkzeug.serving import make_server
+
+    from harness.moto_http import KeptAliveHandler  # imported by the root already: here a lookup
 
     _release_sockets(keep={control.fileno(), *([listener] if listener is not None else [])})
     gc.disable()  # a copy lives for one scenario: cycles wait for its end, and its pages stay shared
@@ -344,10 +415,27 @@ def _become_copy(control: socket.socket, listener: int | None, seed: str, app: A
         mock_random.seed(int(seed))
     server = None
     if listener is not None:
-        server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=MotoRequestHandler, fd=listener)
+        server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=KeptAliveHandler, fd=listener)
         os.close(listener)  # the server holds a duplicate
-        threading.Thread(target=server.serve_forever, name="moto-server", daemon=True).start()
+        threading.Thread(target=_accept, args=(server,), name="moto-server", daemon=True).start()
     return control, server
+
+
+def _accept(server: Any) -> None:
+    """Serve each connection the seat's port brings, until this copy stops accepting (`_STOP_ACCEPTING`).
+
+    Not `serve_forever`: a copy that is ending must take no connection meant for the next copy, which shares the
+    port. It stops accepting before it says it has ended, and a wake-up after that (a connection for the next copy)
+    is left to the next copy: the flag is read between the wait and the accept.
+    """
+    server.timeout = 0  # handle_request: never wait for a connection the next copy took first
+    with selectors.DefaultSelector() as selector:
+        selector.register(server.fileno(), selectors.EVENT_READ)
+        while True:
+            selector.select()
+            if _STOP_ACCEPTING.is_set():
+                return
+            server.handle_request()
 
 
 def _socket_fds() -> list[int]:

@@ -53,7 +53,7 @@ class Interceptor:
         return WatchedSession(session)
 
     def _before_parameters(self, params: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
-        if is_read(model.service_model.service_name, model.name):
+        if is_read(model.service_model.service_name, model.name, model.service_model):
             return
         index = len(self.calls)
         context[WATCHED] = {"index": index, "params": copy.deepcopy(params), "omit": False}

@@ -28,17 +28,16 @@ from harness.account import SandboxSpec
 from harness.contract import Answer, ContextInput, Event, Handle
 from harness.emulator import Emulator, MotoState, Seat
 from harness.errors import LabError
-from harness.lab import MODULE_DIR, Lab
+from harness.lab import Lab
 from harness.loader import LoadError, import_step, trimmed_traceback
+from harness.prestart import SCENARIO_DIR, services_named
 from harness.recorder import EventRecorder
 from harness.runner import Runner
 from harness.sandbox import client_config, shared_loader
 from harness.scenarios import SCENARIO_ATTRIBUTE, Scenario
 
-SCENARIO_DIR = "scenarios"
 STEM = re.compile(r"[0-9]{2}_[0-9]{2}")
 UNTOUCHED = "untouched account"
-SERVICE_NAMED = re.compile(r"""\b(?:client|resource)\(\s*["']([a-z0-9-]+)["']""")
 
 Kind = Literal["negative", "mistake", "solve"]
 Got = Literal["pass", "fail", "error", "broken"]
@@ -187,8 +186,7 @@ class Lane:
 
 def lab_services(lab: Lab) -> set[str]:
     """The AWS services the lab's step modules and scenarios name (`client("ec2")`), for `Emulator(services=)`."""
-    sources = [*(lab.root / MODULE_DIR).glob("*.py"), *(lab.root / SCENARIO_DIR).glob("*.py")]
-    return {name for path in sources for name in SERVICE_NAMED.findall(path.read_text(encoding="utf-8"))}
+    return services_named(lab.root)
 
 
 def play(

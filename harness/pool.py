@@ -14,20 +14,26 @@ import json
 import os
 import queue
 import select
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.isolation.confine import UID_SPAN, Protections, uid_base
 from harness.isolation.limits import Limits
+from harness.isolation.paths import REGION, SERVICE, covered, job_paths, services_named_in, socket_in
 from harness.protocol import ChannelClosed, FrameBuffer, write_frame
 
 if TYPE_CHECKING:
+    from harness.contract import Operation
     from harness.isolation.gateway import Gateway
 
 PRELOAD_ENV = "STEPEVAL_WORKER_PRELOAD"
@@ -57,6 +63,9 @@ KEPT_ENV = (
 STARTUP_TIMEOUT_S = 30.0
 STATUS_TIMEOUT_S = 10.0
 MAX_WARM = 16  # (service, region) pairs the template keeps warm for the next evaluations
+MAX_REHEARSED = 64  # (service, operation) pairs the template rehearses on them
+DEFAULT_REGION = "us-east-1"  # of the clients warmed for a lab before its first evaluation says which it uses
+MAX_LABS = 8  # labs' `evaluation/` directories a spare's root holds ahead of its job
 KEPT_OUTPUT_BYTES = 64 * 1024  # of a module's output, what the answer's diagnostics carry
 MALLOC_ARENA_MAX = "1"  # glibc gives each new thread an arena reserving 64 MiB of address space: RLIMIT_AS felt them
 
@@ -90,9 +99,11 @@ class Outcome:
 class Template:
     """The template process and its control socket (SOCK_SEQPACKET: one record per spawn, with its fds)."""
 
-    def __init__(self, preload: tuple[str, ...], namespaces: bool) -> None:
+    def __init__(self, preload: tuple[str, ...], namespaces: bool, warm: list[tuple[str, str]]) -> None:
+        """`warm`: (service, region) clients to build while it starts (and probes the machine)."""
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         flags = [] if namespaces else ["--no-namespaces"]
+        flags += [f"--warm={service}:{region}" for service, region in warm]
         with theirs:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "harness.isolation.template", *flags, str(theirs.fileno()), *preload],
@@ -141,8 +152,9 @@ class EvaluationProcess:
     that the keeper kills the process and its namespace) may be called any number of times, from any thread.
     """
 
-    def __init__(self, template: Template, uid: int | None, warm: list[tuple[str, str]]) -> None:
+    def __init__(self, template: Template, uid: int | None, preparation: dict[str, Any]) -> None:
         self.uid = uid
+        self.ahead: list[str] = list(preparation.get("ahead") or [])  # what its root holds for a job
         self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         output_r, output_w = os.pipe()
         lifeline_r, lifeline_w = os.pipe()
@@ -152,7 +164,7 @@ class EvaluationProcess:
         self._status = io.FileIO(status_r, "rb")
         try:
             fds = [theirs.fileno(), output_w, lifeline_r, status_w]
-            template.spawn({"uid": uid, "warm": warm}, fds)
+            template.spawn({"uid": uid, **preparation}, fds)
         finally:
             theirs.close()
             for fd in (output_w, lifeline_r, status_w):
@@ -204,8 +216,11 @@ class EvaluationProcess:
             buffer.feed(chunk)
         return buffer.message
 
-    def run(self, job: dict[str, Any], timeout_s: float, limits: Limits) -> Outcome:
-        """Send the job; read its reply and its output together until the reply, the deadline or a limit."""
+    def run(
+        self, job: dict[str, Any], timeout_s: float, limits: Limits, sent: Callable[[], None] | None = None
+    ) -> Outcome:
+        """Send the job (then call `sent`); read its reply and its output together until the reply, the deadline
+        or a limit."""
         started = time.monotonic()
         try:
             self.wait_ready(started + STARTUP_TIMEOUT_S)
@@ -216,6 +231,8 @@ class EvaluationProcess:
         capture = OutputCapture(limits.output_bytes)
         try:
             write_frame(self.channel.fileno(), job)
+            if sent is not None:
+                sent()
             reply = self._answer(started + timeout_s, capture)
         except TimeoutError:
             return self._ended(started, capture, "timeout", f"no answer within {timeout_s:g} s", limits)
@@ -375,7 +392,6 @@ class WorkerPool:
         preload: tuple[str, ...] | None = None,
         *,
         namespaces: bool | None = None,
-        gateway: Gateway | None = None,
     ) -> None:
         if preload is None:
             preload = tuple(m for m in os.environ.get(PRELOAD_ENV, "").split(",") if m)
@@ -384,17 +400,20 @@ class WorkerPool:
         self.size = size
         self.preload = preload
         self.namespaces = namespaces
-        self._gateway = gateway
-        self._owns_gateway = gateway is None
+        self._gateway: Gateway | None = None
+        self._gateway_directory: str | None = None  # made before the gateway: spares bind it ahead
+        self._labs: dict[str, None] = {}  # the labs' `evaluation/` directories jobs will need, oldest first
         self.restarts = 0  # evaluations that ended without an answer (timeout, crash, a limit)
         self._template: Template | None = None
         self._spares: list[EvaluationProcess] = []
-        self._uids = UidPool(3 * size)  # running + spares + dying
+        self.spares = size + 1  # ready ahead: one more than can run, so back-to-back jobs never wait for a fork
+        self._uids = UidPool(3 * size + 2)  # running + spares + dying
         self._slots = threading.Semaphore(size)
         self._cond = threading.Condition()
         self._reaper = _Reaper(self._reaped)
         self._closed = False
         self._warm: dict[tuple[str, str], None] = {}  # (service, region) recent evaluations used, oldest first
+        self._rehearse: dict[tuple[str, str], None] = {}  # (service, operation) the gateway let through, oldest first
 
     # -- life cycle ----------------------------------------------------------------------------------------------
 
@@ -406,15 +425,41 @@ class WorkerPool:
             if self._gateway is None:
                 from harness.isolation.gateway import Gateway
 
-                self._gateway = Gateway()
+                self._gateway = Gateway(self._directory_for_gateway())
                 self._gateway.start()
+                self._gateway.prepare(service for service, _ in self._warm)
             return self._gateway
+
+    def _directory_for_gateway(self) -> str:
+        """The gateway's directory (readable by any uid, holding only its socket), made on first need."""
+        if self._gateway_directory is None:
+            self._gateway_directory = tempfile.mkdtemp(prefix="stepeval-gw-")
+            os.chmod(self._gateway_directory, 0o755)
+        return self._gateway_directory
+
+    def expect(self, lab_directories: Iterable[str], region: str | None = None) -> None:
+        """The labs' `evaluation/` directories jobs will need: spares forked from now on have them in their root,
+        so that a job finds its process ready (one that lacks them is replaced at the job), and the clients for
+        the services their modules name, in `region` (the environment's default region if not given), built."""
+        region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or DEFAULT_REGION
+        if not REGION.fullmatch(region):
+            region = DEFAULT_REGION
+        with self._cond:
+            for directory in lab_directories:
+                self._labs.pop(directory, None)
+                self._labs[directory] = None
+                for service in sorted(services_named_in(Path(directory).glob("*/*.py"))):
+                    self._warm.setdefault((service, region), None)
+            while len(self._labs) > MAX_LABS:
+                del self._labs[next(iter(self._labs))]
+            while len(self._warm) > MAX_WARM:
+                del self._warm[next(iter(self._warm))]
 
     def start(self, count: int | None = None) -> None:
         """Start the template and fork spares ahead of time (without waiting for them)."""
         with self._cond:
             self._closed = False
-            self._refill(min(count or self.size, self.size))
+            self._refill(min(count or self.spares, self.spares))
 
     def protections(self) -> Protections:
         """Which layers confine this pool's evaluations (starts the template if needed, waits for it)."""
@@ -436,15 +481,16 @@ class WorkerPool:
             self._closed = True
             spares, self._spares = self._spares, []
             template, self._template = self._template, None
-            gateway = self._gateway if self._owns_gateway else None
-            if self._owns_gateway:
-                self._gateway = None
+            gateway, self._gateway = self._gateway, None
+            directory, self._gateway_directory = self._gateway_directory, None
         for spare in spares:
             spare.close()
         if template is not None:
             template.close()
         if gateway is not None:
             gateway.close()
+        if directory is not None:
+            shutil.rmtree(directory, ignore_errors=True)
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -458,9 +504,9 @@ class WorkerPool:
         """Run one job in a fresh evaluation process (waiting for a slot if `size` are running)."""
         limits = Limits.from_message(job.get("limits"))
         with self._slots:
-            process = self._take()
+            process = self._take([path for path in job_paths(job) if os.path.exists(path)])
             try:
-                outcome = process.run(job, timeout_s, limits)
+                outcome = process.run(job, timeout_s, limits, sent=self._replace_spare)
             finally:  # an interrupted caller (Ctrl-C) too: the process must not outlive us
                 process.kill()
                 self._reaper.reap(process)
@@ -472,27 +518,52 @@ class WorkerPool:
             return outcome
 
     def _remember(self, clients: Any) -> None:
-        """Note the clients an evaluation used (its claim, checked for shape: the template checks the names)."""
+        """Note the clients an evaluation used (its claim: only well-formed service and region names are kept, and
+        the template builds only services botocore knows)."""
         if not isinstance(clients, list):
             return
         for pair in clients[:MAX_WARM]:
-            if isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) and len(p) < 64 for p in pair):
+            if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
+                continue
+            if SERVICE.fullmatch(pair[0]) and REGION.fullmatch(pair[1]):
                 self._warm.pop((pair[0], pair[1]), None)
                 self._warm[(pair[0], pair[1])] = None
         while len(self._warm) > MAX_WARM:
             del self._warm[next(iter(self._warm))]
 
-    def _take(self) -> EvaluationProcess:
+    def remember_operations(self, operations: Iterable[Operation]) -> None:
+        """Note the reads an evaluation made, as the gateway logged them: the template rehearses them."""
+        with self._cond:
+            for operation in operations:
+                if operation.allowed and operation.service in {service for service, _ in self._warm}:
+                    self._rehearse.pop((operation.service, operation.operation), None)
+                    self._rehearse[(operation.service, operation.operation)] = None
+            while len(self._rehearse) > MAX_REHEARSED:
+                del self._rehearse[next(iter(self._rehearse))]
+
+    def _take(self, needed: list[str]) -> EvaluationProcess:
+        """A spare whose root holds `needed`; if none does, the oldest spare gives way to one prepared for it."""
         with self._cond:
             if self._closed:
                 raise RuntimeError("the pool is closed")
-            self._refill(max(self.size, 1))
-            while not self._spares:  # every uid belongs to a dying process: wait for the reaper
-                self._cond.wait(1.0)
-                self._refill(self.size)
-            process = self._spares.pop(0)
-            self._refill(self.size)
-            return process
+            while True:
+                self._refill(self.spares)
+                for index, spare in enumerate(self._spares):
+                    if all(covered(path, spare.ahead) for path in needed):
+                        return self._spares.pop(index)
+                if self._spares:  # a lab no spare was prepared for: expected from now on
+                    self._labs.update(dict.fromkeys(path for path in needed if not covered(path, self._ahead())))
+                    stale = self._spares.pop(0)
+                    stale.kill()
+                    self._reaper.reap(stale)
+                else:  # every uid belongs to a dying process: wait for the reaper
+                    self._cond.wait(1.0)
+
+    def _replace_spare(self) -> None:
+        """Fork the spare that replaces the one just taken: once its job is sent, not on the job's way."""
+        with self._cond:
+            if not self._closed:
+                self._refill(self.spares)
 
     def _refill(self, target: int) -> None:
         """Fork spares until `target` are ready or forking (called under the lock)."""
@@ -502,15 +573,29 @@ class WorkerPool:
             if uid is None:
                 return
             try:
-                self._spares.append(EvaluationProcess(template, uid, list(self._warm)))
+                self._spares.append(EvaluationProcess(template, uid, self._preparation()))
             except OSError:  # the template died: start another one and try again at the next call
                 self._uids.give_back(uid)
                 self._template = None
                 return
 
+    def _preparation(self) -> dict[str, Any]:
+        """What the template readies a spare with: the clients recent evaluations used, their operations
+        rehearsed, and a connection to the gateway (once it listens)."""
+        return {
+            "warm": list(self._warm),
+            "rehearse": list(self._rehearse),
+            "ahead": self._ahead(),
+            "gateway": socket_in(self._directory_for_gateway()),
+        }
+
+    def _ahead(self) -> list[str]:
+        """What a spare's root holds for the jobs to come: the gateway's directory and the labs expected."""
+        return [self._directory_for_gateway(), *self._labs]
+
     def _ensure_template(self) -> Template:
         if self._template is None or self._template.process.poll() is not None:
-            self._template = Template(self.preload, self.namespaces)
+            self._template = Template(self.preload, self.namespaces, list(self._warm))
         return self._template
 
     def _reaped(self, process: EvaluationProcess) -> None:
@@ -518,7 +603,7 @@ class WorkerPool:
             if process.uid is not None:
                 self._uids.give_back(process.uid)
             if not self._closed:
-                self._refill(self.size)
+                self._refill(self.spares)
             self._cond.notify_all()
 
 

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from botocore.model import ServiceModel
+
 from harness.botocore_models import service_model
 
 READ_PREFIXES = ("Describe", "Get", "List", "Head", "BatchGet", "Lookup")
@@ -92,21 +94,21 @@ ALLOWED_READS = frozenset(
 )
 
 
-def is_read(service: str, operation: str) -> bool:
+def is_read(service: str, operation: str, model: ServiceModel | None = None) -> bool:
     """True when `service:Operation` only reads: prefix rule, minus the deny list and reads that reveal secrets,
-    plus the allow list."""
+    plus the allow list. `model`: the service's model, if the caller holds one (else the shared one is loaded)."""
     name = f"{service}:{operation}"
     if name in DENIED_READS:
         return False
     if name not in ALLOWED_READS and not operation.startswith(READ_PREFIXES):
         return False
-    return not reveals_secret(service, operation)
+    return not reveals_secret(service, operation, model)
 
 
 @cache
-def reveals_secret(service: str, operation: str) -> bool:
+def reveals_secret(service: str, operation: str, model: ServiceModel | None = None) -> bool:
     """Whether the operation's answer, by its botocore model, carries a credential or secret near its top."""
-    model = service_model(service)
+    model = model or service_model(service)
     if model is None or operation not in model.operation_names:
         return False
     return _has_secret(model.operation_model(operation).output_shape, SECRET_DEPTH)
@@ -136,7 +138,7 @@ class ReadOnlyGuard:
 
     def __call__(self, model: Any, **_: Any) -> None:
         service = model.service_model.service_name
-        if not is_read(service, model.name):
+        if not is_read(service, model.name, model.service_model):
             operation = f"{service}:{model.name}"
             self.refused.append(operation)
             raise WriteRefused(operation)

@@ -8,6 +8,7 @@ import time
 
 from harness.account import SandboxSpec
 from harness.contract import Answer, ContextInput, ContractViolation, Diagnostics, build_context, check_result
+from harness.isolation.paths import module_root
 from harness.lab import Lab, StepSpec
 from harness.pool import Outcome, WorkerPool
 from harness.store.recording import Tap
@@ -23,6 +24,7 @@ class Runner:
     def __init__(self, lab: Lab, pool: WorkerPool) -> None:
         self.lab = lab
         self.pool = pool
+        pool.expect(module_root(step.module_path) for step in lab.steps.values())
 
     def evaluate(
         self,
@@ -54,6 +56,7 @@ class Runner:
             outcome = self.pool.submit(job, limit + DEADLINE_GRACE_S)
         finally:
             operations = gateway.finish(token)
+        self.pool.remember_operations(operations)
         elapsed_ms = (time.perf_counter() - started) * 1000
         answer = self._answer(step, outcome, limit, elapsed_ms)
         found = answer.diagnostics or Diagnostics()  # the module's checks and log lines

@@ -1,9 +1,12 @@
 """The boto3 Session step modules receive: every client it makes talks to the read-only gateway, not to AWS.
 
-The session holds no credential worth anything: clients sign with dummy keys, and their endpoint is the
-worker's relay to the gateway, `{gateway_url}/{service}/{region}`; the gateway refuses non-reads and signs the
-rest with the evaluation's real credentials (harness/isolation/gateway.py). The read-only guard is registered
-before any client exists, so a write is refused here first, with a friendlier message than the gateway's.
+The session holds no credential worth anything: clients sign with dummy keys, address
+`{GATEWAY_URL}/{service}/{region}`, and send through the process's line to the gateway's unix socket
+(harness/isolation/link.py), never through a network; the gateway refuses non-reads and signs the rest with the
+evaluation's real credentials (harness/isolation/gateway.py). A client taken apart from its session (or made
+from `boto3` directly) has no way out: the address resolves nowhere and the network has nothing on it. The
+read-only guard is registered before any client exists, so a write is refused here first, with a friendlier
+message than the gateway's.
 Service models come from the process's shared loader; plain clients are cached per service and region.
 Sessions are not thread-safe, clients are, so clients are built under a lock.
 """
@@ -16,9 +19,11 @@ from typing import Any
 
 import boto3
 import botocore.session
+from botocore import UNSIGNED
 from botocore.config import Config
 
 from harness.botocore_models import shared_loader, warm_up
+from harness.isolation.link import GatewayLink
 from harness.readonly import ReadOnlyGuard
 
 CONNECT_TIMEOUT_S = 5
@@ -26,6 +31,7 @@ READ_TIMEOUT_S = 20
 MAX_ATTEMPTS = 4
 # What the worker signs with: the gateway discards the signature and signs again with the real credentials.
 GATEWAY_KEY, GATEWAY_SECRET = "STEPEVALGATEWAY", "the-gateway-signs-every-request-itself"
+GATEWAY_URL = "http://stepeval-gateway.invalid"  # what clients address: the path names service and region
 
 __all__ = ["SandboxSession", "client_config", "shared_loader", "warm_up"]
 
@@ -44,24 +50,26 @@ def client_config(endpoint_url: str | None) -> Config:
 
 
 class SandboxSession(boto3.Session):
-    """The session a step module receives: every client is guarded and pointed at the gateway, in `region`."""
+    """The session a step module receives: every client is guarded and sends to the gateway over `link`, in
+    `region`."""
 
-    def __init__(self, gateway_url: str, region: str, guard: ReadOnlyGuard | None = None) -> None:
+    def __init__(self, link: GatewayLink, region: str, guard: ReadOnlyGuard | None = None) -> None:
         core = botocore.session.get_session()
         core.register_component("data_loader", shared_loader())
         self.guard = guard or ReadOnlyGuard()
         core.register("before-call", self.guard)
-        core.set_default_client_config(client_config(gateway_url))
+        # Unsigned: the gateway signs every request itself and would throw a signature away.
+        core.set_default_client_config(client_config(GATEWAY_URL).merge(Config(signature_version=UNSIGNED)))
         core.set_credentials(GATEWAY_KEY, GATEWAY_SECRET)
         core.set_config_variable("region", region)
         super().__init__(botocore_session=core)
-        self._gateway_url = gateway_url.rstrip("/")
+        self.link = link
         self._clients: dict[tuple[str, str], Any] = {}
         self._lock = threading.Lock()
 
     def endpoint(self, service_name: str, region: str) -> str:
         """The gateway's address for `service_name` in `region`."""
-        return f"{self._gateway_url}/{service_name}/{region}"
+        return f"{GATEWAY_URL}/{service_name}/{region}"
 
     def client(self, service_name: str, region_name: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
         """A guarded client through the gateway; plain `client("ec2")` calls return one cached client."""
@@ -70,12 +78,19 @@ class SandboxSession(boto3.Session):
         if any(value is not None for key, value in kwargs.items() if key != "endpoint_url") or kwargs[
             "endpoint_url"
         ] != self.endpoint(service_name, region):
-            return super().client(service_name, region_name=region, **kwargs)
+            return self._linked(super().client(service_name, region_name=region, **kwargs))
         with self._lock:
             key = (service_name, region)
             if key not in self._clients:
-                self._clients[key] = super().client(service_name, region_name=region, **kwargs)
+                self._clients[key] = self._linked(super().client(service_name, region_name=region, **kwargs))
             return self._clients[key]
+
+    def _linked(self, client: Any) -> Any:
+        """The client's endpoint sends over the link (botocore's `Endpoint.http_session`, an internal that
+        tests/isolation/test_link.py pins), whatever endpoint URL it was given."""
+        config = client.meta.config
+        client._endpoint.http_session = self.link.http((config.connect_timeout, config.read_timeout))
+        return client
 
     def resource(self, service_name: str, region_name: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
         """A boto3 resource whose client goes through the gateway too."""

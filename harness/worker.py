@@ -16,6 +16,7 @@ import logging
 import os
 import signal
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,16 +26,17 @@ from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
 import harness.kit  # noqa: F401  (imported by the template, so evaluations do not pay for it)
 from harness.botocore_models import known_services, warm_up
 from harness.isolation.limits import Limits
-from harness.isolation.relay import Relay
+from harness.isolation.link import GatewayLink
+from harness.isolation.paths import job_paths
+from harness.isolation.rehearsal import rehearse
 from harness.loader import LoadError, load_step, trimmed_traceback
 from harness.protocol import ChannelClosed, read_frame, write_frame
-from harness.readonly import WriteRefused
+from harness.readonly import WriteRefused, is_read
 from harness.sandbox import SandboxSession
 
 STEP_LOGGER_PREFIX = "stepeval.step"
 MAX_LOG_LINES = 200
 MAX_LOG_LINE_CHARS = 500
-RELAY_PORT = 8750  # in an evaluation's own network namespace nothing else listens: the port is known in advance
 Pair = tuple[str, str]  # (service, region)
 
 
@@ -89,12 +91,12 @@ class LogLines(logging.Handler):
 class Worker:
     """Executes one job: `run` (evaluate a step) or `load` (import and check a module, for `stepeval check`).
 
-    In its own network namespace the relay's port is known in advance, so the session (and the clients recent
-    evaluations used) come ready-made from the template: this process's copy, never used by anyone before.
+    The session (and the clients recent evaluations used) come ready-made from the template, on the process's
+    line to the gateway: this process's copy, never used by anyone before. Its event loop is made before the job.
     """
 
-    def __init__(self, network: bool) -> None:
-        self.port = RELAY_PORT if network else 0
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
 
     def handle(self, job: dict[str, Any]) -> dict[str, Any]:
         limits = Limits.from_message(job.get("limits"))
@@ -113,10 +115,8 @@ class Worker:
         return {"outcome": "loaded"}
 
     def run(self, job: dict[str, Any]) -> dict[str, Any]:
-        relay = Relay(job["gateway"]["socket"], job["gateway"]["token"], port=self.port)
-        session = _sessions.get(job["region"]) if self.port else None
-        if session is None:
-            session = SandboxSession(relay.url, job["region"])
+        LINK.attach(job["gateway"]["socket"], job["gateway"]["token"])
+        session = _template_session(job["region"])
         lines = LogLines()  # the module's log lines travel in the reply (`log`), for the answer's diagnostics
         logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{Path(job['module']).stem}")
         logger.addHandler(lines)
@@ -137,7 +137,8 @@ class Worker:
             return error("load", f"{path}: {exc}")
         logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{path.stem}")
         try:
-            result = asyncio.run(run(session, job["context"], logger))
+            with asyncio.Runner(loop_factory=lambda: self.loop) as runner:
+                result = runner.run(run(session, job["context"], logger))
         except WriteRefused as exc:
             return error("read_only", str(exc))
         except ParamValidationError as exc:
@@ -156,13 +157,17 @@ class Worker:
         return {"outcome": "returned", "result": result}
 
 
-_sessions: dict[str, SandboxSession] = {}  # in the template: one per region, pointed at the relay's fixed port
+LINK = GatewayLink()  # the process's line to the gateway: attached to one evaluation, in a process forked for it
+_sessions: dict[str, SandboxSession] = {}  # built in the template, one per region, used by one evaluation each
+_rehearsed: set[tuple[str, str, str]] = set()  # (service, region, operation) rehearsed in the template
+_replayed_by_spares: list[tuple[str, str, str]] = []  # the most recent of them, replayed by each spare
+SPARE_REHEARSALS = 8  # a spare's replays cost CPU per evaluation: only the likeliest
 DEFAULT_REGION = "us-east-1"
 
 
 def _template_session(region: str) -> SandboxSession:
     if region not in _sessions:
-        _sessions[region] = SandboxSession(f"http://127.0.0.1:{RELAY_PORT}", region)
+        _sessions[region] = SandboxSession(LINK, region)
     return _sessions[region]
 
 
@@ -171,30 +176,55 @@ def prepare() -> None:
     warm_up()
     _template_session(DEFAULT_REGION)
     importlib.import_module("encodings.idna")  # what the first connection imports (20 ms with its dependencies)
+    _rehearse_loading()
+    with asyncio.Runner() as runner:  # asyncio's lazy parts (the loop policy...) made once, not per evaluation
+        runner.run(asyncio.sleep(0))
 
 
-def warm_services(pairs: list[Pair]) -> None:
+def _rehearse_loading() -> None:
+    """Load a step module of our own once, so that the loader's first-use work (importlib's, inspect's, the
+    patterns it compiles) is done before the fork, not in every evaluation."""
+    with tempfile.TemporaryDirectory(prefix="stepeval-rehearsal-") as where:
+        module = Path(where, "evaluation", "boto3", "00_00.py")
+        module.parent.mkdir(parents=True)
+        module.write_text("async def run(session, context, logger):\n    return {}\n")
+        load_step(module)
+
+
+def warm_services(pairs: list[Pair], operations: list[Pair]) -> None:
     """In the template: build the clients recent evaluations used (a model parse is tens of ms for EC2, a client
-    class ~10 ms): every evaluation forked after inherits them, ready. The template runs no evaluation and holds
-    no credential (dummy keys: the gateway signs), so what it builds carries nothing from one to the next."""
+    class ~10 ms) and rehearse the reads they made (harness/isolation/rehearsal.py): every evaluation forked after
+    inherits them, ready. The template runs no evaluation and holds no credential (dummy keys: the gateway signs),
+    so what it builds carries nothing from one to the next. The most recent reads are replayed by each spare too
+    (`serve_one`), so that the pages they touch are copied before its job, not during it."""
+    recent: list[tuple[str, str, str]] = []
     for service, region in pairs:
-        if service in known_services():
-            _template_session(region).warm([(service, region)])
+        if service not in known_services():
+            continue
+        try:
+            session = _template_session(region)
+            session.warm([(service, region)])
+        except Exception as exc:  # a name botocore refuses: nothing is warmed for it, the template goes on
+            logging.getLogger(__name__).debug("no client for %s in %s: %s", service, region, exc)
+            continue
+        for named, operation in operations:
+            if named != service or not is_read(service, operation):
+                continue
+            if (service, region, operation) not in _rehearsed:
+                _rehearsed.add((service, region, operation))
+                rehearse(session.client(service, region), operation)
+            recent.append((service, region, operation))
+    _replayed_by_spares[:] = recent[-SPARE_REHEARSALS:]
 
 
-def job_paths(job: dict[str, Any]) -> list[str]:
-    """What the job must read besides the interpreter: its lab's `evaluation/` directory, the gateway's socket."""
-    module = Path(job["module"])
-    lab_modules = module.parent.parent if module.parent.name == "boto3" else module.parent
-    paths = [str(lab_modules)]
-    if job.get("gateway"):
-        paths.append(job["gateway"]["socket"])
-    return paths
-
-
-def serve_one(channel: int, confine: Callable[[list[str], Limits], None], network: bool) -> None:
-    """Say ready, take one job, confine this process for it, answer, and return (the caller exits)."""
-    worker = Worker(network)
+def serve_one(channel: int, confine: Callable[[list[str], Limits], None], gateway_socket: str | None) -> None:
+    """Open a line to the gateway (if it is known already), say ready, take one job, confine this process for it,
+    answer, and return (the caller exits)."""
+    worker = Worker()
+    if gateway_socket:
+        LINK.preconnect(gateway_socket)
+    for service, region, operation in _replayed_by_spares:
+        rehearse(_template_session(region).client(service, region), operation)
     write_frame(channel, {"outcome": "ready"})
     try:
         job = read_frame(channel)

@@ -17,7 +17,7 @@ from harness import netguard
 from harness.account import Credentials, SandboxSpec
 from harness.isolation.confine import UID_BASE, UID_BASE_ENV, UID_SPAN
 from harness.isolation.gateway import Gateway
-from harness.isolation.relay import Relay
+from harness.isolation.link import GatewayLink
 from harness.lab import Lab, load_lab
 from harness.pool import PRELOAD_ENV, WorkerPool
 from harness.runner import Runner
@@ -119,14 +119,14 @@ def gateway() -> Iterator[Gateway]:
 
 @contextmanager
 def gateway_session(gateway: Gateway, spec: SandboxSpec) -> Iterator[tuple[SandboxSession, str]]:
-    """What a worker holds for one evaluation in `spec`'s account: a relay to the gateway, and the session on it;
-    with the evaluation's token (finished after)."""
+    """What an evaluation process holds for one evaluation in `spec`'s account: a link to the gateway, and the
+    session on it; with the evaluation's token (finished after)."""
     token = gateway.open(spec)
-    relay = Relay(gateway.socket_path, token)
+    link = GatewayLink()
+    link.attach(gateway.socket_path, token)
     try:
-        yield SandboxSession(relay.url, spec.region), token
+        yield SandboxSession(link, spec.region), token
     finally:
-        relay.close()
         gateway.finish(token)
 
 

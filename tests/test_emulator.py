@@ -6,12 +6,15 @@ random ids, its reset): when moto moves them, these fail.
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import threading
 import time
 
 import boto3
 import pytest
 
+from harness import emulator as emulator_module
 from harness.emulator import Emulator, MotoState, Seat
 from harness.sandbox import client_config
 
@@ -123,3 +126,66 @@ def alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_what_the_root_warms_is_where_moto_botocore_and_werkzeug_keep_it() -> None:
+    """harness.emulator replaces these in moto's processes (cached, shared): when they move, this fails."""
+    import importlib.metadata
+    import inspect
+
+    import botocore.loaders
+    import botocore.session
+    from moto import backends
+    from moto.core import responses, utils
+    from moto.ec2.responses import EC2Response
+    from moto.moto_server.werkzeug_app import MotoRequestHandler
+    from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler
+
+    assert "ec2" in list(backends.list_of_moto_modules())
+    assert "describe_vpcs" in responses.method_names_from_class(EC2Response)
+    assert utils.get_service_model("ec2").service_name == "ec2"
+    assert botocore.session.create_loader is botocore.loaders.create_loader
+    assert "importlib.metadata.version" in inspect.getsource(BaseWSGIServer.__init__)
+    assert importlib.metadata.version("werkzeug")
+    assert issubclass(MotoRequestHandler, WSGIRequestHandler)
+    assert {"make_environ", "run_wsgi"} <= set(vars(WSGIRequestHandler))
+
+
+class CountingServer:
+    """What `_accept` needs of a server: its listening socket, and a handler that takes one connection."""
+
+    def __init__(self, listener: socket.socket) -> None:
+        self.listener = listener
+        self.handled = 0
+        self.timeout: float | None = None
+
+    def fileno(self) -> int:
+        return self.listener.fileno()
+
+    def handle_request(self) -> None:
+        self.listener.settimeout(self.timeout)
+        with contextlib.suppress(OSError):
+            self.listener.accept()[0].close()
+            self.handled += 1
+
+
+def test_a_copy_that_stopped_accepting_leaves_new_connections_to_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A serving copy that is ending must not take the next copy's connection on the port they share."""
+    stop = threading.Event()
+    monkeypatch.setattr(emulator_module, "_STOP_ACCEPTING", stop)
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        server = CountingServer(listener)
+        accepting = threading.Thread(target=emulator_module._accept, args=(server,), daemon=True)
+        accepting.start()
+        socket.create_connection(listener.getsockname(), 2).close()
+        deadline = time.monotonic() + 5
+        while server.handled == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert server.handled == 1
+        stop.set()
+        with socket.create_connection(listener.getsockname(), 2):
+            accepting.join(5)
+            assert not accepting.is_alive()
+            assert server.handled == 1
+            listener.settimeout(2)
+            listener.accept()[0].close()  # still waiting for whoever serves next

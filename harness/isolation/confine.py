@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.isolation import kernel
+from harness.isolation.paths import covered
 
 UID_BASE = 1_500_000_000  # far from any real account; one uid per live evaluation process
 UID_SPAN = 100_000
@@ -25,7 +26,6 @@ UID_BASE_ENV = "STEPEVAL_UID_BASE"
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 SYSTEM_LIBRARIES = ("/usr/lib", "/usr/lib64", "/usr/local/lib")
 LIBRARY_LINKS = {"/lib": "usr/lib", "/lib64": "usr/lib64"}  # merged-/usr systems
-NETWORK_FILES = ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ssl", "/etc/ca-certificates")
 NAMESPACES = kernel.CLONE_NEWNS | kernel.CLONE_NEWPID | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS
 HOSTNAME = b"stepeval"
 
@@ -37,7 +37,7 @@ class Protections:
     fresh_process: bool = False  # a process of its own per evaluation, forked from the clean template
     pid_namespace: bool = False  # cannot see or signal anything outside; its whole tree dies with it
     mount_namespace: bool = False  # a read-only root of the interpreter and the lab's modules only (pivot_root)
-    network_namespace: bool = False  # only `lo`: nothing reachable but the gateway's relay
+    network_namespace: bool = False  # no network at all: the gateway's unix socket is its only way out
     ipc_uts_namespaces: bool = False
     own_uid: bool = False  # an unprivileged uid per live evaluation (RLIMIT_NPROC counts only its own)
     no_new_privs: bool = False
@@ -92,6 +92,7 @@ class RootBuilder:
 
     def __init__(self, where: str) -> None:
         self.where = where
+        self.ahead: list[str] = []  # bound by `enter` for the jobs to come: what `narrow` may take away
 
     def _inside(self, path: str) -> str:
         return self.where + path
@@ -113,8 +114,8 @@ class RootBuilder:
             flags |= kernel.MS_NODEV
         kernel.mount(None, target, None, flags)
 
-    def prepare(self, paths: list[str], *, network: bool) -> None:
-        """Everything but the job's own paths: the interpreter, devices, a fresh /proc, `lo` up."""
+    def prepare(self, paths: list[str]) -> None:
+        """Everything but the job's own paths: the interpreter, devices, a fresh /proc."""
         kernel.mount(None, "/", None, kernel.MS_REC | kernel.MS_PRIVATE)
         kernel.mount("tmpfs", self.where, "tmpfs", kernel.MS_NOSUID | kernel.MS_NODEV, "size=256k,mode=0755")
         for path in [*paths, *SYSTEM_LIBRARIES]:
@@ -126,22 +127,18 @@ class RootBuilder:
         for device in DEVICES:
             if os.path.exists(device):
                 self.bind(device, writable=True)
-        if not network:  # sharing the host's network: name resolution and certificates for real endpoints
-            for path in NETWORK_FILES:
-                if os.path.exists(path):
-                    self.bind(os.path.realpath(path) if os.path.islink(path) else path)
         os.makedirs(self._inside("/proc"))
         kernel.mount("proc", self._inside("/proc"), "proc", kernel.MS_NOSUID | kernel.MS_NODEV | kernel.MS_NOEXEC)
         os.makedirs(self._inside("/tmp"), mode=0o755)
-        if network:
-            kernel.loopback_up()
         socket.sethostname(HOSTNAME.decode())
 
-    def enter(self, job_paths: list[str]) -> None:
-        """Bind the job's paths, then make the new root the only one (pivot_root) and read-only."""
-        for path in job_paths:
+    def enter(self, ahead: list[str]) -> None:
+        """Bind `ahead` (what the coming job may need: the gateway's directory, the labs expected), then make the
+        new root the only one (pivot_root) and read-only. Done before the job, off its way."""
+        for path in ahead:
             if os.path.exists(path):
                 self.bind(path)
+                self.ahead.append(path)
         old = self._inside("/.old")
         os.mkdir(old)
         kernel.pivot_root(self.where, old)
@@ -149,6 +146,13 @@ class RootBuilder:
         kernel.umount2("/.old", kernel.MNT_DETACH)
         os.rmdir("/.old")
         kernel.mount(None, "/", None, kernel.MS_BIND | kernel.MS_REMOUNT | kernel.MS_RDONLY | kernel.MS_NOSUID)
+
+    def narrow(self, needed: list[str]) -> None:
+        """At the job: what was bound ahead for other jobs goes away (the pool gives a job only a process whose
+        root holds what it needs; a path it lacks is simply not there)."""
+        for path in self.ahead:
+            if not any(covered(need, [path]) for need in needed):
+                kernel.umount2(path, kernel.MNT_DETACH)
 
 
 def uid_base() -> int:

@@ -1,8 +1,8 @@
 """The read-only gateway: every AWS request of evaluation code passes here, and only reads go on.
 
-It runs in the harness's process (the only one that holds real credentials), listening on a unix socket. A
-worker reaches it through its relay (harness/isolation/relay.py), which opens each connection with a one-line
-preamble naming the evaluation's random token; requests then address `/{service}/{region}/{path}`. For each
+It runs in the harness's process (the only one that holds real credentials), listening on a unix socket. An
+evaluation process reaches it over its link (harness/isolation/link.py), which opens each connection with a
+one-line preamble naming the evaluation's random token; requests then address `/{service}/{region}/{path}`. For each
 request the gateway reads the operation from botocore's service models (harness/isolation/operations.py),
 refuses anything that is not a read (harness/readonly.py), signs what is left with the evaluation's real
 credentials, forwards it to the real endpoint (or the emulator's), and streams the answer back. Whatever the
@@ -13,15 +13,20 @@ here, and the evaluation's log says which operations were made, allowed or refus
 from __future__ import annotations
 
 import contextlib
+import functools
+import logging
 import os
-import re
 import secrets
 import shutil
+import socket
 import socketserver
+import struct
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from http.server import BaseHTTPRequestHandler
@@ -39,13 +44,12 @@ from harness.account import SandboxSpec
 from harness.botocore_models import shared_loader
 from harness.contract import Operation
 from harness.faults import error_body
-from harness.isolation.operations import RawRequest, Unidentified, identify, service_model
-from harness.isolation.relay import PREAMBLE
+from harness.isolation.link import PREAMBLE
+from harness.isolation.operations import RawRequest, Unidentified, identify, prepare, service_model
+from harness.isolation.paths import REGION, SERVICE, socket_in
 from harness.readonly import is_read
 from harness.store.recording import MAX_RECORDED_BODY_BYTES, Canned, Exchange, Tap
 
-REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
-SERVICE = re.compile(r"\A[a-z0-9-]{2,64}\Z")
 MAX_BODY_BYTES = 16 * 1024 * 1024
 CHUNK_BYTES = 64 * 1024
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host"})
@@ -58,6 +62,10 @@ GLOBAL_SIGNING_REGION = {"aws": "us-east-1", "aws-cn": "cn-north-1", "aws-us-gov
 CONNECT_TIMEOUT_S = 5.0
 READ_TIMEOUT_S = 30.0
 SETTLE_S = 2.0  # how long `finish` waits for a tapped evaluation's last exchange to be kept
+MAX_CONNECTIONS_PER_UID = 32  # open at once, from one evaluation (all its processes)
+SHUTDOWN_POLL_S = 0.02  # how often the listening loop looks for `close` (a `stepeval run` waits that long at most)
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -148,19 +156,29 @@ class UpstreamFailed(Exception):
 
 
 class GatewayHandler(BaseHTTPRequestHandler):
-    """One connection from a relay: the preamble, then HTTP/1.1 requests, kept alive."""
+    """One connection from an evaluation process: the preamble, then HTTP/1.1 requests, kept alive."""
 
     protocol_version = "HTTP/1.1"
+    wbufsize = CHUNK_BYTES  # headers and a small body leave in one write (flushed after each request)
     server: GatewayServer
     evaluation: Evaluation | None = None
+
+    token = ""
 
     def handle(self) -> None:
         line = self.rfile.readline(128)
         if line.startswith(PREAMBLE):
-            self.evaluation = self.server.gateway.evaluation(line[len(PREAMBLE) :].strip().decode("ascii", "replace"))
+            self.token = line[len(PREAMBLE) :].strip().decode("ascii", "replace")
+            self.evaluation = self.server.gateway.evaluation(self.token)
         if self.evaluation is None:
             return  # no preamble, or an evaluation that is over: the connection is closed unanswered
         super().handle()
+
+    def handle_expect_100(self) -> bool:
+        """`100 Continue` must leave at once, not wait in the write buffer for the final answer."""
+        going_on = super().handle_expect_100()
+        self.wfile.flush()
+        return going_on
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silent: the evaluation's log of operations is the record."""
@@ -171,8 +189,11 @@ class GatewayHandler(BaseHTTPRequestHandler):
     do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_GET
 
     def forward(self) -> None:
-        """One request: read, classify, sign, send; each is logged before the module can see its answer."""
-        assert self.evaluation is not None
+        """One request: read, classify, sign, send; each is logged before the module can see its answer. Once the
+        evaluation is over, a connection kept alive from it is closed unanswered, like a new one."""
+        if self.evaluation is None or self.server.gateway.evaluation(self.token) is not self.evaluation:
+            self.close_connection = True
+            return
         with self.evaluation.forwarding():
             self.forward_one()
 
@@ -257,7 +278,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
         except Unidentified as exc:
             raise Refused(403, f"refused: {exc}", "(unidentified)") from None
         for name in operations:
-            if not is_read(service, name):
+            if not is_read(service, name, service_model(service)):
                 raise Refused(403, f"refused {service}:{name}: evaluation code may only read", name)
         return operations[0]
 
@@ -344,49 +365,97 @@ class GatewayHandler(BaseHTTPRequestHandler):
 class GatewayServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     block_on_close = False
+    request_queue_size = 1024  # every spare connects ahead of its job, many at once (the default backlog is 5)
 
     def __init__(self, path: str, gateway: Gateway) -> None:
         self.gateway = gateway
+        self._open_by_uid: Counter[int] = Counter()  # connections open now, per evaluation uid
+        self._uid_of: dict[int, int] = {}  # connection (its fd) -> the uid it counts against
+        self._counting = threading.Lock()
         super().__init__(path, GatewayHandler)
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        """At most MAX_CONNECTIONS_PER_UID open connections per evaluation uid (the kernel says whose a connection
+        is): a module opening thousands would otherwise hold as many threads of the service. The harness's own
+        uid and root (a spare connects before it drops privileges) are not counted."""
+        _, uid, _ = struct.unpack("i2I", request.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+        if uid in (0, os.geteuid()):
+            return True
+        with self._counting:
+            if self._open_by_uid[uid] >= MAX_CONNECTIONS_PER_UID:
+                return False
+            self._open_by_uid[uid] += 1
+            self._uid_of[request.fileno()] = uid
+        return True
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._counting:
+            uid = self._uid_of.pop(request.fileno(), None)
+            if uid is not None:
+                self._open_by_uid[uid] -= 1
+        super().shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A connection that failed: one log line, never a traceback on the service's output. An evaluation
+        process that hangs up before its answer is written (or is killed) is no failure at all."""
+        failure = sys.exc_info()[1]
+        if not isinstance(failure, OSError):
+            log.error("gateway: a connection failed: %s: %s", type(failure).__name__, failure)
 
 
 class Gateway:
     """The gateway of one harness process: start once, `open` an evaluation, `finish` it for its log."""
 
-    def __init__(self) -> None:
+    def __init__(self, directory: str | None = None) -> None:
+        """`directory`: where to listen (the caller's, kept; evaluation processes may have it bound already);
+        a fresh one of our own by default."""
         self._evaluations: dict[str, Evaluation] = {}
         self._lock = threading.Lock()
         self._server: GatewayServer | None = None
-        self._directory: str | None = None
+        self._directory = directory
+        self._owns_directory = directory is None
         self.http = urllib3.PoolManager(maxsize=32, block=False)
 
     @property
     def socket_path(self) -> str:
         if self._directory is None:
             raise RuntimeError("the gateway is not started")
-        return os.path.join(self._directory, "gateway.sock")
+        return socket_in(self._directory)
 
     def start(self) -> None:
-        """Listen on a fresh unix socket (any local user may connect: a token is what opens an evaluation)."""
+        """Listen on a unix socket (any local user may connect: a token is what opens an evaluation)."""
         if self._server is not None:
             return
-        self._directory = tempfile.mkdtemp(prefix="stepeval-gw-")
-        os.chmod(self._directory, 0o755)
+        if self._directory is None:
+            self._directory = tempfile.mkdtemp(prefix="stepeval-gw-")
+            os.chmod(self._directory, 0o755)
         self._server = GatewayServer(self.socket_path, self)
         os.chmod(self.socket_path, 0o666)
-        threading.Thread(target=self._server.serve_forever, name="stepeval-gateway", daemon=True).start()
+        serve = functools.partial(self._server.serve_forever, poll_interval=SHUTDOWN_POLL_S)
+        threading.Thread(target=serve, name="stepeval-gateway", daemon=True).start()
+
+    def prepare(self, services: Iterable[str]) -> None:
+        """Load, in a thread of its own, what the first request of each of these services would (its model, its
+        routes), so that an evaluation's first call does not wait for it."""
+        wanted = [service for service in services if SERVICE.fullmatch(service)]
+        threading.Thread(
+            target=lambda: [prepare(s) for s in wanted], name="stepeval-gateway-prepare", daemon=True
+        ).start()
 
     def close(self) -> None:
         server, self._server = self._server, None
         if server is not None:
             server.shutdown()
             server.server_close()
-        if self._directory is not None:
+        if self._directory is not None and self._owns_directory:
             shutil.rmtree(self._directory, ignore_errors=True)
+        elif self._directory is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.socket_path)
         self.http.clear()
 
     def open(self, sandbox: SandboxSpec, tap: Tap | None = None) -> str:
-        """Register an evaluation in `sandbox`'s account; its token, which the worker's relay presents.
+        """Register an evaluation in `sandbox`'s account; its token, which the evaluation process presents.
 
         `tap`: record each exchange, or answer from a recording (harness/store/recording.py).
         """

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import fcntl
 import os
-import socket
-import struct
 from functools import cache
 
 CLONE_NEWNS = 0x00020000
@@ -29,9 +26,6 @@ MNT_DETACH = 2
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
 
-SIOCGIFFLAGS = 0x8913
-SIOCSIFFLAGS = 0x8914
-IFF_UP = 0x1
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 
 
@@ -71,11 +65,3 @@ def pivot_root(new_root: str, put_old: str) -> None:
 
 def prctl(option: int, arg: int) -> None:
     _check(libc().prctl(option, ctypes.c_ulong(arg), 0, 0, 0), f"prctl {option}")
-
-
-def loopback_up() -> None:
-    """Bring `lo` up: a new network namespace starts with it down."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        request = struct.pack("16sH14x", b"lo", 0)
-        flags = struct.unpack("16sH14x", fcntl.ioctl(sock, SIOCGIFFLAGS, request))[1]
-        fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | IFF_UP))

@@ -8,6 +8,7 @@ URI template and the query keys the template requires).
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -107,6 +108,13 @@ def rest_routes(service: str) -> tuple[Route, ...]:
     model = service_model(service)
     routes = [_route(model, name) for name in model.operation_names]
     return tuple(sorted(routes, key=lambda r: r.specificity, reverse=True))
+
+
+def prepare(service: str) -> None:
+    """Load what identifying `service`'s first request would: its model and, for a REST service, its routes."""
+    with contextlib.suppress(Unidentified):
+        if any(protocol.startswith("rest") for protocol in protocols(service_model(service))):
+            rest_routes(service)
 
 
 def identify(service: str, request: RawRequest) -> list[str]:

@@ -3,8 +3,10 @@ process per evaluation. Started by `harness.pool` as `python -m harness.isolatio
 
 For each spawn request (a JSON record on the SOCK_SEQPACKET control socket, with four fds: the job channel, the
 output pipe, the lifeline and the status pipe) it forks a keeper K, which enters new namespaces and forks the
-evaluation process E (PID 1 of its own PID namespace). E prepares its root and says "ready"; when its one job
-arrives it enters the root, drops privileges, applies the limits, runs the job and answers. K kills E when the
+evaluation process E (PID 1 of its own PID namespace). E builds its root with what the request expects the job
+to need (the gateway's directory, the labs the pool serves), enters it, opens a connection to the gateway and
+says "ready"; when its one job arrives it unmounts what the job does not need, applies the limits, drops
+privileges, runs the job and answers. K kills E when the
 lifeline reads EOF (the parent got its answer, gave up, or died): the whole PID namespace dies with E. Then K
 writes E's exit status on the status pipe (how the parent tells a CPU limit from a crash) and exits.
 """
@@ -26,6 +28,8 @@ import signal
 import socket
 import sys
 import tempfile
+from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 from harness.isolation import kernel
@@ -38,7 +42,6 @@ from harness.isolation.confine import (
     interpreter_paths,
 )
 from harness.isolation.limits import Limits, apply_limits
-from harness.worker import prepare, serve_one, warm_services
 
 CHANNEL_FD = 3  # in an evaluation process: 0 /dev/null, 1 and 2 the output pipe, 3 the job channel
 LOG_LEVEL_ENV = "STEPEVAL_LOG_LEVEL"
@@ -86,7 +89,8 @@ def sweep_uid(uid: int) -> None:
 class Template:
     """Forks keepers on request; reaps nothing itself (SIGCHLD ignored: the kernel reaps them)."""
 
-    def __init__(self, control: socket.socket, protections: Protections, root_dir: str) -> None:
+    def __init__(self, control: socket.socket, protections: Protections, root_dir: str, worker: ModuleType) -> None:
+        self.worker = worker  # harness.worker, imported once the prober is forked
         self.control = control
         self.protections = protections
         self.root_dir = root_dir
@@ -101,8 +105,9 @@ class Template:
             if not data:
                 return
             request = json.loads(data)
-            request["warm"] = [(str(service), str(region)) for service, region in request.get("warm") or []]
-            warm_services(request["warm"])
+            pairs = [(str(service), str(region)) for service, region in request.get("warm") or []]
+            operations = [(str(service), str(name)) for service, name in request.get("rehearse") or []]
+            self.worker.warm_services(pairs, operations)
             gc.freeze()  # what the template built stays out of the children's collections: no copy-on-write storm
             try:
                 if os.fork() == 0:
@@ -118,15 +123,16 @@ class Template:
             _close_all_but({0, 1, 2, channel, output, lifeline, status})
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             namespaced = self.protections.pid_namespace
-            network = namespaced  # only `lo`: the relay to the gateway is all an evaluation reaches
             uid = request.get("uid") if self.protections.own_uid else None
-            if namespaced:  # the mount namespace is the evaluation's own (below): the keeper keeps the host's view
-                kernel.unshare(NAMESPACES & ~kernel.CLONE_NEWNS | (kernel.CLONE_NEWNET if network else 0))
+            # The mount namespace is the evaluation's own (below): the keeper keeps the host's view. No network at
+            # all: the gateway's unix socket is the evaluation's only way out.
+            if namespaced:
+                kernel.unshare(NAMESPACES & ~kernel.CLONE_NEWNS | kernel.CLONE_NEWNET)
             pid = os.fork()
             if pid == 0:
                 os.close(lifeline)
                 os.close(status)
-                self._evaluation(channel, output, uid, namespaced, network)  # never returns
+                self._evaluation(channel, output, uid, namespaced, request)  # never returns
             os.close(channel)
             os.close(output)
             keep_watch(pid, lifeline, status, uid, namespaced)
@@ -134,7 +140,9 @@ class Template:
         finally:
             os._exit(code)
 
-    def _evaluation(self, channel: int, output: int, uid: int | None, namespaced: bool, network: bool) -> None:
+    def _evaluation(
+        self, channel: int, output: int, uid: int | None, namespaced: bool, request: dict[str, Any]
+    ) -> None:
         code = 70
         try:
             null = os.open(os.devnull, os.O_RDWR)
@@ -146,15 +154,17 @@ class Template:
             for signum in (signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ):
                 signal.signal(signum, signal.SIG_DFL if signum == signal.SIGCHLD else signal.SIG_IGN)
             root = RootBuilder(self.root_dir)
+            gateway = request.get("gateway")
             if namespaced:
                 kernel.unshare(kernel.CLONE_NEWNS)
-                root.prepare(self.paths, network=network)
+                root.prepare(self.paths)
+                root.enter([str(path) for path in request.get("ahead") or []])
             else:
                 os.setsid()  # its own group: what it starts can be killed with it (and, with a uid, swept)
-            serve_one(
+            self.worker.serve_one(
                 CHANNEL_FD,
                 lambda job_paths, limits: _confine(root, job_paths, limits, uid, namespaced),
-                network,
+                gateway if isinstance(gateway, str) else None,
             )
             code = 0
         finally:
@@ -162,9 +172,9 @@ class Template:
 
 
 def _confine(root: RootBuilder, job_paths: list[str], limits: Limits, uid: int | None, namespaced: bool) -> None:
-    """The moment before author code runs: the job's paths bound, the root entered, limits set, privileges gone."""
+    """The moment before author code runs: only the job's paths left in the root, limits set, privileges gone."""
     if namespaced:
-        root.enter(job_paths)
+        root.narrow(job_paths)
     apply_limits(limits, count_processes=uid is not None)
     drop_privileges(uid)
 
@@ -193,6 +203,32 @@ def keep_watch(pid: int, lifeline: int, status: int, uid: int | None, namespaced
     }
     with contextlib.suppress(OSError):
         os.write(status, json.dumps(report).encode())
+
+
+def probe_in_background(allow_namespaces: bool, uid: int) -> Callable[[], Protections]:
+    """Fork a prober now (before the heavy imports, so that its own forks are light) and return how to wait for
+    what it found; meanwhile the template imports and warms."""
+    findings, theirs = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(findings)
+            os.write(theirs, json.dumps(probe(allow_namespaces, uid).to_message()).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(theirs)
+
+    def found() -> Protections:
+        with os.fdopen(findings, "rb") as pipe:
+            data = pipe.read()
+        os.waitpid(pid, 0)
+        if not data:  # the prober died: nothing is known to work but what needs no probe
+            return Protections(fresh_process=True, rlimits=True)
+        return Protections.from_message(json.loads(data))
+
+    return found
 
 
 def probe(allow_namespaces: bool, uid: int) -> Protections:
@@ -239,7 +275,7 @@ def _namespaces_work() -> None:
 def _root_works(where: str) -> None:
     kernel.unshare(kernel.CLONE_NEWNS)
     root = RootBuilder(where)
-    root.prepare(interpreter_paths(), network=True)
+    root.prepare(interpreter_paths())
     root.enter([])
 
 
@@ -258,6 +294,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("control_fd", type=int)
     parser.add_argument("--no-namespaces", action="store_true")
     parser.add_argument("--uid-probe", type=int, default=UID_BASE)
+    parser.add_argument("--warm", action="append", default=[], metavar="SERVICE:REGION")
     parser.add_argument("preload", nargs="*")
     args = parser.parse_args(argv)
     control = socket.socket(fileno=args.control_fd)
@@ -268,15 +305,19 @@ def main(argv: list[str]) -> int:
     sys.dont_write_bytecode = True
     level = os.environ.get(LOG_LEVEL_ENV, "INFO").upper()
     logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    protections_found = probe_in_background(not args.no_namespaces, args.uid_probe)
+    from harness import worker  # boto3, botocore's data, the kit: what every evaluation would otherwise import
+
     for module in args.preload:
         importlib.import_module(module)
-    prepare()
-    protections = probe(not args.no_namespaces, args.uid_probe)
+    worker.prepare()
+    worker.warm_services([tuple(pair.split(":", 1)) for pair in args.warm if ":" in pair], [])
+    protections = protections_found()
     root_dir = tempfile.mkdtemp(prefix="stepeval-root-")
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # keepers are reaped by the kernel
     try:
         control.send(json.dumps({"ready": True, "protections": protections.to_message()}).encode())
-        Template(control, protections, root_dir).serve()
+        Template(control, protections, root_dir, worker).serve()
     finally:
         shutil.rmtree(root_dir, ignore_errors=True)
     return 0

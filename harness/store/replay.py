@@ -181,8 +181,8 @@ def replay(
     report = ReplayReport()
     records = store.select(lab=lab.spec.project, step=step, since=since)
     with WorkerPool(workers) as pool:
+        runner = Runner(lab, pool)  # before the spares start: they hold the lab and its clients
         pool.start()
-        runner = Runner(lab, pool)
         with ThreadPoolExecutor(workers) as threads:
             for record, outcome in zip_outcomes(threads, 4 * workers, runner, lab, records, report):
                 if isinstance(outcome, CorruptRecording):

@@ -7,7 +7,6 @@ import json
 import socket
 import subprocess
 import sys
-import urllib.request
 from collections.abc import Iterator
 
 import boto3
@@ -17,7 +16,7 @@ from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConn
 from harness.account import Credentials, SandboxSpec
 from harness.contract import ContextInput
 from harness.isolation.gateway import Gateway, aws_upstream
-from harness.isolation.relay import PREAMBLE
+from harness.isolation.link import PREAMBLE, GatewayLink
 from harness.lab import load_lab
 from harness.pool import WorkerPool
 from harness.runner import Runner
@@ -32,6 +31,16 @@ def assumed(moto_url: str, account: str) -> Credentials:
     role = f"arn:aws:iam::{account}:role/stepeval-evaluator"
     found = sts.assume_role(RoleArn=role, RoleSessionName="gw-test")["Credentials"]
     return Credentials(found["AccessKeyId"], found["SecretAccessKey"], found["SessionToken"])
+
+
+def raw_exchange(gateway: Gateway, token: str, target: str, body: bytes) -> tuple[int, bytes]:
+    """A form-encoded POST written by hand on a gateway connection of our own (what a hostile module can do)."""
+    link = GatewayLink()
+    link.attach(gateway.socket_path, token)
+    connection = link.take(5.0)
+    connection.request("POST", target, body=body, headers={"Content-Type": "application/x-www-form-urlencoded"})
+    response = connection.getresponse()
+    return response.status, response.read()
 
 
 def vpc_cidrs(aws: MotoAccount) -> set[str]:
@@ -64,6 +73,7 @@ def test_a_write_with_copied_credentials_is_refused_and_logged(
         frozen = session.get_credentials().get_frozen_credentials()
         rogue = boto3.Session(frozen.access_key, frozen.secret_key, region_name=REGION)
         ec2 = rogue.client("ec2", endpoint_url=session.client("ec2").meta.endpoint_url)
+        ec2._endpoint.http_session = session.client("ec2")._endpoint.http_session  # the session's line, copied
         with pytest.raises(ClientError) as refused:
             ec2.create_vpc(CidrBlock="10.70.0.0/16")
         log = gateway.finish(token)
@@ -74,30 +84,27 @@ def test_a_write_with_copied_credentials_is_refused_and_logged(
 
 
 def test_a_hand_signed_write_in_raw_http_is_refused(gateway: Gateway, sandbox: SandboxSpec, aws: MotoAccount) -> None:
-    with gateway_session(gateway, sandbox) as (session, token):
-        url = session.client("ec2").meta.endpoint_url + "/"
+    with gateway_session(gateway, sandbox) as (_, token):
         body = b"Action=CreateVpc&Version=2016-11-15&CidrBlock=10.71.0.0/16"
-        request = urllib.request.Request(url, data=body, method="POST")
-        request.add_header("Content-Type", "application/x-www-form-urlencoded")
-        with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(request, timeout=5)
+        status, answer = raw_exchange(gateway, token, "/ec2/us-east-1/", body)
         log = gateway.finish(token)
-    assert refused.value.code == 403
-    assert b"AccessDenied" in refused.value.read()
+    assert status == 403
+    assert b"AccessDenied" in answer
     assert "10.71.0.0/16" not in vpc_cidrs(aws)
     assert [(op.operation, op.allowed) for op in log] == [("CreateVpc", False)]
 
 
 def test_a_write_from_a_subprocess_is_refused(gateway: Gateway, sandbox: SandboxSpec, aws: MotoAccount) -> None:
-    with gateway_session(gateway, sandbox) as (session, token):
-        endpoint = session.client("s3").meta.endpoint_url
+    with gateway_session(gateway, sandbox) as (_, token):
         code = (
-            "import boto3, sys; c = boto3.client('s3', region_name='us-east-1', endpoint_url=sys.argv[1], "
-            "aws_access_key_id='x', aws_secret_access_key='y'); c.create_bucket(Bucket='from-a-child')"
+            "import socket, sys; line = socket.socket(socket.AF_UNIX); line.connect(sys.argv[1]); "
+            "line.sendall(sys.argv[2].encode() + b'PUT /s3/us-east-1/from-a-child HTTP/1.1\\r\\n"
+            "Content-Length: 0\\r\\n\\r\\n'); print(line.recv(65536))"
         )
-        child = subprocess.run([sys.executable, "-c", code, endpoint], capture_output=True, text=True, timeout=60)
+        argv = [sys.executable, "-c", code, gateway.socket_path, f"{PREAMBLE.decode()}{token}\n"]
+        child = subprocess.run(argv, capture_output=True, text=True, timeout=60)
         log = gateway.finish(token)
-    assert child.returncode != 0 and "AccessDenied" in child.stderr
+    assert child.returncode == 0 and "403" in child.stdout and "AccessDenied" in child.stdout, child
     assert "from-a-child" not in [x["Name"] for x in aws.client("s3").list_buckets()["Buckets"]]
     assert [(op.service, op.operation, op.allowed) for op in log] == [("s3", "CreateBucket", False)]
 
@@ -105,14 +112,10 @@ def test_a_write_from_a_subprocess_is_refused(gateway: Gateway, sandbox: Sandbox
 def test_a_request_dressed_as_another_service_is_refused(
     gateway: Gateway, sandbox: SandboxSpec, aws: MotoAccount
 ) -> None:
-    with gateway_session(gateway, sandbox) as (session, token):
-        url = session.client("dynamodb").meta.endpoint_url + "/"
-        request = urllib.request.Request(url, data=b"Action=CreateVpc&CidrBlock=10.72.0.0/16", method="POST")
-        request.add_header("Content-Type", "application/x-www-form-urlencoded")
-        with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(request, timeout=5)
+    with gateway_session(gateway, sandbox) as (_, token):
+        status, _ = raw_exchange(gateway, token, "/dynamodb/us-east-1/", b"Action=CreateVpc&CidrBlock=10.72.0.0/16")
         log = gateway.finish(token)
-    assert refused.value.code == 403
+    assert status == 403
     assert "10.72.0.0/16" not in vpc_cidrs(aws)
     assert not log[0].allowed and "takes no Action" in log[0].detail
 
@@ -126,7 +129,7 @@ def test_without_a_live_token_nothing_is_answered(gateway: Gateway, sandbox: San
     with gateway_session(gateway, sandbox) as (session, token):
         s3 = session.client("s3")
         s3.list_buckets()
-        gateway.finish(token)  # the evaluation is over: its relay's connections are dead ends
+        gateway.finish(token)  # the evaluation is over: its connections are dead ends
         with pytest.raises((ConnectionClosedError, EndpointConnectionError, ClientError)):
             session.client("s3", config=None, region_name="eu-west-1").list_buckets()
 

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from harness.isolation.confine import UID_SPAN, uid_base
+from harness.isolation.gateway import MAX_CONNECTIONS_PER_UID
 from tests.conftest import LABS, STEPEVAL, MotoAccount
 from tests.service.conftest import SECRET, Sandbox, Service
 
@@ -263,6 +264,19 @@ def test_service_a_killer_harms_neither_the_service_nor_its_neighbours(
     assert killer.result()["status"] == "fail"
     assert [answer["status"] for answer in answers] == ["pass", "pass"], answers
     assert answers[0]["validated"][0]["id"] == "alpha-bucket" and answers[1]["validated"][0]["id"] == "beta-bucket"
+
+
+def test_service_a_flood_of_gateway_connections_is_capped_and_harms_no_neighbour(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    a, b = accounts
+    with ThreadPoolExecutor(2) as threads:
+        flood = threads.submit(ask, service_run, a, "06.01")
+        time.sleep(0.2)
+        good = ask(service_run, b, "05.01")
+    answered, opened = (int(part.split(":")[1]) for part in flood.result()["message"].split())
+    assert opened > MAX_CONNECTIONS_PER_UID and 0 < answered <= MAX_CONNECTIONS_PER_UID, (answered, opened)
+    assert good["status"] == "pass" and good["validated"][0]["id"] == "beta-bucket", good
 
 
 def test_service_children_and_threads_end_with_the_answer(

@@ -5,11 +5,16 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
 
 from harness.contract import ContextInput
 from harness.isolation.limits import Limits
+from harness.lab import load_lab
 from harness.pool import EvaluationProcess, WorkerPool
 from harness.runner import Runner
+from tests.conftest import LABS
 
 
 def test_each_evaluation_runs_in_a_process_of_its_own(misbehaving_runner: Runner, sandbox) -> None:
@@ -25,7 +30,7 @@ def test_each_evaluation_runs_in_a_process_of_its_own(misbehaving_runner: Runner
 
 def test_killing_twice_closes_nothing_of_anyone_else(pool: WorkerPool) -> None:
     pool.start()
-    process = pool._take()
+    process = pool._take([])
     try:
         process.kill()
         process.close()
@@ -59,7 +64,7 @@ def test_timeouts_under_concurrency_break_no_other_evaluation(misbehaving_lab, s
 
 def test_a_spare_is_ready_before_the_job(pool: WorkerPool) -> None:
     pool.start()
-    process: EvaluationProcess = pool._take()
+    process: EvaluationProcess = pool._take([])
     try:
         process.wait_ready(time.monotonic() + 30)
         outcome = process.run({"job": "load", "module": "/nonexistent/evaluation/boto3/01_01.py"}, 10, Limits())
@@ -67,3 +72,44 @@ def test_a_spare_is_ready_before_the_job(pool: WorkerPool) -> None:
     finally:
         process.kill()
         pool._reaper.reap(process)
+
+
+def _lab_that_looks_for(root: Path, name: str, others: list[Path]) -> Path:
+    """A lab whose module, on import, says whether it can see its own module and each of the `others` labs'."""
+    module = root / name / "evaluation" / "boto3" / "01_01.py"
+    module.parent.mkdir(parents=True)
+    paths = [module, *(lab / "boto3" / "01_01.py" for lab in others)]
+    looks = ", ".join(f"os.path.exists({str(path)!r})" for path in paths)
+    module.write_text(f"import os\nraise RuntimeError('seen:' + str([{looks}]))\n")
+    return module
+
+
+def test_a_job_sees_its_own_lab_only_though_spares_hold_every_expected_one(tmp_path: Path) -> None:
+    labs = [tmp_path / name / "evaluation" for name in ("a", "b", "c")]
+    a = _lab_that_looks_for(tmp_path, "a", [labs[1], labs[2]])
+    b = _lab_that_looks_for(tmp_path, "b", [labs[0], labs[2]])
+    c = _lab_that_looks_for(tmp_path, "c", [labs[0], labs[1]])
+    with WorkerPool(1) as pool:
+        if not pool.protections().mount_namespace:
+            pytest.skip("no mount namespace here: every path is visible (the degraded path)")
+        pool.expect([str(labs[0]), str(labs[1])])  # c is not announced: its job replaces a spare
+        pool.start()
+        for module in (a, b, c, a):
+            outcome = pool.submit({"job": "load", "module": str(module)}, 30)
+            assert outcome.reply is not None, outcome
+            assert "seen:[True, False, False]" in outcome.reply["detail"], outcome.reply
+
+
+def test_poisoned_client_claims_never_reach_the_template(sandbox, aws) -> None:
+    """An evaluation reports the clients it used, and later spares are built with them: a claim with a name
+    botocore refuses would kill the template at every start (every evaluation after would fail)."""
+    aws.client("s3").create_bucket(Bucket="still-served")
+    with WorkerPool(1) as pool:
+        runner = Runner(load_lab(LABS / "hostile"), pool)
+        assert runner.evaluate("06.02", ContextInput(), sandbox).status == "pass"
+        template = pool._template
+        for _ in range(3):
+            answer = runner.evaluate("05.01", ContextInput(), sandbox)
+            assert answer.status == "pass" and answer.validated[0].id == "still-served", answer
+        assert pool._template is template and template.process.poll() is None
+        assert all(region == "us-east-1" for _, region in pool._warm)

@@ -1,10 +1,12 @@
-"""Signs a CreateVpc request with SigV4 by hand and sends it with urllib, past every botocore hook."""
+"""Signs a CreateVpc request with SigV4 by hand and writes it on a gateway connection of its own, past every
+botocore hook."""
 
 import contextlib
-import urllib.request
 
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
+
+from ._lib import send_raw
 
 
 async def run(session, context, logger):
@@ -14,7 +16,6 @@ async def run(session, context, logger):
     SigV4Auth(session.get_credentials().get_frozen_credentials(), "ec2", "us-east-1").add_auth(request)
     prepared = request.prepare()
     with contextlib.suppress(Exception):
-        urllib.request.urlopen(urllib.request.Request(prepared.url, data=prepared.body, headers=dict(prepared.headers),
-                                                      method="POST"), timeout=5)
+        send_raw("POST", "/ec2/us-east-1/", prepared.body, dict(prepared.headers))
     return {"validated": [{"name": "01_03_vpc", "type": "AWS::EC2::VPC", "id": "vpc-x", "status": "found"}],
             "success": True, "message": "wrote by hand"}

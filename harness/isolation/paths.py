@@ -1,0 +1,52 @@
+"""Where an evaluation's files are (what its root must hold for a job, where the gateway listens), and the names
+a job may carry (services, regions), checked the same way wherever they arrive.
+
+Light on purpose (no boto3): the pool uses it before the heavy imports, the template inside the root.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+GATEWAY_SOCKET_NAME = "gateway.sock"
+REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
+SERVICE = re.compile(r"\A[a-z0-9-]{2,64}\Z")
+SERVICE_NAMED = re.compile(r"""\b(?:client|resource)\(\s*["']([a-z0-9-]+)["']""")
+
+
+def socket_in(directory: str) -> str:
+    """Where a gateway listening in `directory` has its socket."""
+    return os.path.join(directory, GATEWAY_SOCKET_NAME)
+
+
+def lab_modules(lab_dir: str | Path) -> str:
+    """A lab's `evaluation/` directory, as `module_root` names it for each of its step modules."""
+    return str(Path(lab_dir).resolve() / "evaluation")
+
+
+def module_root(module: str | Path) -> str:
+    """The directory a step module's evaluation needs: its lab's `evaluation/` (with the lab's `_lib`)."""
+    module = Path(module)
+    return str(module.parent.parent if module.parent.name == "boto3" else module.parent)
+
+
+def job_paths(job: dict[str, Any]) -> list[str]:
+    """What the job must read besides the interpreter: its lab's `evaluation/` directory, the gateway's socket."""
+    paths = [module_root(job["module"])]
+    if job.get("gateway"):
+        paths.append(job["gateway"]["socket"])
+    return paths
+
+
+def covered(path: str, by: list[str]) -> bool:
+    """`path` is one of `by` or inside one of them."""
+    return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in by)
+
+
+def services_named_in(sources: Iterable[Path]) -> set[str]:
+    """The AWS services these Python files name (`client("ec2")`, `resource("s3")`): a hint, read as text."""
+    return {name for path in sources for name in SERVICE_NAMED.findall(path.read_text(encoding="utf-8"))}

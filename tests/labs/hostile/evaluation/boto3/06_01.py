@@ -1,0 +1,33 @@
+"""Floods the gateway: opens up to 1000 connections to its socket, each with this evaluation's token and a read,
+holds them all, then counts how many were answered. Every connection it holds would be a thread of the service."""
+
+import socket
+import time
+
+import harness.worker
+
+READ = b"GET /sts/us-east-1/?Action=GetCallerIdentity&Version=2011-06-15 HTTP/1.1\r\nHost: gateway\r\n\r\n"
+
+
+async def run(session, context, logger):
+    path, preamble = harness.worker.LINK._socket_path, harness.worker.LINK._preamble
+    held = []
+    for _ in range(1000):
+        line = socket.socket(socket.AF_UNIX)
+        try:
+            line.connect(path)
+            line.sendall(preamble + READ)
+        except OSError:
+            line.close()
+            break
+        held.append(line)
+    time.sleep(1.0)
+    answered = 0
+    for line in held:
+        line.settimeout(2)
+        try:
+            answered += line.recv(16).startswith(b"HTTP/1.1 200")
+        except OSError:
+            pass
+    return {"validated": [{"name": "flood_01", "type": "AWS::S3::Bucket", "id": "x", "status": "found"}],
+            "success": True, "message": f"answered:{answered} opened:{len(held)}"}
