@@ -15,13 +15,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import json
 import os
 import secrets
-import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
@@ -33,7 +30,7 @@ import httpx
 from rich.console import Console
 from rich.table import Table
 
-from bench.common import bench_environment
+from bench.common import bench_environment, sandbox_body, start_moto, start_service, stop, write_lab
 from bench.service import DELAY_ENV, SPEC, STEP_MODULE
 from harness.account import EMULATOR_CREDENTIALS, SandboxSpec
 from harness.contract import ContextInput
@@ -57,65 +54,27 @@ def main() -> int:
 
     bench_environment()
     tmp = Path(tempfile.mkdtemp(prefix="stepeval-bench-store-"))
-    lab_dir = tmp / "lab"
-    (lab_dir / "specs").mkdir(parents=True)
-    (lab_dir / "evaluation" / "boto3").mkdir(parents=True)
-    (lab_dir / "specs" / "bench.yaml").write_text(SPEC)
-    (lab_dir / "evaluation" / "boto3" / "01_01.py").write_text(STEP_MODULE)
+    lab_dir = write_lab(tmp / "lab", SPEC, {"01_01": STEP_MODULE})
     lab = load_lab(lab_dir)
     console = Console()
     processes: list[subprocess.Popen] = []
 
-    def wait_for(url: str) -> None:
-        for _ in range(1200):
-            try:
-                with urllib.request.urlopen(url, timeout=2) as answer:
-                    if answer.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.05)
-        raise SystemExit(f"{url} did not answer")
-
-    def start_service(name: str, *more: str) -> str:
-        log_path = tmp / f"{name}.log"
-        launch = "import sys, bench.service; from harness.cli import main; sys.exit(main(sys.argv[1:]))"
-        env = {**os.environ, "STEPEVAL_WEBHOOK_SECRET": secret, DELAY_ENV: str(args.delay_ms)}
-        with log_path.open("wb") as log:
-            command = [sys.executable, "-c", launch, "serve", "--lab", str(lab_dir), "--port", "0",
-                       "--endpoint-url", moto_url, "--workers", "4", *more]  # fmt: skip
-            processes.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env))
-        for _ in range(1200):
-            lines = [json.loads(x) for x in log_path.read_text().splitlines() if x.startswith('{"')]
-            url = next((x["url"] for x in lines if x.get("event") == "listening"), None)
-            if url:
-                wait_for(f"{url}/readyz")
-                return url
-            time.sleep(0.05)
-        raise SystemExit(f"{name} did not start: {log_path.read_text()}")
+    def start_service_logged(name: str, *more: str) -> str:
+        service, url = start_service(lab_dir, moto_url, tmp / f"{name}.log", secret, "--workers", "4", *more)
+        processes.append(service)
+        return url
 
     secret = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
     try:
-        with socket.socket() as probe:  # a port nothing listens on now
-            probe.bind(("127.0.0.1", 0))
-            moto_port = probe.getsockname()[1]
-        moto_url = f"http://127.0.0.1:{moto_port}"
-        processes.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(moto_port)],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        )
-        wait_for(f"{moto_url}/moto-api/")
+        moto, moto_url = start_moto()
+        processes.append(moto)
+        os.environ[DELAY_ENV] = str(args.delay_ms)  # the services' gateways delay each AWS call (bench.service)
 
         # 1. latency with and without recording
-        plain_url = start_service("plain")
+        plain_url = start_service_logged("plain")
         store_url = f"sqlite:///{tmp / 'service.db'}"
-        recording_url = start_service("recording", "--store", store_url)
-        body = json.dumps(
-            {"step": "01.01", "sandbox": {"account_id": "111111111111", "region": "us-east-1",
-             "role_arn": "arn:aws:iam::111111111111:role/stepeval-evaluator", "external_id": "bench-ext"}}
-        ).encode()  # fmt: skip
+        recording_url = start_service_logged("recording", "--store", store_url)
+        body = sandbox_body("111111111111")
 
         async def block(url: str, count: int, tag: str) -> list[float]:
             latencies: list[float] = []
@@ -148,9 +107,7 @@ def main() -> int:
         files = [tmp / "service.db", tmp / "service.db-wal"]  # WAL mode: recent rows are in the -wal file
         file_each = sum(f.stat().st_size for f in files if f.exists()) / max(service_store.count(), 1)
         service_store.engine.dispose()
-        for process in processes[1:]:
-            process.terminate()
-            process.wait(timeout=15)
+        stop(*processes[1:])
         del processes[1:]
 
         # 2. replay against evaluating on moto
@@ -196,12 +153,7 @@ def main() -> int:
         tally = report.steps["01.01"]
         assert tally.replayed == args.evaluations + 1 and tally.unchanged == tally.replayed, report.as_dict()
     finally:
-        for process in reversed(processes):
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop(*processes)
 
     n = args.evaluations + 1
     rebuilt_s = rebuilt_each_s * n
