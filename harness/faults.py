@@ -16,14 +16,21 @@ from xml.sax.saxutils import escape
 from botocore.awsrequest import AWSResponse
 
 
-class _Body:
-    """The raw body botocore reads from a response."""
+class CannedBody:
+    """A body made here, as botocore reads a response's raw body (`stream`, `read`, `close`)."""
 
     def __init__(self, data: bytes) -> None:
         self._data = data
 
     def stream(self, **_: Any) -> Iterator[bytes]:
         yield self._data
+
+    def read(self, amt: int | None = None) -> bytes:
+        data, self._data = self._data, b""
+        return data
+
+    def close(self) -> None:
+        """Nothing to release."""
 
 
 def error_body(protocol: str, code: str, message: str) -> tuple[bytes, str]:
@@ -57,7 +64,7 @@ class Fault:
         self.attempts += 1
         if self.times is not None and self.attempts > self.times:
             return None  # let the request through
-        return AWSResponse(request.url, self.status, {"Content-Type": self.content_type}, _Body(self.body))
+        return AWSResponse(request.url, self.status, {"Content-Type": self.content_type}, CannedBody(self.body))
 
 
 def inject_error(

@@ -9,32 +9,16 @@ from __future__ import annotations
 
 import datetime
 import logging
-from collections.abc import Iterator
 from typing import Any
 
 from botocore import xform_name
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
 from botocore.model import OperationModel, Shape
 
+from harness.faults import CannedBody
+
 MAX_DEPTH = 6
 log = logging.getLogger(__name__)
-
-
-class CannedBody:
-    """An empty answer's body, as botocore reads one."""
-
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-
-    def stream(self, **_: Any) -> Iterator[bytes]:
-        yield self._data
-
-    def read(self, amt: int | None = None) -> bytes:
-        data, self._data = self._data, b""
-        return data
-
-    def close(self) -> None:
-        """Nothing to release."""
 
 
 class Rehearsal:
