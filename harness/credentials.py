@@ -7,8 +7,7 @@ from urllib.parse import urlparse
 
 from harness.account import EMULATOR_CREDENTIALS, Credentials, SandboxSpec
 from harness.errors import BadInput
-
-DEFAULT_REGION = "us-east-1"
+from harness.isolation.paths import DEFAULT_REGION, environment_region
 
 
 def check_endpoint_url(url: str) -> str:
@@ -27,7 +26,7 @@ def resolve_sandbox(*, profile: str | None, region: str | None, endpoint_url: st
     """
     if endpoint_url:
         check_endpoint_url(endpoint_url)
-    env_region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+    env_region = environment_region()
     if endpoint_url and not profile:
         key, secret = os.environ.get("AWS_ACCESS_KEY_ID"), os.environ.get("AWS_SECRET_ACCESS_KEY")
         credentials = Credentials(key, secret, os.environ.get("AWS_SESSION_TOKEN")) if key and secret else None

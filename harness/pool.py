@@ -29,7 +29,16 @@ from typing import TYPE_CHECKING, Any
 
 from harness.isolation.confine import UID_SPAN, Protections, uid_base
 from harness.isolation.limits import Limits
-from harness.isolation.paths import REGION, SERVICE, covered, job_paths, services_named_in, socket_in
+from harness.isolation.paths import (
+    DEFAULT_REGION,
+    REGION,
+    SERVICE,
+    covered,
+    environment_region,
+    job_paths,
+    services_named_in,
+    socket_in,
+)
 from harness.protocol import ChannelClosed, FrameBuffer, write_frame
 
 if TYPE_CHECKING:
@@ -64,7 +73,6 @@ STARTUP_TIMEOUT_S = 30.0
 STATUS_TIMEOUT_S = 10.0
 MAX_WARM = 16  # (service, region) pairs the template keeps warm for the next evaluations
 MAX_REHEARSED = 64  # (service, operation) pairs the template rehearses on them
-DEFAULT_REGION = "us-east-1"  # of the clients warmed for a lab before its first evaluation says which it uses
 MAX_LABS = 8  # labs' `evaluation/` directories a spare's root holds ahead of its job
 KEPT_OUTPUT_BYTES = 64 * 1024  # of a module's output, what the answer's diagnostics carry
 MALLOC_ARENA_MAX = "1"  # glibc gives each new thread an arena reserving 64 MiB of address space: RLIMIT_AS felt them
@@ -441,7 +449,7 @@ class WorkerPool:
         """The labs' `evaluation/` directories jobs will need: spares forked from now on have them in their root,
         so that a job finds its process ready (one that lacks them is replaced at the job), and the clients for
         the services their modules name, in `region` (the environment's default region if not given), built."""
-        region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or DEFAULT_REGION
+        region = region or environment_region() or DEFAULT_REGION
         if not REGION.fullmatch(region):
             region = DEFAULT_REGION
         with self._cond:
@@ -534,8 +542,9 @@ class WorkerPool:
     def remember_operations(self, operations: Iterable[Operation]) -> None:
         """Note the reads an evaluation made, as the gateway logged them: the template rehearses them."""
         with self._cond:
+            warm_services = {service for service, _ in self._warm}
             for operation in operations:
-                if operation.allowed and operation.service in {service for service, _ in self._warm}:
+                if operation.allowed and operation.service in warm_services:
                     self._rehearse.pop((operation.service, operation.operation), None)
                     self._rehearse[(operation.service, operation.operation)] = None
             while len(self._rehearse) > MAX_REHEARSED:

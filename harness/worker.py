@@ -27,7 +27,7 @@ import harness.kit  # noqa: F401  (imported by the template, so evaluations do n
 from harness.botocore_models import known_services, warm_up
 from harness.isolation.limits import Limits
 from harness.isolation.link import GatewayLink
-from harness.isolation.paths import job_paths
+from harness.isolation.paths import DEFAULT_REGION, job_paths
 from harness.isolation.rehearsal import rehearse
 from harness.loader import LoadError, load_step, trimmed_traceback
 from harness.protocol import ChannelClosed, read_frame, write_frame
@@ -162,7 +162,6 @@ _sessions: dict[str, SandboxSession] = {}  # built in the template, one per regi
 _rehearsed: set[tuple[str, str, str]] = set()  # (service, region, operation) rehearsed in the template
 _replayed_by_spares: list[tuple[str, str, str]] = []  # the most recent of them, replayed by each spare
 SPARE_REHEARSALS = 8  # a spare's replays cost CPU per evaluation: only the likeliest
-DEFAULT_REGION = "us-east-1"
 
 
 def _template_session(region: str) -> SandboxSession:
@@ -197,7 +196,7 @@ def warm_services(pairs: list[Pair], operations: list[Pair]) -> None:
     inherits them, ready. The template runs no evaluation and holds no credential (dummy keys: the gateway signs),
     so what it builds carries nothing from one to the next. The most recent reads are replayed by each spare too
     (`serve_one`), so that the pages they touch are copied before its job, not during it."""
-    recent: list[tuple[str, str, str]] = []
+    sessions: dict[Pair, SandboxSession] = {}
     for service, region in pairs:
         if service not in known_services():
             continue
@@ -207,8 +206,13 @@ def warm_services(pairs: list[Pair], operations: list[Pair]) -> None:
         except Exception as exc:  # a name botocore refuses: nothing is warmed for it, the template goes on
             logging.getLogger(__name__).debug("no client for %s in %s: %s", service, region, exc)
             continue
-        for named, operation in operations:
-            if named != service or not is_read(service, operation):
+        sessions[(service, region)] = session
+    recent: list[tuple[str, str, str]] = []
+    for service, operation in operations:  # oldest first
+        if not is_read(service, operation):
+            continue
+        for (named, region), session in sessions.items():
+            if named != service:
                 continue
             if (service, region, operation) not in _rehearsed:
                 _rehearsed.add((service, region, operation))

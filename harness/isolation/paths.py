@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 GATEWAY_SOCKET_NAME = "gateway.sock"
+DEFAULT_REGION = "us-east-1"  # when neither a caller nor the environment names one
 REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
 SERVICE = re.compile(r"\A[a-z0-9-]{2,64}\Z")
 SERVICE_NAMED = re.compile(r"""\b(?:client|resource)\(\s*["']([a-z0-9-]+)["']""")
@@ -50,3 +51,8 @@ def covered(path: str, by: list[str]) -> bool:
 def services_named_in(sources: Iterable[Path]) -> set[str]:
     """The AWS services these Python files name (`client("ec2")`, `resource("s3")`): a hint, read as text."""
     return {name for path in sources for name in SERVICE_NAMED.findall(path.read_text(encoding="utf-8"))}
+
+
+def environment_region() -> str | None:
+    """The region the environment names, as boto3 reads it (AWS_REGION, then AWS_DEFAULT_REGION)."""
+    return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")

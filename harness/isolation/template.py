@@ -6,9 +6,9 @@ output pipe, the lifeline and the status pipe) it forks a keeper K, which enters
 evaluation process E (PID 1 of its own PID namespace). E builds its root with what the request expects the job
 to need (the gateway's directory, the labs the pool serves), enters it, opens a connection to the gateway and
 says "ready"; when its one job arrives it unmounts what the job does not need, applies the limits, drops
-privileges, runs the job and answers. K kills E when the
-lifeline reads EOF (the parent got its answer, gave up, or died): the whole PID namespace dies with E. Then K
-writes E's exit status on the status pipe (how the parent tells a CPU limit from a crash) and exits.
+privileges, runs the job and answers. K kills E when the lifeline reads EOF (the parent got its answer, gave up,
+or died): the whole PID namespace dies with E. Then K writes E's exit status on the status pipe (how the parent
+tells a CPU limit from a crash) and exits.
 """
 
 from __future__ import annotations
