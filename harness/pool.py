@@ -19,7 +19,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -36,6 +35,7 @@ from harness.isolation.paths import (
     covered,
     environment_region,
     job_paths,
+    new_gateway_directory,
     services_named_in,
     socket_in,
 )
@@ -441,8 +441,7 @@ class WorkerPool:
     def _directory_for_gateway(self) -> str:
         """The gateway's directory (readable by any uid, holding only its socket), made on first need."""
         if self._gateway_directory is None:
-            self._gateway_directory = tempfile.mkdtemp(prefix="stepeval-gw-")
-            os.chmod(self._gateway_directory, 0o755)
+            self._gateway_directory = new_gateway_directory()
         return self._gateway_directory
 
     def expect(self, lab_directories: Iterable[str], region: str | None = None) -> None:

@@ -22,7 +22,6 @@ import socket
 import socketserver
 import struct
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -46,7 +45,7 @@ from harness.contract import Operation
 from harness.faults import error_body
 from harness.isolation.link import PREAMBLE
 from harness.isolation.operations import RawRequest, Unidentified, identify, prepare, service_model
-from harness.isolation.paths import REGION, SERVICE, socket_in
+from harness.isolation.paths import REGION, SERVICE, new_gateway_directory, socket_in
 from harness.readonly import is_read
 from harness.store.recording import MAX_RECORDED_BODY_BYTES, Canned, Exchange, Tap
 
@@ -427,8 +426,7 @@ class Gateway:
         if self._server is not None:
             return
         if self._directory is None:
-            self._directory = tempfile.mkdtemp(prefix="stepeval-gw-")
-            os.chmod(self._directory, 0o755)
+            self._directory = new_gateway_directory()
         self._server = GatewayServer(self.socket_path, self)
         os.chmod(self.socket_path, 0o666)
         serve = functools.partial(self._server.serve_forever, poll_interval=SHUTDOWN_POLL_S)

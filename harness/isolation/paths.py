@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,13 @@ DEFAULT_REGION = "us-east-1"  # when neither a caller nor the environment names 
 REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
 SERVICE = re.compile(r"\A[a-z0-9-]{2,64}\Z")
 SERVICE_NAMED = re.compile(r"""\b(?:client|resource)\(\s*["']([a-z0-9-]+)["']""")
+
+
+def new_gateway_directory() -> str:
+    """A fresh directory for a gateway's socket, readable by every evaluation's uid (it holds only the socket)."""
+    directory = tempfile.mkdtemp(prefix="stepeval-gw-")
+    os.chmod(directory, 0o755)
+    return directory
 
 
 def socket_in(directory: str) -> str:
