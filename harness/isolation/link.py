@@ -45,14 +45,14 @@ class GatewayLink:
     def __init__(self) -> None:
         self._socket_path: str | None = None
         self._preamble = b""
-        self._spare: socket.socket | None = None  # opened before the token was known
+        self._spare: tuple[str, socket.socket] | None = None  # (its socket path, it): opened before the token
         self._idle: list[GatewayConnection] = []
         self._lock = threading.Lock()
 
     def preconnect(self, socket_path: str) -> None:
         """Open one connection now, so that the first request of the coming job does not wait for it."""
         with contextlib.suppress(OSError):
-            self._spare = self._connect(socket_path, DEFAULT_TIMEOUTS[0])
+            self._spare = (socket_path, self._connect(socket_path, DEFAULT_TIMEOUTS[0]))
 
     def attach(self, socket_path: str, token: str) -> None:
         """The evaluation's gateway and token: what every connection opens with, from now on."""
@@ -60,13 +60,17 @@ class GatewayLink:
             self._socket_path = socket_path
             self._preamble = PREAMBLE + token.encode("ascii") + b"\n"
             spare, self._spare = self._spare, None
-        if spare is not None:
-            try:
-                spare.sendall(self._preamble)
-            except OSError:
-                spare.close()
-            else:
-                self.give_back(GatewayConnection(spare))
+        if spare is None:
+            return
+        spare_path, sock = spare
+        try:
+            if spare_path != socket_path:  # opened to another gateway: of no use to this evaluation
+                raise OSError("another gateway")
+            sock.sendall(self._preamble)
+        except OSError:
+            sock.close()
+        else:
+            self.give_back(GatewayConnection(sock))
 
     def take(self, connect_timeout: float) -> GatewayConnection:
         """An idle connection, or a new one."""
@@ -78,8 +82,12 @@ class GatewayLink:
             raise EndpointConnectionError(endpoint_url="gateway (no evaluation attached)")
         try:
             sock = self._connect(socket_path, connect_timeout)
+        except OSError:
+            raise EndpointConnectionError(endpoint_url="gateway") from None
+        try:
             sock.sendall(preamble)
         except OSError:
+            sock.close()
             raise EndpointConnectionError(endpoint_url="gateway") from None
         return GatewayConnection(sock)
 
