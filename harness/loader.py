@@ -18,8 +18,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from harness.isolation.paths import LIB_NAME
+
 RUN_PARAMETERS = ("session", "context", "logger")
-LIB_NAME = "_lib"
 LABS_PACKAGE = "stepeval_labs"
 
 StepRun = Callable[[Any, dict[str, Any], Any], Coroutine[Any, Any, Any]]

@@ -21,9 +21,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.isolation.confine import UID_SPAN, Protections, uid_base
@@ -35,6 +34,9 @@ from harness.isolation.paths import (
     covered,
     environment_region,
     job_paths,
+    kit_modules_named_in,
+    kit_source,
+    lab_sources,
     new_gateway_directory,
     services_named_in,
     socket_in,
@@ -224,11 +226,8 @@ class EvaluationProcess:
             buffer.feed(chunk)
         return buffer.message
 
-    def run(
-        self, job: dict[str, Any], timeout_s: float, limits: Limits, sent: Callable[[], None] | None = None
-    ) -> Outcome:
-        """Send the job (then call `sent`); read its reply and its output together until the reply, the deadline
-        or a limit."""
+    def run(self, job: dict[str, Any], timeout_s: float, limits: Limits) -> Outcome:
+        """Send the job; read its reply and its output together until the reply, the deadline or a limit."""
         started = time.monotonic()
         try:
             self.wait_ready(started + STARTUP_TIMEOUT_S)
@@ -239,8 +238,6 @@ class EvaluationProcess:
         capture = OutputCapture(limits.output_bytes)
         try:
             write_frame(self.channel.fileno(), job)
-            if sent is not None:
-                sent()
             reply = self._answer(started + timeout_s, capture)
         except TimeoutError:
             return self._ended(started, capture, "timeout", f"no answer within {timeout_s:g} s", limits)
@@ -421,6 +418,7 @@ class WorkerPool:
         self._reaper = _Reaper(self._reaped)
         self._closed = False
         self._warm: dict[tuple[str, str], None] = {}  # (service, region) recent evaluations used, oldest first
+        self._imports: dict[str, None] = {}  # the kit modules the expected labs import
         self._rehearse: dict[tuple[str, str], None] = {}  # (service, operation) the gateway let through, oldest first
 
     # -- life cycle ----------------------------------------------------------------------------------------------
@@ -446,8 +444,9 @@ class WorkerPool:
 
     def expect(self, lab_directories: Iterable[str], region: str | None = None) -> None:
         """The labs' `evaluation/` directories jobs will need: spares forked from now on have them in their root,
-        so that a job finds its process ready (one that lacks them is replaced at the job), and the clients for
-        the services their modules name, in `region` (the environment's default region if not given), built."""
+        so that a job finds its process ready (one that lacks them is replaced at the job); the kit modules their
+        modules import, imported, and the clients for the services they (and those kit modules) name, in `region`
+        (the environment's default region if not given), built: by the template, once, not by every evaluation."""
         region = region or environment_region() or DEFAULT_REGION
         if not REGION.fullmatch(region):
             region = DEFAULT_REGION
@@ -455,7 +454,10 @@ class WorkerPool:
             for directory in lab_directories:
                 self._labs.pop(directory, None)
                 self._labs[directory] = None
-                for service in sorted(services_named_in(Path(directory).glob("*/*.py"))):
+                sources = lab_sources(directory)
+                kit = kit_modules_named_in(sources)
+                self._imports.update(dict.fromkeys(sorted(kit)))
+                for service in sorted(services_named_in([*sources, *map(kit_source, kit)])):
                     self._warm.setdefault((service, region), None)
             while len(self._labs) > MAX_LABS:
                 del self._labs[next(iter(self._labs))]
@@ -513,7 +515,7 @@ class WorkerPool:
         with self._slots:
             process = self._take([path for path in job_paths(job) if os.path.exists(path)])
             try:
-                outcome = process.run(job, timeout_s, limits, sent=self._replace_spare)
+                outcome = process.run(job, timeout_s, limits)
             finally:  # an interrupted caller (Ctrl-C) too: the process must not outlive us
                 process.kill()
                 self._reaper.reap(process)
@@ -567,12 +569,6 @@ class WorkerPool:
                 else:  # every uid belongs to a dying process: wait for the reaper
                     self._cond.wait(1.0)
 
-    def _replace_spare(self) -> None:
-        """Fork the spare that replaces the one just taken: once its job is sent, not on the job's way."""
-        with self._cond:
-            if not self._closed:
-                self._refill(self.spares)
-
     def _refill(self, target: int) -> None:
         """Fork spares until `target` are ready or forking (called under the lock)."""
         template = self._ensure_template()
@@ -592,6 +588,7 @@ class WorkerPool:
         rehearsed, and a connection to the gateway (once it listens)."""
         return {
             "warm": list(self._warm),
+            "imports": list(self._imports),
             "rehearse": list(self._rehearse),
             "ahead": self._ahead(),
             "gateway": socket_in(self._directory_for_gateway()),
@@ -603,7 +600,7 @@ class WorkerPool:
 
     def _ensure_template(self) -> Template:
         if self._template is None or self._template.process.poll() is not None:
-            self._template = Template(self.preload, self.namespaces, list(self._warm))
+            self._template = Template((*self.preload, *self._imports), self.namespaces, list(self._warm))
         return self._template
 
     def _reaped(self, process: EvaluationProcess) -> None:

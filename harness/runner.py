@@ -49,6 +49,7 @@ class Runner:
             "module": str(step.module_path),
             "context": build_context(context, step),
             "region": sandbox.region,
+            "emulator": sandbox.endpoint_url is not None,  # its reads are consistent: the kit need not ask twice
             "gateway": {"socket": gateway.socket_path, "token": token},
             "limits": limits.to_message(),
         }

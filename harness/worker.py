@@ -23,12 +23,12 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
 
-import harness.kit  # noqa: F401  (imported by the template, so evaluations do not pay for it)
 from harness.botocore_models import known_services, warm_up
 from harness.isolation.limits import Limits
 from harness.isolation.link import GatewayLink
-from harness.isolation.paths import DEFAULT_REGION, job_paths
+from harness.isolation.paths import DEFAULT_REGION, KIT_MODULE, job_paths
 from harness.isolation.rehearsal import rehearse
+from harness.kit.aws import reads_are_consistent
 from harness.loader import LoadError, load_step, trimmed_traceback
 from harness.protocol import ChannelClosed, read_frame, write_frame
 from harness.readonly import WriteRefused, is_read
@@ -116,6 +116,7 @@ class Worker:
 
     def run(self, job: dict[str, Any]) -> dict[str, Any]:
         LINK.attach(job["gateway"]["socket"], job["gateway"]["token"])
+        reads_are_consistent(bool(job.get("emulator")))
         session = _template_session(job["region"])
         lines = LogLines()  # the module's log lines travel in the reply (`log`), for the answer's diagnostics
         logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{Path(job['module']).stem}")
@@ -188,6 +189,17 @@ def _rehearse_loading() -> None:
         module.parent.mkdir(parents=True)
         module.write_text("async def run(session, context, logger):\n    return {}\n")
         load_step(module)
+
+
+def import_kit(modules: list[str]) -> None:
+    """In the template: the kit modules the expected labs import (`harness.kit.NAME` only), imported once before
+    the fork; an evaluation importing them itself paid 15-45 ms."""
+    for module in modules:
+        if KIT_MODULE.fullmatch(module) and module not in sys.modules:
+            try:
+                importlib.import_module(module)
+            except ImportError as exc:  # a kit module that is gone: evaluations that need it say so themselves
+                logging.getLogger(__name__).debug("kit module %s not imported: %s", module, exc)
 
 
 def warm_services(pairs: list[Pair], operations: list[Pair]) -> None:

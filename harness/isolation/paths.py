@@ -14,10 +14,14 @@ from pathlib import Path
 from typing import Any
 
 GATEWAY_SOCKET_NAME = "gateway.sock"
+LIB_NAME = "_lib"  # a lab's shared helpers: `evaluation/boto3/_lib/`
 DEFAULT_REGION = "us-east-1"  # when neither a caller nor the environment names one
 REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
 SERVICE = re.compile(r"\A[a-z0-9-]{2,64}\Z")
 SERVICE_NAMED = re.compile(r"""\b(?:client|resource)\(\s*["']([a-z0-9-]+)["']""")
+KIT_DIR = Path(__file__).resolve().parents[1] / "kit"
+KIT_NAMED = re.compile(r"\bharness\.kit\.(\w+)|\bfrom\s+harness\.kit\s+import\s+(?:\(([^)]*)\)|([^\n#;]+))")
+KIT_MODULE = re.compile(r"\Aharness\.kit\.[a-z_][a-z0-9_]*\Z")
 
 
 def new_gateway_directory() -> str:
@@ -56,9 +60,39 @@ def covered(path: str, by: list[str]) -> bool:
     return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in by)
 
 
+def lab_sources(modules: str | Path) -> list[Path]:
+    """The Python files under a lab's `evaluation/` directory: its step modules and its shared helpers."""
+    return [*Path(modules).glob("*/*.py"), *Path(modules).glob(f"*/{LIB_NAME}/*.py")]
+
+
 def services_named_in(sources: Iterable[Path]) -> set[str]:
     """The AWS services these Python files name (`client("ec2")`, `resource("s3")`): a hint, read as text."""
-    return {name for path in sources for name in SERVICE_NAMED.findall(path.read_text(encoding="utf-8"))}
+    return {name for path in sources for name in SERVICE_NAMED.findall(_text(path))}
+
+
+def kit_modules_named_in(sources: Iterable[Path]) -> set[str]:
+    """The kit's modules these files import (`from harness.kit import s3`, `harness.kit.step`), with the kit
+    modules those import in turn, as `harness.kit.NAME`: a hint, read as text; only the kit's own files count."""
+    found: set[str] = set()
+    pending = list(sources)
+    while pending:
+        for dotted, grouped, listed in KIT_NAMED.findall(_text(pending.pop())):
+            parts = [dotted] if dotted else (grouped or listed).split(",")
+            for name in (part.split()[0] for part in parts if part.split()):
+                module = f"harness.kit.{name}"
+                if module not in found and KIT_MODULE.fullmatch(module) and kit_source(module).is_file():
+                    found.add(module)
+                    pending.append(kit_source(module))
+    return found
+
+
+def kit_source(module: str) -> Path:
+    """The file of the kit module `harness.kit.NAME`."""
+    return KIT_DIR / f"{module.rsplit('.', 1)[-1]}.py"
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
 
 
 def environment_region() -> str | None:

@@ -107,6 +107,7 @@ class Template:
             request = json.loads(data)
             pairs = [(str(service), str(region)) for service, region in request.get("warm") or []]
             operations = [(str(service), str(name)) for service, name in request.get("rehearse") or []]
+            self.worker.import_kit([str(module) for module in request.get("imports") or []])
             self.worker.warm_services(pairs, operations)
             gc.freeze()  # what the template built stays out of the children's collections: no copy-on-write storm
             try:

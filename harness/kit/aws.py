@@ -3,7 +3,8 @@
 AccessDenied, throttling and every other service error propagate, so the harness answers `error` (kind `aws`)
 instead of telling the learner their work is wrong. A resource created moments ago can be briefly invisible where
 the service is eventually consistent (EC2, IAM, ...), so there a NotFound on an id from this step's events is
-retried for about two seconds; a service that reads what it just created (Lambda, SNS, ...) is asked once.
+retried for about two seconds; a service that reads what it just created (Lambda, SNS, ...) is asked once, and so
+is an emulator (moto reads what it just made): the harness says so per evaluation (`reads_are_consistent`).
 
 Public and stable for kit modules: `is_not_found(error)`, `fetch_or_none(fetch, retry=, service=)`,
 `service_of(client)`, `service_for_type(resource_type)`, `error_code(error)`.
@@ -54,6 +55,16 @@ DynamoDB, DescribeTable right after CreateTable; for SQS, about a second after C
 
 RETRY_DELAYS_S = (0.2, 0.4, 0.6, 0.8)
 
+_consistent_reads = False  # one evaluation per process: set for it by the harness, from where its account is
+
+
+def reads_are_consistent(consistent: bool) -> None:
+    """Whether the account reads what was just made (an emulator endpoint): then a NotFound is final at once, not
+    asked again for two seconds. The evaluation process sets it from its job, before the module runs."""
+    global _consistent_reads
+    _consistent_reads = consistent
+
+
 _SERVICE_BY_NAMESPACE = {"elasticloadbalancingv2": "elbv2", "elasticloadbalancing": "elb"}
 
 
@@ -95,9 +106,10 @@ def fetch_or_none(fetch: Callable[[], T | None], *, retry: bool = False, service
     """`fetch()`, with NotFound (raised, or an empty answer given as None) read as None.
 
     With `retry`, a NotFound is tried again for about two seconds before it counts, if `service` (botocore's name,
-    e.g. `service_of(client)` or `kind.service_name`) is eventually consistent or not given.
+    e.g. `service_of(client)` or `kind.service_name`) is eventually consistent or not given, and the account is
+    not an emulator.
     """
-    delays = RETRY_DELAYS_S if retry and retries_not_found(service) else ()
+    delays = RETRY_DELAYS_S if retry and not _consistent_reads and retries_not_found(service) else ()
     for delay in (*delays, None):
         try:
             found = fetch()

@@ -113,3 +113,24 @@ def test_poisoned_client_claims_never_reach_the_template(sandbox, aws) -> None:
             assert answer.status == "pass" and answer.validated[0].id == "still-served", answer
         assert pool._template is template and template.process.poll() is None
         assert all(region == "us-east-1" for _, region in pool._warm)
+
+
+def test_the_kit_modules_an_expected_lab_imports_are_imported_before_the_fork(tmp_path: Path) -> None:
+    """The template imports them once (15-45 ms each time an evaluation did it itself); only the kit's own
+    modules, read from the lab's sources as text, are ever imported there."""
+    modules = tmp_path / "lab" / "evaluation"
+    step = modules / "boto3" / "01_01.py"
+    step.parent.mkdir(parents=True)
+    step.write_text(
+        "import sys\n"
+        "seen = ['harness.kit.' + name in sys.modules for name in ('sqs', 'require', 'rds')]\n"
+        "from harness.kit import sqs\n"
+        "# harness.kit.nonexistent_module_here: a name the kit lacks, never tried by the template\n"
+        "raise RuntimeError(f'seen:{seen}')\n"
+    )
+    with WorkerPool(1) as pool:
+        pool.expect([str(modules)])
+        pool.start()
+        outcome = pool.submit({"job": "load", "module": str(step)}, 30)
+    assert outcome.reply is not None, outcome
+    assert "seen:[True, True, False]" in outcome.reply["detail"], outcome.reply  # sqs imports require

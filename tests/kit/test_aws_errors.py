@@ -171,3 +171,14 @@ def test_retry_sleeps_the_configured_delays(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(time, "sleep", slept.append)
     assert fetch_or_none(Answers(None), retry=True) is None
     assert slept == [0.2, 0.4]
+
+
+def test_an_emulator_s_reads_are_asked_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """moto reads what it just made: a NotFound there is final at once, without the two-second retry window."""
+    slept: list[float] = []
+    monkeypatch.setattr(time, "sleep", slept.append)
+    monkeypatch.setattr(aws, "_consistent_reads", False)
+    aws.reads_are_consistent(True)
+    fetch = Answers(None, None, {"VpcId": "vpc-1"})
+    assert fetch_or_none(fetch, retry=True, service="ec2") is None
+    assert (fetch.calls, slept) == (1, [])

@@ -94,6 +94,8 @@ def test_a_vpc_that_does_not_exist_is_a_fail(runner: Runner, sandbox) -> None:
     assert answer.failure_context is not None
     assert MISSING_VPC in answer.failure_context.issue or "No VPC was created" in answer.failure_context.issue
     assert [(e.name, e.status) for e in answer.validated] == [("01_06_vpc", "not_found")]
+    # moto reads what it just made: the harness tells the kit so, and the NotFound is not asked again for 2 s
+    assert [op.operation for op in answer.diagnostics.operations] == ["DescribeVpcs"]
 
 
 def test_the_same_step_passes_once_the_vpc_exists(runner: Runner, sandbox, vpc_id: str) -> None:
