@@ -8,6 +8,7 @@ unjudgeable, never guessed. Verdicts are compared with the recorded ones, per st
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import defaultdict, deque
 from collections.abc import Iterable
@@ -28,13 +29,21 @@ from harness.store.recording import Canned, Exchange, canonical_body, decode_bod
 from harness.store.records import CorruptRecording, RecordStore, StoredRecord
 
 REPLAY_CREDENTIALS = Credentials("stepeval-replay", "stepeval-replay")  # signs nothing: nothing goes upstream
+# Named as the account's endpoint when the recording reads consistently: never reached (the tap answers every
+# request), it tells the evaluation, as an emulator's does, that a NotFound is final (the kit asks once).
+CONSISTENT_RECORDING = "http://stepeval-replay.invalid"
 MISSING_CODE = "StepevalReplayMissing"
 SUMMARY_CHARS = 300
 
 
 class Replayer:
     """A gateway tap answering from one recording; each repeated request gets the next recorded answer (the last
-    one again when they run out). `missing` lists what the recording does not have."""
+    one again when they run out). `missing` lists what the recording does not have.
+
+    `consistent`: every request of the recording was answered one way (each asked once, or asked again and
+    answered alike). Asking again then changes nothing, so the kit's retries of a NotFound (about two seconds of
+    sleep each) are not made; a recording where a repeat was answered otherwise (a NotFound, then the resource)
+    is replayed with them, as it was recorded."""
 
     wants_body = False
 
@@ -45,6 +54,7 @@ class Replayer:
             headers = [(str(k), str(v)) for k, v in response["headers"]]
             canned = Canned(int(response["status"]), headers, decode_body(response["body"]))
             self._answers[str(exchange["key"])].append(canned)
+        self.consistent = all(len({(c.status, c.body) for c in answers}) == 1 for answers in self._answers.values())
         self.missing: list[str] = []
         self._lock = threading.Lock()
 
@@ -169,22 +179,33 @@ def replay_one(runner: Runner, record: StoredRecord) -> tuple[dict[str, Any], An
         raise CorruptRecording(
             record.id, f"cannot be replayed: {type(exc).__name__}: {str(exc).splitlines()[0]}"
         ) from None
-    sandbox = SandboxSpec(REPLAY_CREDENTIALS, record.region)
+    sandbox = SandboxSpec(REPLAY_CREDENTIALS, record.region, CONSISTENT_RECORDING if tap.consistent else None)
     after = runner.evaluate(record.step, context, sandbox, tap=tap)
     return before, after, tap.missing
 
 
 def replay(
-    lab: Lab, store: RecordStore, *, step: str | None = None, since: float | None = None, workers: int = 2
+    lab: Lab,
+    store: RecordStore,
+    *,
+    step: str | None = None,
+    since: float | None = None,
+    workers: int | None = None,
+    feeders: int | None = None,
 ) -> ReplayReport:
-    """Every recorded evaluation of `lab` (one step's, those since a time) through its current modules."""
+    """Every recorded evaluation of `lab` (one step's, those since a time) through its current modules.
+
+    `workers` evaluation processes at once (every core by default); `feeders` threads feed them (twice as many by
+    default: while one thread reads a recording or judges an answer, its worker's slot serves another)."""
+    workers = workers or os.cpu_count() or 2
+    feeders = feeders or 2 * workers
     report = ReplayReport()
     records = store.select(lab=lab.spec.project, step=step, since=since)
     with WorkerPool(workers) as pool:
         runner = Runner(lab, pool)  # before the spares start: they hold the lab and its clients
         pool.start()
-        with ThreadPoolExecutor(workers) as threads:
-            for record, outcome in zip_outcomes(threads, 4 * workers, runner, lab, records, report):
+        with ThreadPoolExecutor(feeders) as threads:
+            for record, outcome in zip_outcomes(threads, 2 * feeders, runner, lab, records, report):
                 if isinstance(outcome, CorruptRecording):
                     report.corrupt.append((record.id, str(outcome)))
                     continue
