@@ -1,25 +1,31 @@
 """Learner states for bench/store.py: a lab's scenarios as the accounts recorded evaluations were made on, and what
-it takes to evaluate one of them on moto again (a fresh copy of the empty accounts, the scenario's calls, the
-evaluation).
+it takes to evaluate one of them on moto again (empty accounts, the scenario's calls, the evaluation).
 
 A state is the earlier steps' solves, then its own actions (none for the untouched account; the solve first for a
-mistake made after it). Each copy is seeded once, so a state's ids are the same however often it is rebuilt: the
-context recorded with it (handles, events) still names its resources.
+mistake made after it). Empty accounts come two ways: a fresh copy of harness.emulator's root (a fork: what
+`stepeval test` uses), or a reset of a plain moto server (`POST /moto-api/reset`). Either is seeded once, the
+same way, so a state's ids are the same however often and however it is rebuilt: the context recorded with it
+(handles, events) still names its resources.
 """
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+import urllib.request
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
+from harness.account import SandboxSpec
 from harness.contract import Answer, ContextInput, Event, Handle
 from harness.emulator import MotoState
 from harness.lab import Lab
 from harness.playthrough import Lane, ScenarioSession, _given_events, load_scenarios
 from harness.recorder import EventRecorder
+from harness.runner import Runner
 from harness.scenarios import Action, Scenario
 from harness.store.recording import Recorder
 
@@ -66,14 +72,47 @@ def step_states(lab: Lab) -> list[list[LearnerState]]:
 
 
 class Lanes:
-    """Lanes (a seat and the runner on it) that each build a state on a fresh copy of moto's empty accounts
-    and evaluate it there, as many at once as there are lanes."""
+    """Lanes that each build a state on empty accounts of their own and evaluate it there, as many at once as
+    there are lanes; `fresh(n)` gives lane n empty accounts (and ends them after)."""
 
-    def __init__(self, lanes: Sequence[Lane], root: MotoState) -> None:
-        self.lanes = lanes
-        self.root = root
-        self.sessions = [ScenarioSession(lane.endpoint_url, lane.sandbox) for lane in lanes]
+    def __init__(
+        self, runner: Runner, sandboxes: Sequence[SandboxSpec], fresh: Callable[[int], AbstractContextManager[object]]
+    ) -> None:
+        self.runner = runner
+        self.sandboxes = sandboxes
+        self.fresh = fresh
+        self.sessions = [ScenarioSession(str(sandbox.endpoint_url), sandbox) for sandbox in sandboxes]
         self.recorders = [EventRecorder(session) for session in self.sessions]
+
+    @classmethod
+    def forked(cls, lanes: Sequence[Lane]) -> Lanes:
+        """On an Emulator's seats: each state on a fresh copy of its root."""
+        root = lanes[0].seat.emulator.root
+        assert root is not None
+
+        @contextlib.contextmanager
+        def copy(number: int) -> Iterator[MotoState]:
+            state = root.fork(lanes[number].seat, SEED)
+            try:
+                yield state
+            finally:
+                state.close()
+
+        return cls(lanes[0].runner, [lane.sandbox for lane in lanes], copy)
+
+    @classmethod
+    def reset(cls, runner: Runner, sandboxes: Sequence[SandboxSpec]) -> Lanes:
+        """On plain moto servers, one per lane: each state after a reset of its server."""
+
+        @contextlib.contextmanager
+        def reset(number: int) -> Iterator[None]:
+            for path in ("reset", f"seed?a={SEED}"):
+                url = f"{sandboxes[number].endpoint_url}/moto-api/{path}"
+                with urllib.request.urlopen(urllib.request.Request(url, method="POST"), timeout=30):
+                    pass
+            yield
+
+        return cls(runner, sandboxes, reset)
 
     def evaluate(
         self,
@@ -102,7 +141,7 @@ class Lanes:
                 except BaseException as exc:  # the caller raises it
                     failures.append(exc)
 
-        threads = [threading.Thread(target=lane, args=(n,), daemon=True) for n in range(len(self.lanes))]
+        threads = [threading.Thread(target=lane, args=(n,), daemon=True) for n in range(len(self.sandboxes))]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -119,10 +158,9 @@ class Lanes:
         given: ContextInput | None,
         taps: Callable[[], Recorder] | None,
     ) -> tuple[Evaluated, Recorder | None]:
-        lane, session, recorder = self.lanes[number], self.sessions[number], self.recorders[number]
+        session, recorder = self.sessions[number], self.recorders[number]
         started = time.perf_counter()
-        copy = self.root.fork(lane.seat, SEED)
-        try:
+        with self.fresh(number):
             handles = {handle.name: handle.id for handle in (given.resolved if given is not None else resolved)}
             for action in state.earlier:
                 action(session, handles)
@@ -134,7 +172,5 @@ class Lanes:
                 events: tuple[Event, ...] = _given_events(state.scenario, seen) if state.scenario else ()
                 given = ContextInput(resolved=list(resolved), events=list(events))
             tap = taps() if taps is not None else None
-            answer = lane.runner.evaluate(state.step, given, lane.sandbox, tap=tap)
-        finally:
-            copy.close()
+            answer = self.runner.evaluate(state.step, given, self.sandboxes[number], tap=tap)
         return Evaluated(state, given, answer, time.perf_counter() - started), tap

@@ -44,8 +44,7 @@ from bench.service import DELAY_ENV, SPEC, STEP_MODULE
 from harness.account import EMULATOR_CREDENTIALS, SandboxSpec
 from harness.contract import ContextInput, Handle
 from harness.lab import Lab, load_lab
-from harness.pool import WorkerPool
-from harness.runner import Runner
+from harness.playthrough import ScenarioSession
 from harness.service.webhooks import sign
 from harness.store.engine import open_engine
 from harness.store.records import RecordStore
@@ -57,18 +56,15 @@ from harness.testrun import moto_lanes
 
 @dataclass(frozen=True)
 class ReplayRow:
-    """One lab's replay measurement: N recordings, (ii) per evaluation, (iii) in all."""
+    """One lab's replay measurement: N recordings, (ii) per evaluation both ways, (iii) in all."""
 
     what: str
     recordings: int
     states: int
-    rebuilt_each_s: float
+    forked_each_s: float  # (ii) on a fresh fork of moto's empty accounts
+    reset_each_s: float  # (ii) on a plain moto server after a reset
     replay_s: float
     live_s: float | None = None  # (i), when the recordings were made live in this run
-
-    @property
-    def ratio(self) -> float:
-        return self.rebuilt_each_s * self.recordings / self.replay_s
 
 
 def main() -> int:
@@ -103,13 +99,15 @@ def main() -> int:
     for row, goal in ((web_tier, ">= 20x"), (trivial, "")):
         n = row.recordings
         table.add_row(f"[bold]{row.what}[/]: {n} recordings of {row.states} learner states", "", "")
-        timed = [("(ii) each state rebuilt on moto and evaluated", row.rebuilt_each_s * n),
+        timed = [("(ii) each state rebuilt on a fork of moto's empty accounts, evaluated", row.forked_each_s * n),
+                 ("(ii') ... on a moto server after a reset, evaluated", row.reset_each_s * n),
                  ("(iii) replayed from the store", row.replay_s)]  # fmt: skip
         if row.live_s is not None:
             timed.insert(0, ("(i) evaluated live on one moto server (recording them)", row.live_s))
         for what, seconds in timed:
             table.add_row(what, f"{seconds:.1f} s ({1000 * seconds / n:.1f} ms each)", "")
-        table.add_row("  ... (ii) / (iii)", f"{row.ratio:.1f}x", goal)
+        table.add_row("  ... (ii) / (iii)", f"{row.forked_each_s * n / row.replay_s:.1f}x", goal)
+        table.add_row("  ... (ii') / (iii)", f"{row.reset_each_s * n / row.replay_s:.1f}x", "")
     console.print(table)
     return 0
 
@@ -171,33 +169,31 @@ def recording_latency(tmp: Path, requests: int, delay_ms: float) -> tuple[float,
 
 def lab_replay(lab: Lab, database: Path, evaluations_wanted: int, workers: int) -> ReplayRow:
     """The sample lab's row: every scenario's state recorded once (step by step: a step's handles come from the
-    solve before it), rebuilt and evaluated again for (ii), the recordings copied up to N and replayed for (iii)."""
+    solve before it), rebuilt and evaluated again both ways for (ii), the recordings copied up to N and replayed
+    for (iii)."""
     engine = open_engine(f"sqlite:///{database}")
     recorder = EvaluationRecorder(RecordStore(engine), lab, Retention(90, 10**6), source="cli")
     recorded: list[Evaluated] = []
-    states: list[LearnerState] = []
     with moto_lanes(lab, workers) as lanes:
-        root = lanes[0].seat.emulator.root
-        assert root is not None
-        building = Lanes(lanes, root)
+        forked = Lanes.forked(lanes)
         resolved: list[Handle] = []
         for step in step_states(lab):
-            done = building.evaluate(step, resolved, taps=recorder.tap)
+            done = forked.evaluate(step, resolved, taps=recorder.tap)
             for evaluated, tap in done:
                 assert tap is not None
                 recorder.record(evaluated.state.step, None, lanes[0].sandbox.region, evaluated.context,
                                 evaluated.answer, tap)  # fmt: skip
             solve = done[-1][0]
             assert solve.answer.status == "pass", f"{solve.state.step} {solve.state.name}: {solve.answer.message}"
-            states += step
             recorded += [evaluated for evaluated, _ in done]
             resolved = [*resolved, *solve.answer.resolved]
-        # (ii): every state again, from its recorded context, the lanes working through them all at once
-        began = time.perf_counter()
-        again = [evaluated for evaluated, _ in building.evaluate(states, contexts=[e.context for e in recorded])]
-        rebuilt_s = time.perf_counter() - began
-    changed = [e.state.name for e, r in zip(again, recorded, strict=True) if e.answer.status != r.answer.status]
-    assert not changed, f"rebuilt states answered otherwise than recorded: {changed}"
+        forked_each_s = rebuilt_each(forked, recorded)
+        servers = [start_moto({**os.environ, **lab.spec.emulator.environment()}) for _ in range(workers)]
+        try:
+            sandboxes = [SandboxSpec(EMULATOR_CREDENTIALS, lanes[0].sandbox.region, url) for _, url in servers]
+            reset_each_s = rebuilt_each(Lanes.reset(lanes[0].runner, sandboxes), recorded)
+        finally:
+            stop(*(server for server, _ in servers))
     copies = math.ceil(evaluations_wanted / len(recorded))
     copy_rows(engine, copies - 1)
     began = time.perf_counter()
@@ -207,7 +203,21 @@ def lab_replay(lab: Lab, database: Path, evaluations_wanted: int, workers: int) 
     n = copies * len(recorded)
     replayed = sum(tally.replayed for tally in report.steps.values())
     assert replayed == n and not report.changes and not report.corrupt, report.as_dict()
-    return ReplayRow("web-tier lab (repo root), every scenario", n, len(recorded), rebuilt_s / len(recorded), replay_s)
+    return ReplayRow(
+        "web-tier lab (repo root), every scenario", n, len(recorded), forked_each_s, reset_each_s, replay_s
+    )
+
+
+def rebuilt_each(lanes: Lanes, recorded: list[Evaluated]) -> float:
+    """(ii): every recorded state rebuilt and evaluated with its recorded context, the lanes working through them
+    all at once; seconds per state. Each must answer as recorded (the same state, the same ids)."""
+    began = time.perf_counter()
+    again = lanes.evaluate([e.state for e in recorded], contexts=[e.context for e in recorded])
+    seconds = time.perf_counter() - began
+    changed = [f"{e.state.step} {e.state.name}" for (e, _), r in zip(again, recorded, strict=True)
+               if e.answer.status != r.answer.status]  # fmt: skip
+    assert not changed, f"rebuilt states answered otherwise than recorded: {changed}"
+    return seconds / len(recorded)
 
 
 def copy_rows(engine: Engine, times: int) -> None:
@@ -221,17 +231,17 @@ def copy_rows(engine: Engine, times: int) -> None:
 
 def trivial_replay(tmp: Path, evaluations_wanted: int, samples: int, workers: int) -> ReplayRow:
     """bench/service.py's step: N evaluations live on one moto server, recorded (i); `samples` of them with the
-    state rebuilt (ii); the N replayed (iii)."""
+    state rebuilt, both ways (ii); the N replayed (iii)."""
     lab = load_lab(write_lab(tmp / "trivial-lab", SPEC, {"01_01": STEP_MODULE}))
     engine = open_engine(f"sqlite:///{tmp / 'trivial.db'}")
     recorder = EvaluationRecorder(RecordStore(engine), lab, Retention(90, 10**6), source="cli")
-    moto, moto_url = start_moto()
+    servers = [start_moto() for _ in range(workers)]
+    state = LearnerState("01.01", "a VPC, a subnet, a security group", (), (three_resources,))
     try:
-        sandbox = SandboxSpec(EMULATOR_CREDENTIALS, "us-east-1", moto_url)
-        three_resources(_session(moto_url), {})
-        with WorkerPool(workers) as pool:
-            pool.start()
-            runner = Runner(lab, pool)
+        with moto_lanes(lab, workers) as lanes:
+            runner = lanes[0].runner
+            sandbox = SandboxSpec(EMULATOR_CREDENTIALS, "us-east-1", servers[0][1])
+            three_resources(ScenarioSession(servers[0][1], sandbox), {})
 
             def live(_: int) -> None:
                 tap = recorder.tap()
@@ -243,25 +253,25 @@ def trivial_replay(tmp: Path, evaluations_wanted: int, samples: int, workers: in
             with ThreadPoolExecutor(workers) as threads:
                 began = time.perf_counter()
                 list(threads.map(live, range(evaluations_wanted - 1)))
-                live_s = time.perf_counter() - began
+                live_s = (time.perf_counter() - began) * evaluations_wanted / (evaluations_wanted - 1)
+            contexts = [ContextInput()] * samples
+            each = {}
+            sandboxes = [SandboxSpec(EMULATOR_CREDENTIALS, "us-east-1", url) for _, url in servers]
+            for name, way in (("forked", Lanes.forked(lanes)), ("reset", Lanes.reset(runner, sandboxes))):
+                began = time.perf_counter()
+                rebuilt = way.evaluate([state] * samples, contexts=contexts)
+                each[name] = (time.perf_counter() - began) / samples
+                assert all(evaluated.answer.status == "pass" for evaluated, _ in rebuilt)
     finally:
-        stop(moto)
-    state = LearnerState("01.01", "a VPC, a subnet, a security group", (), (three_resources,))
-    with moto_lanes(lab, workers) as lanes:
-        root = lanes[0].seat.emulator.root
-        assert root is not None
-        began = time.perf_counter()
-        rebuilt = Lanes(lanes, root).evaluate([state] * samples, [], [ContextInput()] * samples)
-        rebuilt_each_s = (time.perf_counter() - began) / samples
-    assert all(evaluated.answer.status == "pass" for evaluated, _ in rebuilt)
+        stop(*(server for server, _ in servers))
     began = time.perf_counter()
     report = replay(lab, RecordStore(engine), workers=workers)
     replay_s = time.perf_counter() - began
     engine.dispose()
     tally = report.steps["01.01"]
     assert tally.replayed == evaluations_wanted and tally.unchanged == tally.replayed, report.as_dict()
-    return ReplayRow("bench/service.py's step (three EC2 describes)", evaluations_wanted, 1, rebuilt_each_s, replay_s,
-                     live_s * evaluations_wanted / (evaluations_wanted - 1))  # fmt: skip
+    what = "bench/service.py's step (three EC2 describes)"
+    return ReplayRow(what, evaluations_wanted, 1, each["forked"], each["reset"], replay_s, live_s)
 
 
 def three_resources(aws: object, handles: dict[str, str]) -> None:
@@ -270,12 +280,6 @@ def three_resources(aws: object, handles: dict[str, str]) -> None:
     vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
     ec2.create_subnet(VpcId=vpc, CidrBlock="10.0.1.0/24")
     ec2.create_security_group(GroupName="web", Description="web", VpcId=vpc)
-
-
-def _session(endpoint_url: str) -> object:
-    from harness.playthrough import ScenarioSession
-
-    return ScenarioSession(endpoint_url, SandboxSpec(EMULATOR_CREDENTIALS, "us-east-1", endpoint_url))
 
 
 if __name__ == "__main__":
