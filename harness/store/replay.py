@@ -12,7 +12,7 @@ import os
 import threading
 from collections import defaultdict, deque
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -201,13 +201,15 @@ def replay(
     feeders = feeders or 2 * workers
     report = ReplayReport()
     records = store.select(lab=lab.spec.project, step=step, since=since)
+    changes: list[tuple[int, Change]] = []
+    corrupt: list[tuple[int, tuple[str, str]]] = []
     with WorkerPool(workers) as pool:
         runner = Runner(lab, pool)  # before the spares start: they hold the lab and its clients
         pool.start()
         with ThreadPoolExecutor(feeders) as threads:
-            for record, outcome in zip_outcomes(threads, 2 * feeders, runner, lab, records, report):
+            for position, record, outcome in outcomes(threads, 2 * feeders, runner, lab, records, report):
                 if isinstance(outcome, CorruptRecording):
-                    report.corrupt.append((record.id, str(outcome)))
+                    corrupt.append((position, (record.id, str(outcome))))
                     continue
                 before, after, missing = outcome
                 tally = report.steps.setdefault(record.step, StepTally())
@@ -217,20 +219,23 @@ def replay(
                     tally.unchanged += 1
                 else:
                     setattr(tally, change.kind, getattr(tally, change.kind) + 1)
-                    report.changes.append(change)
+                    changes.append((position, change))
+    report.changes = [change for _, change in sorted(changes, key=lambda pair: pair[0])]  # oldest record first
+    report.corrupt = [entry for _, entry in sorted(corrupt, key=lambda pair: pair[0])]
     return report
 
 
-def zip_outcomes(
+def outcomes(
     threads: ThreadPoolExecutor,
     limit: int,
     runner: Runner,
     lab: Lab,
     records: Iterable[StoredRecord],
     report: ReplayReport,
-) -> Iterable[tuple[StoredRecord, Any]]:
-    """Records with their replay outcomes, in order, with at most `limit` of them in flight."""
-    window: deque[tuple[StoredRecord, Any]] = deque()
+) -> Iterable[tuple[int, StoredRecord, Any]]:
+    """Records (with their position) and their replay outcomes as each is done, at most `limit` in flight: one
+    slow evaluation (a module that runs to its timeout) holds up no other."""
+    pending: dict[Future[Any], tuple[int, StoredRecord]] = {}
 
     def attempt(record: StoredRecord) -> Any:
         try:
@@ -238,14 +243,19 @@ def zip_outcomes(
         except CorruptRecording as exc:
             return exc
 
-    for record in records:
+    def finished() -> Iterable[tuple[int, StoredRecord, Any]]:
+        """Those done, once one is."""
+        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            position, record = pending.pop(future)
+            yield position, record, future.result()
+
+    for position, record in enumerate(records):
         if record.step not in lab.steps:
             report.skipped.append((record.id, f"step {record.step} is not in the lab any more"))
             continue
-        window.append((record, threads.submit(attempt, record)))
-        while len(window) >= limit:
-            done, future = window.popleft()
-            yield done, future.result()
-    while window:
-        done, future = window.popleft()
-        yield done, future.result()
+        pending[threads.submit(attempt, record)] = (position, record)
+        if len(pending) >= limit:
+            yield from finished()
+    while pending:
+        yield from finished()
