@@ -149,9 +149,19 @@ def verdict(answer: dict[str, Any]) -> str:
     return f"{answer.get('status')}" + (f" ({issue})" if issue and answer.get("status") != "pass" else "")
 
 
+def verdict_fields(answer: Answer) -> dict[str, Any]:
+    """What `issue_of` and `verdict` read of an answer, as the stored answer's JSON holds it (not the whole
+    answer dumped: its diagnostics are most of it)."""
+    return {
+        "status": answer.status,
+        "failure_context": {"issue": answer.failure_context.issue} if answer.failure_context else None,
+        "error": {"kind": answer.error.kind} if answer.error else None,
+    }
+
+
 def compare(record: StoredRecord, before: dict[str, Any], after: Answer, missing: list[str]) -> Change | None:
     """The change, if any, between the recorded answer and the replayed one."""
-    now = after.model_dump(mode="json")
+    now = verdict_fields(after)
     was, shown_before, shown_after = before.get("status"), verdict(before), verdict(now)
     if missing:
         return Change(record.id, record.step, "unjudgeable", shown_before, shown_after, tuple(dict.fromkeys(missing)))

@@ -1,5 +1,5 @@
-"""Replay's feeding: outcomes come as each evaluation is done (a slow one holds up no other), every record once,
-steps the lab no longer has skipped."""
+"""Replay's feeding and judging: outcomes come as each evaluation is done (a slow one holds up no other), every
+record once, steps the lab no longer has skipped; a replayed answer is compared by status, issue and error kind."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
+from harness.contract import Answer
 from harness.lab import load_lab
 from harness.store import replay as replay_module
 from harness.store.records import StoredRecord
-from harness.store.replay import ReplayReport, outcomes
+from harness.store.replay import ReplayReport, compare, outcomes
 from tests.conftest import LABS
 
 
@@ -43,3 +44,13 @@ def test_a_slow_evaluation_holds_up_no_other(monkeypatch: pytest.MonkeyPatch, tm
                 first_may_finish.set()
     assert seen[-1] == "slow" and sorted(seen) == sorted(["slow", *(f"r{n}" for n in range(5))])
     assert report.skipped == [("gone", "step 09.09 is not in the lab any more")]
+
+
+def test_a_replayed_answer_is_compared_by_status_issue_and_error_kind() -> None:
+    recorded = stored("r", "01.01")
+    timeout = Answer.failed_to_run("01.01", "timeout", "too slow", 5.0)
+    was_error = {"status": "error", "error": {"kind": "timeout", "detail": "earlier"}}
+    assert compare(recorded, was_error, timeout, []) is None
+    change = compare(recorded, {"status": "pass"}, timeout, [])
+    assert change is not None
+    assert (change.kind, change.before, change.after) == ("status", "pass", "error (error: timeout)")
