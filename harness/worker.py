@@ -128,11 +128,11 @@ class Worker:
         reply["log"] = lines.lines
         return reply
 
-    def rehearse(self) -> None:
+    def rehearse(self) -> dict[str, Any]:
         """A job of our own, run once in the template and again in each spare before its job (REHEARSAL_MODULE, in
         the harness's directory, which every root holds): the pages the job's path writes (loader, event loop,
         logging, the answer's checks) are copied before the job, not on its way."""
-        self._run({"module": str(REHEARSAL_MODULE), "context": {}}, _template_session(DEFAULT_REGION))
+        return self._run({"module": str(REHEARSAL_MODULE), "context": {}}, _template_session(DEFAULT_REGION))
 
     def _run(self, job: dict[str, Any], session: SandboxSession) -> dict[str, Any]:
         path = Path(job["module"])

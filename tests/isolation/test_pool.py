@@ -134,3 +134,13 @@ def test_the_kit_modules_an_expected_lab_imports_are_imported_before_the_fork(tm
         outcome = pool.submit({"job": "load", "module": str(step)}, 30)
     assert outcome.reply is not None, outcome
     assert "seen:[True, True, False]" in outcome.reply["detail"], outcome.reply  # sqs imports require
+
+
+def test_the_job_a_spare_rehearses_runs_to_its_answer() -> None:
+    """The harness's own step module (packaged beside the worker, in every root) loads and answers: were it
+    broken, every spare would skip its rehearsal silently and pay the copies during its job."""
+    from harness.worker import Worker
+
+    reply = Worker().rehearse()
+    assert reply["outcome"] == "returned", reply
+    assert reply["result"]["message"] == "rehearsal"
