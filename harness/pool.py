@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from harness.isolation.confine import UID_SPAN, Protections, uid_base
+from harness.isolation.idle import IdleCpu
 from harness.isolation.limits import Limits
 from harness.isolation.paths import (
     DEFAULT_REGION,
@@ -425,6 +426,7 @@ class WorkerPool:
         self._warm: dict[tuple[str, str], None] = {}  # (service, region) recent evaluations used, oldest first
         self._imports: dict[str, None] = {}  # the kit modules the expected labs import
         self._rehearse: dict[tuple[str, str], None] = {}  # (service, operation) the gateway let through, oldest first
+        self._idle = IdleCpu()
 
     # -- life cycle ----------------------------------------------------------------------------------------------
 
@@ -590,11 +592,13 @@ class WorkerPool:
 
     def _preparation(self) -> dict[str, Any]:
         """What the template readies a spare with: the clients recent evaluations used, their operations
-        rehearsed, and a connection to the gateway (once it listens)."""
+        rehearsed, a connection to the gateway (once it listens), and whether it rehearses its job (only when the
+        machine has CPU to spare)."""
         return {
             "warm": list(self._warm),
             "imports": list(self._imports),
             "rehearse": list(self._rehearse),
+            "rehearse_job": self._idle.to_spare(),
             "ahead": self._ahead(),
             "gateway": socket_in(self._directory_for_gateway()),
         }

@@ -229,15 +229,23 @@ def warm_services(pairs: list[Pair], operations: list[Pair]) -> None:
     _replayed_by_spares[:] = recent[-SPARE_REHEARSALS:]
 
 
-def serve_one(channel: int, confine: Callable[[list[str], Limits], None], gateway_socket: str | None) -> None:
-    """Open a line to the gateway (if it is known already), say ready, take one job, confine this process for it,
-    answer, and return (the caller exits)."""
+def serve_one(
+    channel: int,
+    confine: Callable[[list[str], Limits], None],
+    gateway_socket: str | None,
+    *,
+    rehearse_job: bool = True,
+) -> None:
+    """Open a line to the gateway (if it is known already), rehearse the job (if asked: the pages it writes are
+    copied now, not on its way), say ready, take one job, confine this process for it, answer, and return (the
+    caller exits)."""
     worker = Worker()
     if gateway_socket:
         LINK.preconnect(gateway_socket)
-    for service, region, operation in _replayed_by_spares:
-        rehearse(_template_session(region).client(service, region), operation)
-    Worker().rehearse()  # its own event loop: a run closes the loop it ran on
+    if rehearse_job:
+        for service, region, operation in _replayed_by_spares:
+            rehearse(_template_session(region).client(service, region), operation)
+        Worker().rehearse()  # its own event loop: a run closes the loop it ran on
     write_frame(channel, {"outcome": "ready"})
     try:
         job = read_frame(channel)

@@ -259,6 +259,7 @@ class Template:
                 CHANNEL_FD,
                 lambda job_paths, limits: _confine(root, job_paths, limits, uid, namespaced),
                 gateway if isinstance(gateway, str) else None,
+                rehearse_job=bool(request.get("rehearse_job")),
             )
             code = 0
         finally:
