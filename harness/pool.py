@@ -342,15 +342,28 @@ class OutputCapture:
         return self.total > len(self._kept)
 
 
-_uids_in_use: set[int] = set()
+_uids_in_use: dict[int, socket.socket] = {}  # uid -> its host-wide claim
 _uids_lock = threading.Lock()
+UID_CLAIM = "stepeval-uid-{}"  # an abstract unix socket name: bound by one process on the host at a time
+
+
+def _claim(uid: int) -> socket.socket | None:
+    """Claim `uid` host-wide (another harness process on this host may run evaluations too); None if taken. The
+    kernel drops the claim with the socket: at `give_back`, or when this process dies."""
+    claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        claim.bind("\0" + UID_CLAIM.format(uid))
+    except OSError:
+        claim.close()
+        return None
+    return claim
 
 
 class UidPool:
     """Unprivileged uids, one per live evaluation process, back in the pool once its namespace is gone.
 
-    At most `count` at once for this pool, and never one another pool of this process holds; the range starts at
-    `uid_base()`, which a second harness process on the same host sets apart with STEPEVAL_UID_BASE.
+    At most `count` at once for this pool, and never one that another pool, or another harness process on this
+    host, holds (each uid is claimed host-wide); the range starts at `uid_base()` (STEPEVAL_UID_BASE).
     """
 
     def __init__(self, count: int) -> None:
@@ -362,14 +375,18 @@ class UidPool:
             if len(self._mine) >= self._count:
                 return None
             base = uid_base()
-            uid = next(candidate for candidate in range(base, base + UID_SPAN) if candidate not in _uids_in_use)
-            _uids_in_use.add(uid)
-            self._mine.add(uid)
-            return uid
+            for uid in range(base, base + UID_SPAN):
+                if uid not in _uids_in_use and (claim := _claim(uid)) is not None:
+                    _uids_in_use[uid] = claim
+                    self._mine.add(uid)
+                    return uid
+            return None
 
     def give_back(self, uid: int) -> None:
         with _uids_lock:
-            _uids_in_use.discard(uid)
+            claim = _uids_in_use.pop(uid, None)
+            if claim is not None:
+                claim.close()
             self._mine.discard(uid)
 
 
