@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from harness.isolation.confine import UID_SPAN, Protections, uid_base
-from harness.isolation.idle import IdleCpu
 from harness.isolation.limits import Limits
 from harness.isolation.paths import (
     DEFAULT_REGION,
@@ -79,6 +78,7 @@ MAX_WARM = 16  # (service, region) pairs the template keeps warm for the next ev
 MAX_REHEARSED = 64  # (service, operation) pairs the template rehearses on them
 MAX_LABS = 8  # labs' `evaluation/` directories a spare's root holds ahead of its job
 KEPT_OUTPUT_BYTES = 64 * 1024  # of a module's output, what the answer's diagnostics carry
+CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 MALLOC_ARENA_MAX = "1"  # glibc gives each new thread an arena reserving 64 MiB of address space: RLIMIT_AS felt them
 
 
@@ -443,7 +443,7 @@ class WorkerPool:
         self._warm: dict[tuple[str, str], None] = {}  # (service, region) recent evaluations used, oldest first
         self._imports: dict[str, None] = {}  # the kit modules the expected labs import
         self._rehearse: dict[tuple[str, str], None] = {}  # (service, operation) the gateway let through, oldest first
-        self._idle = IdleCpu()
+        self._running = 0  # jobs being run now (a spare rehearses its job only while fewer run than there are CPUs)
 
     # -- life cycle ----------------------------------------------------------------------------------------------
 
@@ -537,12 +537,18 @@ class WorkerPool:
         """Run one job in a fresh evaluation process (waiting for a slot if `size` are running)."""
         limits = Limits.from_message(job.get("limits"))
         with self._slots:
-            process = self._take([path for path in job_paths(job) if os.path.exists(path)])
+            with self._cond:
+                self._running += 1
             try:
-                outcome = process.run(job, timeout_s, limits)
-            finally:  # an interrupted caller (Ctrl-C) too: the process must not outlive us
-                process.kill()
-                self._reaper.reap(process)
+                process = self._take([path for path in job_paths(job) if os.path.exists(path)])
+                try:
+                    outcome = process.run(job, timeout_s, limits)
+                finally:  # an interrupted caller (Ctrl-C) too: the process must not outlive us
+                    process.kill()
+                    self._reaper.reap(process)
+            finally:
+                with self._cond:
+                    self._running -= 1
             with self._cond:
                 if outcome.reply is None:
                     self.restarts += 1
@@ -609,13 +615,15 @@ class WorkerPool:
 
     def _preparation(self) -> dict[str, Any]:
         """What the template readies a spare with: the clients recent evaluations used, their operations
-        rehearsed, a connection to the gateway (once it listens), and whether it rehearses its job (only when the
-        machine has CPU to spare)."""
+        rehearsed, a connection to the gateway (once it listens), and whether it rehearses its job: only while fewer
+        jobs run than there are CPUs (a rehearsal copies ahead the pages its job will write: it costs the same CPU
+        as the job's own copies would, and more for its replays; on a saturated pool it would only slow the jobs
+        running, for a latency nobody waits for)."""
         return {
             "warm": list(self._warm),
             "imports": list(self._imports),
             "rehearse": list(self._rehearse),
-            "rehearse_job": self._idle.to_spare(),
+            "rehearse_job": self._running < CPUS,
             "ahead": self._ahead(),
             "gateway": socket_in(self._directory_for_gateway()),
         }

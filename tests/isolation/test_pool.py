@@ -203,3 +203,15 @@ def test_a_uid_another_harness_process_holds_is_never_handed_out() -> None:
     again = uids.take()  # the holder is gone: its claim went with it
     assert again == first
     uids.give_back(again)
+
+
+def test_spares_rehearse_their_job_only_while_fewer_jobs_run_than_there_are_cpus() -> None:
+    from harness.pool import CPUS
+
+    with WorkerPool(CPUS + 1) as pool:
+        assert pool._preparation()["rehearse_job"] is True
+        pool._running = CPUS - 1
+        assert pool._preparation()["rehearse_job"] is True
+        pool._running = CPUS
+        assert pool._preparation()["rehearse_job"] is False
+        pool._running = 0
