@@ -10,8 +10,9 @@
    evaluations replayed from the store. Goal: replay >= 20x faster than (ii), on the sample lab. Two rows:
    - the sample web-tier lab (the repo root): each of its scenarios (the untouched account, every mistake, the
      solve, of every step) played once on moto and recorded, the recordings copied up to N; (ii) rebuilds every
-     scenario's state (the earlier steps' solves, then its own calls) once. What recorded evaluations are: real
-     steps on learners' accounts, late steps on accounts of tens of resources.
+     scenario's state (the earlier steps' solves, then its own calls) once, (ii') the same on moto servers after
+     a reset (slower). What recorded evaluations are: real steps on learners' accounts, late steps on accounts of
+     tens of resources.
    - bench/service.py's step (three EC2 describe calls on a VPC, a subnet and a security group), recorded N times
      live, (i), on one moto server; (ii) sampled. The smallest evaluation there is: the fixed cost of an
      evaluation process, which replay and moto pay alike, is most of it.
