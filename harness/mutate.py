@@ -32,6 +32,7 @@ from harness.intercept import Interceptor
 from harness.lab import Lab
 from harness.mutants import Call, Mutant, mutants, subject
 from harness.playthrough import Lane, ScenarioResult, StepScenarios, load_scenarios, play_lanes
+from harness.prestart import Prestarted
 from harness.scenarios import Equivalent, Scenario, equivalents
 
 Outcome = Literal["killed", "survived", "equivalent", "invalid", "error", "broken"]
@@ -360,12 +361,18 @@ def print_run(run: MutationRun, console: Console, *, as_json: bool, quiet: bool 
 
 
 def run_mutate(
-    lab_dir: Path, *, pattern: str | None = None, as_json: bool = False, html: Path | None = None, quiet: bool = False
+    lab_dir: Path,
+    *,
+    pattern: str | None = None,
+    as_json: bool = False,
+    html: Path | None = None,
+    quiet: bool = False,
+    prestarted: Prestarted | None = None,
 ) -> int:
     """`stepeval mutate`: play the lab and its mutants on moto servers of its own, then report (`quiet`: only the
-    verdict line). With `html`, the lab report is written there too."""
+    verdict line). With `html`, the lab report is written there too. `prestarted`: as for `stepeval test`."""
     from harness.lab import load_lab
-    from harness.testrun import moto_lanes, selector
+    from harness.testrun import _no_collections, moto_lanes, selector
 
     lab = load_lab(lab_dir)
     select = selector(lab, pattern)
@@ -377,7 +384,8 @@ def run_mutate(
             counts[phase] = counts.get(phase, 0) + 1
             status.update(f"{phase}: {counts[phase]} played: {result.step} {result.scenario}")
 
-        run = run_mutants(lab, lambda: moto_lanes(lab), select=select, on_result=progress)
+        with _no_collections():  # as `stepeval test` plays
+            run = run_mutants(lab, lambda: moto_lanes(lab, prestarted=prestarted), select=select, on_result=progress)
     if html is not None:
         from harness.report import write_report
 
