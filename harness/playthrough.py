@@ -225,8 +225,8 @@ def play_lanes(
     `extra(key, result)`, called (in a lane's thread) once each step's solve has answered `result`, gives more
     mistakes of a selected step (what it gives for another is not played), played like the others from a copy of
     the state before it (`stepeval mutate`'s mutants, made from what the solve did); their results follow all
-    the others, in the order given. With `extra`, the last solve is not kept for last: no seat is left serving
-    what it left.
+    the others, in the order given. With `extra`, the last solve is not kept for last (nor for the first lane): no
+    seat is left serving what it left.
 
     Each mistake and each solve starts from a copy of the state before its step (a fork of the moto process
     that holds it, made when the solve before it had acted); those of a step are independent, so each lane (one
@@ -479,13 +479,14 @@ class _Schedule:
                     _Task(slot + number, (1, step_index, number), _mistake_task(step, scenario, seed, before))
                 )
             slot += 1 + len(step.mistakes)
-        rank = (2, step_index, 0) if last and self.extra is None else (0, step_index, 0)
+        kept_last = last and self.extra is None  # with extras, the last solve is one more task, on any lane
+        rank = (2, step_index, 0) if kept_last else (0, step_index, 0)
         self.ready.append(
             _Task(
                 slot,
                 rank,
                 lambda p: p.solve(step, seed, before, keep=not last),
-                0 if last else None,
+                0 if kept_last else None,
                 (step_index, before),
             )
         )
