@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from harness.isolation.confine import UID_SPAN, Protections, uid_base
+from harness.isolation.idle import IdleCpu
 from harness.isolation.limits import Limits
 from harness.isolation.paths import (
     DEFAULT_REGION,
@@ -41,6 +42,7 @@ from harness.isolation.paths import (
     services_named_in,
     socket_in,
 )
+from harness.isolation.template import ANSWERED
 from harness.protocol import ChannelClosed, FrameBuffer, write_frame
 
 if TYPE_CHECKING:
@@ -159,7 +161,7 @@ class EvaluationProcess:
     """The parent's ends of one evaluation process: its job channel, its output, its lifeline, its status.
 
     Each fd is owned by one file object here and closed once, by `close()`; `kill()` (closing the lifeline, so
-    that the keeper kills the process and its namespace) may be called any number of times, from any thread.
+    that the template kills the process and its namespace) may be called any number of times, from any thread.
     """
 
     def __init__(self, template: Template, uid: int | None, preparation: dict[str, Any]) -> None:
@@ -183,9 +185,13 @@ class EvaluationProcess:
         self._lock = threading.Lock()
         self._report: dict[str, Any] | None = None
 
-    def kill(self) -> None:
-        """End the evaluation and everything it started (idempotent)."""
+    def kill(self, answered: bool = False) -> None:
+        """End the evaluation and everything it started (idempotent); `answered`: its reply is in, so the template
+        need not count what it left running to explain its end."""
         with self._lock:
+            if answered and not self._lifeline.closed:
+                with contextlib.suppress(OSError):
+                    self._lifeline.write(ANSWERED)
             self._lifeline.close()
 
     def close(self) -> None:
@@ -197,7 +203,7 @@ class EvaluationProcess:
             self._status.close()
 
     def status(self, timeout_s: float = STATUS_TIMEOUT_S) -> dict[str, Any]:
-        """How the process ended (exit, killed, cpu_s, tasks), as its keeper reported it; {} if it did not."""
+        """How the process ended (exit, killed, cpu_s, tasks), as the template reported it; {} if it did not."""
         if self._report is None:
             report: dict[str, Any] = {}
             with contextlib.suppress(OSError, ValueError):
@@ -246,7 +252,7 @@ class EvaluationProcess:
             return self._ended(started, capture, "output", detail, limits)
         except ChannelClosed as exc:
             return self._ended(started, capture, "crash", str(exc), limits)
-        self.kill()
+        self.kill(answered=True)
         capture.drain(self._output)
         return Outcome(reply, elapsed_ms=_ms(started), output=capture.text, output_truncated=capture.truncated)
 
@@ -271,7 +277,7 @@ class EvaluationProcess:
         return buffer.message
 
     def _ended(self, started: float, capture: OutputCapture, failure: str, detail: str, limits: Limits) -> Outcome:
-        """No reply: kill, learn how it ended from its keeper, and name the limit it reached, if any."""
+        """No reply: kill, learn how it ended from the template, and name the limit it reached, if any."""
         self.kill()
         report = self.status()
         failure, detail = classify(failure, detail, report, limits)
@@ -279,7 +285,7 @@ class EvaluationProcess:
 
 
 def classify(failure: str, detail: str, report: dict[str, Any], limits: Limits) -> tuple[str, str]:
-    """Tell a limit reached from a timeout or a crash, from the keeper's report of the process's end."""
+    """Tell a limit reached from a timeout or a crash, from the template's report of the process's end."""
     code = report.get("exit")
     cpu_s = report.get("cpu_s") or 0.0
     tasks = report.get("tasks") or 0
@@ -369,7 +375,7 @@ class UidPool:
 
 @dataclass
 class _Reaper:
-    """One thread that waits for finished processes' keepers to report, then frees their uid."""
+    """One thread that waits for the template to report on finished processes, then frees their uid."""
 
     done: Any  # callable(process)
     jobs: queue.SimpleQueue = field(default_factory=queue.SimpleQueue)
@@ -420,6 +426,7 @@ class WorkerPool:
         self._warm: dict[tuple[str, str], None] = {}  # (service, region) recent evaluations used, oldest first
         self._imports: dict[str, None] = {}  # the kit modules the expected labs import
         self._rehearse: dict[tuple[str, str], None] = {}  # (service, operation) the gateway let through, oldest first
+        self._idle = IdleCpu()
 
     # -- life cycle ----------------------------------------------------------------------------------------------
 
@@ -585,11 +592,13 @@ class WorkerPool:
 
     def _preparation(self) -> dict[str, Any]:
         """What the template readies a spare with: the clients recent evaluations used, their operations
-        rehearsed, and a connection to the gateway (once it listens)."""
+        rehearsed, a connection to the gateway (once it listens), and whether it rehearses its job (only when the
+        machine has CPU to spare)."""
         return {
             "warm": list(self._warm),
             "imports": list(self._imports),
             "rehearse": list(self._rehearse),
+            "rehearse_job": self._idle.to_spare(),
             "ahead": self._ahead(),
             "gateway": socket_in(self._directory_for_gateway()),
         }

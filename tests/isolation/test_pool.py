@@ -134,3 +134,38 @@ def test_the_kit_modules_an_expected_lab_imports_are_imported_before_the_fork(tm
         outcome = pool.submit({"job": "load", "module": str(step)}, 30)
     assert outcome.reply is not None, outcome
     assert "seen:[True, True, False]" in outcome.reply["detail"], outcome.reply  # sqs imports require
+
+
+def test_the_job_a_spare_rehearses_runs_to_its_answer() -> None:
+    """The harness's own step module (packaged beside the worker, in every root) loads and answers: were it
+    broken, every spare would skip its rehearsal silently and pay the copies during its job."""
+    from harness.worker import Worker
+
+    reply = Worker().rehearse()
+    assert reply["outcome"] == "returned", reply
+    assert reply["result"]["message"] == "rehearsal"
+
+
+def test_evaluation_processes_die_with_the_template() -> None:
+    """The template watches its evaluation processes; were it killed, they must not live on unwatched (each has
+    the parent-death signal set)."""
+    with WorkerPool(1) as pool:
+        pool.start()
+        process: EvaluationProcess = pool._take([])
+        try:
+            process.wait_ready(time.monotonic() + 30)
+            template = pool._template.process.pid
+            children = [
+                int(pid)
+                for task in Path(f"/proc/{template}/task").iterdir()
+                for pid in (task / "children").read_text().split()
+            ]
+            assert children, "the template has forked the spares"
+            os.kill(template, 9)
+            deadline = time.monotonic() + 10
+            while any(Path(f"/proc/{pid}").exists() for pid in children) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not [pid for pid in children if Path(f"/proc/{pid}").exists()]
+        finally:
+            process.kill()
+            pool._reaper.reap(process)
