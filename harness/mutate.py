@@ -123,6 +123,7 @@ class _Notes:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.solves: dict[str, tuple[list[Call], dict[str, str]]] = {}
+        self.planning: dict[str, threading.Event] = {}  # step -> set once its mutants are planned (or never will be)
         self.planned: dict[str, list[Mutant]] = {}
         self.touched: dict[tuple[str, str], dict[str, str]] = {}  # (step, mutant id) -> the resources compared
         self.resolved: dict[str, str] = {}  # id -> type of every handle the solves answered so far
@@ -195,17 +196,24 @@ def _recorder(key: str, solve: Scenario, notes: _Notes, chosen: bool) -> Callabl
         with interceptor.active():
             solve.action(interceptor.session(aws), handles)
         with notes.lock:
-            if key in notes.solves:
-                return
-            notes.solves[key] = (interceptor.calls, dict(handles))
-            types = {**notes.resolved, **interceptor.created}
-        planned = mutants(interceptor.calls, list(handles.values()))
-        touched = {(key, m.id): _touched(m, types) for m in planned}
-        prints = fingerprint(aws, {rid: t for each in touched.values() for rid, t in each.items()})
-        with notes.lock:
-            notes.touched.update(touched)
-            notes.prints[key] = prints
-            notes.planned[key] = planned
+            planning = notes.planning.get(key)
+            if planning is None:
+                notes.planning[key] = threading.Event()
+                notes.solves[key] = (interceptor.calls, dict(handles))
+                types = {**notes.resolved, **interceptor.created}
+        if planning is not None:  # another play of it (a mistake after the solve) records: its answer waits
+            planning.wait()
+            return
+        try:
+            planned = mutants(interceptor.calls, list(handles.values()))
+            touched = {(key, m.id): _touched(m, types) for m in planned}
+            prints = fingerprint(aws, {rid: t for each in touched.values() for rid, t in each.items()})
+            with notes.lock:
+                notes.touched.update(touched)
+                notes.prints[key] = prints
+                notes.planned[key] = planned
+        finally:
+            notes.planning[key].set()
 
     act.__name__ = solve.name
     return act

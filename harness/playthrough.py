@@ -330,8 +330,9 @@ class _Schedule:
     """Which scenario each lane plays next, and the results in their order (see `play_lanes`).
 
     A result's slot is fixed up front: per step the untouched account, the mistakes, the solve (a step that is
-    not selected has only its solve, reported only if it does not pass). Ready tasks are taken by rank: the
-    solves that open the next step first, then by step and order; the last solve last, on the first lane.
+    not selected has only its solve, reported only if it does not pass); extras get theirs after all of those, as
+    they come. Ready tasks are taken by rank: the solves that open the next step first, then by step and order;
+    the last solve last, on the first lane (without extras).
     """
 
     def __init__(
