@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 import urllib.request
 
 import botocore.session
@@ -306,3 +307,31 @@ def test_extra_mistakes_play_from_the_state_before_their_step_after_all_the_othe
     assert [(r.scenario, r.got) for r in others] == [(r.scenario, r.got) for r in plain]
     assert (wrong.step, wrong.scenario, wrong.got, wrong.ok) == ("02.01", "extra wrong block", "fail", True)
     assert (passing.scenario, passing.got, passing.ok) == ("extra said to pass", "fail", False)
+
+
+def test_a_second_play_of_a_solve_waits_until_the_first_has_planned_its_mutants(monkeypatch) -> None:
+    """A mistake after the solve plays the solve too: whichever play ends first records and plans; the solve's
+    own play (whose answer makes its mutants ready) must not answer before that planning is done."""
+    from harness import mutate
+
+    notes = mutate._Notes()
+    entered, release = threading.Event(), threading.Event()
+
+    def slow_fingerprint(aws, types):
+        entered.set()
+        release.wait(30)
+        return {}
+
+    monkeypatch.setattr(mutate, "fingerprint", slow_fingerprint)
+    act = mutate._recorder("01.01", Scenario("nothing", lambda aws, handles: None, "solve"), notes, True)
+    first = threading.Thread(target=act, args=(object(), {}))
+    first.start()
+    assert entered.wait(30)
+    second = threading.Thread(target=act, args=(object(), {}))
+    second.start()
+    second.join(0.5)
+    assert second.is_alive() and "01.01" not in notes.planned  # waiting for the first play's planning
+    release.set()
+    first.join(30)
+    second.join(30)
+    assert not second.is_alive() and notes.planned["01.01"] == [] and notes.prints["01.01"] == {}
