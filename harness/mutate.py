@@ -8,8 +8,8 @@ from the same state before the step as any mistake, through the same Runner. Eac
 - killed: the step fails (or answers error: reported apart, as the evaluator's bug);
 - survived: the step passes although the mutant built something else (the evaluator accepts a mistake);
 - equivalent: a survivor the solve marks acceptable (`@equivalent(pattern, reason=...)`);
-- invalid: the emulator refused a call (or the solve could not go on), or the mutant built the same resources
-  (then it is not evaluated).
+- invalid: the emulator refused a call (or the solve could not go on), or the mutant passed having built the
+  same resources as the solve (only a mutant that passed is fingerprinted: on its copy, once judged).
 """
 
 from __future__ import annotations
@@ -128,6 +128,7 @@ class _Notes:
         self.touched: dict[tuple[str, str], dict[str, str]] = {}  # (step, mutant id) -> the resources compared
         self.resolved: dict[str, str] = {}  # id -> type of every handle the solves answered so far
         self.prints: dict[str, Fingerprint] = {}  # step -> what its solve built
+        self.mutant_prints: dict[tuple[str, str], Fingerprint] = {}  # (step, mutant id) -> what it built, if passed
         self.refused: dict[tuple[str, str], str] = {}  # (step, mutant id) -> why it is invalid
         self.names: set[tuple[str, str]] = set()  # (step, mutant id)
 
@@ -159,7 +160,13 @@ def run_mutants(
 
     with open_lanes() as lanes:
         played = play_lanes(
-            lab, lanes, select=select, scenarios=recording, on_result=phased, extra=_extra(lab_scenarios, notes)
+            lab,
+            lanes,
+            select=select,
+            scenarios=recording,
+            on_result=phased,
+            extra=_extra(lab_scenarios, notes),
+            then=_passed(notes),
         )
     scenarios = [r for r in played if (r.step, r.scenario) not in notes.names]
     by_id = {(r.step, r.scenario): r for r in played if (r.step, r.scenario) in notes.names}
@@ -236,8 +243,7 @@ def _extra(lab_scenarios: Mapping[str, StepScenarios], notes: _Notes) -> Callabl
 
 
 def _mutant_scenario(mutant: Mutant, key: str, solve: Scenario, notes: _Notes) -> Scenario:
-    """The solve with the mutant's change, played as a mistake expected to fail. A mutant that built what the
-    solve built (as far as the resources it touched say) is not evaluated: it is invalid."""
+    """The solve with the mutant's change, played as a mistake expected to fail."""
 
     def act(aws: Any, handles: dict[str, str]) -> None:
         interceptor = Interceptor(mutant)
@@ -248,16 +254,22 @@ def _mutant_scenario(mutant: Mutant, key: str, solve: Scenario, notes: _Notes) -
             with notes.lock:
                 notes.refused[key, mutant.id] = _refusal(exc)
             raise
-        if same(fingerprint(aws, notes.touched[key, mutant.id]), notes.prints[key]):
-            with notes.lock:
-                notes.refused[key, mutant.id] = SAME
-            raise _SameAsSolve(SAME)
 
     return Scenario(mutant.id, act, "mistake", "fail")
 
 
-class _SameAsSolve(Exception):
-    """The mutant built the same resources as the solve: nothing to evaluate."""
+def _passed(notes: _Notes) -> Callable[[ScenarioResult, Any], None]:
+    """For `play_lanes`: what a mutant that passed built (that it touched), fingerprinted on the copy it built it
+    on; only those need it (the others are killed, invalid or an error whatever they built)."""
+
+    def then(result: ScenarioResult, session: Any) -> None:
+        key = (result.step, result.scenario)
+        if result.got == "pass" and key in notes.names:
+            prints = fingerprint(session, notes.touched[key])
+            with notes.lock:
+                notes.mutant_prints[key] = prints
+
+    return then
 
 
 def _touched(mutant: Mutant, types: Mapping[str, str]) -> dict[str, str]:
@@ -302,6 +314,8 @@ def _judge(
         return MutantResult(**base, outcome="killed", sentence=f"{key} failed: {result.issue}", issue=result.issue)
     if result.got == "error":
         return MutantResult(**base, outcome="error", sentence=f"{key} answered error: {result.detail}")
+    if same(notes.mutant_prints.get((key, mutant.id), {}), notes.prints.get(key, {})):
+        return MutantResult(**base, outcome="invalid", sentence=f"{key}: {SAME}", reason=SAME)
     sentence = (
         f"{key} passed {mutant.change} on {where}"
         if mutant.params is None

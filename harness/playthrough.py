@@ -42,6 +42,7 @@ UNTOUCHED = "untouched account"
 Kind = Literal["negative", "mistake", "solve"]
 Got = Literal["pass", "fail", "error", "broken"]
 Extra = Callable[[str, "ScenarioResult"], Sequence["Scenario"]]
+Then = Callable[["ScenarioResult", Any], None]
 
 
 @dataclass(frozen=True)
@@ -218,6 +219,7 @@ def play_lanes(
     on_result: Callable[[ScenarioResult], None] | None = None,
     scenarios: Mapping[str, StepScenarios] | None = None,
     extra: Extra | None = None,
+    then: Then | None = None,
 ) -> list[ScenarioResult]:
     """`play` on several seats of one `Emulator` at once: the same results, in the same order, sooner.
 
@@ -226,7 +228,8 @@ def play_lanes(
     mistakes of a selected step (what it gives for another is not played), played like the others from a copy of
     the state before it (`stepeval mutate`'s mutants, made from what the solve did); their results follow all
     the others, in the order given. With `extra`, the last solve is not kept for last (nor for the first lane): no
-    seat is left serving what it left.
+    seat is left serving what it left. `then(result, session)` is called once each extra mistake is judged, in its
+    lane's thread, with the lane's session on the copy it played on (e.g. to look at what a passing one built).
 
     Each mistake and each solve starts from a copy of the state before its step (a fork of the moto process
     that holds it, made when the solve before it had acted); those of a step are independent, so each lane (one
@@ -256,7 +259,7 @@ def play_lanes(
         raise ValueError("play_lanes needs a started Emulator (use it as a context manager)")
     players = [_Player(lane) for lane in lanes]
     steps = [scenarios[key] for key in needed]
-    return _Schedule(steps, set(chosen), players, extra).run(_Before(_Template(root, None)), on_result)
+    return _Schedule(steps, set(chosen), players, extra, then).run(_Before(_Template(root, None)), on_result)
 
 
 class _Template:
@@ -336,12 +339,18 @@ class _Schedule:
     """
 
     def __init__(
-        self, steps: list[StepScenarios], chosen: set[str], players: list[_Player], extra: Extra | None = None
+        self,
+        steps: list[StepScenarios],
+        chosen: set[str],
+        players: list[_Player],
+        extra: Extra | None = None,
+        then: Then | None = None,
     ) -> None:
         self.steps = steps
         self.chosen = chosen
         self.players = players
         self.extra = extra
+        self.then = then
         self.first_slot: list[int] = []
         slots = 0
         for step in steps:
@@ -449,7 +458,7 @@ class _Schedule:
         for number, scenario in enumerate(extras, start=len(step.mistakes) + 1):
             self.results.append(None)
             self.shown.append(True)
-            task = _mistake_task(step, scenario, step_index + 1, before)
+            task = _mistake_task(step, scenario, step_index + 1, before, self.then)
             self.ready.append(_Task(len(self.results) - 1, (1, step_index, number), task))
 
     def _take(self, index: int) -> _Task | None:
@@ -493,8 +502,16 @@ class _Schedule:
         )
 
 
-def _mistake_task(step: StepScenarios, mistake: Scenario, seed: int, before: _Before) -> Callable[[_Player], _Played]:
-    return lambda player: _Played(player.mistake(step, mistake, seed, before))
+def _mistake_task(
+    step: StepScenarios, mistake: Scenario, seed: int, before: _Before, then: Then | None = None
+) -> Callable[[_Player], _Played]:
+    def play(player: _Player) -> _Played:
+        result = player.mistake(step, mistake, seed, before)
+        if then is not None:
+            then(result, player.session)  # the seat still serves the copy it played on
+        return _Played(result)
+
+    return play
 
 
 class _Aborted(Exception):
