@@ -182,9 +182,7 @@ def prepare() -> None:
     warm_up()
     _template_session(DEFAULT_REGION)
     importlib.import_module("encodings.idna")  # what the first connection imports (20 ms with its dependencies)
-    Worker().rehearse()
-    with asyncio.Runner() as runner:  # asyncio's lazy parts (the loop policy...) made once, not per evaluation
-        runner.run(asyncio.sleep(0))
+    Worker().rehearse()  # the loader's, asyncio's (the loop policy...) and the answer's first-use work, done once
 
 
 def import_kit(modules: list[str]) -> None:

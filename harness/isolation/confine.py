@@ -130,7 +130,7 @@ class RootBuilder:
                 self.bind(device, writable=True)
         os.makedirs(self._inside("/proc"))
         kernel.mount("proc", self._inside("/proc"), "proc", kernel.MS_NOSUID | kernel.MS_NODEV | kernel.MS_NOEXEC)
-        os.makedirs(self._inside("/tmp"), mode=0o755)
+        os.makedirs(self._inside("/tmp"), mode=0o755, exist_ok=True)  # there already when a bound path is under /tmp
         socket.sethostname(HOSTNAME.decode())
 
     def enter(self, ahead: list[str]) -> None:
