@@ -37,6 +37,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1, help="runs of each command, alternating (default 1)")
     args = parser.parse_args()
     tests, mutates, mutants = [], [], 0
+    load_before = os.getloadavg()[0]
     for _ in range(args.rounds):
         seconds, done = timed([STEPEVAL, "test", "--lab", str(LAB), "--json"])
         if done.returncode != 0:
@@ -49,6 +50,7 @@ def main() -> int:
         mutants = len(json.loads(done.stdout)["mutants"])
     test_s, mutate_s = statistics.median(tests), statistics.median(mutates)
     ratio = mutate_s / test_s
+    paired = [m / t for t, m in zip(tests, mutates, strict=True)]  # each mutate beside the test just before it
     table = Table(title=f"stepeval mutate vs stepeval test on the sample lab (medians of {args.rounds})")
     for column in ("measure", "value", "goal", "met"):
         table.add_column(column)
@@ -56,6 +58,8 @@ def main() -> int:
     table.add_row(f"stepeval mutate ({mutants} mutants, the scenarios too)", f"{mutate_s:.1f} s", "", "")
     met = "[green]yes[/]" if ratio <= GOAL_RATIO else "[red]no[/]"
     table.add_row("mutate / test", f"{ratio:.2f}x", f"<= {GOAL_RATIO:g}x", met)
+    table.add_row("each round's mutate / test", ", ".join(f"{r:.2f}x" for r in paired), "", "")
+    table.add_row("load average (1 min) before / after", f"{load_before:.1f} / {os.getloadavg()[0]:.1f}", "", "")
     Console().print(table)
     return 0
 

@@ -164,19 +164,25 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def cmd_mutate(args: argparse.Namespace) -> int:
-    from harness.mutate import run_mutate
+    from harness.prestart import prestart
 
-    return run_mutate(Path(args.lab), pattern=args.k, as_json=args.json, html=args.html)
+    with prestart(Path(args.lab)) as prestarted:  # as `stepeval test`: the template and moto's root start early
+        from harness.mutate import run_mutate
+
+        return run_mutate(Path(args.lab), pattern=args.k, as_json=args.json, html=args.html, prestarted=prestarted)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from harness.mutate import run_mutate
-    from harness.testrun import run_tests
+    from harness.prestart import prestart
 
-    if args.no_mutants:
-        run_tests(Path(args.lab), pattern=args.k, html=args.output)
-    else:
-        run_mutate(Path(args.lab), pattern=args.k, html=args.output, quiet=True)
+    with prestart(Path(args.lab)) as prestarted:
+        from harness.mutate import run_mutate
+        from harness.testrun import run_tests
+
+        if args.no_mutants:
+            run_tests(Path(args.lab), pattern=args.k, html=args.output, prestarted=prestarted)
+        else:
+            run_mutate(Path(args.lab), pattern=args.k, html=args.output, quiet=True, prestarted=prestarted)
     return EXIT_PASS
 
 

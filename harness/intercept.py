@@ -2,7 +2,7 @@
 
 `Interceptor(plan)` wraps the session an action is given: every client it makes reports its calls here (reads
 pass untouched). With no plan it only records; with a `Mutant` it sends that mutant's parameters instead of the
-solve's at the mutant's call, or answers that call with the solve's recorded response without sending it.
+solve's at the mutant's call, or answers that call with the solve's response (as parsed) without sending it.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 from harness.mutants import Call, Mutant
 from harness.readonly import is_read
+from harness.recorder import event_for
 
 _active = threading.local()
 WATCHED = "_stepeval_intercepted"
@@ -35,8 +36,14 @@ class Interceptor:
     def __init__(self, plan: Mutant | None = None) -> None:
         self.plan = plan
         self.calls: list[Call] = []
+        self._made: dict[tuple[str, str], None] = {}  # (type, id) of what the calls made, in order, each once
         self._counts: Counter[str] = Counter()
         self._pending: dict[str, Any] | None = None
+
+    @property
+    def created(self) -> dict[str, str]:
+        """id -> type of what the calls made, as the recorder's events say it (the last event of an id wins)."""
+        return {resource_id: resource_type for resource_type, resource_id in self._made}
 
     @contextmanager
     def active(self) -> Iterator[Interceptor]:
@@ -71,22 +78,31 @@ class Interceptor:
         watched = context.get(WATCHED)
         if watched is None or not watched["omit"] or self.plan is None:
             return None
-        return _Sent(), copy.deepcopy(self.plan.call.response)
+        call = self.plan.call
+        return _Sent(), copy.deepcopy(call.response if call.parsed is None else call.parsed)
+
+    def _as_parsed(self, parsed: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
+        watched = context.get(WATCHED)
+        if watched is not None:
+            watched["parsed"] = _without_metadata(parsed)
 
     def _after_call(self, http_response: Any, parsed: dict[str, Any], model: Any, context: dict[str, Any], **_: Any):
         watched = context.get(WATCHED)
         if watched is None or http_response.status_code >= 300:
             return
         self._counts[model.name] += 1
-        response = {k: v for k, v in parsed.items() if k != "ResponseMetadata"}
+        event = event_for(model, watched["params"], parsed, context.get("client_region"))
+        if event is not None:
+            self._made.setdefault((event["type"], event["id"]), None)
         self.calls.append(
             Call(
                 model.service_model.service_name,
                 model.name,
                 self._counts[model.name],
                 watched["params"],
-                copy.deepcopy(response),
+                _without_metadata(parsed),
                 model.input_shape,
+                watched.get("parsed"),
             )
         )
 
@@ -118,9 +134,15 @@ def watch(client: Any) -> Any:
     events = client.meta.events
     events.register_first("before-parameter-build", _dispatch("_before_parameters"), unique_id=f"{WATCHED}-params")
     events.register_first("before-call", _dispatch("_before_call"), unique_id=f"{WATCHED}-call")
+    # first of all after-call handlers (the most specific name runs first): the answer as parsed
+    events.register_first("after-call.*.*", _dispatch("_as_parsed"), unique_id=f"{WATCHED}-parsed")
     events.register("after-call", _dispatch("_after_call"), unique_id=f"{WATCHED}-after")
     setattr(client, WATCHED, True)
     return client
+
+
+def _without_metadata(parsed: dict[str, Any]) -> dict[str, Any]:
+    return copy.deepcopy({k: v for k, v in parsed.items() if k != "ResponseMetadata"})
 
 
 def _dispatch(method: str) -> Any:

@@ -39,6 +39,9 @@ class Call:
     params: dict[str, Any]
     response: dict[str, Any]
     shape: Shape | None = field(default=None, compare=False, repr=False)
+    # the response as parsed, before botocore's after-call handlers changed it (IAM's policy documents still
+    # URL-encoded): what an omitted call answers, since those handlers run on that answer again
+    parsed: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:

@@ -1,14 +1,15 @@
 """`stepeval mutate`: which learner mistakes does each evaluator miss?
 
-Two playthroughs on the same moto lanes as `stepeval test`. The first is `stepeval test`'s, recording the write
-calls each solve makes. The second plays, for each chosen step, the mutants of its solve (harness.mutants: one
-call with one parameter got wrong, or an attribute call left out) as mistakes, each from the same state before
-the step as any mistake, through the same Runner. Each mutant is then:
+One playthrough on the same moto lanes as `stepeval test`, of the lab's scenarios and, for each chosen step, the
+mutants of its solve (harness.mutants: one call with one parameter got wrong, or an attribute call left out): the
+solve's write calls are recorded as it acts and, once it has passed, its mutants are played as mistakes, each
+from the same state before the step as any mistake, through the same Runner. Each mutant is then:
 
 - killed: the step fails (or answers error: reported apart, as the evaluator's bug);
 - survived: the step passes although the mutant built something else (the evaluator accepts a mistake);
 - equivalent: a survivor the solve marks acceptable (`@equivalent(pattern, reason=...)`);
-- invalid: the emulator refused a call (or the solve could not go on), or the mutant built the same resources.
+- invalid: the emulator refused a call (or the solve could not go on), or the mutant passed having built the
+  same resources as the solve (only a mutant that passed is fingerprinted: on its copy, once judged).
 """
 
 from __future__ import annotations
@@ -31,10 +32,11 @@ from harness.intercept import Interceptor
 from harness.lab import Lab
 from harness.mutants import Call, Mutant, mutants, subject
 from harness.playthrough import Lane, ScenarioResult, StepScenarios, load_scenarios, play_lanes
+from harness.prestart import Prestarted
 from harness.scenarios import Equivalent, Scenario, equivalents
 
 Outcome = Literal["killed", "survived", "equivalent", "invalid", "error", "broken"]
-REFERENCE = "(solve)"
+SAME = "the mutant built the same resources as the solve"
 
 
 @dataclass(frozen=True)
@@ -115,13 +117,20 @@ class MutationRun:
 
 
 class _Notes:
-    """What the mutants' actions left for the judging: calls recorded, refusals, fingerprints (lanes write here)."""
+    """What the lanes learn as they play (they write here): each solve's calls and mutants, the types of the
+    handles resolved so far, the solve's fingerprint, the mutants' refusals."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.solves: dict[str, tuple[list[Call], dict[str, str]]] = {}
-        self.refused: dict[str, str] = {}
-        self.prints: dict[str, Fingerprint] = {}
+        self.planning: dict[str, threading.Event] = {}  # step -> set once its mutants are planned (or never will be)
+        self.planned: dict[str, list[Mutant]] = {}
+        self.touched: dict[tuple[str, str], dict[str, str]] = {}  # (step, mutant id) -> the resources compared
+        self.resolved: dict[str, str] = {}  # id -> type of every handle the solves answered so far
+        self.prints: dict[str, Fingerprint] = {}  # step -> what its solve built
+        self.mutant_prints: dict[tuple[str, str], Fingerprint] = {}  # (step, mutant id) -> what it built, if passed
+        self.refused: dict[tuple[str, str], str] = {}  # (step, mutant id) -> why it is invalid
+        self.names: set[tuple[str, str]] = set()  # (step, mutant id)
 
 
 def run_mutants(
@@ -131,49 +140,42 @@ def run_mutants(
     select: Callable[[str], bool] | None = None,
     on_result: Callable[[str, ScenarioResult], None] | None = None,
 ) -> MutationRun:
-    """Play the lab's scenarios (recording the solves), then the chosen steps' mutants; `on_result(phase, result)`.
+    """Play the lab's scenarios and the chosen steps' mutants in one playthrough; `on_result(phase, result)`.
 
-    The first playthrough is `stepeval test`'s, each solve's write calls recorded as it plays. The second plays
-    only the mutants (as mistakes) beside the solves that lead to them, from the same states before each step.
-    Each playthrough gets lanes of its own from `open_lanes` (a playthrough leaves its lanes as it likes).
+    It is `stepeval test`'s playthrough: each solve's write calls are recorded as it acts, its mutants made and
+    what it built fingerprinted; once it has passed, its mutants are played as mistakes of its step, each from a
+    copy of the same state before the step (`play_lanes(extra=...)`), on the lanes of `open_lanes`.
     """
     started = time.perf_counter()
     notes = _Notes()
     lab_scenarios = load_scenarios(lab)
     recording = {
-        key: replace(s, solve=replace(s.solve, action=_recorder(key, s.solve, notes)))
+        key: replace(s, solve=replace(s.solve, action=_recorder(key, s.solve, notes, select is None or select(key))))
         for key, s in lab_scenarios.items()
     }
+
+    def phased(result: ScenarioResult) -> None:
+        if on_result is not None:
+            on_result("mutants" if (result.step, result.scenario) in notes.names else "scenarios", result)
+
     with open_lanes() as lanes:
-        played = play_lanes(lab, lanes, select=select, scenarios=recording, on_result=_phase("scenarios", on_result))
-    chosen = list(dict.fromkeys(r.step for r in played if select is None or select(r.step)))
-    if not chosen:
-        return MutationRun(played, [], elapsed_s=time.perf_counter() - started)
-    solved = {r.step: r for r in played if r.kind == "solve"}
-    unsolved = [key for key in chosen if key not in solved or not solved[key].ok]
-    types = _types_by_step(lab, [solved[key] for key in lab.steps if key in solved])
-    planned: dict[str, list[Mutant]] = {}
-    generated: dict[str, StepScenarios] = {}
-    for key, step in lab_scenarios.items():
-        if key in chosen and key not in unsolved and key in notes.solves:
-            calls, handles = notes.solves[key]
-            planned[key] = mutants(calls, list(handles.values()))
-            touched = {m.id: _touched(m, types[key]) for m in planned[key]}
-            extra = tuple(_mutant_scenario(m, step.solve, touched[m.id], notes) for m in planned[key])
-            compared = {rid: t for each in touched.values() for rid, t in each.items()}
-            reference = replace(step.solve, action=_reference(key, step.solve, compared, notes))
-            generated[key] = replace(step, solve=reference, mistakes=extra)
-        else:
-            generated[key] = replace(step, mistakes=())
-    results: list[ScenarioResult] = []
-    if planned:
-        with open_lanes() as lanes:
-            results = play_lanes(
-                lab, lanes, select=planned.__contains__, scenarios=generated, on_result=_phase("mutants", on_result)
-            )
-    run = MutationRun(played, [], unsolved)
-    by_id = {(r.step, r.scenario): r for r in results}
-    for key, step_mutants in planned.items():
+        played = play_lanes(
+            lab,
+            lanes,
+            select=select,
+            scenarios=recording,
+            on_result=phased,
+            extra=_extra(lab_scenarios, notes),
+            then=_passed(notes),
+        )
+    scenarios = [r for r in played if (r.step, r.scenario) not in notes.names]
+    by_id = {(r.step, r.scenario): r for r in played if (r.step, r.scenario) in notes.names}
+    chosen = list(dict.fromkeys(r.step for r in scenarios if select is None or select(r.step)))
+    solved = {r.step: r for r in scenarios if r.kind == "solve"}
+    run = MutationRun(scenarios, [], [key for key in chosen if key not in solved or not solved[key].ok])
+    for key, step_mutants in notes.planned.items():
+        if key in run.unsolved or key not in chosen:
+            continue
         marks = equivalents(lab_scenarios[key].solve.action)
         calls = notes.solves[key][0]
         for mutant in step_mutants:
@@ -189,59 +191,59 @@ def run_mutants(
     return run
 
 
-def _phase(
-    phase: str, on_result: Callable[[str, ScenarioResult], None] | None
-) -> Callable[[ScenarioResult], None] | None:
-    return None if on_result is None else (lambda result: on_result(phase, result))
-
-
-def _recorder(key: str, solve: Scenario, notes: _Notes) -> Callable[[Any, dict[str, str]], None]:
-    """The solve, its write calls recorded (the first complete play of it is kept)."""
+def _recorder(key: str, solve: Scenario, notes: _Notes, chosen: bool) -> Callable[[Any, dict[str, str]], None]:
+    """The solve; for a chosen step, the first complete play of it is recorded, its mutants made and what it
+    built (that they touch) fingerprinted, on the copy it acted on."""
 
     def act(aws: Any, handles: dict[str, str]) -> None:
+        if not chosen:
+            solve.action(aws, handles)
+            return
         interceptor = Interceptor()
         with interceptor.active():
             solve.action(interceptor.session(aws), handles)
         with notes.lock:
-            notes.solves.setdefault(key, (interceptor.calls, dict(handles)))
-
-    act.__name__ = solve.name
-    return act
-
-
-def _types_by_step(lab: Lab, played: list[ScenarioResult]) -> dict[str, dict[str, str]]:
-    """For each step, the id -> type of what its solve created and every handle resolved before it."""
-    resolved: dict[str, str] = {}
-    types: dict[str, dict[str, str]] = {}
-    for result in played:
-        if result.kind != "solve":
-            continue
-        types[result.step] = {**resolved, **{e.id: e.type for e in result.events}}
-        if result.answer is not None:
-            resolved.update((h.id, h.type) for h in result.answer.resolved)
-    for key in lab.steps:
-        types.setdefault(key, dict(resolved))
-    return types
-
-
-def _reference(
-    key: str, solve: Scenario, types: dict[str, str], notes: _Notes
-) -> Callable[[Any, dict[str, str]], None]:
-    """The solve, fingerprinting what it built the first time it acts (its own play: a copy before the step)."""
-
-    def act(aws: Any, handles: dict[str, str]) -> None:
-        solve.action(aws, handles)
-        if f"{key} {REFERENCE}" not in notes.prints:
-            prints = fingerprint(aws, types)
+            planning = notes.planning.get(key)
+            if planning is None:
+                notes.planning[key] = threading.Event()
+                notes.solves[key] = (interceptor.calls, dict(handles))
+                types = {**notes.resolved, **interceptor.created}
+        if planning is not None:  # another play of it (a mistake after the solve) records: its answer waits
+            planning.wait()
+            return
+        try:
+            planned = mutants(interceptor.calls, list(handles.values()))
+            touched = {(key, m.id): _touched(m, types) for m in planned}
+            prints = fingerprint(aws, {rid: t for each in touched.values() for rid, t in each.items()})
             with notes.lock:
-                notes.prints.setdefault(f"{key} {REFERENCE}", prints)
+                notes.touched.update(touched)
+                notes.prints[key] = prints
+                notes.planned[key] = planned
+        finally:
+            notes.planning[key].set()
 
     act.__name__ = solve.name
     return act
 
 
-def _mutant_scenario(mutant: Mutant, solve: Scenario, touched: dict[str, str], notes: _Notes) -> Scenario:
-    """The solve with the mutant's change, played as a mistake expected to fail; `touched` is fingerprinted."""
+def _extra(lab_scenarios: Mapping[str, StepScenarios], notes: _Notes) -> Callable[[str, ScenarioResult], tuple]:
+    """For `play_lanes`: once a solve has answered, the handles it resolved are known by type and, when it passed,
+    its mutants are played as its step's mistakes."""
+
+    def extra(key: str, result: ScenarioResult) -> tuple[Scenario, ...]:
+        with notes.lock:
+            if result.answer is not None:
+                notes.resolved.update((h.id, h.type) for h in result.answer.resolved)
+            planned = notes.planned.get(key, []) if result.ok else []
+            notes.names.update((key, m.id) for m in planned)
+        solve = lab_scenarios[key].solve
+        return tuple(_mutant_scenario(m, key, solve, notes) for m in planned)
+
+    return extra
+
+
+def _mutant_scenario(mutant: Mutant, key: str, solve: Scenario, notes: _Notes) -> Scenario:
+    """The solve with the mutant's change, played as a mistake expected to fail."""
 
     def act(aws: Any, handles: dict[str, str]) -> None:
         interceptor = Interceptor(mutant)
@@ -250,22 +252,37 @@ def _mutant_scenario(mutant: Mutant, solve: Scenario, touched: dict[str, str], n
                 solve.action(interceptor.session(aws), handles)
         except Exception as exc:
             with notes.lock:
-                notes.refused[mutant.id] = _refusal(exc)
+                notes.refused[key, mutant.id] = _refusal(exc)
             raise
-        prints = fingerprint(aws, touched)
-        with notes.lock:
-            notes.prints[mutant.id] = prints
 
     return Scenario(mutant.id, act, "mistake", "fail")
 
 
+def _passed(notes: _Notes) -> Callable[[ScenarioResult, Any], None]:
+    """For `play_lanes`: what a mutant that passed built (that it touched), fingerprinted on the copy it built it
+    on; only those need it (the others are killed, invalid or an error whatever they built)."""
+
+    def then(result: ScenarioResult, session: Any) -> None:
+        key = (result.step, result.scenario)
+        if result.got == "pass" and key in notes.names:
+            prints = fingerprint(session, notes.touched[key])
+            with notes.lock:
+                notes.mutant_prints[key] = prints
+
+    return then
+
+
 def _touched(mutant: Mutant, types: Mapping[str, str]) -> dict[str, str]:
-    """The resources (of known type) the mutated call made or acts on: its response's ids and its first id
-    parameter (`SubnetId` of ModifySubnetAttribute); the others it names (a VPC to create in) it leaves alone."""
-    params = mutant.call.params if mutant.params is None else mutant.params
-    first = next((v for v in params.values() if isinstance(v, str) and v in types), None)
+    """The resources (of known type) the call made or acts on, in the solve and in the mutant: its response's ids
+    and its first id parameter (`SubnetId` of ModifySubnetAttribute: both subnets when the mutant swapped it); the
+    others it names (a VPC to create in) it leaves alone."""
+    firsts = {_first_id(mutant.call.params, types), _first_id(mutant.params or {}, types)}
     made = json.dumps(mutant.call.response, default=str)
-    return {rid: t for rid, t in types.items() if rid == first or json.dumps(rid)[1:-1] in made}
+    return {rid: t for rid, t in types.items() if rid in firsts or json.dumps(rid)[1:-1] in made}
+
+
+def _first_id(params: Mapping[str, Any], types: Mapping[str, str]) -> str | None:
+    return next((v for v in params.values() if isinstance(v, str) and v in types), None)
 
 
 def _refusal(exc: BaseException) -> str:
@@ -289,7 +306,7 @@ def _judge(
     base = {"step": key, "id": mutant.id, "change": mutant.change, "call": call, "duration_ms": result.duration_ms}
     where = subject(mutant.call, calls)
     if result.got == "broken":
-        reason = notes.refused.get(mutant.id)
+        reason = notes.refused.get((key, mutant.id))
         if reason is None:
             return MutantResult(**base, outcome="broken", sentence=f"{key}: the mutant broke: {result.detail}")
         return MutantResult(**base, outcome="invalid", sentence=f"{key}: {reason}", reason=reason)
@@ -297,10 +314,8 @@ def _judge(
         return MutantResult(**base, outcome="killed", sentence=f"{key} failed: {result.issue}", issue=result.issue)
     if result.got == "error":
         return MutantResult(**base, outcome="error", sentence=f"{key} answered error: {result.detail}")
-    prints = notes.prints.get(mutant.id, {})
-    if same(prints, notes.prints.get(f"{key} {REFERENCE}", {})):
-        reason = "the mutant built the same resources as the solve"
-        return MutantResult(**base, outcome="invalid", sentence=f"{key}: {reason}", reason=reason)
+    if same(notes.mutant_prints.get((key, mutant.id), {}), notes.prints.get(key, {})):
+        return MutantResult(**base, outcome="invalid", sentence=f"{key}: {SAME}", reason=SAME)
     sentence = (
         f"{key} passed {mutant.change} on {where}"
         if mutant.params is None
@@ -368,12 +383,18 @@ def print_run(run: MutationRun, console: Console, *, as_json: bool, quiet: bool 
 
 
 def run_mutate(
-    lab_dir: Path, *, pattern: str | None = None, as_json: bool = False, html: Path | None = None, quiet: bool = False
+    lab_dir: Path,
+    *,
+    pattern: str | None = None,
+    as_json: bool = False,
+    html: Path | None = None,
+    quiet: bool = False,
+    prestarted: Prestarted | None = None,
 ) -> int:
     """`stepeval mutate`: play the lab and its mutants on moto servers of its own, then report (`quiet`: only the
-    verdict line). With `html`, the lab report is written there too."""
+    verdict line). With `html`, the lab report is written there too. `prestarted`: as for `stepeval test`."""
     from harness.lab import load_lab
-    from harness.testrun import moto_lanes, selector
+    from harness.testrun import _no_collections, moto_lanes, selector
 
     lab = load_lab(lab_dir)
     select = selector(lab, pattern)
@@ -385,7 +406,8 @@ def run_mutate(
             counts[phase] = counts.get(phase, 0) + 1
             status.update(f"{phase}: {counts[phase]} played: {result.step} {result.scenario}")
 
-        run = run_mutants(lab, lambda: moto_lanes(lab), select=select, on_result=progress)
+        with _no_collections():  # as `stepeval test` plays
+            run = run_mutants(lab, lambda: moto_lanes(lab, prestarted=prestarted), select=select, on_result=progress)
     if html is not None:
         from harness.report import write_report
 

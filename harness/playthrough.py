@@ -41,6 +41,8 @@ UNTOUCHED = "untouched account"
 
 Kind = Literal["negative", "mistake", "solve"]
 Got = Literal["pass", "fail", "error", "broken"]
+Extra = Callable[[str, "ScenarioResult"], Sequence["Scenario"]]
+Then = Callable[["ScenarioResult", Any], None]
 
 
 @dataclass(frozen=True)
@@ -216,10 +218,18 @@ def play_lanes(
     select: Callable[[str], bool] | None = None,
     on_result: Callable[[ScenarioResult], None] | None = None,
     scenarios: Mapping[str, StepScenarios] | None = None,
+    extra: Extra | None = None,
+    then: Then | None = None,
 ) -> list[ScenarioResult]:
     """`play` on several seats of one `Emulator` at once: the same results, in the same order, sooner.
 
     `scenarios` replaces the lab's own (`load_scenarios`), e.g. with generated mistakes (`stepeval mutate`).
+    `extra(key, result)`, called (in a lane's thread) once each step's solve has answered `result`, gives more
+    mistakes of a selected step (what it gives for another is not played), played like the others from a copy of
+    the state before it (`stepeval mutate`'s mutants, made from what the solve did); their results follow all
+    the others, in the order given. With `extra`, the last solve is not kept for last (nor for the first lane): no
+    seat is left serving what it left. `then(result, session)` is called once each extra mistake is judged, in its
+    lane's thread, with the lane's session on the copy it played on (e.g. to look at what a passing one built).
 
     Each mistake and each solve starts from a copy of the state before its step (a fork of the moto process
     that holds it, made when the solve before it had acted); those of a step are independent, so each lane (one
@@ -249,7 +259,7 @@ def play_lanes(
         raise ValueError("play_lanes needs a started Emulator (use it as a context manager)")
     players = [_Player(lane) for lane in lanes]
     steps = [scenarios[key] for key in needed]
-    return _Schedule(steps, set(chosen), players).run(_Before(_Template(root, None)), on_result)
+    return _Schedule(steps, set(chosen), players, extra, then).run(_Before(_Template(root, None)), on_result)
 
 
 class _Template:
@@ -272,6 +282,16 @@ class _Template:
         if last:
             self.state.close()
         return copied
+
+    def settle(self, more: int) -> None:
+        """`more` copies are still wanted in place of the one held back for them (closed when none are)."""
+        with self._lock:
+            if self.left is None:
+                return
+            self.left += more - 1
+            last = self.left == 0
+        if last:
+            self.state.close()
 
 
 @dataclass(frozen=True)
@@ -313,14 +333,24 @@ class _Schedule:
     """Which scenario each lane plays next, and the results in their order (see `play_lanes`).
 
     A result's slot is fixed up front: per step the untouched account, the mistakes, the solve (a step that is
-    not selected has only its solve, reported only if it does not pass). Ready tasks are taken by rank: the
-    solves that open the next step first, then by step and order; the last solve last, on the first lane.
+    not selected has only its solve, reported only if it does not pass); extras get theirs after all of those, as
+    they come. Ready tasks are taken by rank: the solves that open the next step first, then by step and order;
+    the last solve last, on the first lane (without extras).
     """
 
-    def __init__(self, steps: list[StepScenarios], chosen: set[str], players: list[_Player]) -> None:
+    def __init__(
+        self,
+        steps: list[StepScenarios],
+        chosen: set[str],
+        players: list[_Player],
+        extra: Extra | None = None,
+        then: Then | None = None,
+    ) -> None:
         self.steps = steps
         self.chosen = chosen
         self.players = players
+        self.extra = extra
+        self.then = then
         self.first_slot: list[int] = []
         slots = 0
         for step in steps:
@@ -330,7 +360,7 @@ class _Schedule:
         self.shown = [True] * slots
         self.ready: list[_Task] = []
         self.inline: list[list[_Task]] = [[] for _ in players]  # what a lane must play before anything else
-        self.opening = len(steps) - 1  # solves still to answer that open a step
+        self.opening = len(steps) - (extra is None)  # solves still to answer that open a step (or add extras)
         self.failure: BaseException | None = None
         self.condition = threading.Condition()
 
@@ -385,6 +415,7 @@ class _Schedule:
         while (task := self._take(index)) is not None:
             try:
                 played = task.play(player)
+                extras = self._extras(task, played.result)
             except BaseException as exc:  # a server or worker that broke: the caller gets it, as from play()
                 self._stop(exc)
                 return
@@ -395,15 +426,40 @@ class _Schedule:
                     step_index, before = task.solves
                     step = self.steps[step_index]
                     self.shown[task.slot] = step.key in self.chosen or not result.ok
+                    if self.extra is not None and step.key in self.chosen:
+                        self._add(step_index, before, extras)
                     if step_index + 1 < len(self.steps):
-                        template = _Template(played.after, self._copies(self.steps[step_index + 1]))
+                        copies = self._copies(self.steps[step_index + 1]) + self._held(self.steps[step_index + 1])
+                        template = _Template(played.after, copies)
                         broken = None if played.after else f"step {step.key}'s solve raised:\n{result.detail}"
                         after = before.then(template if played.after else None, result.answer, broken)
                         self._open(step_index + 1, after, index)
-                        self.opening -= 1
                     elif played.after is not None:
                         played.after.close()
+                    if step_index + 1 < len(self.steps) or self.extra is not None:
+                        self.opening -= 1
                 self.condition.notify_all()
+
+    def _held(self, step: StepScenarios) -> int:
+        """A copy of the state before `step` held back for its extras (known once its solve has answered)."""
+        return int(self.extra is not None and step.key in self.chosen)
+
+    def _extras(self, task: _Task, result: ScenarioResult) -> Sequence[Scenario]:
+        """What `extra` gives once a solve has answered `result` (nothing for other scenarios, or without it)."""
+        if self.extra is None or task.solves is None:
+            return ()
+        return self.extra(result.step, result)
+
+    def _add(self, step_index: int, before: _Before, extras: Sequence[Scenario]) -> None:
+        """Make a step's extra mistakes ready, each with a slot after all others; settle their copies."""
+        step = self.steps[step_index]
+        if before.template is not None:
+            before.template.settle(len(extras))
+        for number, scenario in enumerate(extras, start=len(step.mistakes) + 1):
+            self.results.append(None)
+            self.shown.append(True)
+            task = _mistake_task(step, scenario, step_index + 1, before, self.then)
+            self.ready.append(_Task(len(self.results) - 1, (1, step_index, number), task))
 
     def _take(self, index: int) -> _Task | None:
         with self.condition:
@@ -433,20 +489,29 @@ class _Schedule:
                     _Task(slot + number, (1, step_index, number), _mistake_task(step, scenario, seed, before))
                 )
             slot += 1 + len(step.mistakes)
-        rank = (2, step_index, 0) if last else (0, step_index, 0)
+        kept_last = last and self.extra is None  # with extras, the last solve is one more task, on any lane
+        rank = (2, step_index, 0) if kept_last else (0, step_index, 0)
         self.ready.append(
             _Task(
                 slot,
                 rank,
                 lambda p: p.solve(step, seed, before, keep=not last),
-                0 if last else None,
+                0 if kept_last else None,
                 (step_index, before),
             )
         )
 
 
-def _mistake_task(step: StepScenarios, mistake: Scenario, seed: int, before: _Before) -> Callable[[_Player], _Played]:
-    return lambda player: _Played(player.mistake(step, mistake, seed, before))
+def _mistake_task(
+    step: StepScenarios, mistake: Scenario, seed: int, before: _Before, then: Then | None = None
+) -> Callable[[_Player], _Played]:
+    def play(player: _Player) -> _Played:
+        result = player.mistake(step, mistake, seed, before)
+        if then is not None:
+            then(result, player.session)  # the seat still serves the copy it played on
+        return _Played(result)
+
+    return play
 
 
 class _Aborted(Exception):

@@ -131,20 +131,27 @@ class EventRecorder:
     def _record(
         self, http_response: Any, parsed: Mapping[str, Any], model: Any, context: Mapping[str, Any], **_: Any
     ) -> None:
-        rule = rule_for(model)
-        if rule is None or http_response.status_code >= 300:
+        if http_response.status_code >= 300:
             return
         region = context.get("client_region") or self._region
-        resource_id = rule.id_of(context.get(PARAMS_KEY, {}), parsed)
-        if not resource_id:
+        event = event_for(model, context.get(PARAMS_KEY, {}), parsed, region)
+        if event is None:
             return
-        event = {"type": rule.type, "id": aws_form(resource_id, model.service_model.endpoint_prefix, region)}
         if region and region != self._region:
             event["region"] = region
         with self._lock:
-            if self._recording and (rule.type, event["id"]) not in self._seen:
-                self._seen.add((rule.type, event["id"]))
+            if self._recording and (event["type"], event["id"]) not in self._seen:
+                self._seen.add((event["type"], event["id"]))
                 self._events.append(event)
+
+
+def event_for(model: Any, params: Mapping[str, Any], parsed: Mapping[str, Any], region: str | None) -> dict | None:
+    """The event `{type, id}` a successful call of `model` makes, or None when it creates nothing known."""
+    rule = rule_for(model)
+    resource_id = rule.id_of(params, parsed) if rule is not None else None
+    if rule is None or not resource_id:
+        return None
+    return {"type": rule.type, "id": aws_form(resource_id, model.service_model.endpoint_prefix, region)}
 
 
 def aws_form(resource_id: str, endpoint_prefix: str, region: str | None) -> str:

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
+import urllib.request
 
 import botocore.session
 import pytest
+from botocore.exceptions import ClientError
 
+from harness.intercept import Interceptor
+from harness.lab import load_lab
 from harness.mutants import Call, mutants, subject
-from tests.conftest import LABS, STEPEVAL
+from harness.playthrough import ScenarioResult, play_lanes
+from harness.scenarios import Scenario
+from harness.testrun import moto_lanes
+from tests.conftest import LABS, STEPEVAL, MotoAccount
 
 PERMISSIVE = LABS / "permissive"
 
@@ -195,6 +203,9 @@ def test_a_permissive_least_privilege_check_is_named_by_the_widened_policy(
     assert any(i.startswith("PutRolePolicy PolicyDocument.Statement[0].Action+logs:") for i, m in outcomes.items()
                if m["outcome"] == "survived")  # fmt: skip
     assert outcomes["PutRolePolicy PolicyDocument.Statement[0].Action-logs:PutLogEvents"]["outcome"] == "killed"
+    omitted = outcomes["omit CreateRole"]  # answered as sent, not decoded twice (AttributeError: 'dict' ... 'split')
+    assert omitted["outcome"] == "invalid"
+    assert omitted["reason"].startswith("the emulator refused PutRolePolicy: NoSuchEntity")
 
 
 def test_marks_scores_and_the_scenarios_beside(permissive_run: tuple[int, dict, str]) -> None:
@@ -228,3 +239,99 @@ def test_a_mutant_is_the_same_only_when_every_resource_it_touched_was_described_
     assert not same({"subnet-1": '{"CidrBlock": "10.0.2.0/24"}'}, solve)
     assert not same({"subnet-1": None}, solve)  # could not be described: not known to be the same
     assert not same({}, solve)  # nothing to compare
+
+
+TRUST = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"},
+                                                "Action": "sts:AssumeRole"}]}  # fmt: skip
+LOGS = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "logs:PutLogEvents", "Resource": "*"}]}
+
+
+def test_an_omitted_iam_call_answers_what_the_solve_got_and_the_next_call_is_refused(aws: MotoAccount) -> None:
+    """botocore's after-call handlers decode IAM's policy documents; an omitted call's answer passes them again,
+    so it is the answer as parsed, before them (decoded twice, it raised AttributeError: 'dict' ... 'split')."""
+
+    def solve(session) -> dict:
+        iam = session.client("iam")
+        role = iam.create_role(RoleName="items-role", AssumeRolePolicyDocument=json.dumps(TRUST))
+        iam.put_role_policy(RoleName="items-role", PolicyName="logs", PolicyDocument=json.dumps(LOGS))
+        return role
+
+    recording = Interceptor()
+    with recording.active():
+        solved = solve(recording.session(aws))
+    assert [c.name for c in recording.calls] == ["CreateRole", "PutRolePolicy"]
+    assert recording.calls[0].response["Role"]["AssumeRolePolicyDocument"] == TRUST  # as boto3 handed it over
+    assert recording.created == {"items-role": "AWS::IAM::Role", "logs|items-role": "AWS::IAM::RolePolicy"}
+    reset = urllib.request.Request(f"{aws.endpoint_url}/moto-api/reset", method="POST")
+    urllib.request.urlopen(reset, timeout=10).close()
+    omit = next(m for m in mutants(recording.calls) if m.id == "omit CreateRole")
+    mutated = Interceptor(omit)
+    with pytest.raises(ClientError, match="NoSuchEntity"), mutated.active():
+        solve(mutated.session(aws))
+    unsent = Interceptor(omit)
+    with unsent.active():
+        answered = (
+            unsent.session(aws)
+            .client("iam")
+            .create_role(RoleName="items-role", AssumeRolePolicyDocument=json.dumps(TRUST))
+        )
+    assert answered["Role"] == solved["Role"]
+    assert aws.client("iam").list_roles()["Roles"] == []  # it was not sent
+
+
+def test_extra_mistakes_play_from_the_state_before_their_step_after_all_the_others() -> None:
+    """`play_lanes(extra=...)`: what `stepeval mutate` plays its mutants with, in the same playthrough."""
+    lab = load_lab(LABS / "scenario_checks")
+    asked: list[str] = []
+
+    def fresh_account(aws, handles) -> None:  # the state before 02.01: no VPC of the solve's yet
+        ec2 = aws.client("ec2")
+        assert not [v for v in ec2.describe_vpcs()["Vpcs"] if v["CidrBlock"] == "10.0.0.0/16"]
+        ec2.create_vpc(CidrBlock="10.9.0.0/16")
+
+    def extra(key: str, result: ScenarioResult) -> tuple[Scenario, ...]:
+        asked.append(key)
+        if key != "02.01":
+            return ()
+        wrong = Scenario("extra wrong block", fresh_account, "mistake", "fail")
+        return wrong, Scenario("extra said to pass", fresh_account, "mistake", "pass")
+
+    with moto_lanes(lab, 2) as lanes:
+        plain = play_lanes(lab, lanes)
+    reported: list[ScenarioResult] = []
+    with moto_lanes(lab, 2) as lanes:
+        results = play_lanes(lab, lanes, extra=extra, on_result=reported.append)
+    assert reported == results
+    assert asked == list(lab.steps)  # once per solve, in step order
+    *others, wrong, passing = results
+    assert [(r.scenario, r.got) for r in others] == [(r.scenario, r.got) for r in plain]
+    assert (wrong.step, wrong.scenario, wrong.got, wrong.ok) == ("02.01", "extra wrong block", "fail", True)
+    assert (passing.scenario, passing.got, passing.ok) == ("extra said to pass", "fail", False)
+
+
+def test_a_second_play_of_a_solve_waits_until_the_first_has_planned_its_mutants(monkeypatch) -> None:
+    """A mistake after the solve plays the solve too: whichever play ends first records and plans; the solve's
+    own play (whose answer makes its mutants ready) must not answer before that planning is done."""
+    from harness import mutate
+
+    notes = mutate._Notes()
+    entered, release = threading.Event(), threading.Event()
+
+    def slow_fingerprint(aws, types):
+        entered.set()
+        release.wait(30)
+        return {}
+
+    monkeypatch.setattr(mutate, "fingerprint", slow_fingerprint)
+    act = mutate._recorder("01.01", Scenario("nothing", lambda aws, handles: None, "solve"), notes, True)
+    first = threading.Thread(target=act, args=(object(), {}))
+    first.start()
+    assert entered.wait(30)
+    second = threading.Thread(target=act, args=(object(), {}))
+    second.start()
+    second.join(0.5)
+    assert second.is_alive() and "01.01" not in notes.planned  # waiting for the first play's planning
+    release.set()
+    first.join(30)
+    second.join(30)
+    assert not second.is_alive() and notes.planned["01.01"] == [] and notes.prints["01.01"] == {}
