@@ -28,6 +28,7 @@ from harness.account import SandboxSpec
 from harness.contract import Answer, ContextInput, Event, Handle
 from harness.emulator import Emulator, MotoState, Seat
 from harness.errors import LabError
+from harness.isolation.paths import services_named_in
 from harness.lab import Lab
 from harness.loader import LoadError, import_step, trimmed_traceback
 from harness.prestart import SCENARIO_DIR, services_named
@@ -249,7 +250,9 @@ def play_lanes(
         raise ValueError("play_lanes needs a started Emulator (use it as a context manager)")
     players = [_Player(lane) for lane in lanes]
     steps = [scenarios[key] for key in needed]
-    return _Schedule(steps, set(chosen), players).run(_Before(_Template(root, None)), on_result)
+    named = [services_named_in([lab.step(step.key).module_path, step.path]) for step in steps]
+    root.prepare(1, named[0])  # the first step's copies are seeded with 1 (see _Schedule._open)
+    return _Schedule(steps, set(chosen), players, named).run(_Before(_Template(root, None)), on_result)
 
 
 class _Template:
@@ -317,10 +320,13 @@ class _Schedule:
     solves that open the next step first, then by step and order; the last solve last, on the first lane.
     """
 
-    def __init__(self, steps: list[StepScenarios], chosen: set[str], players: list[_Player]) -> None:
+    def __init__(
+        self, steps: list[StepScenarios], chosen: set[str], players: list[_Player], named: list[set[str]]
+    ) -> None:
         self.steps = steps
         self.chosen = chosen
         self.players = players
+        self.named = named  # the services each step's module and scenarios name, for MotoState.prepare
         self.first_slot: list[int] = []
         slots = 0
         for step in steps:
@@ -434,11 +440,12 @@ class _Schedule:
                 )
             slot += 1 + len(step.mistakes)
         rank = (2, step_index, 0) if last else (0, step_index, 0)
+        ahead = None if last else self.named[step_index + 1]
         self.ready.append(
             _Task(
                 slot,
                 rank,
-                lambda p: p.solve(step, seed, before, keep=not last),
+                lambda p: p.solve(step, seed, before, ahead),
                 0 if last else None,
                 (step_index, before),
             )
@@ -481,9 +488,10 @@ class _Player:
         actions = (step.solve, mistake) if mistake.after_solve else (mistake,)
         return self._play(step, mistake, actions, seed, mistake.expect, mistake.issue, before).result
 
-    def solve(self, step: StepScenarios, seed: int, before: _Before, *, keep: bool) -> _Played:
-        """Play the solve on a fresh copy; it must pass. With `keep`, a copy of what it left is kept (a template)."""
-        return self._play(step, step.solve, (step.solve,), seed, "pass", None, before, keep=keep)
+    def solve(self, step: StepScenarios, seed: int, before: _Before, ahead: set[str] | None) -> _Played:
+        """Play the solve on a fresh copy; it must pass. Unless this is the last step, a copy of what it left is
+        kept (a template), building ahead the backends the next step's copies (`ahead`: services) would build."""
+        return self._play(step, step.solve, (step.solve,), seed, "pass", None, before, ahead=ahead)
 
     def _play(
         self,
@@ -495,7 +503,7 @@ class _Player:
         pattern: str | None,
         before: _Before,
         *,
-        keep: bool = False,
+        ahead: set[str] | None = None,
     ) -> _Played:
         started = time.perf_counter()
         kind: Kind = scenario.kind
@@ -516,9 +524,10 @@ class _Player:
                 step.key, scenario.name, kind, expected, pattern, "broken", None, False, elapsed, str(exc), events
             )
             return _Played(broken)
-        if keep:
+        if ahead is not None:
             assert self.serving is not None
             after = self.serving.fork()  # before the evaluation: what the next step starts from is what it acted on
+            after.prepare(seed + 1, ahead)  # while this evaluation runs
         answer = self._evaluate(step.key, events, before)
         return _Played(_judged(step.key, scenario.name, kind, expected, pattern, answer, events, started), after)
 

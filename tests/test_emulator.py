@@ -7,6 +7,7 @@ random ids, its reset): when moto moves them, these fail.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import socket
 import threading
 import time
@@ -74,6 +75,40 @@ def test_copies_seeded_alike_create_the_same_ids_and_the_root_stays_empty(emulat
         finally:
             copy.close()
     assert made[0] == made[1]
+
+
+def amazon_snapshots_made_at(ec2) -> datetime.datetime:
+    """When this copy's EC2 backend made its AMI catalogue (the snapshots of Amazon's images, to the second)."""
+    return ec2.describe_snapshots(OwnerIds=["amazon"])["Snapshots"][0]["StartTime"]
+
+
+def test_a_backend_built_ahead_is_taken_by_a_copy_seeded_alike_and_makes_the_same_ids(emulator: Emulator) -> None:
+    seat = emulator.seats[0]
+    ec2 = client("ec2", seat)
+    prepared, plain = root(emulator).fork(), root(emulator).fork()
+    made: dict[tuple[str, int], tuple[str, datetime.datetime]] = {}
+    try:
+        prepared.prepare(7, ["ec2", "s3"])  # s3: not worth building ahead, ignored
+        prepared.fork().close()  # a command answered after the build: it is done
+        time.sleep(2.1)
+        built_later = datetime.datetime.now(datetime.UTC) - datetime.timedelta(seconds=1)
+        for name, template in (("prepared", prepared), ("plain", plain)):
+            for seed in (7, 8):
+                copy = template.fork(seat, seed)
+                try:
+                    vpc = ec2.create_vpc(CidrBlock="10.1.0.0/16")["Vpc"]["VpcId"]
+                    made[name, seed] = (vpc, amazon_snapshots_made_at(ec2))
+                finally:
+                    copy.close()
+    finally:
+        prepared.close()
+        plain.close()
+    assert made["prepared", 7][0] == made["plain", 7][0]  # the same ids, built ahead or not
+    assert made["prepared", 7][1] < built_later  # ... and it was built ahead
+    assert made["prepared", 8][0] == made["plain", 8][0]  # another seed: built by the copy itself
+    assert made["prepared", 8][1] >= built_later
+    assert made["plain", 7][1] >= built_later
+    assert made["plain", 7][0] != made["plain", 8][0]
 
 
 def test_a_closed_copy_hangs_up_so_a_kept_alive_client_does_not_wait(emulator: Emulator) -> None:
@@ -149,6 +184,11 @@ def test_what_the_root_warms_is_where_moto_botocore_and_werkzeug_keep_it() -> No
     assert importlib.metadata.version("werkzeug")
     assert issubclass(MotoRequestHandler, WSGIRequestHandler)
     assert {"make_environ", "run_wsgi"} <= set(vars(WSGIRequestHandler))
+    from moto.core.base_backend import AccountSpecificBackend
+    from moto.moto_api._internal import mock_random
+
+    assert "self.backend(region_name" in inspect.getsource(AccountSpecificBackend.__getitem__)  # built on request
+    assert {"getstate", "setstate", "seed"} <= set(dir(mock_random))
 
 
 class CountingServer:
