@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -169,15 +169,35 @@ class ScenarioSession(boto3.Session):
 
 
 @dataclass(frozen=True)
+class LaneSession:
+    """The session a lane's scenarios act through, on its seat, and the recorder watching it (attached first)."""
+
+    session: ScenarioSession
+    recorder: EventRecorder
+
+    @classmethod
+    def on(cls, seat: Seat, services: Iterable[str] = ()) -> LaneSession:
+        """A session on `seat` with its clients for `services` made now: moto's processes may still be starting
+        (a client is made without a request), and the lanes' first scenarios need not make them."""
+        session = ScenarioSession(seat.endpoint_url, seat.sandbox())
+        made = cls(session, EventRecorder(session))
+        for service in sorted(services):
+            session.client(service)
+        return made
+
+
+@dataclass(frozen=True)
 class Lane:
     """One seat of an `Emulator` (a loopback port where copies of moto serve) and the Runner that evaluates on it.
 
-    The scenarios act on the seat; the evaluations are given `sandbox` (the seat, normally).
+    The scenarios act on the seat (through `session`, made when the lane starts if not given); the evaluations are
+    given `sandbox` (the seat, normally).
     """
 
     runner: Runner
     seat: Seat
     sandbox: SandboxSpec
+    session: LaneSession | None = field(default=None, compare=False)
 
     @property
     def endpoint_url(self) -> str:
@@ -467,8 +487,9 @@ class _Player:
         self.runner = lane.runner
         self.seat = lane.seat
         self.sandbox = lane.sandbox
-        self.session = ScenarioSession(lane.endpoint_url, lane.sandbox)
-        self.recorder = EventRecorder(self.session)
+        acting = lane.session or LaneSession.on(lane.seat)
+        self.session = acting.session
+        self.recorder = acting.recorder
         self.serving: MotoState | None = None
 
     def untouched(self, key: str, before: _Before) -> ScenarioResult:

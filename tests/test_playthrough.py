@@ -267,6 +267,24 @@ def test_the_first_lane_ends_with_what_the_last_solve_left() -> None:
     assert results[-1].kind == "solve" and results[-1].ok
 
 
+def test_a_lanes_session_is_made_with_its_clients_while_moto_starts_and_records_what_they_create() -> None:
+    lab = load_lab(LAB_DIR)
+    with moto_lanes(lab, 2) as lanes:
+        assert all(lane.session is not None for lane in lanes)
+        acting = lanes[0].session
+        assert acting is not None
+        s3 = acting.session.client("s3")  # made ahead, after the recorder was attached
+        assert s3 is acting.session.client("s3")
+        assert lanes[0].seat.emulator.root is not None
+        copy = lanes[0].seat.emulator.root.fork(lanes[0].seat)
+        try:
+            acting.recorder.start()
+            s3.create_bucket(Bucket="made-ahead")
+            assert [e["id"] for e in acting.recorder.events] == ["made-ahead"]
+        finally:
+            copy.close()
+
+
 def boto3_client(service: str, sandbox: SandboxSpec):
     import boto3
 
