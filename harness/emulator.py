@@ -7,7 +7,8 @@ copy themselves by forking, so that a playthrough starts every scenario from a c
 - a `MotoState` is one process holding one state of the accounts; `fork()` copies it, everything included (EC2's
   AMI catalogue is built once, by the first call that needs it, and then inherited);
 - a copy either serves on a `Seat` (a loopback port this process keeps open, so clients keep their endpoint and
-  their connections' host; a copy hangs up its connections when it ends) or serves nothing (a template to copy).
+  their connections' host; a copy hangs up its connections when it ends) or serves nothing (a template to copy,
+  or a spare made ahead that `serve()` later puts on a seat: the fork is then off the caller's way).
 
 Each process has a Unix socket to this process (commands, and file descriptors passed along) and ends when it
 closes, so nothing outlives this process. A process forks only between requests: its server threads are idle.
@@ -114,6 +115,18 @@ class MotoState:
         if said != "forked" or len(fds) != 1:
             raise EmulatorError(f"the moto process did not fork (it said {reply!r})")
         return _started(socket.socket(fileno=fds[0]), self._emulator, int(pid))
+
+    def serve(self, seat: Seat, seed: int | None = None) -> None:
+        """Serve on `seat` from now on, moto's ids seeded with `seed`: a copy that served nothing (`fork()` without
+        a seat, made ahead as a spare) becomes what `fork(seat, seed)` would have made, without a fork on the way."""
+        command = f"serve {NO_SEED if seed is None else seed}".encode()
+        with self._lock:
+            if self._closed:
+                raise EmulatorError("this moto state was closed")
+            socket.send_fds(self._control, [command], [seat.listener.fileno()])
+            reply = self._control.recv(MESSAGE_BYTES)
+        if reply != b"ready":
+            raise EmulatorError(f"the moto process did not serve (it said {reply!r})")
 
     def prepare(self, seed: int, services: Iterable[str]) -> None:
         """Have this state build, for its copies seeded with `seed`, the backends of `services` it would build on
@@ -434,10 +447,19 @@ def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:
         if not command:
             break
         verb, seed, *services = command.decode().split()
+        listener = fds[0] if fds else None
         if verb == "prepare":
             _prebuild(int(seed), services)
             continue
-        listener = fds[0] if fds else None
+        if verb == "serve":  # a copy serving nothing (a spare) serves from now on
+            if server is not None or listener is None or os.getpid() == _ROOT_PID[0]:
+                if listener is not None:
+                    os.close(listener)
+                control.send(b"refused: only a copy serving nothing can serve")
+                continue
+            server = _serve_on(listener, seed, app)
+            control.send(b"ready")
+            continue
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         if server is not None:
             gc.collect()  # this copy's garbage, before it is frozen into the copy of it
@@ -463,25 +485,30 @@ def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:
 
 
 def _become_copy(control: socket.socket, listener: int | None, seed: str, app: Any) -> tuple[socket.socket, Any]:
-    """(In a new fork.) Let go of the parent's sockets, seed moto's ids, serve on `listener` if given.
+    """(In a new fork.) Let go of the parent's sockets; seed moto's ids and serve on `listener`, if given.
 
-    The control socket and the server (None for a template) of the copy.
+    The control socket and the server (None for a template, or a spare until it is told to serve) of the copy.
     """
+    _release_sockets(keep={control.fileno(), *([listener] if listener is not None else [])})
+    gc.disable()  # a copy lives for one scenario: cycles wait for its end, and its pages stay shared
+    if listener is None:
+        return control, None
+    return control, _serve_on(listener, seed, app)
+
+
+def _serve_on(listener: int, seed: str, app: Any) -> Any:
+    """Seed moto's ids (unless NO_SEED) and serve `app` on the listening socket `listener`: the server."""
     from moto.moto_api._internal import mock_random
     from werkzeug.serving import make_server
 
     from harness.moto_http import KeptAliveHandler  # imported by the root already: here a lookup
 
-    _release_sockets(keep={control.fileno(), *([listener] if listener is not None else [])})
-    gc.disable()  # a copy lives for one scenario: cycles wait for its end, and its pages stay shared
     if seed != NO_SEED:
         mock_random.seed(int(seed))
-    server = None
-    if listener is not None:
-        server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=KeptAliveHandler, fd=listener)
-        os.close(listener)  # the server holds a duplicate
-        threading.Thread(target=_accept, args=(server,), name="moto-server", daemon=True).start()
-    return control, server
+    server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=KeptAliveHandler, fd=listener)
+    os.close(listener)  # the server holds a duplicate
+    threading.Thread(target=_accept, args=(server,), name="moto-server", daemon=True).start()
+    return server
 
 
 def _accept(server: Any) -> None:

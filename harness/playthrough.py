@@ -17,6 +17,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -39,6 +40,8 @@ from harness.scenarios import SCENARIO_ATTRIBUTE, Scenario
 
 STEM = re.compile(r"[0-9]{2}_[0-9]{2}")
 UNTOUCHED = "untouched account"
+SPARES = 2
+"""Copies of a step's state forked ahead of the lanes' asking (one per lane): a fork costs the template ~10-20 ms."""
 
 Kind = Literal["negative", "mistake", "solve"]
 Got = Literal["pass", "fail", "error", "broken"]
@@ -272,29 +275,44 @@ def play_lanes(
     steps = [scenarios[key] for key in needed]
     named = [services_named_in([lab.step(step.key).module_path, step.path]) for step in steps]
     root.prepare(1, named[0])  # the first step's copies are seeded with 1 (see _Schedule._open)
-    return _Schedule(steps, set(chosen), players, named).run(_Before(_Template(root, None)), on_result)
+    return _Schedule(steps, set(chosen), players, named).run(root, on_result)
 
 
 class _Template:
-    """The moto process holding the state before a step, closed once the last copy that needs it is made."""
+    """The moto process holding the state before a step, and the copies its step will ask for: up to SPARES are
+    forked ahead (serving nothing, in the background), so that a lane's next copy is ready when it asks; the
+    template is closed once the last copy it owes is made (unless `closes` is False: the root)."""
 
-    def __init__(self, state: MotoState, copies: int | None) -> None:
+    def __init__(self, state: MotoState, copies: int, making: Executor, *, closes: bool = True) -> None:
         self.state = state
-        self.left = copies  # None: never closed here (the root: the Emulator closes it)
+        self.left = copies
+        self.closes = closes
+        self._making = making
+        self._spares: list[Future[MotoState]] = []
         self._lock = threading.Lock()
+        with self._lock:
+            self._top_up()
 
     def copy(self, seat: Seat, seed: int | None) -> MotoState:
-        """A serving copy on `seat`; the last one allowed closes the template."""
-        copied = self.state.fork(seat, seed)
+        """A serving copy on `seat`: a spare put on it, else a fork; the last one owed closes the template."""
         with self._lock:
-            if self.left is not None:
-                self.left -= 1
-                last = self.left == 0
-            else:
-                last = False
+            self.left = max(self.left - 1, 0)
+            spare = self._spares.pop(0) if self._spares else None
+            self._top_up()
+            last = self.closes and self.left == 0
+        if spare is None:
+            copied = self.state.fork(seat, seed)
+        else:
+            copied = spare.result()
+            copied.serve(seat, seed)
         if last:
             self.state.close()
         return copied
+
+    def _top_up(self) -> None:
+        """Fork spares ahead while fewer than SPARES are on the way and more copies are owed than are on the way."""
+        while len(self._spares) < min(SPARES, self.left):
+            self._spares.append(self._making.submit(self.state.fork))
 
 
 @dataclass(frozen=True)
@@ -359,14 +377,22 @@ class _Schedule:
         self.opening = len(steps) - 1  # solves still to answer that open a step
         self.failure: BaseException | None = None
         self.condition = threading.Condition()
+        self.making = ThreadPoolExecutor(SPARES, thread_name_prefix="moto-spares")  # the templates' spares
 
     def _copies(self, step: StepScenarios) -> int:
         """How many copies of the state before `step` its scenarios need (its mistakes and its solve)."""
         return 1 + len(step.mistakes) if step.key in self.chosen else 1
 
-    def run(self, first: _Before, on_result: Callable[[ScenarioResult], None] | None) -> list[ScenarioResult]:
-        with self.condition:
-            self._open(0, first, 0)
+    def run(self, root: MotoState, on_result: Callable[[ScenarioResult], None] | None) -> list[ScenarioResult]:
+        """Play from `root` (the accounts before the first step; its untouched account is a copy of it too)."""
+        with self.making:
+            first = self.steps[0]
+            copies = self._copies(first) + (first.key in self.chosen)
+            with self.condition:
+                self._open(0, _Before(_Template(root, copies, self.making, closes=False)), 0)
+            return self._play(on_result)
+
+    def _play(self, on_result: Callable[[ScenarioResult], None] | None) -> list[ScenarioResult]:
         threads = [
             threading.Thread(target=self._lane, args=(index,), name=f"playthrough-lane-{index}", daemon=True)
             for index in range(len(self.players))
@@ -422,9 +448,10 @@ class _Schedule:
                     step = self.steps[step_index]
                     self.shown[task.slot] = step.key in self.chosen or not result.ok
                     if step_index + 1 < len(self.steps):
-                        template = _Template(played.after, self._copies(self.steps[step_index + 1]))
+                        copies = self._copies(self.steps[step_index + 1])
+                        template = _Template(played.after, copies, self.making) if played.after else None
                         broken = None if played.after else f"step {step.key}'s solve raised:\n{result.detail}"
-                        after = before.then(template if played.after else None, result.answer, broken)
+                        after = before.then(template, result.answer, broken)
                         self._open(step_index + 1, after, index)
                         self.opening -= 1
                     elif played.after is not None:

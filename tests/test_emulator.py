@@ -16,7 +16,7 @@ import boto3
 import pytest
 
 from harness import emulator as emulator_module
-from harness.emulator import Emulator, MotoState, Seat
+from harness.emulator import Emulator, EmulatorError, MotoState, Seat
 from harness.sandbox import client_config
 
 
@@ -75,6 +75,33 @@ def test_copies_seeded_alike_create_the_same_ids_and_the_root_stays_empty(emulat
         finally:
             copy.close()
     assert made[0] == made[1]
+
+
+def test_a_spare_put_on_a_seat_serves_as_a_copy_forked_there_would(emulator: Emulator) -> None:
+    seat = emulator.seats[0]
+    s3, ec2 = client("s3", seat), client("ec2", seat)
+    first = root(emulator).fork(seat)
+    s3.create_bucket(Bucket="kept")
+    template = first.fork()
+    first.close()
+    spare = template.fork()  # serves nothing yet
+    made = []
+    try:
+        for copy in (spare, None):
+            if copy is None:
+                copy = template.fork(seat, seed=7)
+            else:
+                spare.serve(seat, seed=7)
+            try:
+                assert buckets(s3) == ["kept"]
+                made.append(ec2.create_vpc(CidrBlock="10.1.0.0/16")["Vpc"]["VpcId"])
+            finally:
+                copy.close()
+        assert made[0] == made[1]
+        with pytest.raises(EmulatorError, match="did not serve"):
+            root(emulator).serve(seat, 1)  # the root copies, it never serves
+    finally:
+        template.close()
 
 
 def amazon_snapshots_made_at(ec2) -> datetime.datetime:

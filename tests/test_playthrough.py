@@ -360,3 +360,41 @@ def test_copies_answer_exactly_as_reset_and_replay_did(
         copied = play_lanes(lab, lanes, select=select)
     assert [r.kind for r in copied].count("solve") == len(steps)
     assert [comparable(r) for r in copied] == [comparable(r) for r in replayed]
+
+
+class FakeState:
+    """What `_Template` asks of a moto state: forks (noted), serve, close."""
+
+    def __init__(self, made: list[str]) -> None:
+        self.made = made
+        self.served: tuple | None = None
+        self.closed = False
+
+    def fork(self, seat=None, seed=None) -> FakeState:
+        self.made.append("fork on a seat" if seat is not None else "spare")
+        copy = FakeState(self.made)
+        copy.served = (seat, seed) if seat is not None else None
+        return copy
+
+    def serve(self, seat, seed=None) -> None:
+        assert self.served is None
+        self.served = (seat, seed)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.mark.parametrize("closes", [True, False])
+def test_a_template_forks_its_copies_ahead_makes_no_more_than_it_owes_and_closes_after_the_last(closes: bool) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from harness.playthrough import SPARES, _Template
+
+    made: list[str] = []
+    state = FakeState(made)
+    with ThreadPoolExecutor(SPARES) as making:
+        template = _Template(state, 5, making, closes=closes)  # type: ignore[arg-type]
+        copies = [template.copy("seat", seed) for seed in range(5)]  # type: ignore[arg-type]
+    assert [c.served for c in copies] == [("seat", seed) for seed in range(5)]
+    assert made == ["spare"] * 5  # every copy made ahead, none wasted
+    assert state.closed is closes
