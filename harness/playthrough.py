@@ -40,8 +40,6 @@ from harness.scenarios import SCENARIO_ATTRIBUTE, Scenario
 
 STEM = re.compile(r"[0-9]{2}_[0-9]{2}")
 UNTOUCHED = "untouched account"
-SPARES = 2
-"""Copies of a step's state forked ahead of the lanes' asking (one per lane): a fork costs the template ~10-20 ms."""
 
 Kind = Literal["negative", "mistake", "solve"]
 Got = Literal["pass", "fail", "error", "broken"]
@@ -279,15 +277,17 @@ def play_lanes(
 
 
 class _Template:
-    """The moto process holding the state before a step, and the copies its step will ask for: up to SPARES are
-    forked ahead (serving nothing, in the background), so that a lane's next copy is ready when it asks; the
-    template is closed once the last copy it owes is made (unless `closes` is False: the root)."""
+    """The moto process holding the state before a step, and the copies its step will ask for: up to `spares`
+    (one per lane) are forked ahead, serving nothing, by `making`, so that a lane's next copy is ready when it asks
+    (a fork costs the template 10-20 ms); the template is closed once the last copy it owes is made (unless
+    `closes` is False: the root)."""
 
-    def __init__(self, state: MotoState, copies: int, making: Executor, *, closes: bool = True) -> None:
+    def __init__(self, state: MotoState, copies: int, making: Executor, spares: int, *, closes: bool = True) -> None:
         self.state = state
         self.left = copies
         self.closes = closes
         self._making = making
+        self._ahead = spares
         self._spares: list[Future[MotoState]] = []
         self._lock = threading.Lock()
         with self._lock:
@@ -310,8 +310,8 @@ class _Template:
         return copied
 
     def _top_up(self) -> None:
-        """Fork spares ahead while fewer than SPARES are on the way and more copies are owed than are on the way."""
-        while len(self._spares) < min(SPARES, self.left):
+        """Fork spares ahead while fewer than `spares` are on the way and more copies are owed than are on the way."""
+        while len(self._spares) < min(self._ahead, self.left):
             self._spares.append(self._making.submit(self.state.fork))
 
 
@@ -377,7 +377,7 @@ class _Schedule:
         self.opening = len(steps) - 1  # solves still to answer that open a step
         self.failure: BaseException | None = None
         self.condition = threading.Condition()
-        self.making = ThreadPoolExecutor(SPARES, thread_name_prefix="moto-spares")  # the templates' spares
+        self.making = ThreadPoolExecutor(len(players), thread_name_prefix="moto-spares")  # the templates' spares
 
     def _copies(self, step: StepScenarios) -> int:
         """How many copies of the state before `step` its scenarios need (its mistakes and its solve)."""
@@ -389,7 +389,7 @@ class _Schedule:
             first = self.steps[0]
             copies = self._copies(first) + (first.key in self.chosen)
             with self.condition:
-                self._open(0, _Before(_Template(root, copies, self.making, closes=False)), 0)
+                self._open(0, _Before(_Template(root, copies, self.making, len(self.players), closes=False)), 0)
             return self._play(on_result)
 
     def _play(self, on_result: Callable[[ScenarioResult], None] | None) -> list[ScenarioResult]:
@@ -449,7 +449,8 @@ class _Schedule:
                     self.shown[task.slot] = step.key in self.chosen or not result.ok
                     if step_index + 1 < len(self.steps):
                         copies = self._copies(self.steps[step_index + 1])
-                        template = _Template(played.after, copies, self.making) if played.after else None
+                        spares = len(self.players)
+                        template = _Template(played.after, copies, self.making, spares) if played.after else None
                         broken = None if played.after else f"step {step.key}'s solve raised:\n{result.detail}"
                         after = before.then(template, result.answer, broken)
                         self._open(step_index + 1, after, index)

@@ -388,12 +388,12 @@ class FakeState:
 def test_a_template_forks_its_copies_ahead_makes_no_more_than_it_owes_and_closes_after_the_last(closes: bool) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from harness.playthrough import SPARES, _Template
+    from harness.playthrough import _Template
 
     made: list[str] = []
     state = FakeState(made)
-    with ThreadPoolExecutor(SPARES) as making:
-        template = _Template(state, 5, making, closes=closes)  # type: ignore[arg-type]
+    with ThreadPoolExecutor(2) as making:
+        template = _Template(state, 5, making, 2, closes=closes)  # type: ignore[arg-type]
         copies = [template.copy("seat", seed) for seed in range(5)]  # type: ignore[arg-type]
     assert [c.served for c in copies] == [("seat", seed) for seed in range(5)]
     assert made == ["spare"] * 5  # every copy made ahead, none wasted
