@@ -272,20 +272,33 @@ def serve_root(control_fd: int, services: list[str]) -> NoReturn:
 
 
 def _preload(app: Any, services: list[str]) -> None:
-    """Build moto's app for each service now (it imports the service's models), then drop the backends it built.
+    """Build moto's app for each service now (it imports the service's models); build no backend.
 
-    Building an app builds a backend too, drawing on moto's random ids: dropped, the accounts are empty again,
-    and a copy builds its backends after it is seeded, as a reset server would.
+    moto builds an app from a backend of its service, of which it reads only the class's URL paths: it is given
+    one not built (EC2's build alone, its AMI catalogue, was ~50 ms of the root's start). Whatever else was made
+    is dropped, so the accounts are empty and a copy builds its backends after it is seeded, as a reset server
+    would.
     """
     from moto import backends
+    from moto.core.base_backend import AccountSpecificBackend
     from moto.moto_api._internal.models import moto_api_backend
     from moto.moto_server.werkzeug_app import create_backend_app
 
-    for name in services:
-        if name in backends.list_of_moto_modules():
-            app.app_instances[name] = create_backend_app(name)
+    made_on_request = AccountSpecificBackend.__getitem__
+    AccountSpecificBackend.__getitem__ = _unbuilt  # type: ignore[method-assign]
+    try:
+        for name in services:
+            if name in backends.list_of_moto_modules():
+                app.app_instances[name] = create_backend_app(name)
+    finally:
+        AccountSpecificBackend.__getitem__ = made_on_request  # type: ignore[method-assign]
     _lean_reset()
     moto_api_backend.reset()
+
+
+def _unbuilt(accounts: Any, region_name: str) -> Any:
+    """A backend of the service's class, not built and not kept: an app reads its URL paths, which are the class's."""
+    return accounts.backend.__new__(accounts.backend)
 
 
 def _share_botocore_loader() -> None:

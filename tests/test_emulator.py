@@ -218,6 +218,25 @@ def test_what_the_root_warms_is_where_moto_botocore_and_werkzeug_keep_it() -> No
     assert {"getstate", "setstate", "seed"} <= set(dir(mock_random))
 
 
+def test_an_app_built_on_an_unbuilt_backend_routes_as_one_built_on_a_built_backend() -> None:
+    """The root builds moto's apps without building backends (`_preload`): moto must read only the class's URLs."""
+    from moto.core.base_backend import AccountSpecificBackend
+    from moto.moto_server.werkzeug_app import create_backend_app
+
+    def rules(app) -> list[tuple[str, str]]:
+        return sorted((str(rule), rule.endpoint) for rule in app.url_map.iter_rules())
+
+    services = ["ec2", "s3", "elbv2", "iam", "dynamodb", "lambda", "sts"]
+    made_on_request = AccountSpecificBackend.__getitem__
+    AccountSpecificBackend.__getitem__ = emulator_module._unbuilt  # type: ignore[method-assign]
+    try:
+        unbuilt = {name: rules(create_backend_app(name)) for name in services}
+    finally:
+        AccountSpecificBackend.__getitem__ = made_on_request  # type: ignore[method-assign]
+    assert unbuilt == {name: rules(create_backend_app(name)) for name in services}
+    assert all(unbuilt.values())
+
+
 class CountingServer:
     """What `_accept` needs of a server: its listening socket, and a handler that takes one connection."""
 
