@@ -2,9 +2,10 @@
 
 Warm: one step making one describe call against a moto server process, median of many evaluations through the
 pool (a fresh confined process each, its AWS call through the read-only gateway), minus the median of the bare
-describe call on a warm client (what the module's AWS call costs). The evaluations are timed with a short pause
-between them (a hook reaching a service that is not saturated: its spare is ready), and back to back (each
-evaluation shares the CPU with the forking of the next one's spare; throughput is bench/service.py's measure).
+describe call on a warm client (what the module's AWS call costs), each timed the same way: with a short pause
+before each (a hook reaching a service that is not saturated: its spare is ready; on this VM a call after a
+pause costs ~2 ms more than one in a back-to-back series, bare or not), and back to back (each evaluation then
+shares the CPU with the forking of the next one's spare; throughput is bench/service.py's measure).
 The gateway's own cost: the same call over a link through the gateway, minus bare.
 Naive baseline, same run: a fresh boto3.Session() and client per evaluation, module run inline.
 Cold: `stepeval run` as a new process, one call against a moto server on loopback, beside a bare boto3 process
@@ -64,6 +65,7 @@ def warm(runs: int) -> dict[str, float]:
             "ec2", endpoint_url=sandbox.endpoint_url
         )
         bare_ms = median_ms(client.describe_vpcs, runs)
+        bare_paced_ms = median_ms(client.describe_vpcs, runs, pause_s=PAUSE_S)
         with Gateway() as gateway:
             link = GatewayLink()
             link.attach(gateway.socket_path, gateway.open(sandbox))
@@ -86,6 +88,7 @@ def warm(runs: int) -> dict[str, float]:
         "harness": harness_ms,
         "back to back": back_to_back_ms,
         "bare": bare_ms,
+        "bare paced": bare_paced_ms,
         "gateway": gateway_ms,
         "naive": naive_ms,
     }
@@ -134,7 +137,8 @@ def main() -> int:
         f"[bold]stepeval bench[/]: {args.runs} warm evaluations, {args.cold_runs} cold runs, {os.cpu_count()} cores"
     )
     w = warm(args.runs)
-    harness_overhead = w["harness"] - w["bare"]
+    harness_overhead = w["harness"] - w["bare paced"]
+    back_to_back_overhead = w["back to back"] - w["bare"]
     naive_overhead = w["naive"] - w["bare"]
     ratio = naive_overhead / max(harness_overhead, 1e-3)
     c = cold(args.cold_runs)
@@ -144,6 +148,7 @@ def main() -> int:
         table.add_column(column)
     rows = [
         ("bare describe_vpcs, warm client (moto server process)", f"{w['bare']:.2f} ms", "", ""),
+        ("  ... each after a pause, as the evaluations a spare ready", f"{w['bare paced']:.2f} ms", "", ""),
         ("the same call through the read-only gateway", f"{w['gateway']:.2f} ms", "", ""),
         ("gateway's added latency per call", f"{w['gateway'] - w['bare']:.2f} ms", "", ""),
         (
@@ -160,10 +165,16 @@ def main() -> int:
         ),
         ("naive evaluation (fresh Session + client, inline)", f"{w['naive']:.2f} ms", "", ""),
         (
-            "harness overhead (worker - bare)",
+            "harness overhead, a spare ready (evaluation - bare, both after a pause)",
             f"{harness_overhead:.2f} ms",
             f"<= {GOAL_WARM_MS:g} ms",
             harness_overhead <= GOAL_WARM_MS,
+        ),
+        (
+            "harness overhead, back to back (evaluation - bare, both back to back)",
+            f"{back_to_back_overhead:.2f} ms",
+            "",
+            "",
         ),
         ("naive overhead (naive - bare)", f"{naive_overhead:.2f} ms", "", ""),
         ("naive overhead / harness overhead", f"{ratio:.0f}x", f">= {GOAL_RATIO:g}x", ratio >= GOAL_RATIO),

@@ -32,14 +32,18 @@ def median_ms(action: Callable[[], object], runs: int, warmup: int = 3, pause_s:
     return statistics.median(samples)
 
 
-def interleaved_medians(actions: dict[str, Callable[[], object]], runs: int, warmup: int = 3) -> dict[str, float]:
-    """Median wall time of each action in milliseconds, sampled in turn: every measure sees the same machine."""
+def interleaved_medians(
+    actions: dict[str, Callable[[], object]], runs: int, warmup: int = 3, pause_s: float = 0.0
+) -> dict[str, float]:
+    """Median wall time of each action in milliseconds, sampled in turn: every measure sees the same machine
+    (`pause_s` untimed before each sample: each then finds the machine idle, as a request one at a time does)."""
     for action in actions.values():
         for _ in range(warmup):
             action()
     samples: dict[str, list[float]] = {name: [] for name in actions}
     for _ in range(runs):
         for name, action in actions.items():
+            time.sleep(pause_s)
             started = time.perf_counter()
             action()
             samples[name].append((time.perf_counter() - started) * 1000)

@@ -196,7 +196,7 @@ def main() -> int:
                     cmdline = (entry / "cmdline").read_bytes()
                 except OSError:
                     continue
-                if b"harness.isolation.template" in cmdline and stat:  # the template, its keepers, its spares
+                if b"harness.isolation.template" in cmdline and stat:  # the template and its evaluation processes
                     with contextlib.suppress(OSError):  # proportional: pages shared with the template count once
                         workers.append(rss_mib(int(entry.name), "Pss:", "smaps_rollup"))
         service_rss = rss_mib(service.pid)

@@ -41,6 +41,7 @@ from harness.isolation.paths import (
     services_named_in,
     socket_in,
 )
+from harness.isolation.template import ANSWERED
 from harness.protocol import ChannelClosed, FrameBuffer, write_frame
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ MAX_WARM = 16  # (service, region) pairs the template keeps warm for the next ev
 MAX_REHEARSED = 64  # (service, operation) pairs the template rehearses on them
 MAX_LABS = 8  # labs' `evaluation/` directories a spare's root holds ahead of its job
 KEPT_OUTPUT_BYTES = 64 * 1024  # of a module's output, what the answer's diagnostics carry
+CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 MALLOC_ARENA_MAX = "1"  # glibc gives each new thread an arena reserving 64 MiB of address space: RLIMIT_AS felt them
 
 
@@ -159,7 +161,7 @@ class EvaluationProcess:
     """The parent's ends of one evaluation process: its job channel, its output, its lifeline, its status.
 
     Each fd is owned by one file object here and closed once, by `close()`; `kill()` (closing the lifeline, so
-    that the keeper kills the process and its namespace) may be called any number of times, from any thread.
+    that the template kills the process and its namespace) may be called any number of times, from any thread.
     """
 
     def __init__(self, template: Template, uid: int | None, preparation: dict[str, Any]) -> None:
@@ -183,9 +185,13 @@ class EvaluationProcess:
         self._lock = threading.Lock()
         self._report: dict[str, Any] | None = None
 
-    def kill(self) -> None:
-        """End the evaluation and everything it started (idempotent)."""
+    def kill(self, answered: bool = False) -> None:
+        """End the evaluation and everything it started (idempotent); `answered`: its reply is in, so the template
+        need not count what it left running to explain its end."""
         with self._lock:
+            if answered and not self._lifeline.closed:
+                with contextlib.suppress(OSError):
+                    self._lifeline.write(ANSWERED)
             self._lifeline.close()
 
     def close(self) -> None:
@@ -197,7 +203,7 @@ class EvaluationProcess:
             self._status.close()
 
     def status(self, timeout_s: float = STATUS_TIMEOUT_S) -> dict[str, Any]:
-        """How the process ended (exit, killed, cpu_s, tasks), as its keeper reported it; {} if it did not."""
+        """How the process ended (exit, killed, cpu_s, tasks), as the template reported it; {} if it did not."""
         if self._report is None:
             report: dict[str, Any] = {}
             with contextlib.suppress(OSError, ValueError):
@@ -246,7 +252,7 @@ class EvaluationProcess:
             return self._ended(started, capture, "output", detail, limits)
         except ChannelClosed as exc:
             return self._ended(started, capture, "crash", str(exc), limits)
-        self.kill()
+        self.kill(answered=True)
         capture.drain(self._output)
         return Outcome(reply, elapsed_ms=_ms(started), output=capture.text, output_truncated=capture.truncated)
 
@@ -271,7 +277,7 @@ class EvaluationProcess:
         return buffer.message
 
     def _ended(self, started: float, capture: OutputCapture, failure: str, detail: str, limits: Limits) -> Outcome:
-        """No reply: kill, learn how it ended from its keeper, and name the limit it reached, if any."""
+        """No reply: kill, learn how it ended from the template, and name the limit it reached, if any."""
         self.kill()
         report = self.status()
         failure, detail = classify(failure, detail, report, limits)
@@ -279,7 +285,7 @@ class EvaluationProcess:
 
 
 def classify(failure: str, detail: str, report: dict[str, Any], limits: Limits) -> tuple[str, str]:
-    """Tell a limit reached from a timeout or a crash, from the keeper's report of the process's end."""
+    """Tell a limit reached from a timeout or a crash, from the template's report of the process's end."""
     code = report.get("exit")
     cpu_s = report.get("cpu_s") or 0.0
     tasks = report.get("tasks") or 0
@@ -336,15 +342,28 @@ class OutputCapture:
         return self.total > len(self._kept)
 
 
-_uids_in_use: set[int] = set()
+_uids_in_use: dict[int, socket.socket] = {}  # uid -> its host-wide claim
 _uids_lock = threading.Lock()
+UID_CLAIM = "stepeval-uid-{}"  # an abstract unix socket name: bound by one process on the host at a time
+
+
+def _claim(uid: int) -> socket.socket | None:
+    """Claim `uid` host-wide (another harness process on this host may run evaluations too); None if taken. The
+    kernel drops the claim with the socket: at `give_back`, or when this process dies."""
+    claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        claim.bind("\0" + UID_CLAIM.format(uid))
+    except OSError:
+        claim.close()
+        return None
+    return claim
 
 
 class UidPool:
     """Unprivileged uids, one per live evaluation process, back in the pool once its namespace is gone.
 
-    At most `count` at once for this pool, and never one another pool of this process holds; the range starts at
-    `uid_base()`, which a second harness process on the same host sets apart with STEPEVAL_UID_BASE.
+    At most `count` at once for this pool, and never one that another pool, or another harness process on this
+    host, holds (each uid is claimed host-wide); the range starts at `uid_base()` (STEPEVAL_UID_BASE).
     """
 
     def __init__(self, count: int) -> None:
@@ -356,20 +375,24 @@ class UidPool:
             if len(self._mine) >= self._count:
                 return None
             base = uid_base()
-            uid = next(candidate for candidate in range(base, base + UID_SPAN) if candidate not in _uids_in_use)
-            _uids_in_use.add(uid)
-            self._mine.add(uid)
-            return uid
+            for uid in range(base, base + UID_SPAN):
+                if uid not in _uids_in_use and (claim := _claim(uid)) is not None:
+                    _uids_in_use[uid] = claim
+                    self._mine.add(uid)
+                    return uid
+            return None
 
     def give_back(self, uid: int) -> None:
         with _uids_lock:
-            _uids_in_use.discard(uid)
+            claim = _uids_in_use.pop(uid, None)
+            if claim is not None:
+                claim.close()
             self._mine.discard(uid)
 
 
 @dataclass
 class _Reaper:
-    """One thread that waits for finished processes' keepers to report, then frees their uid."""
+    """One thread that waits for the template to report on finished processes, then frees their uid."""
 
     done: Any  # callable(process)
     jobs: queue.SimpleQueue = field(default_factory=queue.SimpleQueue)
@@ -420,6 +443,7 @@ class WorkerPool:
         self._warm: dict[tuple[str, str], None] = {}  # (service, region) recent evaluations used, oldest first
         self._imports: dict[str, None] = {}  # the kit modules the expected labs import
         self._rehearse: dict[tuple[str, str], None] = {}  # (service, operation) the gateway let through, oldest first
+        self._running = 0  # jobs being run now (a spare rehearses its job only while fewer run than there are CPUs)
 
     # -- life cycle ----------------------------------------------------------------------------------------------
 
@@ -513,12 +537,18 @@ class WorkerPool:
         """Run one job in a fresh evaluation process (waiting for a slot if `size` are running)."""
         limits = Limits.from_message(job.get("limits"))
         with self._slots:
-            process = self._take([path for path in job_paths(job) if os.path.exists(path)])
+            with self._cond:
+                self._running += 1
             try:
-                outcome = process.run(job, timeout_s, limits)
-            finally:  # an interrupted caller (Ctrl-C) too: the process must not outlive us
-                process.kill()
-                self._reaper.reap(process)
+                process = self._take([path for path in job_paths(job) if os.path.exists(path)])
+                try:
+                    outcome = process.run(job, timeout_s, limits)
+                finally:  # an interrupted caller (Ctrl-C) too: the process must not outlive us
+                    process.kill()
+                    self._reaper.reap(process)
+            finally:
+                with self._cond:
+                    self._running -= 1
             with self._cond:
                 if outcome.reply is None:
                     self.restarts += 1
@@ -585,11 +615,15 @@ class WorkerPool:
 
     def _preparation(self) -> dict[str, Any]:
         """What the template readies a spare with: the clients recent evaluations used, their operations
-        rehearsed, and a connection to the gateway (once it listens)."""
+        rehearsed, a connection to the gateway (once it listens), and whether it rehearses its job: only while fewer
+        jobs run than there are CPUs (a rehearsal copies ahead the pages its job will write: it costs the same CPU
+        as the job's own copies would, and more for its replays; on a saturated pool it would only slow the jobs
+        running, for a latency nobody waits for)."""
         return {
             "warm": list(self._warm),
             "imports": list(self._imports),
             "rehearse": list(self._rehearse),
+            "rehearse_job": self._running < CPUS,
             "ahead": self._ahead(),
             "gateway": socket_in(self._directory_for_gateway()),
         }

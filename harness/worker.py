@@ -16,7 +16,6 @@ import logging
 import os
 import signal
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -129,6 +128,12 @@ class Worker:
         reply["log"] = lines.lines
         return reply
 
+    def rehearse(self) -> dict[str, Any]:
+        """A job of our own, run once in the template and again in each spare before its job (REHEARSAL_MODULE, in
+        the harness's directory, which every root holds): the pages the job's path writes (loader, event loop,
+        logging, the answer's checks) are copied before the job, not on its way."""
+        return self._run({"module": str(REHEARSAL_MODULE), "context": {}}, _template_session(DEFAULT_REGION))
+
     def _run(self, job: dict[str, Any], session: SandboxSession) -> dict[str, Any]:
         path = Path(job["module"])
         limits = Limits.from_message(job.get("limits"))
@@ -163,6 +168,7 @@ _sessions: dict[str, SandboxSession] = {}  # built in the template, one per regi
 _rehearsed: set[tuple[str, str, str]] = set()  # (service, region, operation) rehearsed in the template
 _replayed_by_spares: list[tuple[str, str, str]] = []  # the most recent of them, replayed by each spare
 SPARE_REHEARSALS = 8  # a spare's replays cost CPU per evaluation: only the likeliest
+REHEARSAL_MODULE = Path(__file__).parent / "isolation" / "rehearsal_lab" / "evaluation" / "boto3" / "00_00.py"
 
 
 def _template_session(region: str) -> SandboxSession:
@@ -176,19 +182,7 @@ def prepare() -> None:
     warm_up()
     _template_session(DEFAULT_REGION)
     importlib.import_module("encodings.idna")  # what the first connection imports (20 ms with its dependencies)
-    _rehearse_loading()
-    with asyncio.Runner() as runner:  # asyncio's lazy parts (the loop policy...) made once, not per evaluation
-        runner.run(asyncio.sleep(0))
-
-
-def _rehearse_loading() -> None:
-    """Load a step module of our own once, so that the loader's first-use work (importlib's, inspect's, the
-    patterns it compiles) is done before the fork, not in every evaluation."""
-    with tempfile.TemporaryDirectory(prefix="stepeval-rehearsal-") as where:
-        module = Path(where, "evaluation", "boto3", "00_00.py")
-        module.parent.mkdir(parents=True)
-        module.write_text("async def run(session, context, logger):\n    return {}\n")
-        load_step(module)
+    Worker().rehearse()  # the loader's, asyncio's (the loop policy...) and the answer's first-use work, done once
 
 
 def import_kit(modules: list[str]) -> None:
@@ -233,14 +227,23 @@ def warm_services(pairs: list[Pair], operations: list[Pair]) -> None:
     _replayed_by_spares[:] = recent[-SPARE_REHEARSALS:]
 
 
-def serve_one(channel: int, confine: Callable[[list[str], Limits], None], gateway_socket: str | None) -> None:
-    """Open a line to the gateway (if it is known already), say ready, take one job, confine this process for it,
-    answer, and return (the caller exits)."""
+def serve_one(
+    channel: int,
+    confine: Callable[[list[str], Limits], None],
+    gateway_socket: str | None,
+    *,
+    rehearse_job: bool = True,
+) -> None:
+    """Open a line to the gateway (if it is known already), rehearse the job (if asked: the pages it writes are
+    copied now, not on its way), say ready, take one job, confine this process for it, answer, and return (the
+    caller exits)."""
     worker = Worker()
     if gateway_socket:
         LINK.preconnect(gateway_socket)
-    for service, region, operation in _replayed_by_spares:
-        rehearse(_template_session(region).client(service, region), operation)
+    if rehearse_job:
+        for service, region, operation in _replayed_by_spares:
+            rehearse(_template_session(region).client(service, region), operation)
+        Worker().rehearse()  # its own event loop: a run closes the loop it ran on
     write_frame(channel, {"outcome": "ready"})
     try:
         job = read_frame(channel)

@@ -105,6 +105,18 @@ def test_a_process_that_dies_is_a_crash(misbehaving_runner: Runner, sandbox, mot
     assert misbehaving_runner.evaluate("02.01", ContextInput(), sandbox).status == "fail"
 
 
+def test_processes_that_die_as_they_are_killed_never_upset_the_template(
+    misbehaving_runner: Runner, sandbox, moto_url
+) -> None:
+    """An evaluation process that exits at the moment its lifeline ends: both reach the template in one batch of
+    events, in either order, and it must keep serving (it once died of it, and every spare with it)."""
+    template = misbehaving_runner.pool._template
+    for _ in range(12):
+        assert_error(misbehaving_runner.evaluate("02.06", ContextInput(), sandbox), "crash")
+        assert misbehaving_runner.evaluate("02.01", ContextInput(), sandbox).status == "fail"
+    assert misbehaving_runner.pool._template is template and template.process.poll() is None
+
+
 def test_a_result_that_is_not_a_dict_breaks_the_contract(misbehaving_runner: Runner, sandbox, moto_url) -> None:
     answer = misbehaving_runner.evaluate("02.07", ContextInput(), sandbox)
     assert_error(answer, "contract")

@@ -1,9 +1,10 @@
 """Confinement of one evaluation process with the kernel's own tools: namespaces, a read-only root, a uid.
 
-`Protections` says which layers this machine allows (probed once, by the template); the template's keeper
-process calls `unshare`, the evaluation process (PID 1 of its namespace) calls `prepare_root` before its job and
-`enter_root` + `drop_privileges` when the job arrives: the job names the lab directory and the gateway socket,
-which are bound into the root then. Nothing of the host is visible inside but the read-only binds listed here.
+`Protections` says which layers this machine allows (probed once, by the template). The template forks each
+evaluation process into a new PID namespace; the process (PID 1 there) enters its other namespaces, builds its
+root (`RootBuilder.prepare`) and enters it with what jobs may need (`enter`) before its job; when the job arrives
+it keeps only what the job names (`narrow`) and drops privileges (`drop_privileges`). Nothing of the host is
+visible inside but the read-only binds listed here.
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ class RootBuilder:
                 self.bind(device, writable=True)
         os.makedirs(self._inside("/proc"))
         kernel.mount("proc", self._inside("/proc"), "proc", kernel.MS_NOSUID | kernel.MS_NODEV | kernel.MS_NOEXEC)
-        os.makedirs(self._inside("/tmp"), mode=0o755)
+        os.makedirs(self._inside("/tmp"), mode=0o755, exist_ok=True)  # there already when a bound path is under /tmp
         socket.sethostname(HOSTNAME.decode())
 
     def enter(self, ahead: list[str]) -> None:

@@ -1,4 +1,5 @@
-"""The few Linux system calls Python 3.11's `os` lacks (unshare, mount, umount2, pivot_root, prctl), via ctypes."""
+"""The few Linux system calls Python 3.11's `os` lacks (unshare, setns, mount, umount2, pivot_root, prctl), via
+ctypes."""
 
 from __future__ import annotations
 
@@ -43,6 +44,11 @@ def _check(result: int, what: str) -> None:
 def unshare(flags: int) -> None:
     """Move this process into new namespaces (the PID namespace applies to its next child)."""
     _check(libc().unshare(flags), "unshare")
+
+
+def setns(fd: int, nstype: int) -> None:
+    """Join the namespace `fd` names (for CLONE_NEWPID: the one this process's next children are born in)."""
+    _check(libc().setns(fd, nstype), "setns")
 
 
 def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:

@@ -1,6 +1,7 @@
 """Rehearsals: in the template, one call of each operation recent evaluations made, answered by a canned empty
 response instead of the gateway, so that botocore's lazy work for it (operation model, serializer, endpoint
-rules, event handler lookups, parser) is done once, before the fork, and not again in every evaluation.
+rules, event handler lookups, parser) is done once, before the fork, and not again in every evaluation. The
+answer comes through the link's own code (`GatewayHTTP`, http.client) on a socket pair, so theirs is done too.
 
 A rehearsal holds nothing of anyone's: minimal made-up parameters, an empty answer, dummy keys; it sends nothing.
 """
@@ -9,29 +10,38 @@ from __future__ import annotations
 
 import datetime
 import logging
+import socket
 from typing import Any
 
 from botocore import xform_name
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
 from botocore.model import OperationModel, Shape
 
-from harness.faults import CannedBody
+from harness.isolation.link import GatewayConnection, GatewayLink
 
 MAX_DEPTH = 6
 log = logging.getLogger(__name__)
 
 
 class Rehearsal:
-    """botocore's http session interface, answering every request with an empty success for `operation`."""
+    """botocore's http session interface, answering every request with an empty success for `operation`, read by
+    the link's code from a socket pair that holds it (the request's bytes are left unread there)."""
 
     def __init__(self, operation: OperationModel) -> None:
         self._body = empty_answer(operation)
+        self._sockets: list[socket.socket] = []
 
     def send(self, request: AWSPreparedRequest) -> AWSResponse:
-        return AWSResponse(request.url, 200, {}, CannedBody(self._body))
+        ours, theirs = socket.socketpair()
+        self._sockets += [ours, theirs]
+        theirs.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(self._body), self._body))
+        link = GatewayLink()
+        link.give_back(GatewayConnection(ours))
+        return link.http().send(request)
 
     def close(self) -> None:
-        """Nothing to release."""
+        for sock in self._sockets:
+            sock.close()
 
 
 def empty_answer(operation: OperationModel) -> bytes:
@@ -88,7 +98,8 @@ def rehearse(client: Any, operation_name: str) -> bool:
     if operation.has_event_stream_output:  # a stream of events: no empty answer to give
         return False
     endpoint = client._endpoint  # the same internal the sandbox session sets (tests/isolation/test_link.py)
-    sending, endpoint.http_session = endpoint.http_session, Rehearsal(operation)
+    rehearsal = Rehearsal(operation)
+    sending, endpoint.http_session = endpoint.http_session, rehearsal
     try:
         getattr(client, xform_name(operation_name))(**minimal_input(operation.input_shape))
     except Exception as exc:  # a made-up parameter the service's rules reject: the rehearsal is only shorter
@@ -96,4 +107,5 @@ def rehearse(client: Any, operation_name: str) -> bool:
         return False
     finally:
         endpoint.http_session = sending
+        rehearsal.close()
     return True

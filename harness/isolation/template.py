@@ -2,13 +2,14 @@
 process per evaluation. Started by `harness.pool` as `python -m harness.isolation.template CONTROL_FD [options]`.
 
 For each spawn request (a JSON record on the SOCK_SEQPACKET control socket, with four fds: the job channel, the
-output pipe, the lifeline and the status pipe) it forks a keeper K, which enters new namespaces and forks the
-evaluation process E (PID 1 of its own PID namespace). E builds its root with what the request expects the job
-to need (the gateway's directory, the labs the pool serves), enters it, opens a connection to the gateway and
-says "ready"; when its one job arrives it unmounts what the job does not need, applies the limits, drops
-privileges, runs the job and answers. K kills E when the lifeline reads EOF (the parent got its answer, gave up,
-or died): the whole PID namespace dies with E. Then K writes E's exit status on the status pipe (how the parent
-tells a CPU limit from a crash) and exits.
+output pipe, the lifeline and the status pipe) it forks the evaluation process E straight into a new PID
+namespace (E is its PID 1; the template's own children go back to its namespace at once). E enters new mount,
+network, IPC and UTS namespaces, builds its root with what the request expects the job to need (the gateway's
+directory, the labs the pool serves), enters it, opens a connection to the gateway and says "ready"; when its
+one job arrives it unmounts what the job does not need, applies the limits, drops privileges, runs the job and
+answers. The template watches every E it forked: at the lifeline's end (the parent got its answer, gave up, or
+died) it kills E, and the whole PID namespace dies with it; once E is gone it writes how it ended on the status
+pipe (how the parent tells a CPU limit from a crash). E dies with the template too (its parent-death signal).
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ import logging
 import os
 import resource
 import select
+import selectors
 import shutil
 import signal
 import socket
 import sys
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -44,6 +47,8 @@ from harness.isolation.confine import (
 from harness.isolation.limits import Limits, apply_limits
 
 CHANNEL_FD = 3  # in an evaluation process: 0 /dev/null, 1 and 2 the output pipe, 3 the job channel
+ALIVE_FD = 4  # and until its job, 4: EOF once the template is gone
+ANSWERED = b"."  # what the parent writes on a lifeline before closing it when it has its answer
 LOG_LEVEL_ENV = "STEPEVAL_LOG_LEVEL"
 MAX_CONTROL_BYTES = 64 * 1024
 HIGH_FD = 100
@@ -61,6 +66,12 @@ def _close_all_but(keep: set[int]) -> None:
             os.closerange(start, fd)
         start = fd + 1
     os.closerange(start, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+
+
+def _close(fds: list[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
 
 def count_tasks(uid: int) -> int:
@@ -86,8 +97,21 @@ def sweep_uid(uid: int) -> None:
     os.waitpid(pid, 0)
 
 
+@dataclass
+class Watched:
+    """An evaluation process the template forked: how to see it end and kill it, and where to say how it ended."""
+
+    pid: int
+    pidfd: int
+    lifeline: int  # the parent holds its other end: "." then EOF when it has its answer, EOF alone otherwise
+    status: int
+    uid: int | None
+    killed: bool = False
+    tasks: int | None = None
+
+
 class Template:
-    """Forks keepers on request; reaps nothing itself (SIGCHLD ignored: the kernel reaps them)."""
+    """Forks evaluation processes on request and watches each until it is gone (one thread, one selector)."""
 
     def __init__(self, control: socket.socket, protections: Protections, root_dir: str, worker: ModuleType) -> None:
         self.worker = worker  # harness.worker, imported once the prober is forked
@@ -95,69 +119,138 @@ class Template:
         self.protections = protections
         self.root_dir = root_dir
         self.paths = interpreter_paths()
+        self.selector = selectors.DefaultSelector()
+        # The template's own PID namespace, to go back to after each fork into a new one.
+        self.own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        # Only the template holds the write end: EOF on it tells an evaluation process the template is gone.
+        self.alive, self._alive_writer = os.pipe()
 
     def serve(self) -> None:
+        self.selector.register(self.control, selectors.EVENT_READ)
         while True:
-            try:
-                data, fds, _, _ = socket.recv_fds(self.control, MAX_CONTROL_BYTES, 4)
-            except (ConnectionError, OSError):
-                return
-            if not data:
-                return
+            for key, _ in self.selector.select():
+                if self.selector.get_map().get(key.fileobj) is not key:
+                    continue  # closed by an earlier event of the same batch (its fd may even be another's by now)
+                if key.data is None:
+                    if not self._spawn_requested():
+                        return
+                else:
+                    handler, watched = key.data
+                    handler(watched)
+
+    def _spawn_requested(self) -> bool:
+        """Read one spawn request and fork its process; False once the pool has closed the control socket."""
+        try:
+            data, fds, _, _ = socket.recv_fds(self.control, MAX_CONTROL_BYTES, 4)
+        except (ConnectionError, OSError):
+            return False
+        if not data:
+            return False
+        if len(fds) != 4:
+            _close(fds)
+            return True
+        try:
             request = json.loads(data)
             pairs = [(str(service), str(region)) for service, region in request.get("warm") or []]
             operations = [(str(service), str(name)) for service, name in request.get("rehearse") or []]
             self.worker.import_kit([str(module) for module in request.get("imports") or []])
             self.worker.warm_services(pairs, operations)
             gc.freeze()  # what the template built stays out of the children's collections: no copy-on-write storm
-            try:
-                if os.fork() == 0:
-                    self._keeper(request, fds)  # never returns
-            finally:
-                for fd in fds:
-                    os.close(fd)
-
-    def _keeper(self, request: dict[str, Any], fds: list[int]) -> None:
-        code = 1
-        try:
-            channel, output, lifeline, status = _move_high(fds)
-            _close_all_but({0, 1, 2, channel, output, lifeline, status})
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            namespaced = self.protections.pid_namespace
             uid = request.get("uid") if self.protections.own_uid else None
-            # The mount namespace is the evaluation's own (below): the keeper keeps the host's view. No network at
-            # all: the gateway's unix socket is the evaluation's only way out.
-            if namespaced:
-                kernel.unshare(NAMESPACES & ~kernel.CLONE_NEWNS | kernel.CLONE_NEWNET)
+            channel, output, lifeline, status = fds
+            pid = self._fork(request, uid, channel, output)  # E closes every fd but these two
+        except OSError as exc:  # no process (EAGAIN...): the parent sees the channel close, "did not start"
+            logging.getLogger(__name__).warning("no evaluation process: %s", exc)
+            _close(fds)
+            return True
+        _close([channel, output])
+        watched = Watched(pid, os.pidfd_open(pid), lifeline, status, uid)
+        self.selector.register(watched.lifeline, selectors.EVENT_READ, (self._lifeline_ended, watched))
+        self.selector.register(watched.pidfd, selectors.EVENT_READ, (self._exited, watched))
+        return True
+
+    def _fork(self, request: dict[str, Any], uid: int | None, channel: int, output: int) -> int:
+        """Fork the evaluation process (PID 1 of a new PID namespace where namespaces work); its pid."""
+        namespaced = self.protections.pid_namespace
+        if namespaced:
+            kernel.unshare(kernel.CLONE_NEWPID)  # the next child is PID 1 of a new namespace
+        try:
             pid = os.fork()
-            if pid == 0:
-                os.close(lifeline)
-                os.close(status)
-                self._evaluation(channel, output, uid, namespaced, request)  # never returns
-            os.close(channel)
-            os.close(output)
-            keep_watch(pid, lifeline, status, uid, namespaced)
-            code = 0
-        finally:
-            os._exit(code)
+        except OSError:
+            self._own_pid_namespace_again()
+            raise
+        if pid == 0:
+            self._evaluation(channel, output, uid, namespaced, request)  # never returns
+        self._own_pid_namespace_again()
+        return pid
+
+    def _own_pid_namespace_again(self) -> None:
+        """The template's next children are born in its own PID namespace (until the next `unshare`)."""
+        if self.protections.pid_namespace:
+            kernel.setns(self.own_pid_namespace, kernel.CLONE_NEWPID)
+
+    def _lifeline_ended(self, watched: Watched) -> None:
+        """The parent has its answer, gave up, or died: the evaluation ends now (its whole namespace with it)."""
+        answered = False
+        with contextlib.suppress(OSError):
+            answered = os.read(watched.lifeline, 1) == ANSWERED
+        self.selector.unregister(watched.lifeline)
+        os.close(watched.lifeline)
+        watched.lifeline = -1
+        if os.waitid(os.P_PIDFD, watched.pidfd, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+            return  # it has ended already: `_exited` reports it
+        if watched.uid is not None and not answered:  # what it left running tells a fork bomb from a slow module
+            watched.tasks = count_tasks(watched.uid)
+        signal.pidfd_send_signal(watched.pidfd, signal.SIGKILL)  # PID 1 of its namespace: every process in it dies
+        watched.killed = True
+        if not self.protections.pid_namespace:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(watched.pid, signal.SIGKILL)
+
+    def _exited(self, watched: Watched) -> None:
+        """The evaluation process is gone: reap it and report how it ended."""
+        if not self.protections.pid_namespace:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(watched.pid, signal.SIGKILL)  # what it started in its group
+        _, wait_status, usage = os.wait4(watched.pid, 0)
+        if not self.protections.pid_namespace and watched.uid is not None:
+            sweep_uid(watched.uid)  # children that left the group (setsid)
+        report = {
+            "exit": os.waitstatus_to_exitcode(wait_status),
+            "killed": watched.killed,
+            "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
+            "tasks": watched.tasks,
+        }
+        with contextlib.suppress(OSError):
+            os.write(watched.status, json.dumps(report).encode())
+        self.selector.unregister(watched.pidfd)
+        for fd in (watched.pidfd, watched.status):
+            os.close(fd)
+        if watched.lifeline >= 0:
+            self.selector.unregister(watched.lifeline)
+            os.close(watched.lifeline)
 
     def _evaluation(
         self, channel: int, output: int, uid: int | None, namespaced: bool, request: dict[str, Any]
     ) -> None:
         code = 70
         try:
+            kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)  # set again once its uid is the job's
+            channel, output, alive = _move_high([channel, output, self.alive])
             null = os.open(os.devnull, os.O_RDWR)
             os.dup2(null, 0)
             os.dup2(output, 1)
             os.dup2(output, 2)
             os.dup2(channel, CHANNEL_FD, inheritable=False)
-            _close_all_but({0, 1, 2, CHANNEL_FD})
+            os.dup2(alive, ALIVE_FD, inheritable=False)
+            _close_all_but({0, 1, 2, CHANNEL_FD, ALIVE_FD})  # nothing of the template's or of other evaluations
             for signum in (signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ):
                 signal.signal(signum, signal.SIG_DFL if signum == signal.SIGCHLD else signal.SIG_IGN)
             root = RootBuilder(self.root_dir)
             gateway = request.get("gateway")
             if namespaced:
-                kernel.unshare(kernel.CLONE_NEWNS)
+                # No network at all: the gateway's unix socket is the evaluation's only way out.
+                kernel.unshare(NAMESPACES & ~kernel.CLONE_NEWPID | kernel.CLONE_NEWNET)
                 root.prepare(self.paths)
                 root.enter([str(path) for path in request.get("ahead") or []])
             else:
@@ -166,6 +259,7 @@ class Template:
                 CHANNEL_FD,
                 lambda job_paths, limits: _confine(root, job_paths, limits, uid, namespaced),
                 gateway if isinstance(gateway, str) else None,
+                rehearse_job=bool(request.get("rehearse_job")),
             )
             code = 0
         finally:
@@ -173,37 +267,17 @@ class Template:
 
 
 def _confine(root: RootBuilder, job_paths: list[str], limits: Limits, uid: int | None, namespaced: bool) -> None:
-    """The moment before author code runs: only the job's paths left in the root, limits set, privileges gone."""
+    """The moment before author code runs: only the job's paths left in the root, limits set, privileges gone, and
+    still bound to die with the template (a new uid clears the parent-death signal: it is set again, then the
+    template is seen to be alive, so that it cannot have died in between)."""
     if namespaced:
         root.narrow(job_paths)
     apply_limits(limits, count_processes=uid is not None)
     drop_privileges(uid)
-
-
-def keep_watch(pid: int, lifeline: int, status: int, uid: int | None, namespaced: bool) -> None:
-    """Kill the evaluation at the lifeline's EOF (or see it end), then report how it ended on `status`."""
-    watched = os.pidfd_open(pid)
-    ready, _, _ = select.select([lifeline, watched], [], [])
-    killed, tasks = False, None
-    if watched not in ready:  # the parent has its answer, gave up, or died: the evaluation ends now
-        if uid is not None:
-            tasks = count_tasks(uid)
-        os.kill(pid, signal.SIGKILL)  # PID 1 of its namespace: every process in it dies too
-        killed = True
-    if not namespaced:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, signal.SIGKILL)
-    _, wait_status, usage = os.wait4(pid, 0)
-    if not namespaced and uid is not None:
-        sweep_uid(uid)  # children that left the group (setsid)
-    report = {
-        "exit": os.waitstatus_to_exitcode(wait_status),
-        "killed": killed,
-        "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
-        "tasks": tasks,
-    }
-    with contextlib.suppress(OSError):
-        os.write(status, json.dumps(report).encode())
+    kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if select.select([ALIVE_FD], [], [], 0)[0]:  # EOF: the template is gone
+        os._exit(70)
+    os.close(ALIVE_FD)
 
 
 def probe_in_background(allow_namespaces: bool, uid: int) -> Callable[[], Protections]:
@@ -264,7 +338,7 @@ def _try_in_child(attempt: Any) -> bool:
 
 
 def _namespaces_work() -> None:
-    kernel.unshare(NAMESPACES & ~kernel.CLONE_NEWNS | kernel.CLONE_NEWNET)
+    kernel.unshare(kernel.CLONE_NEWPID)
     where = tempfile.mkdtemp(prefix="stepeval-probe-")
     try:
         if not _try_in_child(lambda: _root_works(where)):
@@ -274,7 +348,7 @@ def _namespaces_work() -> None:
 
 
 def _root_works(where: str) -> None:
-    kernel.unshare(kernel.CLONE_NEWNS)
+    kernel.unshare(NAMESPACES & ~kernel.CLONE_NEWPID | kernel.CLONE_NEWNET)
     root = RootBuilder(where)
     root.prepare(interpreter_paths())
     root.enter([])
@@ -315,7 +389,6 @@ def main(argv: list[str]) -> int:
     worker.warm_services([tuple(pair.split(":", 1)) for pair in args.warm if ":" in pair], [])
     protections = protections_found()
     root_dir = tempfile.mkdtemp(prefix="stepeval-root-")
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # keepers are reaped by the kernel
     try:
         control.send(json.dumps({"ready": True, "protections": protections.to_message()}).encode())
         Template(control, protections, root_dir, worker).serve()

@@ -7,6 +7,7 @@ adding admission control (429) and a deadline on the wait for a worker.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import time
 from collections.abc import Mapping
@@ -121,6 +122,7 @@ class Evaluator:
         self.module_problems = sorted(set(problems))
         for problem in self.module_problems:
             logs.log_line(event="module_problem", detail=problem)
+        gc.freeze()  # what start-up built lives as long as the service: full collections need not walk it again
         self.ready = True
 
     def close(self) -> None:

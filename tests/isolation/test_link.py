@@ -7,6 +7,7 @@ fail if botocore stops sending through it.
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -111,3 +112,16 @@ def test_a_rehearsal_answers_in_the_services_protocol() -> None:
     assert b"<GetRoleResult></GetRoleResult>" in Rehearsal(models["iam"].operation_model("GetRole"))._body
     assert Rehearsal(models["dynamodb"].operation_model("DescribeTable"))._body == b"{}"
     assert minimal_input(models["s3"].operation_model("GetBucketPolicy").input_shape) == {"Bucket": "x"}
+
+
+def test_rehearsals_go_through_the_link_and_leave_nothing_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rehearsal is answered through GatewayHTTP on a socket pair (so the link's first-use work is done before
+    the fork too); its sockets are closed once it is over."""
+    sent: list[str] = []
+    send = GatewayHTTP.send
+    monkeypatch.setattr(GatewayHTTP, "send", lambda self, request: sent.append(request.url) or send(self, request))
+    client = SandboxSession(GatewayLink(), REGION).client("ec2")
+    before = len(os.listdir("/proc/self/fd"))
+    assert all(rehearse(client, name) for name in ("DescribeVpcs", "DescribeSubnets", "DescribeRouteTables"))
+    assert len(os.listdir("/proc/self/fd")) == before
+    assert len(sent) == 3

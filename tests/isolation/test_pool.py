@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -134,3 +136,82 @@ def test_the_kit_modules_an_expected_lab_imports_are_imported_before_the_fork(tm
         outcome = pool.submit({"job": "load", "module": str(step)}, 30)
     assert outcome.reply is not None, outcome
     assert "seen:[True, True, False]" in outcome.reply["detail"], outcome.reply  # sqs imports require
+
+
+def test_the_job_a_spare_rehearses_runs_to_its_answer() -> None:
+    """The harness's own step module (packaged beside the worker, in every root) loads and answers: were it
+    broken, every spare would skip its rehearsal silently and pay the copies during its job."""
+    from harness.worker import Worker
+
+    reply = Worker().rehearse()
+    assert reply["outcome"] == "returned", reply
+    assert reply["result"]["message"] == "rehearsal"
+
+
+def test_evaluation_processes_die_with_the_template() -> None:
+    """The template watches its evaluation processes; were it killed, they must not live on unwatched (each has
+    the parent-death signal set)."""
+    with WorkerPool(1) as pool:
+        pool.start()
+        process: EvaluationProcess = pool._take([])
+        try:
+            process.wait_ready(time.monotonic() + 30)
+            template = pool._template.process.pid
+            children = [
+                int(pid)
+                for task in Path(f"/proc/{template}/task").iterdir()
+                for pid in (task / "children").read_text().split()
+            ]
+            assert children, "the template has forked the spares"
+            os.kill(template, 9)
+            deadline = time.monotonic() + 10
+            while any(Path(f"/proc/{pid}").exists() for pid in children) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not [pid for pid in children if Path(f"/proc/{pid}").exists()]
+        finally:
+            process.kill()
+            pool._reaper.reap(process)
+
+
+def test_a_uid_another_harness_process_holds_is_never_handed_out() -> None:
+    """Two harness processes on one host (two `stepeval serve`, a CLI beside a service) claim each uid host-wide:
+    RLIMIT_NPROC counts by uid, so a shared one would let one evaluation's processes limit another's."""
+    from harness.isolation.confine import uid_base
+    from harness.pool import UID_CLAIM, UidPool
+
+    first = uid_base()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import socket, sys; s = socket.socket(socket.AF_UNIX); "
+            f"s.bind('\\0' + {UID_CLAIM!r}.format({first})); print('held', flush=True); sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+        uids = UidPool(2)
+        taken = uids.take()
+        assert taken is not None and taken != first
+        uids.give_back(taken)
+    finally:
+        holder.kill()
+        holder.wait()
+    uids = UidPool(1)
+    again = uids.take()  # the holder is gone: its claim went with it
+    assert again == first
+    uids.give_back(again)
+
+
+def test_spares_rehearse_their_job_only_while_fewer_jobs_run_than_there_are_cpus() -> None:
+    from harness.pool import CPUS
+
+    with WorkerPool(CPUS + 1) as pool:
+        assert pool._preparation()["rehearse_job"] is True
+        pool._running = CPUS - 1
+        assert pool._preparation()["rehearse_job"] is True
+        pool._running = CPUS
+        assert pool._preparation()["rehearse_job"] is False
+        pool._running = 0
