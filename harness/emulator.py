@@ -362,11 +362,13 @@ def _lean_reset() -> None:
 def _prebuild(seed: int, services: list[str]) -> None:
     """Build each service's backend (emulator account, REGION) as a copy seeded with `seed` would on its first
     request, and keep it aside with moto's random state before and after: `_take_prebuilt_backends` gives it to
-    the copy whose random state is the one before. This state's own accounts stay as they were."""
+    the copy whose random state is the one before. This state's own accounts and random state stay as they were;
+    a build that fails is left to the copies (they fail as they would have)."""
     from moto.backends import get_backend
     from moto.core import DEFAULT_ACCOUNT_ID
     from moto.moto_api._internal import mock_random
 
+    own = mock_random.getstate()
     for name in services:
         accounts = get_backend(name)  # type: ignore[call-overload]
         account = accounts[DEFAULT_ACCOUNT_ID]
@@ -376,9 +378,13 @@ def _prebuild(seed: int, services: list[str]) -> None:
         before = mock_random.getstate()
         if (ahead := _PREBUILT.get((name, DEFAULT_ACCOUNT_ID))) is not None and ahead[0] == before:
             continue  # built ahead for this seed already (a second playthrough on the same root)
-        backend = account[REGION]
+        try:
+            backend = account[REGION]
+        except Exception:  # moto's own failure: met again by the copy that needs the backend
+            continue
         _PREBUILT[(name, DEFAULT_ACCOUNT_ID)] = (before, backend, mock_random.getstate())
         dict.__delitem__(account, REGION)
+    mock_random.setstate(own)
 
 
 def _take_prebuilt_backends() -> None:
