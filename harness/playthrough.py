@@ -6,9 +6,10 @@ For each step, in spec order:
   - the solve, from a fresh copy, must pass; its answer's `resolved` is carried forward, as the platform would.
 
 A fresh copy is a fork of the moto process that holds the state before the step (`harness.emulator`): made
-once, when the solve before it has acted, and copied for each scenario; nothing is replayed, so the time is
-linear in the lab's depth. moto's ids are random, so each copy is seeded before its actions (the step's number):
-ids are the same on every run and every lane.
+once, when the solve before it has acted, and copied for each scenario (forked ahead, one spare per lane, and put
+on the lane's seat when it asks); nothing is replayed, so the time is linear in the lab's depth. moto's ids are
+random, so each copy is seeded before its actions (the step's number): ids are the same on every run and every
+lane.
 """
 
 from __future__ import annotations
