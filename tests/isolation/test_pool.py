@@ -176,33 +176,35 @@ def test_evaluation_processes_die_with_the_template() -> None:
 def test_a_uid_another_harness_process_holds_is_never_handed_out() -> None:
     """Two harness processes on one host (two `stepeval serve`, a CLI beside a service) claim each uid host-wide:
     RLIMIT_NPROC counts by uid, so a shared one would let one evaluation's processes limit another's."""
-    from harness.isolation.confine import uid_base
-    from harness.pool import UID_CLAIM, UidPool
+    from harness.pool import UID_CLAIM, UidPool, _claim
 
-    first = uid_base()
+    probe = UidPool(1)
+    free = probe.take()
+    assert free is not None
+    probe.give_back(free)
     holder = subprocess.Popen(
         [
             sys.executable,
             "-c",
             "import socket, sys; s = socket.socket(socket.AF_UNIX); "
-            f"s.bind('\\0' + {UID_CLAIM!r}.format({first})); print('held', flush=True); sys.stdin.read()",
+            f"s.bind('\\0' + {UID_CLAIM!r}.format({free})); print('held', flush=True); sys.stdin.read()",
         ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
-        uids = UidPool(2)
-        taken = uids.take()
-        assert taken is not None and taken != first
-        uids.give_back(taken)
+        uids = UidPool(4)
+        taken = [uids.take() for _ in range(4)]
+        assert free not in taken and None not in taken
+        for uid in taken:
+            uids.give_back(uid)
     finally:
         holder.kill()
         holder.wait()
-    uids = UidPool(1)
-    again = uids.take()  # the holder is gone: its claim went with it
-    assert again == first
-    uids.give_back(again)
+    claim = _claim(free)  # the holder is gone: its claim went with it
+    assert claim is not None
+    claim.close()
 
 
 def test_spares_rehearse_their_job_only_while_fewer_jobs_run_than_there_are_cpus() -> None:
