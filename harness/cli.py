@@ -278,7 +278,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--store", required=True, help="the record store: sqlite:///file.db or postgresql://...")
     replay.add_argument("--step", help="only this step's evaluations (e.g. 01.02)")
     replay.add_argument("--since", help="only evaluations recorded since this date (YYYY-MM-DD, UTC)")
-    replay.add_argument("--workers", type=int, default=2, choices=range(1, 33), metavar="N", help="worker processes")
+    replay.add_argument(
+        "--workers", type=int, choices=range(1, 33), metavar="N", help="evaluations at once (default: one per core)"
+    )
     replay.add_argument("--json", action="store_true", help="print the report as JSON")
     replay.set_defaults(handler=cmd_replay)
 

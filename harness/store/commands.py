@@ -30,7 +30,9 @@ def parse_since(text: str) -> float:
     return moment.timestamp()
 
 
-def run_replay(lab_dir: str, url: str, *, step: str | None, since: str | None, as_json: bool, workers: int) -> int:
+def run_replay(
+    lab_dir: str, url: str, *, step: str | None, since: str | None, as_json: bool, workers: int | None
+) -> int:
     """Replay, print the report; 1 on any pass -> fail or unjudgeable evaluation."""
     lab = load_lab(lab_dir)
     step_key = normalize_step_key(step) if step else None

@@ -8,10 +8,11 @@ unjudgeable, never guessed. Verdicts are compared with the recorded ones, per st
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import defaultdict, deque
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,13 +29,21 @@ from harness.store.recording import Canned, Exchange, canonical_body, decode_bod
 from harness.store.records import CorruptRecording, RecordStore, StoredRecord
 
 REPLAY_CREDENTIALS = Credentials("stepeval-replay", "stepeval-replay")  # signs nothing: nothing goes upstream
+# Named as the account's endpoint when the recording reads consistently: never reached (the tap answers every
+# request), it tells the evaluation, as an emulator's does, that a NotFound is final (the kit asks once).
+CONSISTENT_RECORDING = "http://stepeval-replay.invalid"
 MISSING_CODE = "StepevalReplayMissing"
 SUMMARY_CHARS = 300
 
 
 class Replayer:
     """A gateway tap answering from one recording; each repeated request gets the next recorded answer (the last
-    one again when they run out). `missing` lists what the recording does not have."""
+    one again when they run out). `missing` lists what the recording does not have.
+
+    `consistent`: every request of the recording was answered one way (each asked once, or asked again and
+    answered alike). Asking again then changes nothing, so the kit's retries of a NotFound (about two seconds of
+    sleep each) are not made; a recording where a repeat was answered otherwise (a NotFound, then the resource)
+    is replayed with them, as it was recorded."""
 
     wants_body = False
 
@@ -45,6 +54,7 @@ class Replayer:
             headers = [(str(k), str(v)) for k, v in response["headers"]]
             canned = Canned(int(response["status"]), headers, decode_body(response["body"]))
             self._answers[str(exchange["key"])].append(canned)
+        self.consistent = all(len({(c.status, c.body) for c in answers}) == 1 for answers in self._answers.values())
         self.missing: list[str] = []
         self._lock = threading.Lock()
 
@@ -139,9 +149,19 @@ def verdict(answer: dict[str, Any]) -> str:
     return f"{answer.get('status')}" + (f" ({issue})" if issue and answer.get("status") != "pass" else "")
 
 
+def verdict_fields(answer: Answer) -> dict[str, Any]:
+    """What `issue_of` and `verdict` read of an answer, as the stored answer's JSON holds it (not the whole
+    answer dumped: its diagnostics are most of it)."""
+    return {
+        "status": answer.status,
+        "failure_context": {"issue": answer.failure_context.issue} if answer.failure_context else None,
+        "error": {"kind": answer.error.kind} if answer.error else None,
+    }
+
+
 def compare(record: StoredRecord, before: dict[str, Any], after: Answer, missing: list[str]) -> Change | None:
     """The change, if any, between the recorded answer and the replayed one."""
-    now = after.model_dump(mode="json")
+    now = verdict_fields(after)
     was, shown_before, shown_after = before.get("status"), verdict(before), verdict(now)
     if missing:
         return Change(record.id, record.step, "unjudgeable", shown_before, shown_after, tuple(dict.fromkeys(missing)))
@@ -169,24 +189,37 @@ def replay_one(runner: Runner, record: StoredRecord) -> tuple[dict[str, Any], An
         raise CorruptRecording(
             record.id, f"cannot be replayed: {type(exc).__name__}: {str(exc).splitlines()[0]}"
         ) from None
-    sandbox = SandboxSpec(REPLAY_CREDENTIALS, record.region)
+    sandbox = SandboxSpec(REPLAY_CREDENTIALS, record.region, CONSISTENT_RECORDING if tap.consistent else None)
     after = runner.evaluate(record.step, context, sandbox, tap=tap)
     return before, after, tap.missing
 
 
 def replay(
-    lab: Lab, store: RecordStore, *, step: str | None = None, since: float | None = None, workers: int = 2
+    lab: Lab,
+    store: RecordStore,
+    *,
+    step: str | None = None,
+    since: float | None = None,
+    workers: int | None = None,
+    feeders: int | None = None,
 ) -> ReplayReport:
-    """Every recorded evaluation of `lab` (one step's, those since a time) through its current modules."""
+    """Every recorded evaluation of `lab` (one step's, those since a time) through its current modules.
+
+    `workers` evaluation processes at once (every core by default); `feeders` threads feed them (twice as many by
+    default: while one thread reads a recording or judges an answer, its worker's slot serves another)."""
+    workers = workers or os.cpu_count() or 2
+    feeders = feeders or 2 * workers
     report = ReplayReport()
     records = store.select(lab=lab.spec.project, step=step, since=since)
+    changes: list[tuple[int, Change]] = []
+    corrupt: list[tuple[int, tuple[str, str]]] = []
     with WorkerPool(workers) as pool:
         runner = Runner(lab, pool)  # before the spares start: they hold the lab and its clients
         pool.start()
-        with ThreadPoolExecutor(workers) as threads:
-            for record, outcome in zip_outcomes(threads, 4 * workers, runner, lab, records, report):
+        with ThreadPoolExecutor(feeders) as threads:
+            for position, record, outcome in outcomes(threads, 2 * feeders, runner, lab, records, report):
                 if isinstance(outcome, CorruptRecording):
-                    report.corrupt.append((record.id, str(outcome)))
+                    corrupt.append((position, (record.id, str(outcome))))
                     continue
                 before, after, missing = outcome
                 tally = report.steps.setdefault(record.step, StepTally())
@@ -196,20 +229,23 @@ def replay(
                     tally.unchanged += 1
                 else:
                     setattr(tally, change.kind, getattr(tally, change.kind) + 1)
-                    report.changes.append(change)
+                    changes.append((position, change))
+    report.changes = [change for _, change in sorted(changes, key=lambda pair: pair[0])]  # oldest record first
+    report.corrupt = [entry for _, entry in sorted(corrupt, key=lambda pair: pair[0])]
     return report
 
 
-def zip_outcomes(
+def outcomes(
     threads: ThreadPoolExecutor,
     limit: int,
     runner: Runner,
     lab: Lab,
     records: Iterable[StoredRecord],
     report: ReplayReport,
-) -> Iterable[tuple[StoredRecord, Any]]:
-    """Records with their replay outcomes, in order, with at most `limit` of them in flight."""
-    window: deque[tuple[StoredRecord, Any]] = deque()
+) -> Iterable[tuple[int, StoredRecord, Any]]:
+    """Records (with their position) and their replay outcomes as each is done, at most `limit` in flight: one
+    slow evaluation (a module that runs to its timeout) holds up no other."""
+    pending: dict[Future[Any], tuple[int, StoredRecord]] = {}
 
     def attempt(record: StoredRecord) -> Any:
         try:
@@ -217,14 +253,19 @@ def zip_outcomes(
         except CorruptRecording as exc:
             return exc
 
-    for record in records:
+    def finished() -> Iterable[tuple[int, StoredRecord, Any]]:
+        """Those done, once one is."""
+        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            position, record = pending.pop(future)
+            yield position, record, future.result()
+
+    for position, record in enumerate(records):
         if record.step not in lab.steps:
             report.skipped.append((record.id, f"step {record.step} is not in the lab any more"))
             continue
-        window.append((record, threads.submit(attempt, record)))
-        while len(window) >= limit:
-            done, future = window.popleft()
-            yield done, future.result()
-    while window:
-        done, future = window.popleft()
-        yield done, future.result()
+        pending[threads.submit(attempt, record)] = (position, record)
+        if len(pending) >= limit:
+            yield from finished()
+    while pending:
+        yield from finished()
