@@ -23,7 +23,7 @@ from harness.account import SandboxSpec
 from harness.contract import Answer, ContextInput, Event, Handle
 from harness.emulator import MotoState
 from harness.lab import Lab
-from harness.playthrough import Lane, ScenarioSession, _given_events, load_scenarios
+from harness.playthrough import Lane, ScenarioSession, given_events, load_scenarios
 from harness.recorder import EventRecorder
 from harness.runner import Runner
 from harness.scenarios import Action, Scenario
@@ -169,7 +169,7 @@ class Lanes:
                 action(session, handles)
             if given is None:
                 seen = [dict(event) for event in recorder.events]
-                events: tuple[Event, ...] = _given_events(state.scenario, seen) if state.scenario else ()
+                events: tuple[Event, ...] = given_events(state.scenario, seen) if state.scenario else ()
                 given = ContextInput(resolved=list(resolved), events=list(events))
             tap = taps() if taps is not None else None
             answer = self.runner.evaluate(state.step, given, self.sandboxes[number], tap=tap)

@@ -7,7 +7,8 @@ copy themselves by forking, so that a playthrough starts every scenario from a c
 - a `MotoState` is one process holding one state of the accounts; `fork()` copies it, everything included (EC2's
   AMI catalogue is built once, by the first call that needs it, and then inherited);
 - a copy either serves on a `Seat` (a loopback port this process keeps open, so clients keep their endpoint and
-  their connections' host; a copy hangs up its connections when it ends) or serves nothing (a template to copy).
+  their connections' host; a copy hangs up its connections when it ends) or serves nothing (a template to copy,
+  or a spare made ahead that `serve()` later puts on a seat: the fork is then off the caller's way).
 
 Each process has a Unix socket to this process (commands, and file descriptors passed along) and ends when it
 closes, so nothing outlives this process. A process forks only between requests: its server threads are idle.
@@ -41,9 +42,13 @@ STARTUP_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 5.0
 MESSAGE_BYTES = 256
 NO_SEED = "-"
+PREBUILT_SERVICES = frozenset({"ec2"})
+"""Services whose backend a state builds ahead for its copies (`MotoState.prepare`): EC2's build makes its AMI
+catalogue (1,300 images with their snapshots, ~2,600 random ids: 50-80 ms, in every copy of the first EC2 step)."""
 PR_SET_CHILD_SUBREAPER = 36
 _ROOT_PID = [0]  # in a moto process: the root's pid (set by serve_root, inherited by copies)
 _STOP_ACCEPTING = threading.Event()  # in a serving copy: set when it ends (see _accept)
+_PREBUILT: dict[tuple[str, str], tuple[object, Any, object]] = {}  # in a state: see _prebuild
 
 
 @contextmanager
@@ -110,6 +115,31 @@ class MotoState:
         if said != "forked" or len(fds) != 1:
             raise EmulatorError(f"the moto process did not fork (it said {reply!r})")
         return _started(socket.socket(fileno=fds[0]), self._emulator, int(pid))
+
+    def serve(self, seat: Seat, seed: int | None = None) -> None:
+        """Serve on `seat` from now on, moto's ids seeded with `seed`: a copy that served nothing (`fork()` without
+        a seat, made ahead as a spare) becomes what `fork(seat, seed)` would have made, without a fork on the way."""
+        command = f"serve {NO_SEED if seed is None else seed}".encode()
+        with self._lock:
+            if self._closed:
+                raise EmulatorError("this moto state was closed")
+            socket.send_fds(self._control, [command], [seat.listener.fileno()])
+            reply = self._control.recv(MESSAGE_BYTES)
+        if reply != b"ready":
+            raise EmulatorError(f"the moto process did not serve (it said {reply!r})")
+
+    def prepare(self, seed: int, services: Iterable[str]) -> None:
+        """Have this state build, for its copies seeded with `seed`, the backends of `services` it would build on
+        their first request (those of PREBUILT_SERVICES it has not built yet); it does so while it waits for its
+        next command. A copy takes a backend built ahead only if moto's random is where it was when that backend was
+        built, so its ids are those it would have built itself."""
+        wanted = sorted(PREBUILT_SERVICES.intersection(services))
+        if not wanted:
+            return
+        with self._lock:
+            if self._closed:
+                raise EmulatorError("this moto state was closed")
+            socket.send_fds(self._control, [f"prepare {seed} {' '.join(wanted)}".encode()], [])
 
     def close(self) -> None:
         """End the process (a serving copy hangs up its connections first); wait until it has."""
@@ -232,6 +262,7 @@ def serve_root(control_fd: int, services: list[str]) -> NoReturn:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     _reuse_aws_managed_policies()
+    _take_prebuilt_backends()
     app = DomainDispatcherApplication(create_backend_app)
     _preload(app, services)
     _warm_request_path(app)
@@ -241,20 +272,33 @@ def serve_root(control_fd: int, services: list[str]) -> NoReturn:
 
 
 def _preload(app: Any, services: list[str]) -> None:
-    """Build moto's app for each service now (it imports the service's models), then drop the backends it built.
+    """Build moto's app for each service now (it imports the service's models); build no backend.
 
-    Building an app builds a backend too, drawing on moto's random ids: dropped, the accounts are empty again,
-    and a copy builds its backends after it is seeded, as a reset server would.
+    moto builds an app from a backend of its service, of which it reads only the class's URL paths: it is given
+    one not built (EC2's build alone, its AMI catalogue, was ~50 ms of the root's start). Whatever else was made
+    is dropped, so the accounts are empty and a copy builds its backends after it is seeded, as a reset server
+    would.
     """
     from moto import backends
+    from moto.core.base_backend import AccountSpecificBackend
     from moto.moto_api._internal.models import moto_api_backend
     from moto.moto_server.werkzeug_app import create_backend_app
 
-    for name in services:
-        if name in backends.list_of_moto_modules():
-            app.app_instances[name] = create_backend_app(name)
+    made_on_request = AccountSpecificBackend.__getitem__
+    AccountSpecificBackend.__getitem__ = _unbuilt  # type: ignore[method-assign]
+    try:
+        for name in services:
+            if name in backends.list_of_moto_modules():
+                app.app_instances[name] = create_backend_app(name)
+    finally:
+        AccountSpecificBackend.__getitem__ = made_on_request  # type: ignore[method-assign]
     _lean_reset()
     moto_api_backend.reset()
+
+
+def _unbuilt(accounts: Any, region_name: str) -> Any:
+    """A backend of the service's class, not built and not kept: an app reads its URL paths, which are the class's."""
+    return accounts.backend.__new__(accounts.backend)
 
 
 def _share_botocore_loader() -> None:
@@ -315,6 +359,54 @@ def _lean_reset() -> None:
     BaseBackend.reset = reset  # type: ignore[method-assign]
 
 
+def _prebuild(seed: int, services: list[str]) -> None:
+    """Build each service's backend (emulator account, REGION) as a copy seeded with `seed` would on its first
+    request, and keep it aside with moto's random state before and after: `_take_prebuilt_backends` gives it to
+    the copy whose random state is the one before. This state's own accounts and random state stay as they were;
+    a build that fails is left to the copies (they fail as they would have)."""
+    from moto.backends import get_backend
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.moto_api._internal import mock_random
+
+    own = mock_random.getstate()
+    for name in services:
+        accounts = get_backend(name)  # type: ignore[call-overload]
+        account = accounts[DEFAULT_ACCOUNT_ID]
+        if dict.__contains__(account, REGION):
+            continue
+        mock_random.seed(seed)
+        before = mock_random.getstate()
+        if (ahead := _PREBUILT.get((name, DEFAULT_ACCOUNT_ID))) is not None and ahead[0] == before:
+            continue  # built ahead for this seed already (a second playthrough on the same root)
+        try:
+            backend = account[REGION]
+        except Exception:  # moto's own failure: met again by the copy that needs the backend
+            continue
+        _PREBUILT[(name, DEFAULT_ACCOUNT_ID)] = (before, backend, mock_random.getstate())
+        dict.__delitem__(account, REGION)
+    mock_random.setstate(own)
+
+
+def _take_prebuilt_backends() -> None:
+    """A region's backend is made on its first request (moto's `AccountSpecificBackend.__getitem__`); when one was
+    built ahead for it (`_prebuild`) from the random state moto has now, that one is taken instead, and the random
+    state moves on to where the build left it: the same backend, ids included, without building it again."""
+    from moto.core.base_backend import AccountSpecificBackend
+    from moto.moto_api._internal import mock_random
+
+    made_on_request = AccountSpecificBackend.__getitem__
+
+    def getitem(self: AccountSpecificBackend, region_name: str) -> Any:
+        if _PREBUILT and region_name == REGION and not dict.__contains__(self, region_name):
+            ahead = _PREBUILT.pop((self.service_name, self.account_id), None)
+            if ahead is not None and mock_random.getstate() == ahead[0]:
+                dict.__setitem__(self, region_name, ahead[1])
+                mock_random.setstate(ahead[2])
+        return made_on_request(self, region_name)
+
+    AccountSpecificBackend.__getitem__ = getitem  # type: ignore[method-assign]
+
+
 def _become_subreaper() -> None:
     """(Linux) Copies whose parent ended become the root's children: it reaps them all, so that their CPU time
     reaches whoever waits for the root (a benchmark's RUSAGE_CHILDREN) and no zombie is left to init."""
@@ -373,8 +465,20 @@ def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:
             break
         if not command:
             break
-        seed = command.decode().split()[1]
+        verb, seed, *services = command.decode().split()
         listener = fds[0] if fds else None
+        if verb == "prepare":
+            _prebuild(int(seed), services)
+            continue
+        if verb == "serve":  # a copy serving nothing (a spare) serves from now on
+            if server is not None or listener is None or os.getpid() == _ROOT_PID[0]:
+                if listener is not None:
+                    os.close(listener)
+                control.send(b"refused: only a copy serving nothing can serve")
+                continue
+            server = _serve_on(listener, seed, app)
+            control.send(b"ready")
+            continue
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         if server is not None:
             gc.collect()  # this copy's garbage, before it is frozen into the copy of it
@@ -400,25 +504,30 @@ def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:
 
 
 def _become_copy(control: socket.socket, listener: int | None, seed: str, app: Any) -> tuple[socket.socket, Any]:
-    """(In a new fork.) Let go of the parent's sockets, seed moto's ids, serve on `listener` if given.
+    """(In a new fork.) Let go of the parent's sockets; seed moto's ids and serve on `listener`, if given.
 
-    The control socket and the server (None for a template) of the copy.
+    The control socket and the server (None for a template, or a spare until it is told to serve) of the copy.
     """
+    _release_sockets(keep={control.fileno(), *([listener] if listener is not None else [])})
+    gc.disable()  # a copy lives for one scenario: cycles wait for its end, and its pages stay shared
+    if listener is None:
+        return control, None
+    return control, _serve_on(listener, seed, app)
+
+
+def _serve_on(listener: int, seed: str, app: Any) -> Any:
+    """Seed moto's ids (unless NO_SEED) and serve `app` on the listening socket `listener`: the server."""
     from moto.moto_api._internal import mock_random
     from werkzeug.serving import make_server
 
     from harness.moto_http import KeptAliveHandler  # imported by the root already: here a lookup
 
-    _release_sockets(keep={control.fileno(), *([listener] if listener is not None else [])})
-    gc.disable()  # a copy lives for one scenario: cycles wait for its end, and its pages stay shared
     if seed != NO_SEED:
         mock_random.seed(int(seed))
-    server = None
-    if listener is not None:
-        server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=KeptAliveHandler, fd=listener)
-        os.close(listener)  # the server holds a duplicate
-        threading.Thread(target=_accept, args=(server,), name="moto-server", daemon=True).start()
-    return control, server
+    server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=KeptAliveHandler, fd=listener)
+    os.close(listener)  # the server holds a duplicate
+    threading.Thread(target=_accept, args=(server,), name="moto-server", daemon=True).start()
+    return server
 
 
 def _accept(server: Any) -> None:

@@ -394,7 +394,7 @@ def run_mutate(
     """`stepeval mutate`: play the lab and its mutants on moto servers of its own, then report (`quiet`: only the
     verdict line). With `html`, the lab report is written there too. `prestarted`: as for `stepeval test`."""
     from harness.lab import load_lab
-    from harness.testrun import _no_collections, moto_lanes, selector
+    from harness.testrun import moto_lanes, no_collections, selector
 
     lab = load_lab(lab_dir)
     select = selector(lab, pattern)
@@ -406,7 +406,7 @@ def run_mutate(
             counts[phase] = counts.get(phase, 0) + 1
             status.update(f"{phase}: {counts[phase]} played: {result.step} {result.scenario}")
 
-        with _no_collections():  # as `stepeval test` plays
+        with no_collections():  # as `stepeval test` plays
             run = run_mutants(lab, lambda: moto_lanes(lab, prestarted=prestarted), select=select, on_result=progress)
     if html is not None:
         from harness.report import write_report

@@ -6,9 +6,10 @@ For each step, in spec order:
   - the solve, from a fresh copy, must pass; its answer's `resolved` is carried forward, as the platform would.
 
 A fresh copy is a fork of the moto process that holds the state before the step (`harness.emulator`): made
-once, when the solve before it has acted, and copied for each scenario; nothing is replayed, so the time is
-linear in the lab's depth. moto's ids are random, so each copy is seeded before its actions (the step's number):
-ids are the same on every run and every lane.
+once, when the solve before it has acted, and copied for each scenario (forked ahead, one spare per lane, and put
+on the lane's seat when it asks); nothing is replayed, so the time is linear in the lab's depth. moto's ids are
+random, so each copy is seeded before its actions (the step's number): ids are the same on every run and every
+lane.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -28,6 +30,7 @@ from harness.account import SandboxSpec
 from harness.contract import Answer, ContextInput, Event, Handle
 from harness.emulator import Emulator, MotoState, Seat
 from harness.errors import LabError
+from harness.isolation.paths import services_named_in
 from harness.lab import Lab
 from harness.loader import LoadError, import_step, trimmed_traceback
 from harness.prestart import SCENARIO_DIR, services_named
@@ -170,15 +173,35 @@ class ScenarioSession(boto3.Session):
 
 
 @dataclass(frozen=True)
+class LaneSession:
+    """The session a lane's scenarios act through, on its seat, and the recorder watching it (attached first)."""
+
+    session: ScenarioSession
+    recorder: EventRecorder
+
+    @classmethod
+    def on(cls, seat: Seat, services: Iterable[str] = ()) -> LaneSession:
+        """A session on `seat` with its clients for `services` made now: moto's processes may still be starting
+        (a client is made without a request), and the lanes' first scenarios need not make them."""
+        session = ScenarioSession(seat.endpoint_url, seat.sandbox())
+        made = cls(session, EventRecorder(session))
+        for service in sorted(services):
+            session.client(service)
+        return made
+
+
+@dataclass(frozen=True)
 class Lane:
     """One seat of an `Emulator` (a loopback port where copies of moto serve) and the Runner that evaluates on it.
 
-    The scenarios act on the seat; the evaluations are given `sandbox` (the seat, normally).
+    The scenarios act on the seat (through `session`, made when the lane starts if not given); the evaluations are
+    given `sandbox` (the seat, normally).
     """
 
     runner: Runner
     seat: Seat
     sandbox: SandboxSpec
+    session: LaneSession | None = field(default=None, compare=False)
 
     @property
     def endpoint_url(self) -> str:
@@ -259,39 +282,62 @@ def play_lanes(
         raise ValueError("play_lanes needs a started Emulator (use it as a context manager)")
     players = [_Player(lane) for lane in lanes]
     steps = [scenarios[key] for key in needed]
-    return _Schedule(steps, set(chosen), players, extra, then).run(_Before(_Template(root, None)), on_result)
+    named = [services_named_in([lab.step(step.key).module_path, step.path]) for step in steps]
+    root.prepare(1, named[0])  # the first step's copies are seeded with 1 (see _Schedule._open)
+    return _Schedule(steps, set(chosen), players, named, extra, then).run(root, on_result)
 
 
 class _Template:
-    """The moto process holding the state before a step, closed once the last copy that needs it is made."""
+    """The moto process holding the state before a step, and the copies its step will ask for: up to `spares`
+    (one per lane) are forked ahead, serving nothing, by `making`, so that a lane's next copy is ready when it asks
+    (a fork costs the template 10-20 ms); the template is closed once the last copy it owes is made (unless
+    `closes` is False: the root)."""
 
-    def __init__(self, state: MotoState, copies: int | None) -> None:
+    def __init__(self, state: MotoState, copies: int, making: Executor, spares: int, *, closes: bool = True) -> None:
         self.state = state
-        self.left = copies  # None: never closed here (the root: the Emulator closes it)
+        self.left = copies
+        self.closes = closes
+        self._making = making
+        self._ahead = spares
+        self._spares: list[Future[MotoState]] = []
         self._lock = threading.Lock()
+        with self._lock:
+            self._top_up()
 
     def copy(self, seat: Seat, seed: int | None) -> MotoState:
-        """A serving copy on `seat`; the last one allowed closes the template."""
-        copied = self.state.fork(seat, seed)
+        """A serving copy on `seat`: a spare put on it, else a fork; the last one owed closes the template."""
         with self._lock:
-            if self.left is not None:
-                self.left -= 1
-                last = self.left == 0
-            else:
-                last = False
+            self.left = max(self.left - 1, 0)
+            spare = self._spares.pop(0) if self._spares else None
+            self._top_up()
+            last = self.closes and self.left == 0
+        if spare is None:
+            copied = self.state.fork(seat, seed)
+        else:
+            copied = spare.result()
+            copied.serve(seat, seed)
         if last:
             self.state.close()
         return copied
 
     def settle(self, more: int) -> None:
-        """`more` copies are still wanted in place of the one held back for them (closed when none are)."""
+        """`more` copies are still wanted in place of the one held back for them (closed when none are; spares
+        forked beyond what is still owed are closed)."""
         with self._lock:
-            if self.left is None:
-                return
-            self.left += more - 1
-            last = self.left == 0
+            self.left = max(self.left + more - 1, 0)
+            surplus = self._spares[self.left :]
+            del self._spares[self.left :]
+            self._top_up()
+            last = self.closes and self.left == 0
+        for spare in surplus:
+            spare.result().close()
         if last:
             self.state.close()
+
+    def _top_up(self) -> None:
+        """Fork spares ahead while fewer than `spares` are on the way and more copies are owed than are on the way."""
+        while len(self._spares) < min(self._ahead, self.left):
+            self._spares.append(self._making.submit(self.state.fork))
 
 
 @dataclass(frozen=True)
@@ -343,12 +389,14 @@ class _Schedule:
         steps: list[StepScenarios],
         chosen: set[str],
         players: list[_Player],
+        named: list[set[str]],
         extra: Extra | None = None,
         then: Then | None = None,
     ) -> None:
         self.steps = steps
         self.chosen = chosen
         self.players = players
+        self.named = named  # the services each step's module and scenarios name, for MotoState.prepare
         self.extra = extra
         self.then = then
         self.first_slot: list[int] = []
@@ -363,14 +411,22 @@ class _Schedule:
         self.opening = len(steps) - (extra is None)  # solves still to answer that open a step (or add extras)
         self.failure: BaseException | None = None
         self.condition = threading.Condition()
+        self.making = ThreadPoolExecutor(len(players), thread_name_prefix="moto-spares")  # the templates' spares
 
     def _copies(self, step: StepScenarios) -> int:
         """How many copies of the state before `step` its scenarios need (its mistakes and its solve)."""
         return 1 + len(step.mistakes) if step.key in self.chosen else 1
 
-    def run(self, first: _Before, on_result: Callable[[ScenarioResult], None] | None) -> list[ScenarioResult]:
-        with self.condition:
-            self._open(0, first, 0)
+    def run(self, root: MotoState, on_result: Callable[[ScenarioResult], None] | None) -> list[ScenarioResult]:
+        """Play from `root` (the accounts before the first step; its untouched account is a copy of it too)."""
+        with self.making:
+            first = self.steps[0]
+            copies = self._copies(first) + (first.key in self.chosen) + self._held(first)
+            with self.condition:
+                self._open(0, _Before(_Template(root, copies, self.making, len(self.players), closes=False)), 0)
+            return self._play(on_result)
+
+    def _play(self, on_result: Callable[[ScenarioResult], None] | None) -> list[ScenarioResult]:
         threads = [
             threading.Thread(target=self._lane, args=(index,), name=f"playthrough-lane-{index}", daemon=True)
             for index in range(len(self.players))
@@ -429,10 +485,12 @@ class _Schedule:
                     if self.extra is not None and step.key in self.chosen:
                         self._add(step_index, before, extras)
                     if step_index + 1 < len(self.steps):
-                        copies = self._copies(self.steps[step_index + 1]) + self._held(self.steps[step_index + 1])
-                        template = _Template(played.after, copies)
+                        following = self.steps[step_index + 1]
+                        copies = self._copies(following) + self._held(following)
+                        spares = len(self.players)
+                        template = _Template(played.after, copies, self.making, spares) if played.after else None
                         broken = None if played.after else f"step {step.key}'s solve raised:\n{result.detail}"
-                        after = before.then(template if played.after else None, result.answer, broken)
+                        after = before.then(template, result.answer, broken)
                         self._open(step_index + 1, after, index)
                     elif played.after is not None:
                         played.after.close()
@@ -491,11 +549,12 @@ class _Schedule:
             slot += 1 + len(step.mistakes)
         kept_last = last and self.extra is None  # with extras, the last solve is one more task, on any lane
         rank = (2, step_index, 0) if kept_last else (0, step_index, 0)
+        ahead = None if last else self.named[step_index + 1]
         self.ready.append(
             _Task(
                 slot,
                 rank,
-                lambda p: p.solve(step, seed, before, keep=not last),
+                lambda p: p.solve(step, seed, before, ahead),
                 0 if kept_last else None,
                 (step_index, before),
             )
@@ -525,8 +584,9 @@ class _Player:
         self.runner = lane.runner
         self.seat = lane.seat
         self.sandbox = lane.sandbox
-        self.session = ScenarioSession(lane.endpoint_url, lane.sandbox)
-        self.recorder = EventRecorder(self.session)
+        acting = lane.session or LaneSession.on(lane.seat)
+        self.session = acting.session
+        self.recorder = acting.recorder
         self.serving: MotoState | None = None
 
     def untouched(self, key: str, before: _Before) -> ScenarioResult:
@@ -546,9 +606,10 @@ class _Player:
         actions = (step.solve, mistake) if mistake.after_solve else (mistake,)
         return self._play(step, mistake, actions, seed, mistake.expect, mistake.issue, before).result
 
-    def solve(self, step: StepScenarios, seed: int, before: _Before, *, keep: bool) -> _Played:
-        """Play the solve on a fresh copy; it must pass. With `keep`, a copy of what it left is kept (a template)."""
-        return self._play(step, step.solve, (step.solve,), seed, "pass", None, before, keep=keep)
+    def solve(self, step: StepScenarios, seed: int, before: _Before, ahead: set[str] | None) -> _Played:
+        """Play the solve on a fresh copy; it must pass. Unless this is the last step, a copy of what it left is
+        kept (a template), building ahead the backends the next step's copies (`ahead`: services) would build."""
+        return self._play(step, step.solve, (step.solve,), seed, "pass", None, before, ahead=ahead)
 
     def _play(
         self,
@@ -560,7 +621,7 @@ class _Player:
         pattern: str | None,
         before: _Before,
         *,
-        keep: bool = False,
+        ahead: set[str] | None = None,
     ) -> _Played:
         started = time.perf_counter()
         kind: Kind = scenario.kind
@@ -573,7 +634,7 @@ class _Player:
             self.recorder.start()
             for action in actions:
                 self._act(step, action, f"{action.name} raised", before)
-            events = _given_events(scenario, [dict(e) for e in self.recorder.events])
+            events = given_events(scenario, [dict(e) for e in self.recorder.events])
         except _ScenarioBroken as exc:
             events = tuple(Event(**e) for e in self.recorder.events) if before.broken is None else ()
             elapsed = _ms(started)
@@ -581,9 +642,10 @@ class _Player:
                 step.key, scenario.name, kind, expected, pattern, "broken", None, False, elapsed, str(exc), events
             )
             return _Played(broken)
-        if keep:
+        if ahead is not None:
             assert self.serving is not None
             after = self.serving.fork()  # before the evaluation: what the next step starts from is what it acted on
+            after.prepare(seed + 1, ahead)  # while this evaluation runs
         answer = self._evaluate(step.key, events, before)
         return _Played(_judged(step.key, scenario.name, kind, expected, pattern, answer, events, started), after)
 
@@ -630,7 +692,7 @@ def _judged(
     )
 
 
-def _given_events(scenario: Scenario, recorded: list[dict[str, str]]) -> tuple[Event, ...]:
+def given_events(scenario: Scenario, recorded: list[dict[str, str]]) -> tuple[Event, ...]:
     """The events the evaluator is given: as recorded, reversed, or edited by the scenario's function."""
     if scenario.events == "reversed":
         return tuple(Event(**e) for e in reversed(recorded))

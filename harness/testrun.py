@@ -15,7 +15,7 @@ from rich.console import Console
 
 from harness.emulator import Emulator
 from harness.lab import Lab, load_lab
-from harness.playthrough import Lane, ScenarioResult, lab_services, load_scenarios, play_lanes
+from harness.playthrough import Lane, LaneSession, ScenarioResult, lab_services, load_scenarios, play_lanes
 from harness.pool import WorkerPool
 from harness.prestart import LANES, Prestarted
 from harness.render import results_table
@@ -31,7 +31,8 @@ def moto_lanes(
     moto's processes get `env`, by default what the lab spec's `emulator:` asks (e.g. AWS managed policies). The
     pool's template starts first and moto's root right after, before anything waits on either: the template
     imports boto3 while the root imports moto (`prestarted`: both started before the lab was loaded; taken over
-    here, its emulator only if this lab asks nothing of it). At the end the pool closes (its gateway's server takes
+    here, its emulator only if this lab asks nothing of it); the lanes' sessions make their clients while moto's
+    root starts (`LaneSession.on`). At the end the pool closes (its gateway's server takes
     up to half a second to stop) while moto's processes end.
     """
     environment = lab.spec.emulator.environment() if env is None else env
@@ -40,15 +41,26 @@ def moto_lanes(
     if early is not None and (environment or len(early.seats) != count):
         early.__exit__(None, None, None)
         early = None
-    with pool:
+    services = lab_services(lab)
+    with pool, ThreadPoolExecutor(1, thread_name_prefix="lane-sessions") as making:
         pool.start()
         closing = threading.Thread(target=pool.close, name="closing-the-pool", daemon=True)
         try:
-            with early or Emulator(count, env=environment, services=lab_services(lab)) as emulator:
+            emulator = early or Emulator(count, env=environment, services=services)
+            try:
+                emulator.start()  # no wait: the lanes' sessions and clients are made while moto's root starts
+            except BaseException:
+                emulator.__exit__(None, None, None)
+                raise
+            sessions = making.submit(lambda: [LaneSession.on(seat, services) for seat in emulator.seats])
+            with emulator:
                 pool.warn_if_degraded()
                 runner = Runner(lab, pool)
                 try:
-                    yield [Lane(runner, seat, seat.sandbox()) for seat in emulator.seats]
+                    yield [
+                        Lane(runner, seat, seat.sandbox(), session)
+                        for seat, session in zip(emulator.seats, sessions.result(), strict=True)
+                    ]
                 finally:
                     closing.start()
         finally:
@@ -110,7 +122,7 @@ def run_tests(
     console = Console(stderr=as_json)
     started = time.perf_counter()
     with ThreadPoolExecutor(1, thread_name_prefix="report") as output:
-        with moto_lanes(lab, prestarted=prestarted) as lanes, _no_collections():
+        with moto_lanes(lab, prestarted=prestarted) as lanes, no_collections():
             results = play_live(lab, lanes, console, select)
             elapsed_s = time.perf_counter() - started
             # written while moto's processes and the pool end (the gateway takes up to half a second to stop)
@@ -130,7 +142,7 @@ def _write(
 
 
 @contextmanager
-def _no_collections() -> Iterator[None]:
+def no_collections() -> Iterator[None]:
     """No garbage collection while the lanes play: ~0.35 s of the sample lab's CPU went to collections that walk
     the service models and modules loaded for good, for ~30 KB of cyclic garbage per scenario (collected after)."""
     gc.freeze()

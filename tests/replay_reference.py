@@ -18,8 +18,8 @@ from harness.playthrough import (
     ScenarioResult,
     ScenarioSession,
     StepScenarios,
-    _given_events,
     _judged,
+    given_events,
     load_scenarios,
 )
 from harness.recorder import EventRecorder
@@ -61,7 +61,7 @@ def replayed_playthrough(
         recorder.start()
         for action in actions:
             action.action(session, handles)
-        events = _given_events(scenario, [dict(e) for e in recorder.events])
+        events = given_events(scenario, [dict(e) for e in recorder.events])
         expected = "pass" if scenario.kind == "solve" else scenario.expect
         answer = evaluate(step.key, events)
         return _judged(

@@ -7,6 +7,7 @@ random ids, its reset): when moto moves them, these fail.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import socket
 import threading
 import time
@@ -15,7 +16,7 @@ import boto3
 import pytest
 
 from harness import emulator as emulator_module
-from harness.emulator import Emulator, MotoState, Seat
+from harness.emulator import Emulator, EmulatorError, MotoState, Seat
 from harness.sandbox import client_config
 
 
@@ -74,6 +75,67 @@ def test_copies_seeded_alike_create_the_same_ids_and_the_root_stays_empty(emulat
         finally:
             copy.close()
     assert made[0] == made[1]
+
+
+def test_a_spare_put_on_a_seat_serves_as_a_copy_forked_there_would(emulator: Emulator) -> None:
+    seat = emulator.seats[0]
+    s3, ec2 = client("s3", seat), client("ec2", seat)
+    first = root(emulator).fork(seat)
+    s3.create_bucket(Bucket="kept")
+    template = first.fork()
+    first.close()
+    spare = template.fork()  # serves nothing yet
+    made = []
+    try:
+        for copy in (spare, None):
+            if copy is None:
+                copy = template.fork(seat, seed=7)
+            else:
+                spare.serve(seat, seed=7)
+            try:
+                assert buckets(s3) == ["kept"]
+                made.append(ec2.create_vpc(CidrBlock="10.1.0.0/16")["Vpc"]["VpcId"])
+            finally:
+                copy.close()
+        assert made[0] == made[1]
+        with pytest.raises(EmulatorError, match="did not serve"):
+            root(emulator).serve(seat, 1)  # the root copies, it never serves
+    finally:
+        template.close()
+
+
+def amazon_snapshots_made_at(ec2) -> datetime.datetime:
+    """When this copy's EC2 backend made its AMI catalogue (the snapshots of Amazon's images, to the second)."""
+    return ec2.describe_snapshots(OwnerIds=["amazon"])["Snapshots"][0]["StartTime"]
+
+
+def test_a_backend_built_ahead_is_taken_by_a_copy_seeded_alike_and_makes_the_same_ids(emulator: Emulator) -> None:
+    seat = emulator.seats[0]
+    ec2 = client("ec2", seat)
+    prepared, plain = root(emulator).fork(), root(emulator).fork()
+    made: dict[tuple[str, int], tuple[str, datetime.datetime]] = {}
+    try:
+        prepared.prepare(7, ["ec2", "s3"])  # s3: not worth building ahead, ignored
+        prepared.fork().close()  # a command answered after the build: it is done
+        time.sleep(2.1)
+        built_later = datetime.datetime.now(datetime.UTC) - datetime.timedelta(seconds=1)
+        for name, template in (("prepared", prepared), ("plain", plain)):
+            for seed in (7, 8):
+                copy = template.fork(seat, seed)
+                try:
+                    vpc = ec2.create_vpc(CidrBlock="10.1.0.0/16")["Vpc"]["VpcId"]
+                    made[name, seed] = (vpc, amazon_snapshots_made_at(ec2))
+                finally:
+                    copy.close()
+    finally:
+        prepared.close()
+        plain.close()
+    assert made["prepared", 7][0] == made["plain", 7][0]  # the same ids, built ahead or not
+    assert made["prepared", 7][1] < built_later  # ... and it was built ahead
+    assert made["prepared", 8][0] == made["plain", 8][0]  # another seed: built by the copy itself
+    assert made["prepared", 8][1] >= built_later
+    assert made["plain", 7][1] >= built_later
+    assert made["plain", 7][0] != made["plain", 8][0]
 
 
 def test_a_closed_copy_hangs_up_so_a_kept_alive_client_does_not_wait(emulator: Emulator) -> None:
@@ -149,6 +211,30 @@ def test_what_the_root_warms_is_where_moto_botocore_and_werkzeug_keep_it() -> No
     assert importlib.metadata.version("werkzeug")
     assert issubclass(MotoRequestHandler, WSGIRequestHandler)
     assert {"make_environ", "run_wsgi"} <= set(vars(WSGIRequestHandler))
+    from moto.core.base_backend import AccountSpecificBackend
+    from moto.moto_api._internal import mock_random
+
+    assert "self.backend(region_name" in inspect.getsource(AccountSpecificBackend.__getitem__)  # built on request
+    assert {"getstate", "setstate", "seed"} <= set(dir(mock_random))
+
+
+def test_an_app_built_on_an_unbuilt_backend_routes_as_one_built_on_a_built_backend() -> None:
+    """The root builds moto's apps without building backends (`_preload`): moto must read only the class's URLs."""
+    from moto.core.base_backend import AccountSpecificBackend
+    from moto.moto_server.werkzeug_app import create_backend_app
+
+    def rules(app) -> list[tuple[str, str]]:
+        return sorted((str(rule), rule.endpoint) for rule in app.url_map.iter_rules())
+
+    services = ["ec2", "s3", "elbv2", "iam", "dynamodb", "lambda", "sts"]
+    made_on_request = AccountSpecificBackend.__getitem__
+    AccountSpecificBackend.__getitem__ = emulator_module._unbuilt  # type: ignore[method-assign]
+    try:
+        unbuilt = {name: rules(create_backend_app(name)) for name in services}
+    finally:
+        AccountSpecificBackend.__getitem__ = made_on_request  # type: ignore[method-assign]
+    assert unbuilt == {name: rules(create_backend_app(name)) for name in services}
+    assert all(unbuilt.values())
 
 
 class CountingServer:

@@ -267,6 +267,24 @@ def test_the_first_lane_ends_with_what_the_last_solve_left() -> None:
     assert results[-1].kind == "solve" and results[-1].ok
 
 
+def test_a_lanes_session_is_made_with_its_clients_while_moto_starts_and_records_what_they_create() -> None:
+    lab = load_lab(LAB_DIR)
+    with moto_lanes(lab, 2) as lanes:
+        assert all(lane.session is not None for lane in lanes)
+        acting = lanes[0].session
+        assert acting is not None
+        s3 = acting.session.client("s3")  # made ahead, after the recorder was attached
+        assert s3 is acting.session.client("s3")
+        assert lanes[0].seat.emulator.root is not None
+        copy = lanes[0].seat.emulator.root.fork(lanes[0].seat)
+        try:
+            acting.recorder.start()
+            s3.create_bucket(Bucket="made-ahead")
+            assert [e["id"] for e in acting.recorder.events] == ["made-ahead"]
+        finally:
+            copy.close()
+
+
 def boto3_client(service: str, sandbox: SandboxSpec):
     import boto3
 
@@ -342,3 +360,41 @@ def test_copies_answer_exactly_as_reset_and_replay_did(
         copied = play_lanes(lab, lanes, select=select)
     assert [r.kind for r in copied].count("solve") == len(steps)
     assert [comparable(r) for r in copied] == [comparable(r) for r in replayed]
+
+
+class FakeState:
+    """What `_Template` asks of a moto state: forks (noted), serve, close."""
+
+    def __init__(self, made: list[str]) -> None:
+        self.made = made
+        self.served: tuple | None = None
+        self.closed = False
+
+    def fork(self, seat=None, seed=None) -> FakeState:
+        self.made.append("fork on a seat" if seat is not None else "spare")
+        copy = FakeState(self.made)
+        copy.served = (seat, seed) if seat is not None else None
+        return copy
+
+    def serve(self, seat, seed=None) -> None:
+        assert self.served is None
+        self.served = (seat, seed)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.mark.parametrize("closes", [True, False])
+def test_a_template_forks_its_copies_ahead_makes_no_more_than_it_owes_and_closes_after_the_last(closes: bool) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from harness.playthrough import _Template
+
+    made: list[str] = []
+    state = FakeState(made)
+    with ThreadPoolExecutor(2) as making:
+        template = _Template(state, 5, making, 2, closes=closes)  # type: ignore[arg-type]
+        copies = [template.copy("seat", seed) for seed in range(5)]  # type: ignore[arg-type]
+    assert [c.served for c in copies] == [("seat", seed) for seed in range(5)]
+    assert made == ["spare"] * 5  # every copy made ahead, none wasted
+    assert state.closed is closes
