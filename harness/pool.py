@@ -351,6 +351,8 @@ def _claim(uid: int) -> socket.socket | None:
     """Claim `uid` host-wide (another harness process on this host may run evaluations too); None if taken. The
     kernel drops the claim with the socket: at `give_back`, or when this process dies."""
     claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    if not sys.platform.startswith("linux"):
+        return claim  # no abstract socket names (and no uid switching) there: nothing to claim
     try:
         claim.bind("\0" + UID_CLAIM.format(uid))
     except OSError:
