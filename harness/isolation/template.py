@@ -120,8 +120,10 @@ class Template:
         self.root_dir = root_dir
         self.paths = interpreter_paths()
         self.selector = selectors.DefaultSelector()
-        # The template's own PID namespace, to go back to after each fork into a new one.
-        self.own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        # The template's own PID namespace, to go back to after each fork into a new one (where there are any).
+        self.own_pid_namespace = (
+            os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC) if protections.pid_namespace else -1
+        )
         # Only the template holds the write end: EOF on it tells an evaluation process the template is gone.
         self.alive, self._alive_writer = os.pipe()
 
