@@ -41,7 +41,7 @@ from harness.isolation.paths import (
     services_named_in,
     socket_in,
 )
-from harness.isolation.template import ANSWERED
+from harness.isolation.template import ANSWERED, sweep_uid
 from harness.protocol import ChannelClosed, FrameBuffer, write_frame
 
 if TYPE_CHECKING:
@@ -394,7 +394,8 @@ class UidPool:
 
 @dataclass
 class _Reaper:
-    """One thread that waits for the template to report on finished processes, then frees their uid."""
+    """One thread that waits for the template to report on finished processes, then frees their uid (after killing
+    whatever still runs as it, when the template could not report)."""
 
     done: Any  # callable(process)
     jobs: queue.SimpleQueue = field(default_factory=queue.SimpleQueue)
@@ -408,7 +409,10 @@ class _Reaper:
     def _loop(self) -> None:
         while True:
             process = self.jobs.get()
-            process.status()
+            if not process.status() and process.uid is not None:
+                # No report: the template is gone, and with it whoever would kill what is left of this evaluation
+                # (a module may clear its own parent-death signal): everything running as its uid goes now.
+                sweep_uid(process.uid)
             process.close()
             self.done(process)
 

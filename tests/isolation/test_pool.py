@@ -217,3 +217,45 @@ def test_spares_rehearse_their_job_only_while_fewer_jobs_run_than_there_are_cpus
         pool._running = CPUS
         assert pool._preparation()["rehearse_job"] is False
         pool._running = 0
+
+
+def _running_as_evaluation_uid(template: int) -> list[int]:
+    """The template's children that run as an evaluation's uid (spares are still root until their job)."""
+    pids = [
+        int(pid) for task in Path(f"/proc/{template}/task").iterdir() for pid in (task / "children").read_text().split()
+    ]
+    found = []
+    for pid in pids:
+        try:
+            uid = int(Path(f"/proc/{pid}/status").read_text().split("\nUid:")[1].split()[0])
+        except (OSError, IndexError, ValueError):
+            continue
+        if uid != 0:
+            found.append(pid)
+    return found
+
+
+def test_an_evaluation_that_clears_its_parent_death_signal_still_dies_when_the_template_does(tmp_path: Path) -> None:
+    """A hostile module clears its parent-death signal and sleeps; the template is killed under it. Nothing is
+    left to end it at its deadline but the pool, which then kills everything running as its uid."""
+    step = tmp_path / "lab" / "evaluation" / "boto3" / "01_01.py"
+    step.parent.mkdir(parents=True)
+    step.write_text("import ctypes, time\nctypes.CDLL(None).prctl(1, 0, 0, 0, 0)\ntime.sleep(60)\n")
+    with WorkerPool(1) as pool:
+        if not (pool.protections().pid_namespace and pool.protections().own_uid):
+            pytest.skip("no PID namespace or uid of its own here (the degraded path)")
+        pool.expect([str(step.parents[1])])
+        pool.start()
+        with ThreadPoolExecutor(1) as threads:
+            outcome = threads.submit(pool.submit, {"job": "load", "module": str(step)}, 4)
+            template = pool._template.process.pid
+            deadline = time.monotonic() + 20
+            while not (running := _running_as_evaluation_uid(template)) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert running, "the job's process runs as its uid"
+            os.kill(template, 9)
+            assert outcome.result().failure == "timeout"
+        deadline = time.monotonic() + 10
+        while any(Path(f"/proc/{pid}").exists() for pid in running) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not [pid for pid in running if Path(f"/proc/{pid}").exists()]
