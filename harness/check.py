@@ -33,7 +33,7 @@ def check_lab(lab_dir: Path, pool: WorkerPool | None = None) -> tuple[list[str],
         else:
             problems.append(f"{path}: not named after a step (expected NN_NN.py)")
     with ExitStack() as stack:
-        runner = Runner(lab, pool or stack.enter_context(WorkerPool(1)))
+        runner = Runner(lab, pool or stack.enter_context(WorkerPool(1)), clients=False)
         runner.pool.warn_if_degraded()
         for step in lab.steps.values():
             if step.stem not in present:

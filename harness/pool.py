@@ -472,11 +472,12 @@ class WorkerPool:
             self._gateway_directory = new_gateway_directory()
         return self._gateway_directory
 
-    def expect(self, lab_directories: Iterable[str], region: str | None = None) -> None:
+    def expect(self, lab_directories: Iterable[str], region: str | None = None, *, clients: bool = True) -> None:
         """The labs' `evaluation/` directories jobs will need: spares forked from now on have them in their root,
         so that a job finds its process ready (one that lacks them is replaced at the job); the kit modules their
-        modules import, imported, and the clients for the services they (and those kit modules) name, in `region`
-        (the environment's default region if not given), built: by the template, once, not by every evaluation."""
+        modules import, imported, and (unless `clients` is False: `stepeval check` only imports modules) the clients
+        for the services they and those kit modules name, in `region` (the environment's default region if not
+        given), built: by the template, once, not by every evaluation."""
         region = region or environment_region() or DEFAULT_REGION
         if not REGION.fullmatch(region):
             region = DEFAULT_REGION
@@ -487,7 +488,7 @@ class WorkerPool:
                 sources = lab_sources(directory)
                 kit = kit_modules_named_in(sources)
                 self._imports.update(dict.fromkeys(sorted(kit)))
-                for service in sorted(services_named_in([*sources, *map(kit_source, kit)])):
+                for service in sorted(services_named_in([*sources, *map(kit_source, kit)]) if clients else ()):
                     self._warm.setdefault((service, region), None)
             while len(self._labs) > MAX_LABS:
                 del self._labs[next(iter(self._labs))]

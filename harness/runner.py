@@ -21,10 +21,11 @@ MAX_LOG_LINES, MAX_LOG_LINE_CHARS = 200, 500  # of the module's logger, kept in 
 class Runner:
     """Evaluates the steps of one lab on a pool of evaluation processes. Thread-safe."""
 
-    def __init__(self, lab: Lab, pool: WorkerPool) -> None:
+    def __init__(self, lab: Lab, pool: WorkerPool, *, clients: bool = True) -> None:
+        """`clients`: the pool builds ahead the clients the lab's modules use (False where they are only imported)."""
         self.lab = lab
         self.pool = pool
-        pool.expect(module_root(step.module_path) for step in lab.steps.values())
+        pool.expect((module_root(step.module_path) for step in lab.steps.values()), clients=clients)
 
     def evaluate(
         self,

@@ -259,3 +259,18 @@ def test_an_evaluation_that_clears_its_parent_death_signal_still_dies_when_the_t
         while any(Path(f"/proc/{pid}").exists() for pid in running) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not [pid for pid in running if Path(f"/proc/{pid}").exists()]
+
+
+def test_a_pool_that_only_imports_modules_builds_no_clients_for_them(tmp_path: Path) -> None:
+    """`stepeval check` imports each module and runs none: the template need not build their clients (EC2's
+    model alone is ~0.1 s of its start)."""
+    step = tmp_path / "lab" / "evaluation" / "boto3" / "01_01.py"
+    step.parent.mkdir(parents=True)
+    step.write_text(
+        "from harness.kit import ec2\n\nasync def run(session, context, logger):\n    session.client('s3')\n"
+    )
+    with WorkerPool(1) as pool:
+        pool.expect([str(step.parents[1])], clients=False)
+        assert pool._warm == {} and "harness.kit.ec2" in pool._imports
+        pool.expect([str(step.parents[1])])
+        assert set(pool._warm) == {("ec2", "us-east-1"), ("s3", "us-east-1")}
