@@ -203,11 +203,9 @@ class Template:
             return  # it has ended already: `_exited` reports it
         if watched.uid is not None and not answered:  # what it left running tells a fork bomb from a slow module
             watched.tasks = count_tasks(watched.uid)
-        signal.pidfd_send_signal(watched.pidfd, signal.SIGKILL)  # PID 1 of its namespace: every process in it dies
+        # PID 1 of its namespace: every process in it dies (without one, `_exited` kills its group once it is gone)
+        signal.pidfd_send_signal(watched.pidfd, signal.SIGKILL)
         watched.killed = True
-        if not self.protections.pid_namespace:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(watched.pid, signal.SIGKILL)
 
     def _exited(self, watched: Watched) -> None:
         """The evaluation process is gone: reap it and report how it ended."""
