@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 
 from harness.errors import LabError
 from harness.lab import MODULE_DIR, STEP_KEY, load_lab
 from harness.lint import lint_lib, lint_module
-from harness.pool import WorkerPool
+from harness.pool import WorkerPool, loading_pool
 from harness.runner import Runner
 
 
 def check_lab(lab_dir: Path, pool: WorkerPool | None = None) -> tuple[list[str], str]:
     """Every problem as one line naming file and step, and a one-line summary.
 
-    Modules load in `pool`'s worker (started early by the caller, so that it starts while the spec is read), else
-    in a worker of its own.
+    Modules load in `pool` (started early by the caller, so that it starts while the spec is read), else in a
+    `loading_pool` of its own; several at once.
     """
     try:
         lab = load_lab(lab_dir)
@@ -33,13 +34,16 @@ def check_lab(lab_dir: Path, pool: WorkerPool | None = None) -> tuple[list[str],
         else:
             problems.append(f"{path}: not named after a step (expected NN_NN.py)")
     with ExitStack() as stack:
-        runner = Runner(lab, pool or stack.enter_context(WorkerPool(1)), clients=False)
+        runner = Runner(lab, pool or stack.enter_context(loading_pool()), clients=False)
         runner.pool.warn_if_degraded()
+        steps = [step for step in lab.steps.values() if step.stem in present]
+        with ThreadPoolExecutor(runner.pool.size) as threads:
+            loaded = dict(zip([step.key for step in steps], threads.map(runner.check_module, steps), strict=True))
         for step in lab.steps.values():
-            if step.stem not in present:
+            if step.key not in loaded:
                 problems.append(f"{step.module_path}: step {step.key}: module missing")
                 continue
-            problem = runner.check_module(step)
+            problem = loaded[step.key]
             problems.extend([problem] if problem else map(str, lint_module(step)))
     problems.extend(map(str, lint_lib(lab)))
     summary = f"{len(lab.steps)} steps, {len(present)} modules: " + (

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from harness.errors import BadInput, LabError
 from harness.isolation.paths import lab_modules
-from harness.pool import WorkerPool
+from harness.pool import WorkerPool, loading_pool
 
 if TYPE_CHECKING:
     from harness.contract import Answer, ContextInput
@@ -121,7 +121,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    with WorkerPool(1) as pool:
+    with loading_pool() as pool:
         pool.expect([lab_modules(args.lab)], clients=False)
         pool.start()  # the worker imports boto3 while we import ours and read the spec, as `run` does
         from harness.check import check_lab

@@ -111,10 +111,14 @@ class Outcome:
 class Template:
     """The template process and its control socket (SOCK_SEQPACKET: one record per spawn, with its fds)."""
 
-    def __init__(self, preload: tuple[str, ...], namespaces: bool, warm: list[tuple[str, str]]) -> None:
-        """`warm`: (service, region) clients to build while it starts (and probes the machine)."""
+    def __init__(
+        self, preload: tuple[str, ...], namespaces: bool, warm: list[tuple[str, str]], *, rehearse: bool = True
+    ) -> None:
+        """`warm`: (service, region) clients to build while it starts (and probes the machine); `rehearse`: whether
+        it runs an evaluation of its own before its first fork (see `WorkerPool`)."""
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         flags = [] if namespaces else ["--no-namespaces"]
+        flags += [] if rehearse else ["--no-rehearsal"]
         flags += [f"--warm={service}:{region}" for service, region in warm]
         with theirs:
             self.process = subprocess.Popen(
@@ -426,7 +430,10 @@ class WorkerPool:
         preload: tuple[str, ...] | None = None,
         *,
         namespaces: bool | None = None,
+        rehearse: bool = True,
     ) -> None:
+        """`rehearse` False: the jobs only import modules (`stepeval check`), so neither the template nor a spare
+        rehearses an evaluation before saying ready (each rehearsal is on the way to the first answer)."""
         if preload is None:
             preload = tuple(m for m in os.environ.get(PRELOAD_ENV, "").split(",") if m)
         if namespaces is None:
@@ -434,6 +441,7 @@ class WorkerPool:
         self.size = size
         self.preload = preload
         self.namespaces = namespaces
+        self.rehearse = rehearse
         self._gateway: Gateway | None = None
         self._gateway_directory: str | None = None  # made before the gateway: spares bind it ahead
         self._labs: dict[str, None] = {}  # the labs' `evaluation/` directories jobs will need, oldest first
@@ -630,7 +638,7 @@ class WorkerPool:
             "warm": list(self._warm),
             "imports": list(self._imports),
             "rehearse": list(self._rehearse),
-            "rehearse_job": self._running < CPUS,
+            "rehearse_job": self.rehearse and self._running < CPUS,
             "ahead": self._ahead(),
             "gateway": socket_in(self._directory_for_gateway()),
         }
@@ -641,7 +649,9 @@ class WorkerPool:
 
     def _ensure_template(self) -> Template:
         if self._template is None or self._template.process.poll() is not None:
-            self._template = Template((*self.preload, *self._imports), self.namespaces, list(self._warm))
+            self._template = Template(
+                (*self.preload, *self._imports), self.namespaces, list(self._warm), rehearse=self.rehearse
+            )
         return self._template
 
     def _reaped(self, process: EvaluationProcess) -> None:
@@ -654,6 +664,12 @@ class WorkerPool:
 
 
 _warned = False
+
+
+def loading_pool() -> WorkerPool:
+    """A pool for `stepeval check`: a few modules imported at once, each in its own process; its jobs run nothing,
+    so nothing rehearses."""
+    return WorkerPool(min(CPUS, 4), rehearse=False)
 
 
 def _ms(started: float) -> float:

@@ -177,12 +177,14 @@ def _template_session(region: str) -> SandboxSession:
     return _sessions[region]
 
 
-def prepare() -> None:
-    """In the template, once: what every evaluation would otherwise load (botocore's shared data, a session)."""
+def prepare(*, rehearse: bool = True) -> None:
+    """In the template, once: what every evaluation would otherwise load (botocore's shared data, a session) and,
+    with `rehearse`, an evaluation of our own (not for a pool that only imports modules)."""
     warm_up()
     _template_session(DEFAULT_REGION)
     importlib.import_module("encodings.idna")  # what the first connection imports (20 ms with its dependencies)
-    Worker().rehearse()  # the loader's, asyncio's (the loop policy...) and the answer's first-use work, done once
+    if rehearse:
+        Worker().rehearse()  # the loader's, asyncio's (the loop policy...) and the answer's first-use work, once
 
 
 def import_kit(modules: list[str]) -> None:

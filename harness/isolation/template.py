@@ -369,6 +369,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("control_fd", type=int)
     parser.add_argument("--no-namespaces", action="store_true")
     parser.add_argument("--uid-probe", type=int, default=UID_BASE)
+    parser.add_argument("--no-rehearsal", action="store_true")
     parser.add_argument("--warm", action="append", default=[], metavar="SERVICE:REGION")
     parser.add_argument("preload", nargs="*")
     args = parser.parse_args(argv)
@@ -385,7 +386,7 @@ def main(argv: list[str]) -> int:
 
     for module in args.preload:
         importlib.import_module(module)
-    worker.prepare()
+    worker.prepare(rehearse=not args.no_rehearsal)
     worker.warm_services([tuple(pair.split(":", 1)) for pair in args.warm if ":" in pair], [])
     protections = protections_found()
     root_dir = tempfile.mkdtemp(prefix="stepeval-root-")
