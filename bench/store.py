@@ -16,6 +16,10 @@
    - bench/service.py's step (three EC2 describe calls on a VPC, a subnet and a security group), recorded N times
      live, (i), on one moto server; (ii) sampled. The smallest evaluation there is: the fixed cost of an
      evaluation process, which replay and moto pay alike, is most of it.
+3. The floor under any replay that gives every evaluation a fresh process of its own (issue 9): N evaluations of a
+   module that makes no AWS call and returns at once, through the same runner and pool, as many at once. (ii)
+   divided by it is the most such a replay could reach on this machine, however cheap its answers from the
+   recording were.
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ from harness.account import EMULATOR_CREDENTIALS, SandboxSpec
 from harness.contract import ContextInput, Handle
 from harness.lab import Lab, load_lab
 from harness.playthrough import ScenarioSession
+from harness.pool import WorkerPool
+from harness.runner import Runner
 from harness.service.webhooks import sign
 from harness.store.engine import open_engine
 from harness.store.records import RecordStore
@@ -85,6 +91,7 @@ def main() -> int:
     latency = None if args.skip_latency else recording_latency(tmp, args.requests, args.delay_ms)
     web_tier = lab_replay(load_lab(ROOT), tmp / "web-tier.db", args.evaluations, args.workers)
     trivial = trivial_replay(tmp, args.evaluations, args.rebuild_samples, args.workers)
+    floor_each_s = fresh_process_floor(tmp, args.evaluations, args.workers)
     load_after = os.getloadavg()[0]
 
     table = Table(title=f"Record store ({os.cpu_count()} cores, {args.workers} at once, load {load_before:.1f}"
@@ -109,6 +116,10 @@ def main() -> int:
             table.add_row(what, f"{seconds:.1f} s ({1000 * seconds / n:.1f} ms each)", "")
         table.add_row("  ... (ii) / (iii)", f"{row.forked_each_s * n / row.replay_s:.1f}x", goal)
         table.add_row("  ... (ii') / (iii)", f"{row.reset_each_s * n / row.replay_s:.1f}x", "")
+        table.add_row("  ... (ii) / the floor below: the most a fresh process each allows",
+                      f"{row.forked_each_s / floor_each_s:.1f}x", "")  # fmt: skip
+    table.add_row("[bold]the floor[/]: a module making no AWS call, a fresh evaluation process each",
+                  f"{1000 * floor_each_s:.1f} ms each", "")  # fmt: skip
     console.print(table)
     return 0
 
@@ -273,6 +284,32 @@ def trivial_replay(tmp: Path, evaluations_wanted: int, samples: int, workers: in
     assert tally.replayed == evaluations_wanted and tally.unchanged == tally.replayed, report.as_dict()
     what = "bench/service.py's step (three EC2 describes)"
     return ReplayRow(what, evaluations_wanted, 1, each["forked"], each["reset"], replay_s, live_s)
+
+
+NULL_MODULE = """
+async def run(session, context, logger):
+    entry = {"name": "01_01_vpc", "type": "AWS::EC2::VPC", "id": "vpc-0", "status": "found"}
+    return {"validated": [entry], "success": True, "message": "nothing asked"}
+"""
+
+
+def fresh_process_floor(tmp: Path, evaluations: int, workers: int) -> float:
+    """Part 3: seconds per evaluation of a module that makes no AWS call, `workers` at once, after a warm-up."""
+    lab = load_lab(write_lab(tmp / "null-lab", SPEC, {"01_01": NULL_MODULE}))
+    sandbox = SandboxSpec(EMULATOR_CREDENTIALS, "us-east-1", "http://127.0.0.1:9")  # never called
+    with WorkerPool(workers) as pool:
+        runner = Runner(lab, pool)
+        pool.start()
+
+        def evaluate(_: int) -> None:
+            answer = runner.evaluate("01.01", ContextInput(), sandbox)
+            assert answer.status == "pass", answer
+
+        with ThreadPoolExecutor(2 * workers) as threads:
+            list(threads.map(evaluate, range(2 * workers)))
+            began = time.perf_counter()
+            list(threads.map(evaluate, range(evaluations)))
+            return (time.perf_counter() - began) / evaluations
 
 
 def three_resources(aws: object, handles: dict[str, str]) -> None:
