@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import TYPE_CHECKING
 
 from harness.account import SandboxSpec
 from harness.contract import Answer, ContextInput, ContractViolation, Diagnostics, build_context, check_result
 from harness.isolation.paths import module_root
 from harness.lab import Lab, StepSpec
 from harness.pool import Outcome, WorkerPool
-from harness.store.recording import Tap
+
+if TYPE_CHECKING:  # the recording's module imports botocore's loaders (~50 ms): `stepeval check` needs none of it
+    from harness.store.recording import Tap
 
 # The process may need this long beyond the step's own limit to start and answer; it is not given to run().
 DEADLINE_GRACE_S = 0.5
