@@ -70,6 +70,13 @@ def test_a_hung_module_is_stopped_at_its_timeout(misbehaving_runner: Runner, san
     assert elapsed < 1 + 2, f"answered {elapsed:.1f} s after the start, limit 1 s"
 
 
+def test_work_left_running_does_not_hold_the_answer(misbehaving_runner: Runner, sandbox, moto_url) -> None:
+    started = time.monotonic()
+    answer = misbehaving_runner.evaluate("02.10", ContextInput(), sandbox)
+    assert answer.status == "pass", answer
+    assert time.monotonic() - started < 2, "the answer waited for the module's leftover task or thread"
+
+
 def test_the_command_line_timeout_overrides_the_spec(misbehaving_runner: Runner, sandbox, moto_url) -> None:
     answer = misbehaving_runner.evaluate("02.02", ContextInput(), sandbox, timeout_s=0.3)
     assert_error(answer, "timeout")
