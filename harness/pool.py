@@ -112,13 +112,13 @@ class Template:
     """The template process and its control socket (SOCK_SEQPACKET: one record per spawn, with its fds)."""
 
     def __init__(
-        self, preload: tuple[str, ...], namespaces: bool, warm: list[tuple[str, str]], *, rehearse: bool = True
+        self, preload: tuple[str, ...], namespaces: bool, warm: list[tuple[str, str]], *, loads_only: bool = False
     ) -> None:
-        """`warm`: (service, region) clients to build while it starts (and probes the machine); `rehearse`: whether
-        it runs an evaluation of its own before its first fork (see `WorkerPool`)."""
+        """`warm`: (service, region) clients to build while it starts (and probes the machine); `loads_only`: its
+        processes only import modules (see `WorkerPool`)."""
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         flags = [] if namespaces else ["--no-namespaces"]
-        flags += [] if rehearse else ["--no-rehearsal"]
+        flags += ["--loads-only"] if loads_only else []
         flags += [f"--warm={service}:{region}" for service, region in warm]
         with theirs:
             self.process = subprocess.Popen(
@@ -430,10 +430,10 @@ class WorkerPool:
         preload: tuple[str, ...] | None = None,
         *,
         namespaces: bool | None = None,
-        rehearse: bool = True,
+        loads_only: bool = False,
     ) -> None:
-        """`rehearse` False: the jobs only import modules (`stepeval check`), so neither the template nor a spare
-        rehearses an evaluation before saying ready (each rehearsal is on the way to the first answer)."""
+        """`loads_only`: the jobs only import modules (`stepeval check`): the template imports the kit and
+        `harness.serving`, not boto3's sessions, and nothing rehearses an evaluation before saying ready."""
         if preload is None:
             preload = tuple(m for m in os.environ.get(PRELOAD_ENV, "").split(",") if m)
         if namespaces is None:
@@ -441,7 +441,7 @@ class WorkerPool:
         self.size = size
         self.preload = preload
         self.namespaces = namespaces
-        self.rehearse = rehearse
+        self.loads_only = loads_only
         self._gateway: Gateway | None = None
         self._gateway_directory: str | None = None  # made before the gateway: spares bind it ahead
         self._labs: dict[str, None] = {}  # the labs' `evaluation/` directories jobs will need, oldest first
@@ -638,7 +638,7 @@ class WorkerPool:
             "warm": list(self._warm),
             "imports": list(self._imports),
             "rehearse": list(self._rehearse),
-            "rehearse_job": self.rehearse and self._running < CPUS,
+            "rehearse_job": not self.loads_only and self._running < CPUS,
             "ahead": self._ahead(),
             "gateway": socket_in(self._directory_for_gateway()),
         }
@@ -650,7 +650,7 @@ class WorkerPool:
     def _ensure_template(self) -> Template:
         if self._template is None or self._template.process.poll() is not None:
             self._template = Template(
-                (*self.preload, *self._imports), self.namespaces, list(self._warm), rehearse=self.rehearse
+                (*self.preload, *self._imports), self.namespaces, list(self._warm), loads_only=self.loads_only
             )
         return self._template
 
@@ -667,9 +667,9 @@ _warned = False
 
 
 def loading_pool() -> WorkerPool:
-    """A pool for `stepeval check`: a few modules imported at once, each in its own process; its jobs run nothing,
-    so nothing rehearses."""
-    return WorkerPool(min(CPUS, 4), rehearse=False)
+    """A pool for `stepeval check`: a few modules imported at once, each in its own process, forked from a template
+    that holds only what importing them needs."""
+    return WorkerPool(min(CPUS, 4), loads_only=True)
 
 
 def _ms(started: float) -> float:

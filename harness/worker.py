@@ -7,13 +7,9 @@ or `{"outcome": "error", "kind", "detail"}`.
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import importlib
 import json
 import logging
-import os
-import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -24,31 +20,20 @@ from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
 from harness.botocore_models import known_services, warm_up
 from harness.isolation.limits import Limits
 from harness.isolation.link import GatewayLink
-from harness.isolation.paths import DEFAULT_REGION, KIT_MODULE, job_paths
+from harness.isolation.paths import DEFAULT_REGION
 from harness.isolation.rehearsal import rehearse
 from harness.kit.aws import reads_are_consistent
 from harness.loader import LoadError, load_step, trimmed_traceback
-from harness.protocol import ChannelClosed, read_frame, write_frame
 from harness.readonly import WriteRefused, is_read
 from harness.sandbox import SandboxSession
+from harness.serving import answer_one, error, import_kit, limit_hit, load
+
+__all__ = ["import_kit", "prepare", "serve_one", "warm_services"]  # what the template calls
 
 STEP_LOGGER_PREFIX = "stepeval.step"
 MAX_LOG_LINES = 200
 MAX_LOG_LINE_CHARS = 500
 Pair = tuple[str, str]  # (service, region)
-
-
-class CpuLimitExceeded(BaseException):
-    """SIGXCPU arrived: the step's CPU-time limit is reached (a BaseException: `except Exception` cannot keep it)."""
-
-
-def _on_sigxcpu(signum: int, frame: Any) -> None:
-    raise CpuLimitExceeded()
-
-
-def error(kind: str, detail: str) -> dict[str, Any]:
-    """A reply for an evaluation that could not complete."""
-    return {"outcome": "error", "kind": kind, "detail": detail}
 
 
 def describe_aws_error(exc: BaseException) -> str:
@@ -58,19 +43,6 @@ def describe_aws_error(exc: BaseException) -> str:
         operation = getattr(exc, "operation_name", "?")
         return f"{operation}: {info.get('Code', '?')}: {info.get('Message', '')}".strip()
     return f"{type(exc).__name__}: {exc}"
-
-
-def limit_hit(exc: BaseException, limits: Limits) -> dict[str, Any] | None:
-    """The `memory` / `cpu` / `processes` error a limit's exception means, if it is one."""
-    if isinstance(exc, MemoryError):
-        return error("memory", f"the step's memory limit ({limits.memory_mib} MiB) was reached")
-    if isinstance(exc, CpuLimitExceeded):
-        return error("cpu", f"the step's CPU-time limit ({limits.cpu_seconds or 0:g} s) was reached")
-    no_process = isinstance(exc, OSError) and exc.errno == errno.EAGAIN
-    no_thread = isinstance(exc, RuntimeError) and "can't start new thread" in str(exc)
-    if no_process or no_thread:
-        return error("processes", f"the step's process limit ({limits.processes}) was reached")
-    return None
 
 
 class LogLines(logging.Handler):
@@ -101,17 +73,10 @@ class Worker:
         limits = Limits.from_message(job.get("limits"))
         try:
             if job.get("job") == "load":
-                return self.load(Path(job["module"]))
+                return load(Path(job["module"]))
             return self.run(job)
         except BaseException as exc:  # a limit reached outside run() (while importing, while answering)
             return limit_hit(exc, limits) or error("exception", f"{type(exc).__name__}: {exc}")
-
-    def load(self, path: Path) -> dict[str, Any]:
-        try:
-            load_step(path)
-        except LoadError as exc:
-            return error("load", str(exc))
-        return {"outcome": "loaded"}
 
     def run(self, job: dict[str, Any]) -> dict[str, Any]:
         LINK.attach(job["gateway"]["socket"], job["gateway"]["token"])
@@ -179,11 +144,9 @@ def _template_session(region: str) -> SandboxSession:
     return _sessions[region]
 
 
-def prepare(*, rehearse: bool = True) -> None:
+def prepare() -> None:
     """In the template, once: what every evaluation would otherwise load (botocore's shared data, a session,
-    asyncio) and an evaluation of our own. Not with `rehearse` False: its processes only import modules."""
-    if not rehearse:
-        return
+    asyncio) and an evaluation of our own."""
     warm_up()
     _template_session(DEFAULT_REGION)
     importlib.import_module("encodings.idna")  # what the first connection imports (20 ms with its dependencies)
@@ -197,17 +160,6 @@ def _new_event_loop() -> Any:
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)  # as asyncio.Runner would: the module's get_event_loop() is this one
     return loop
-
-
-def import_kit(modules: list[str]) -> None:
-    """In the template: the kit modules the expected labs import (`harness.kit.NAME` only), imported once before
-    the fork; an evaluation importing them itself paid 15-45 ms."""
-    for module in modules:
-        if KIT_MODULE.fullmatch(module) and module not in sys.modules:
-            try:
-                importlib.import_module(module)
-            except ImportError as exc:  # a kit module that is gone: evaluations that need it say so themselves
-                logging.getLogger(__name__).debug("kit module %s not imported: %s", module, exc)
 
 
 def warm_services(pairs: list[Pair], operations: list[Pair]) -> None:
@@ -249,8 +201,7 @@ def serve_one(
     rehearse_job: bool = True,
 ) -> None:
     """Open a line to the gateway (if it is known already), rehearse the job (if asked: the pages it writes are
-    copied now, not on its way), say ready, take one job, confine this process for it, answer, and return (the
-    caller exits)."""
+    copied now, not on its way), then answer one job (`serving.answer_one`; the caller exits)."""
     worker = Worker()
     if gateway_socket:
         LINK.preconnect(gateway_socket)
@@ -258,19 +209,4 @@ def serve_one(
         for service, region, operation in _replayed_by_spares:
             rehearse(_template_session(region).client(service, region), operation)
         Worker().rehearse()  # on an event loop of its own: the job's is left as new
-    write_frame(channel, {"outcome": "ready"})
-    try:
-        job = read_frame(channel)
-    except ChannelClosed:
-        return
-    limits = Limits.from_message(job.get("limits"))
-    confine(job_paths(job), limits)
-    signal.signal(signal.SIGXCPU, _on_sigxcpu)
-    me = os.getpid()
-    reply = worker.handle(job)
-    if os.getpid() != me:  # a process the module forked, returning here: only the evaluation process answers
-        os._exit(0)
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
-    write_frame(channel, reply)
+    answer_one(channel, confine, worker.handle)

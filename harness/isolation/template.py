@@ -114,7 +114,7 @@ class Template:
     """Forks evaluation processes on request and watches each until it is gone (one thread, one selector)."""
 
     def __init__(self, control: socket.socket, protections: Protections, root_dir: str, worker: ModuleType) -> None:
-        self.worker = worker  # harness.worker, imported once the prober is forked
+        self.worker = worker  # harness.worker (harness.serving: loads only), imported once the prober is forked
         self.control = control
         self.protections = protections
         self.root_dir = root_dir
@@ -369,7 +369,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("control_fd", type=int)
     parser.add_argument("--no-namespaces", action="store_true")
     parser.add_argument("--uid-probe", type=int, default=UID_BASE)
-    parser.add_argument("--no-rehearsal", action="store_true")
+    parser.add_argument("--loads-only", action="store_true")
     parser.add_argument("--warm", action="append", default=[], metavar="SERVICE:REGION")
     parser.add_argument("preload", nargs="*")
     args = parser.parse_args(argv)
@@ -382,11 +382,13 @@ def main(argv: list[str]) -> int:
     level = os.environ.get(LOG_LEVEL_ENV, "INFO").upper()
     logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     protections_found = probe_in_background(not args.no_namespaces, args.uid_probe)
-    from harness import worker  # boto3, botocore's data, the kit: what every evaluation would otherwise import
-
+    # boto3, botocore's data, the kit: what every evaluation would otherwise import (for a pool that only loads
+    # modules, the kit and the job's frame only: harness.serving)
+    worker = importlib.import_module("harness.serving" if args.loads_only else "harness.worker")
     for module in args.preload:
         importlib.import_module(module)
-    worker.prepare(rehearse=not args.no_rehearsal)
+    if not args.loads_only:
+        worker.prepare()
     worker.warm_services([tuple(pair.split(":", 1)) for pair in args.warm if ":" in pair], [])
     protections = protections_found()
     root_dir = tempfile.mkdtemp(prefix="stepeval-root-")
