@@ -14,7 +14,7 @@ import pytest
 from harness.contract import ContextInput
 from harness.isolation.limits import Limits
 from harness.lab import load_lab
-from harness.pool import EvaluationProcess, WorkerPool
+from harness.pool import EvaluationProcess, WorkerPool, loading_pool
 from harness.runner import Runner
 from tests.conftest import LABS
 
@@ -274,3 +274,25 @@ def test_a_pool_that_only_imports_modules_builds_no_clients_for_them(tmp_path: P
         assert pool._warm == {} and "harness.kit.ec2" in pool._imports
         pool.expect([str(step.parents[1])])
         assert set(pool._warm) == {("ec2", "us-east-1"), ("s3", "us-east-1")}
+
+
+def test_a_loading_pool_holds_only_what_importing_needs_and_runs_nothing(tmp_path: Path) -> None:
+    """`stepeval check`'s pool: its processes come from a template that imported the kit the lab names and the
+    job's frame (`harness.serving`), not the worker's sessions and loaders; a job that would run a step is refused."""
+    modules = tmp_path / "lab" / "evaluation"
+    step = modules / "boto3" / "01_01.py"
+    step.parent.mkdir(parents=True)
+    step.write_text(
+        "import sys\n"
+        "from harness.kit import require\n"
+        "held = [name in sys.modules for name in ('harness.kit.require', 'harness.serving', 'harness.worker')]\n"
+        "raise RuntimeError(f'held:{held}')\n"
+    )
+    with loading_pool() as pool:
+        pool.expect([str(modules)], clients=False)
+        pool.start()
+        loaded = pool.submit({"job": "load", "module": str(step)}, 30)
+        ran = pool.submit({"job": "run", "module": str(step), "context": {}, "region": "us-east-1"}, 30)
+    assert loaded.reply is not None and "held:[True, True, False]" in loaded.reply["detail"], loaded
+    assert ran.reply is not None and ran.reply["outcome"] == "error", ran
+    assert "only loads modules" in ran.reply["detail"]
