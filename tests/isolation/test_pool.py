@@ -117,18 +117,25 @@ def test_poisoned_client_claims_never_reach_the_template(sandbox, aws) -> None:
         assert all(region == "us-east-1" for _, region in pool._warm)
 
 
-def test_the_kit_modules_an_expected_lab_imports_are_imported_before_the_fork(tmp_path: Path) -> None:
-    """The template imports them once (15-45 ms each time an evaluation did it itself); only the kit's own
-    modules, read from the lab's sources as text, are ever imported there."""
+def write_step(tmp_path: Path, source: str) -> tuple[Path, Path]:
+    """A lab's `evaluation/` directory under `tmp_path` holding one step module with `source`; both paths."""
     modules = tmp_path / "lab" / "evaluation"
     step = modules / "boto3" / "01_01.py"
     step.parent.mkdir(parents=True)
-    step.write_text(
+    step.write_text(source)
+    return modules, step
+
+
+def test_the_kit_modules_an_expected_lab_imports_are_imported_before_the_fork(tmp_path: Path) -> None:
+    """The template imports them once (15-45 ms each time an evaluation did it itself); only the kit's own
+    modules, read from the lab's sources as text, are ever imported there."""
+    modules, step = write_step(
+        tmp_path,
         "import sys\n"
         "seen = ['harness.kit.' + name in sys.modules for name in ('sqs', 'require', 'rds')]\n"
         "from harness.kit import sqs\n"
         "# harness.kit.nonexistent_module_here: a name the kit lacks, never tried by the template\n"
-        "raise RuntimeError(f'seen:{seen}')\n"
+        "raise RuntimeError(f'seen:{seen}')\n",
     )
     with WorkerPool(1) as pool:
         pool.expect([str(modules)])
@@ -279,14 +286,12 @@ def test_a_pool_that_only_imports_modules_builds_no_clients_for_them(tmp_path: P
 def test_a_loading_pool_holds_only_what_importing_needs_and_runs_nothing(tmp_path: Path) -> None:
     """`stepeval check`'s pool: its processes come from a template that imported the kit the lab names and the
     job's frame (`harness.serving`), not the worker's sessions and loaders; a job that would run a step is refused."""
-    modules = tmp_path / "lab" / "evaluation"
-    step = modules / "boto3" / "01_01.py"
-    step.parent.mkdir(parents=True)
-    step.write_text(
+    modules, step = write_step(
+        tmp_path,
         "import sys\n"
         "from harness.kit import require\n"
         "held = [name in sys.modules for name in ('harness.kit.require', 'harness.serving', 'harness.worker')]\n"
-        "raise RuntimeError(f'held:{held}')\n"
+        "raise RuntimeError(f'held:{held}')\n",
     )
     with loading_pool() as pool:
         pool.expect([str(modules)], clients=False)
