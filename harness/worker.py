@@ -7,10 +7,10 @@ or `{"outcome": "error", "kind", "detail"}`.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import logging
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -62,12 +62,11 @@ class Worker:
     """Executes one job: `run` (evaluate a step) or `load` (import and check a module, for `stepeval check`).
 
     The session (and the clients recent evaluations used) come ready-made from the template, on the process's
-    line to the gateway: this process's copy, never used by anyone before. Its event loop is made before the job
-    where the template imported asyncio (a template that only loads modules does not: `prepare`).
+    line to the gateway: this process's copy, never used by anyone before. Its event loop is made before the job.
     """
 
     def __init__(self) -> None:
-        self.loop = _new_event_loop() if "asyncio" in sys.modules else None
+        self.loop = _new_event_loop()
 
     def handle(self, job: dict[str, Any]) -> dict[str, Any]:
         limits = Limits.from_message(job.get("limits"))
@@ -107,7 +106,7 @@ class Worker:
         except LoadError as exc:
             return error("load", f"{path}: {exc}")
         logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{path.stem}")
-        loop = self.loop = self.loop or _new_event_loop()
+        loop = self.loop
         try:
             # Not asyncio.Runner: its close waits for the module's leftover tasks and executor threads before the
             # answer can leave (~0.3 ms when there are none). The process ends once it has answered: they end with it.
@@ -153,12 +152,10 @@ def prepare() -> None:
     Worker().rehearse()  # the loader's, asyncio's (the loop policy...) and the answer's first-use work, once
 
 
-def _new_event_loop() -> Any:
-    """asyncio imported when first needed: a template that only loads modules is ~45 ms quicker to start."""
-    import asyncio
-
+def _new_event_loop() -> asyncio.AbstractEventLoop:
+    """A new event loop, made current as asyncio.Runner would make it (a module's get_event_loop() is this one)."""
     loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)  # as asyncio.Runner would: the module's get_event_loop() is this one
+    asyncio.set_event_loop(loop)
     return loop
 
 
