@@ -62,13 +62,18 @@ def load(path: Path) -> dict[str, Any]:
     return {"outcome": "loaded"}
 
 
-def handle_load(job: dict[str, Any]) -> dict[str, Any]:
-    """A job in a process that only loads modules; any other job is refused."""
-    if job.get("job") != "load":
-        return error("exception", "this evaluation process only loads modules (its pool was made for stepeval check)")
+def reply(job: dict[str, Any], run: Handle | None = None) -> dict[str, Any]:
+    """The reply to a job: a `load` here, any other by `run` (refused where there is none: a process that only
+    loads modules); a limit reached on the way (while importing, while answering) is its error."""
     try:
-        return load(Path(job["module"]))
-    except BaseException as exc:  # a limit reached while importing
+        if job.get("job") == "load":
+            return load(Path(job["module"]))
+        if run is None:
+            return error(
+                "exception", "this evaluation process only loads modules (its pool was made for stepeval check)"
+            )
+        return run(job)
+    except BaseException as exc:
         return limit_hit(exc, Limits.from_message(job.get("limits"))) or error(
             "exception", f"{type(exc).__name__}: {exc}"
         )
@@ -85,6 +90,10 @@ def import_kit(modules: list[str]) -> None:
                 logging.getLogger(__name__).debug("kit module %s not imported: %s", module, exc)
 
 
+def prepare() -> None:
+    """A template that only loads modules prepares nothing for running steps (see `harness.worker`)."""
+
+
 def warm_services(pairs: list[tuple[str, str]], operations: list[tuple[str, str]]) -> None:
     """A template that only loads modules builds no client and rehearses nothing (see `harness.worker`)."""
 
@@ -99,17 +108,17 @@ def answer_one(channel: int, confine: Callable[[list[str], Limits], None], handl
     confine(job_paths(job), Limits.from_message(job.get("limits")))
     signal.signal(signal.SIGXCPU, _on_sigxcpu)
     me = os.getpid()
-    reply = handle(job)
+    answer = handle(job)
     if os.getpid() != me:  # a process the module forked, returning here: only the evaluation process answers
         os._exit(0)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
-    write_frame(channel, reply)
+    write_frame(channel, answer)
 
 
 def serve_one(
     channel: int, confine: Callable[[list[str], Limits], None], gateway_socket: str | None, *, rehearse_job: bool
 ) -> None:
     """One `load` job (the gateway and rehearsals are for running steps: `harness.worker.serve_one`)."""
-    answer_one(channel, confine, handle_load)
+    answer_one(channel, confine, reply)

@@ -26,7 +26,7 @@ from harness.kit.aws import reads_are_consistent
 from harness.loader import LoadError, load_step, trimmed_traceback
 from harness.readonly import WriteRefused, is_read
 from harness.sandbox import SandboxSession
-from harness.serving import answer_one, error, import_kit, limit_hit, load
+from harness.serving import answer_one, error, import_kit, limit_hit, reply
 
 __all__ = ["import_kit", "prepare", "serve_one", "warm_services"]  # what the template calls
 
@@ -69,13 +69,7 @@ class Worker:
         self.loop = _new_event_loop()
 
     def handle(self, job: dict[str, Any]) -> dict[str, Any]:
-        limits = Limits.from_message(job.get("limits"))
-        try:
-            if job.get("job") == "load":
-                return load(Path(job["module"]))
-            return self.run(job)
-        except BaseException as exc:  # a limit reached outside run() (while importing, while answering)
-            return limit_hit(exc, limits) or error("exception", f"{type(exc).__name__}: {exc}")
+        return reply(job, self.run)
 
     def run(self, job: dict[str, Any]) -> dict[str, Any]:
         LINK.attach(job["gateway"]["socket"], job["gateway"]["token"])
@@ -85,12 +79,12 @@ class Worker:
         logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{Path(job['module']).stem}")
         logger.addHandler(lines)
         try:
-            reply = self._run(job, session)
+            answer = self._run(job, session)
         finally:
             logger.removeHandler(lines)
-        reply["clients"] = [list(pair) for pair in session.built_clients()]
-        reply["log"] = lines.lines
-        return reply
+        answer["clients"] = [list(pair) for pair in session.built_clients()]
+        answer["log"] = lines.lines
+        return answer
 
     def rehearse(self) -> dict[str, Any]:
         """A job of our own, run once in the template and again in each spare before its job (REHEARSAL_MODULE, in
@@ -106,11 +100,10 @@ class Worker:
         except LoadError as exc:
             return error("load", f"{path}: {exc}")
         logger = logging.getLogger(f"{STEP_LOGGER_PREFIX}.{path.stem}")
-        loop = self.loop
         try:
             # Not asyncio.Runner: its close waits for the module's leftover tasks and executor threads before the
             # answer can leave (~0.3 ms when there are none). The process ends once it has answered: they end with it.
-            result = loop.run_until_complete(run(session, job["context"], logger))
+            result = self.loop.run_until_complete(run(session, job["context"], logger))
         except WriteRefused as exc:
             return error("read_only", str(exc))
         except ParamValidationError as exc:

@@ -387,8 +387,7 @@ def main(argv: list[str]) -> int:
     worker = importlib.import_module("harness.serving" if args.loads_only else "harness.worker")
     for module in args.preload:
         importlib.import_module(module)
-    if not args.loads_only:
-        worker.prepare()
+    worker.prepare()
     worker.warm_services([tuple(pair.split(":", 1)) for pair in args.warm if ":" in pair], [])
     protections = protections_found()
     root_dir = tempfile.mkdtemp(prefix="stepeval-root-")
