@@ -34,7 +34,7 @@ def check_lab(lab_dir: Path, pool: WorkerPool | None = None) -> tuple[list[str],
         else:
             problems.append(f"{path}: not named after a step (expected NN_NN.py)")
     with ExitStack() as stack:
-        runner = Runner(lab, pool or stack.enter_context(loading_pool()), clients=False)
+        runner = Runner(lab, pool or stack.enter_context(loading_pool()))
         runner.pool.warn_if_degraded()
         steps = [step for step in lab.steps.values() if step.stem in present]
         with ThreadPoolExecutor(runner.pool.size) as threads:

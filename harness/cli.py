@@ -122,7 +122,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     with loading_pool() as pool:
-        pool.expect([lab_modules(args.lab)], clients=False)
+        pool.expect([lab_modules(args.lab)])
         pool.start()  # the worker imports boto3 while we import ours and read the spec, as `run` does
         from harness.check import check_lab
 

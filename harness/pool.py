@@ -433,7 +433,7 @@ class WorkerPool:
         loads_only: bool = False,
     ) -> None:
         """`loads_only`: the jobs only import modules (`stepeval check`): the template imports the kit and
-        `harness.serving`, not boto3's sessions, and nothing rehearses an evaluation before saying ready."""
+        `harness.serving`, not boto3's sessions, builds no client and rehearses nothing."""
         if preload is None:
             preload = tuple(m for m in os.environ.get(PRELOAD_ENV, "").split(",") if m)
         if namespaces is None:
@@ -480,12 +480,12 @@ class WorkerPool:
             self._gateway_directory = new_gateway_directory()
         return self._gateway_directory
 
-    def expect(self, lab_directories: Iterable[str], region: str | None = None, *, clients: bool = True) -> None:
+    def expect(self, lab_directories: Iterable[str], region: str | None = None) -> None:
         """The labs' `evaluation/` directories jobs will need: spares forked from now on have them in their root,
         so that a job finds its process ready (one that lacks them is replaced at the job); the kit modules their
-        modules import, imported, and (unless `clients` is False: `stepeval check` only imports modules) the clients
-        for the services they and those kit modules name, in `region` (the environment's default region if not
-        given), built: by the template, once, not by every evaluation."""
+        modules import, imported, and (unless the pool only loads modules: `stepeval check`) the clients for the
+        services they and those kit modules name, in `region` (the environment's default region if not given),
+        built: by the template, once, not by every evaluation."""
         region = region or environment_region() or DEFAULT_REGION
         if not REGION.fullmatch(region):
             region = DEFAULT_REGION
@@ -496,7 +496,8 @@ class WorkerPool:
                 sources = lab_sources(directory)
                 kit = kit_modules_named_in(sources)
                 self._imports.update(dict.fromkeys(sorted(kit)))
-                for service in sorted(services_named_in([*sources, *map(kit_source, kit)]) if clients else ()):
+                named = () if self.loads_only else services_named_in([*sources, *map(kit_source, kit)])
+                for service in sorted(named):
                     self._warm.setdefault((service, region), None)
             while len(self._labs) > MAX_LABS:
                 del self._labs[next(iter(self._labs))]

@@ -24,11 +24,10 @@ MAX_LOG_LINES, MAX_LOG_LINE_CHARS = 200, 500  # of the module's logger, kept in 
 class Runner:
     """Evaluates the steps of one lab on a pool of evaluation processes. Thread-safe."""
 
-    def __init__(self, lab: Lab, pool: WorkerPool, *, clients: bool = True) -> None:
-        """`clients`: the pool builds ahead the clients the lab's modules use (False where they are only imported)."""
+    def __init__(self, lab: Lab, pool: WorkerPool) -> None:
         self.lab = lab
         self.pool = pool
-        pool.expect((module_root(step.module_path) for step in lab.steps.values()), clients=clients)
+        pool.expect(module_root(step.module_path) for step in lab.steps.values())
 
     def evaluate(
         self,

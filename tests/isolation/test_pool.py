@@ -276,9 +276,10 @@ def test_a_pool_that_only_imports_modules_builds_no_clients_for_them(tmp_path: P
     step.write_text(
         "from harness.kit import ec2\n\nasync def run(session, context, logger):\n    session.client('s3')\n"
     )
-    with WorkerPool(1) as pool:
-        pool.expect([str(step.parents[1])], clients=False)
+    with loading_pool() as pool:
+        pool.expect([str(step.parents[1])])
         assert pool._warm == {} and "harness.kit.ec2" in pool._imports
+    with WorkerPool(1) as pool:
         pool.expect([str(step.parents[1])])
         assert set(pool._warm) == {("ec2", "us-east-1"), ("s3", "us-east-1")}
 
@@ -294,7 +295,7 @@ def test_a_loading_pool_holds_only_what_importing_needs_and_runs_nothing(tmp_pat
         "raise RuntimeError(f'held:{held}')\n",
     )
     with loading_pool() as pool:
-        pool.expect([str(modules)], clients=False)
+        pool.expect([str(modules)])
         pool.start()
         loaded = pool.submit({"job": "load", "module": str(step)}, 30)
         ran = pool.submit({"job": "run", "module": str(step), "context": {}, "region": "us-east-1"}, 30)
