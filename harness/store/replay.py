@@ -8,7 +8,6 @@ unjudgeable, never guessed. Verdicts are compared with the recorded ones, per st
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import defaultdict, deque
 from collections.abc import Iterable
@@ -23,7 +22,7 @@ from harness.contract import Answer, ContextInput
 from harness.faults import error_body
 from harness.isolation.operations import RawRequest, service_model
 from harness.lab import Lab
-from harness.pool import WorkerPool
+from harness.pool import CPUS, WorkerPool
 from harness.runner import Runner
 from harness.store.recording import Canned, Exchange, canonical_body, decode_body, request_key
 from harness.store.records import CorruptRecording, RecordStore, StoredRecord
@@ -207,7 +206,7 @@ def replay(
 
     `workers` evaluation processes at once (every core by default); `feeders` threads feed them (twice as many by
     default: while one thread reads a recording or judges an answer, its worker's slot serves another)."""
-    workers = workers or os.cpu_count() or 2
+    workers = workers or CPUS
     feeders = feeders or 2 * workers
     report = ReplayReport()
     records = store.select(lab=lab.spec.project, step=step, since=since)
