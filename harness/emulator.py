@@ -8,7 +8,9 @@ copy themselves by forking, so that a playthrough starts every scenario from a c
   AMI catalogue is built once, by the first call that needs it, and then inherited);
 - a copy either serves on a `Seat` (a loopback port this process keeps open, so clients keep their endpoint and
   their connections' host; a copy hangs up its connections when it ends) or serves nothing (a template to copy,
-  or a spare made ahead that `serve()` later puts on a seat: the fork is then off the caller's way).
+  or a spare made ahead that `serve()` later puts on a seat: the fork is then off the caller's way);
+- a serving copy can `hand_over()` its seat to a copy of itself and serve nothing from then on: it is then a
+  template, one fork nearer the root than a fork of it would be (a playthrough's states stay one fork deep).
 
 Each process has a Unix socket to this process (commands, and file descriptors passed along) and ends when it
 closes, so nothing outlives this process. A process forks only between requests: its server threads are idle.
@@ -47,7 +49,7 @@ PREBUILT_SERVICES = frozenset({"ec2"})
 catalogue (1,300 images with their snapshots, ~2,600 random ids: 50-80 ms, in every copy of the first EC2 step)."""
 PR_SET_CHILD_SUBREAPER = 36
 _ROOT_PID = [0]  # in a moto process: the root's pid (set by serve_root, inherited by copies)
-_STOP_ACCEPTING = threading.Event()  # in a serving copy: set when it ends (see _accept)
+ACCEPT_THREAD = "moto-server"
 _PREBUILT: dict[tuple[str, str], tuple[object, Any, object]] = {}  # in a state: see _prebuild
 
 
@@ -105,7 +107,17 @@ class MotoState:
 
     def fork(self, seat: Seat | None = None, seed: int | None = None) -> MotoState:
         """A copy of this state: serving on `seat` (else nothing: a template), moto's ids seeded with `seed`."""
-        command = f"fork {NO_SEED if seed is None else seed}".encode()
+        return self._copied(f"fork {NO_SEED if seed is None else seed}", seat)
+
+    def hand_over(self, seat: Seat) -> MotoState:
+        """(A copy serving on `seat`.) Give the seat to a copy of this process, which serves there from now on as
+        this one did (its random included), and serve nothing from now on: this process is then what `fork()` would
+        have made, one generation nearer the root (the kernel's work at each fork and exit grows with the number
+        of generations a process is from the first)."""
+        return self._copied(f"handover {NO_SEED}", seat)
+
+    def _copied(self, request: str, seat: Seat | None) -> MotoState:
+        command = request.encode()
         with self._lock:
             if self._closed:
                 raise EmulatorError("this moto state was closed")
@@ -268,7 +280,7 @@ def serve_root(control_fd: int, services: list[str]) -> NoReturn:
     _warm_request_path(app)
     importlib.import_module("harness.moto_http")  # what each serving copy uses, imported once
     gc.freeze()  # what is here now is shared by every copy: the collector must not write to it
-    _answer(socket.socket(fileno=control_fd), app, None)
+    _answer(socket.socket(fileno=control_fd), app)
 
 
 def _preload(app: Any, services: list[str]) -> None:
@@ -445,19 +457,21 @@ def _reuse_aws_managed_policies() -> None:
     IAMBackend._init_aws_policies = reused  # type: ignore[method-assign]
 
 
-def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:
-    """Say ready, then fork on request until the control socket closes; then hang up and end.
+def _answer(control: socket.socket, app: Any) -> NoReturn:
+    """Say ready, then fork (or serve, or hand a seat over) on request until the control socket closes; then hang
+    up and end.
 
     A new fork goes on in this same loop with its own control socket and server. The root (no server) reaps the
     copies as it goes, and all of them before it ends (they end when this process's owner closes their sockets,
     which it does before closing the root's).
     """
+    serving: threading.Event | None = None  # set to stop the server this process runs
     try:
         control.send(b"ready")
     except OSError:  # nobody waits for it any more
         os._exit(0)
     while True:
-        if server is None and os.getpid() == _ROOT_PID[0]:
+        if serving is None and os.getpid() == _ROOT_PID[0]:
             _reap(block=False)
         try:
             command, fds, _, _ = socket.recv_fds(control, MESSAGE_BYTES, 1)
@@ -470,31 +484,36 @@ def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:
         if verb == "prepare":
             _prebuild(int(seed), services)
             continue
-        if verb == "serve":  # a copy serving nothing (a spare) serves from now on
-            if server is not None or listener is None or os.getpid() == _ROOT_PID[0]:
-                if listener is not None:
-                    os.close(listener)
-                control.send(b"refused: only a copy serving nothing can serve")
-                continue
-            server = _serve_on(listener, seed, app)
+        refusal = _refusal(verb, serving, listener)
+        if refusal is not None:
+            if listener is not None:
+                os.close(listener)
+            control.send(refusal.encode())
+            continue
+        if verb == "serve":  # a copy serving nothing (a spare, a template) serves from now on
+            serving = _serve_on(listener, seed, app)
             control.send(b"ready")
             continue
+        if verb == "handover":
+            _stop_serving(serving)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        if server is not None:
+        if serving is not None:
             gc.collect()  # this copy's garbage, before it is frozen into the copy of it
         gc.freeze()  # the collector in a copy must not walk (and so copy) what the copy shares with us
         pid = os.fork()
         if pid == 0:
-            control, server = _become_copy(theirs, listener, seed, app)
+            control, serving = _become_copy(theirs, listener, seed, app)
             control.send(b"ready")
             continue
+        if verb == "handover":
+            serving = None  # its listening socket stays open, never accepted on again (see _accept)
         theirs.close()
         if listener is not None:
             os.close(listener)
         socket.send_fds(control, [f"forked {pid}".encode()], [ours.fileno()])
         ours.close()
-    if server is not None:
-        _STOP_ACCEPTING.set()
+    if serving is not None:
+        serving.set()
         _hang_up()
     if os.getpid() == _ROOT_PID[0]:
         _reap(block=True)
@@ -503,10 +522,22 @@ def _answer(control: socket.socket, app: Any, server: Any) -> NoReturn:
     os._exit(0)
 
 
-def _become_copy(control: socket.socket, listener: int | None, seed: str, app: Any) -> tuple[socket.socket, Any]:
+def _refusal(verb: str, serving: threading.Event | None, listener: int | None) -> str | None:
+    """Why this process cannot do `verb` (None when it can): the root only copies; only a copy serving nothing can
+    serve; only a serving copy can hand its seat over."""
+    if verb == "serve" and (serving is not None or listener is None or os.getpid() == _ROOT_PID[0]):
+        return "refused: only a copy serving nothing can serve"
+    if verb == "handover" and (serving is None or listener is None):
+        return "refused: only a serving copy can hand its seat over"
+    return None
+
+
+def _become_copy(
+    control: socket.socket, listener: int | None, seed: str, app: Any
+) -> tuple[socket.socket, threading.Event | None]:
     """(In a new fork.) Let go of the parent's sockets; seed moto's ids and serve on `listener`, if given.
 
-    The control socket and the server (None for a template, or a spare until it is told to serve) of the copy.
+    The control socket and what stops the server (None for a template, or a spare until it is told to serve).
     """
     _release_sockets(keep={control.fileno(), *([listener] if listener is not None else [])})
     gc.disable()  # a copy lives for one scenario: cycles wait for its end, and its pages stay shared
@@ -515,8 +546,8 @@ def _become_copy(control: socket.socket, listener: int | None, seed: str, app: A
     return control, _serve_on(listener, seed, app)
 
 
-def _serve_on(listener: int, seed: str, app: Any) -> Any:
-    """Seed moto's ids (unless NO_SEED) and serve `app` on the listening socket `listener`: the server."""
+def _serve_on(listener: int, seed: str, app: Any) -> threading.Event:
+    """Seed moto's ids (unless NO_SEED) and serve `app` on the listening socket `listener`; what stops it."""
     from moto.moto_api._internal import mock_random
     from werkzeug.serving import make_server
 
@@ -526,25 +557,36 @@ def _serve_on(listener: int, seed: str, app: Any) -> Any:
         mock_random.seed(int(seed))
     server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=KeptAliveHandler, fd=listener)
     os.close(listener)  # the server holds a duplicate
-    threading.Thread(target=_accept, args=(server,), name="moto-server", daemon=True).start()
-    return server
+    stop = threading.Event()
+    threading.Thread(target=_accept, args=(server, stop), name=ACCEPT_THREAD, daemon=True).start()
+    return stop
 
 
-def _accept(server: Any) -> None:
-    """Serve each connection the seat's port brings, until this copy stops accepting (`_STOP_ACCEPTING`).
+def _accept(server: Any, stop: threading.Event) -> None:
+    """Serve each connection the seat's port brings, until this server is told to `stop`.
 
-    Not `serve_forever`: a copy that is ending must take no connection meant for the next copy, which shares the
-    port. It stops accepting before it says it has ended, and a wake-up after that (a connection for the next copy)
-    is left to the next copy: the flag is read between the wait and the accept.
+    Not `serve_forever`: a copy that is ending (or handing its seat over) must take no connection meant for the
+    next copy, which shares the port. It stops accepting before it says it has ended, and a wake-up after that (a
+    connection for the next copy) is left to the next copy: the flag is read between the wait and the accept.
     """
     server.timeout = 0  # handle_request: never wait for a connection the next copy took first
     with selectors.DefaultSelector() as selector:
         selector.register(server.fileno(), selectors.EVENT_READ)
         while True:
             selector.select()
-            if _STOP_ACCEPTING.is_set():
+            if stop.is_set():
                 return
             server.handle_request()
+
+
+def _stop_serving(serving: threading.Event) -> None:
+    """Take no more connections, hang up those open and wait for their threads to end: the next fork copies no
+    thread in the middle of a request, and clients reconnect to whoever serves the seat next."""
+    serving.set()
+    _hang_up()
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and thread.name != ACCEPT_THREAD:
+            thread.join(STOP_TIMEOUT_S)
 
 
 def _socket_fds() -> list[int]:

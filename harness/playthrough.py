@@ -5,11 +5,13 @@ For each step, in spec order:
   - each mistake, from a fresh copy of the state before the step, must answer as it says;
   - the solve, from a fresh copy, must pass; its answer's `resolved` is carried forward, as the platform would.
 
-A fresh copy is a fork of the moto process that holds the state before the step (`harness.emulator`): made
-once, when the solve before it has acted, and copied for each scenario (forked ahead, one spare per lane, and put
-on the lane's seat when it asks); nothing is replayed, so the time is linear in the lab's depth. moto's ids are
-random, so each copy is seeded before its actions (the step's number): ids are the same on every run and every
-lane.
+A fresh copy is a fork of the moto process that holds the state before the step (`harness.emulator`), forked
+ahead (one spare per lane) and put on the lane's seat when it asks. The solve acts on that process itself (the
+copies still owed are then made from a keeper forked from it), and hands its seat over to a copy of itself for
+its evaluation: the process is then the state before the next step, one fork from the root at any depth. Nothing
+is replayed, and no fork costs more at step 30 than at step 1 (the kernel's work at each fork and exit grows with
+how many forks a process is from the first), so the time is linear in the lab's depth. moto's ids are random, so
+each copy is seeded before its actions (the step's number): ids are the same on every run and every lane.
 """
 
 from __future__ import annotations
@@ -254,9 +256,9 @@ def play_lanes(
     seat is left serving what it left. `then(result, session)` is called once each extra mistake is judged, in its
     lane's thread, with the lane's session on the copy it played on (e.g. to look at what a passing one built).
 
-    Each mistake and each solve starts from a copy of the state before its step (a fork of the moto process
-    that holds it, made when the solve before it had acted); those of a step are independent, so each lane (one
-    thread, one seat) plays whichever is next. A step's scenarios start once the solve before it has answered
+    Each mistake starts from a copy of the state before its step (a fork of the moto process that holds it, which
+    is the one the solve before it acted on), and each solve from that process itself; those of a step are
+    independent, so each lane (one thread, one seat) plays whichever is next. A step's scenarios start once the solve before it has answered
     (its handles are needed); the untouched account is evaluated on the copy that solve acted on, after it. Each
     copy is seeded before its actions, so ids are the same on any lane. `on_result` is called in this thread, in
     the order of the results. When this returns, the first lane's seat serves what the last solve left.
@@ -319,6 +321,23 @@ class _Template:
         if last:
             self.state.close()
         return copied
+
+    def take(self, seat: Seat, seed: int | None) -> MotoState:
+        """The state itself, serving on `seat`, for the solve (which acts on it and then hands its seat over: the
+        same process is the next step's template, so no state is more than one fork from the root); the copies
+        still owed are made from a keeper forked from it first. The root only copies: its solve gets a copy."""
+        if not self.closes:
+            return self.copy(seat, seed)
+        with self._lock:
+            self.left = max(self.left - 1, 0)
+            taken = self.state
+            in_flight = list(self._spares)
+            if self.left:
+                self.state = taken.fork()
+        for spare in in_flight:  # copies of the state before the solve acts on it
+            spare.result()
+        taken.serve(seat, seed)
+        return taken
 
     def settle(self, more: int) -> None:
         """`more` copies are still wanted in place of the one held back for them (closed when none are; spares
@@ -607,8 +626,9 @@ class _Player:
         return self._play(step, mistake, actions, seed, mistake.expect, mistake.issue, before).result
 
     def solve(self, step: StepScenarios, seed: int, before: _Before, ahead: set[str] | None) -> _Played:
-        """Play the solve on a fresh copy; it must pass. Unless this is the last step, a copy of what it left is
-        kept (a template), building ahead the backends the next step's copies (`ahead`: services) would build."""
+        """Play the solve on the state before its step (`_Template.take`); it must pass. Unless this is the last
+        step, that process is then kept as the next step's template (its seat handed over to a copy of it for the
+        evaluation), building ahead the backends the next step's copies (`ahead`: services) would build."""
         return self._play(step, step.solve, (step.solve,), seed, "pass", None, before, ahead=ahead)
 
     def _play(
@@ -630,7 +650,7 @@ class _Player:
             if before.broken is not None:
                 raise _ScenarioBroken(before.broken)
             assert before.template is not None
-            self._serve(before.template, seed)
+            self._serve(before.template, seed, take=kind == "solve")
             self.recorder.start()
             for action in actions:
                 self._act(step, action, f"{action.name} raised", before)
@@ -644,17 +664,20 @@ class _Player:
             return _Played(broken)
         if ahead is not None:
             assert self.serving is not None
-            after = self.serving.fork()  # before the evaluation: what the next step starts from is what it acted on
+            # What the next step starts from is what the solve acted on, before its evaluation: this copy, which
+            # gives the seat to a copy of itself for the evaluation (a template one generation nearer the root).
+            after, self.serving = self.serving, self.serving.hand_over(self.seat)
             after.prepare(seed + 1, ahead)  # while this evaluation runs
         answer = self._evaluate(step.key, events, before)
         return _Played(_judged(step.key, scenario.name, kind, expected, pattern, answer, events, started), after)
 
-    def _serve(self, template: _Template, seed: int | None) -> None:
-        """End the copy this seat serves (its connections hung up) and serve a fresh copy of `template` there."""
+    def _serve(self, template: _Template, seed: int | None, *, take: bool = False) -> None:
+        """End the copy this seat serves (its connections hung up) and serve a fresh copy of `template` there (or,
+        with `take`, the state itself: see `_Template.take`)."""
         if self.serving is not None:
             self.serving.close()
             self.serving = None
-        self.serving = template.copy(self.seat, seed)
+        self.serving = template.take(self.seat, seed) if take else template.copy(self.seat, seed)
 
     def _act(self, step: StepScenarios, scenario: Scenario, what: str, before: _Before) -> None:
         handles = {name: handle.id for name, handle in before.resolved.items()}

@@ -104,6 +104,36 @@ def test_a_spare_put_on_a_seat_serves_as_a_copy_forked_there_would(emulator: Emu
         template.close()
 
 
+def test_a_seat_handed_over_is_served_by_a_copy_and_the_giver_is_a_template_that_serves_again(
+    emulator: Emulator,
+) -> None:
+    seat, other = emulator.seats
+    s3, other_s3 = client("s3", seat), client("s3", other)
+    giver = root(emulator).fork(seat)
+    s3.create_bucket(Bucket="before")
+    taker = giver.hand_over(seat)
+    copy = None
+    try:
+        assert buckets(s3) == ["before"]  # the same client, reconnected to the copy that serves the seat now
+        s3.create_bucket(Bucket="only-in-the-taker")
+        copy = giver.fork(other)  # the giver serves nothing now: a template of the state before the hand-over
+        assert buckets(other_s3) == ["before"]
+        copy.close()
+        taker.close()
+        giver.serve(other, seed=7)  # ... which may serve again, on any seat
+        copy = root(emulator).fork(seat)  # the giver's old server must take nothing from the seat it handed over
+        assert buckets(s3) == []
+        assert buckets(other_s3) == ["before"]
+        idle = copy.fork()
+        with pytest.raises(EmulatorError, match="did not fork"):
+            idle.hand_over(seat)  # only a serving copy can hand a seat over
+        idle.close()
+    finally:
+        for state in (copy, taker, giver):
+            if state is not None:
+                state.close()
+
+
 def amazon_snapshots_made_at(ec2) -> datetime.datetime:
     """When this copy's EC2 backend made its AMI catalogue (the snapshots of Amazon's images, to the second)."""
     return ec2.describe_snapshots(OwnerIds=["amazon"])["Snapshots"][0]["StartTime"]
@@ -255,13 +285,12 @@ class CountingServer:
             self.handled += 1
 
 
-def test_a_copy_that_stopped_accepting_leaves_new_connections_to_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_copy_that_stopped_accepting_leaves_new_connections_to_the_next() -> None:
     """A serving copy that is ending must not take the next copy's connection on the port they share."""
     stop = threading.Event()
-    monkeypatch.setattr(emulator_module, "_STOP_ACCEPTING", stop)
     with socket.create_server(("127.0.0.1", 0)) as listener:
         server = CountingServer(listener)
-        accepting = threading.Thread(target=emulator_module._accept, args=(server,), daemon=True)
+        accepting = threading.Thread(target=emulator_module._accept, args=(server, stop), daemon=True)
         accepting.start()
         socket.create_connection(listener.getsockname(), 2).close()
         deadline = time.monotonic() + 5

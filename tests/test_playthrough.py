@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.account import Credentials, SandboxSpec
-from harness.emulator import Emulator
+from harness.emulator import Emulator, MotoState, Seat
 from harness.errors import LabError
 from harness.lab import Lab, load_lab
 from harness.playthrough import Lane, ScenarioResult, play, play_lanes
@@ -398,3 +398,56 @@ def test_a_template_forks_its_copies_ahead_makes_no_more_than_it_owes_and_closes
     assert [c.served for c in copies] == [("seat", seed) for seed in range(5)]
     assert made == ["spare"] * 5  # every copy made ahead, none wasted
     assert state.closed is closes
+
+
+def test_a_solve_takes_its_templates_state_whose_copies_come_from_a_keeper_and_spares_made_before() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from harness.playthrough import _Template
+
+    made: list[str] = []
+    state = FakeState(made)
+    with ThreadPoolExecutor(2) as making:
+        template = _Template(state, 5, making, 2)  # type: ignore[arg-type]
+        taken = template.take("seat", 9)  # type: ignore[arg-type]
+        copies = [template.copy("seat", seed) for seed in range(4)]  # type: ignore[arg-type]
+    assert taken is state and state.served == ("seat", 9) and not state.closed
+    assert made[:3] == ["spare", "spare", "spare"]  # two spares made ahead, then the keeper, before it serves
+    assert made.count("spare") == 5  # ... and two more spares of the keeper: nothing more than owed
+    assert [c.served for c in copies] == [("seat", seed) for seed in range(4)]
+    keeper = template.state
+    assert keeper is not state and keeper.served is None and keeper.closed  # closed after the last copy it owed
+
+
+def test_the_root_is_never_taken_its_solve_gets_a_copy() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from harness.playthrough import _Template
+
+    made: list[str] = []
+    root = FakeState(made)
+    with ThreadPoolExecutor(1) as making:
+        taken = _Template(root, 1, making, 1, closes=False).take("seat", 1)  # type: ignore[arg-type]
+    assert taken is not root and taken.served == ("seat", 1) and root.served is None
+
+
+def test_no_moto_state_is_more_than_three_forks_from_the_root_however_deep_the_lab(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each solve acts on the state before its step itself and hands its seat over for its evaluation, so the same
+    process is the next step's template: the kernel's work at each fork and exit, which grows with how many forks
+    a process is from the first (each memory area links to every ancestor's), does not grow with the lab's depth."""
+    generation: dict[int, int] = {}
+    copied = MotoState._copied
+
+    def counted(state: MotoState, request: str, seat: Seat | None) -> MotoState:
+        made = copied(state, request, seat)
+        generation[made.pid] = generation.get(state.pid, 0) + 1
+        return made
+
+    monkeypatch.setattr(MotoState, "_copied", counted)
+    lab = load_lab(REPO)  # the sample lab: 8 steps
+    with moto_lanes(lab, 2) as lanes:
+        results = play_lanes(lab, lanes)
+    assert all(r.ok for r in results) and len({r.step for r in results}) == 8
+    assert max(generation.values()) == 3  # a copy of a keeper of a template the first solve acted on
