@@ -258,10 +258,11 @@ def play_lanes(
 
     Each mistake starts from a copy of the state before its step (a fork of the moto process that holds it, which
     is the one the solve before it acted on), and each solve from that process itself; those of a step are
-    independent, so each lane (one thread, one seat) plays whichever is next. A step's scenarios start once the solve before it has answered
-    (its handles are needed); the untouched account is evaluated on the copy that solve acted on, after it. Each
-    copy is seeded before its actions, so ids are the same on any lane. `on_result` is called in this thread, in
-    the order of the results. When this returns, the first lane's seat serves what the last solve left.
+    independent, so each lane (one thread, one seat) plays whichever is next. A step's scenarios start once the
+    solve before it has answered (its handles are needed); the untouched account is evaluated on the copy that
+    solve's evaluation ran on, after it. Each copy is seeded before its actions, so ids are the same on any lane.
+    `on_result` is called in this thread, in the order of the results. When this returns, the first lane's seat
+    serves what the last solve left.
     """
     if not lanes:
         raise ValueError("play_lanes needs at least one lane")

@@ -431,9 +431,12 @@ class WorkerPool:
         *,
         namespaces: bool | None = None,
         loads_only: bool = False,
+        rehearse_jobs: bool = True,
     ) -> None:
         """`loads_only`: the jobs only import modules (`stepeval check`): the template imports the kit and
-        `harness.serving`, not boto3's sessions, builds no client and rehearses nothing."""
+        `harness.serving`, not boto3's sessions, builds no client and rehearses nothing. `rehearse_jobs`: whether a
+        spare rehearses its job when there is CPU to spare (see `_preparation`); a playthrough says no: its lanes
+        and moto take all the CPU there is, which the pool does not see, and nobody waits on one evaluation."""
         if preload is None:
             preload = tuple(m for m in os.environ.get(PRELOAD_ENV, "").split(",") if m)
         if namespaces is None:
@@ -442,6 +445,7 @@ class WorkerPool:
         self.preload = preload
         self.namespaces = namespaces
         self.loads_only = loads_only
+        self.rehearse_jobs = rehearse_jobs and not loads_only
         self._gateway: Gateway | None = None
         self._gateway_directory: str | None = None  # made before the gateway: spares bind it ahead
         self._labs: dict[str, None] = {}  # the labs' `evaluation/` directories jobs will need, oldest first
@@ -639,7 +643,7 @@ class WorkerPool:
             "warm": list(self._warm),
             "imports": list(self._imports),
             "rehearse": list(self._rehearse),
-            "rehearse_job": not self.loads_only and self._running < CPUS,
+            "rehearse_job": self.rehearse_jobs and self._running < CPUS,
             "ahead": self._ahead(),
             "gateway": socket_in(self._directory_for_gateway()),
         }

@@ -46,7 +46,7 @@ class Prestarted:
 
 def prestart(lab_dir: Path) -> Prestarted:
     """Start the pool's template, and moto's root if the spec in `lab_dir/specs/` has no `emulator:` key."""
-    pool = WorkerPool(LANES)
+    pool = WorkerPool(LANES, rehearse_jobs=False)  # a playthrough: see WorkerPool
     pool.expect([lab_modules(lab_dir)])  # its spares hold the lab's modules in their root
     pool.start()
     emulator = None

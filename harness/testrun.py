@@ -36,7 +36,8 @@ def moto_lanes(
     up to half a second to stop) while moto's processes end.
     """
     environment = lab.spec.emulator.environment() if env is None else env
-    pool = prestarted.pool if prestarted is not None and prestarted.pool.size == count else WorkerPool(count)
+    reusable = prestarted is not None and prestarted.pool.size == count
+    pool = prestarted.pool if reusable else WorkerPool(count, rehearse_jobs=False)  # a playthrough: see WorkerPool
     early = prestarted.emulator if prestarted is not None else None
     if early is not None and (environment or len(early.seats) != count):
         early.__exit__(None, None, None)

@@ -226,6 +226,21 @@ def test_spares_rehearse_their_job_only_while_fewer_jobs_run_than_there_are_cpus
         pool._running = 0
 
 
+def test_a_playthroughs_pool_never_has_its_spares_rehearse_their_job() -> None:
+    """`stepeval test` plays its lanes on every CPU there is, taken mostly by moto and its own process, which the
+    pool does not count: a rehearsal there only adds work. The pool it starts (or takes prestarted) says so."""
+    from harness.prestart import prestart
+    from harness.testrun import moto_lanes
+
+    assert WorkerPool(1, rehearse_jobs=False)._preparation()["rehearse_job"] is False
+    lab_dir = LABS / "scenario_checks"
+    with prestart(lab_dir) as prestarted, moto_lanes(load_lab(lab_dir), prestarted=prestarted) as lanes:
+        pool = lanes[0].runner.pool
+        assert pool is prestarted.pool and pool._preparation()["rehearse_job"] is False
+    with moto_lanes(load_lab(lab_dir)) as lanes:
+        assert lanes[0].runner.pool._preparation()["rehearse_job"] is False
+
+
 def _running_as_evaluation_uid(template: int) -> list[int]:
     """The template's children that run as an evaluation's uid (spares are still root until their job)."""
     pids = [
