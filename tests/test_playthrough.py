@@ -385,7 +385,9 @@ class FakeState:
 
 
 @pytest.mark.parametrize("closes", [True, False])
-def test_a_template_forks_its_copies_ahead_makes_no_more_than_it_owes_and_closes_after_the_last(closes: bool) -> None:
+def test_a_template_forks_its_copies_ahead_and_makes_no_more_than_it_owes(closes: bool) -> None:
+    """Five copies owed: the root forks all five (its solve's included); a template that closes forks four, and
+    its solve, played last here, takes the state itself (no keeper: nothing is owed after it)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from harness.playthrough import _Template
@@ -394,10 +396,11 @@ def test_a_template_forks_its_copies_ahead_makes_no_more_than_it_owes_and_closes
     state = FakeState(made)
     with ThreadPoolExecutor(2) as making:
         template = _Template(state, 5, making, 2, closes=closes)  # type: ignore[arg-type]
-        copies = [template.copy("seat", seed) for seed in range(5)]  # type: ignore[arg-type]
-    assert [c.served for c in copies] == [("seat", seed) for seed in range(5)]
-    assert made == ["spare"] * 5  # every copy made ahead, none wasted
-    assert state.closed is closes
+        copies = [template.copy("seat", seed) for seed in range(4)]  # type: ignore[arg-type]
+        solved = template.take("seat", 4)  # type: ignore[arg-type]
+    assert [c.served for c in [*copies, solved]] == [("seat", seed) for seed in range(5)]
+    assert made == ["spare"] * (4 if closes else 5)  # every copy made ahead, none wasted
+    assert (solved is state) is closes and not state.closed
 
 
 def test_a_solve_takes_its_templates_state_whose_copies_come_from_a_keeper_and_spares_made_before() -> None:
@@ -417,6 +420,19 @@ def test_a_solve_takes_its_templates_state_whose_copies_come_from_a_keeper_and_s
     assert [c.served for c in copies] == [("seat", seed) for seed in range(4)]
     keeper = template.state
     assert keeper is not state and keeper.served is None and keeper.closed  # closed after the last copy it owed
+
+
+def test_a_step_whose_only_copy_is_its_solves_forks_nothing() -> None:
+    """A step played only for its handles (not selected) has its solve take the state: no spare, no keeper."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from harness.playthrough import _Template
+
+    made: list[str] = []
+    state = FakeState(made)
+    with ThreadPoolExecutor(2) as making:
+        taken = _Template(state, 1, making, 2).take("seat", 3)  # type: ignore[arg-type]
+    assert taken is state and state.served == ("seat", 3) and made == []
 
 
 def test_the_root_is_never_taken_its_solve_gets_a_copy() -> None:
