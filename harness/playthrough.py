@@ -3,7 +3,8 @@
 For each step, in spec order:
   - the untouched account (as the earlier solves left it, no events) must fail;
   - each mistake, from a fresh copy of the state before the step, must answer as it says;
-  - the solve, from a fresh copy, must pass; its answer's `resolved` is carried forward, as the platform would.
+  - the solve, on the state before the step itself, must pass; its answer's `resolved` is carried forward, as the
+    platform would.
 
 A fresh copy is a fork of the moto process that holds the state before the step (`harness.emulator`), forked
 ahead (one spare per lane) and put on the lane's seat when it asks. The solve acts on that process itself (the
@@ -674,8 +675,8 @@ class _Player:
             return _Played(broken)
         if ahead is not None:
             assert self.serving is not None
-            # What the next step starts from is what the solve acted on, before its evaluation: this copy, which
-            # gives the seat to a copy of itself for the evaluation (a template one generation nearer the root).
+            # What the next step starts from is what the solve acted on, before its evaluation: this process, which
+            # gives its seat to a copy of itself for the evaluation and serves nothing from now on.
             after, self.serving = self.serving, self.serving.hand_over(self.seat)
             after.prepare(seed + 1, ahead)  # while this evaluation runs
         answer = self._evaluate(step.key, events, before)
