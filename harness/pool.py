@@ -677,5 +677,11 @@ def loading_pool() -> WorkerPool:
     return WorkerPool(min(CPUS, 4), loads_only=True)
 
 
+def playthrough_pool(size: int) -> WorkerPool:
+    """A pool for a playthrough's `size` lanes (`stepeval test`, `stepeval mutate`): no spare rehearses its job,
+    since the lanes and moto take all the CPU there is (see `WorkerPool`)."""
+    return WorkerPool(size, rehearse_jobs=False)
+
+
 def _ms(started: float) -> float:
     return (time.monotonic() - started) * 1000

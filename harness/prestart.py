@@ -14,7 +14,7 @@ from pathlib import Path
 
 from harness.emulator import Emulator
 from harness.isolation.paths import lab_modules, services_named_in
-from harness.pool import WorkerPool
+from harness.pool import WorkerPool, playthrough_pool
 
 LANES = 2
 """Seats played on at once (2 cores here); the pool evaluates as many at once."""
@@ -46,7 +46,7 @@ class Prestarted:
 
 def prestart(lab_dir: Path) -> Prestarted:
     """Start the pool's template, and moto's root if the spec in `lab_dir/specs/` has no `emulator:` key."""
-    pool = WorkerPool(LANES, rehearse_jobs=False)  # a playthrough: see WorkerPool
+    pool = playthrough_pool(LANES)
     pool.expect([lab_modules(lab_dir)])  # its spares hold the lab's modules in their root
     pool.start()
     emulator = None

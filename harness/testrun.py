@@ -16,7 +16,7 @@ from rich.console import Console
 from harness.emulator import Emulator
 from harness.lab import Lab, load_lab
 from harness.playthrough import Lane, LaneSession, ScenarioResult, lab_services, load_scenarios, play_lanes
-from harness.pool import WorkerPool
+from harness.pool import playthrough_pool
 from harness.prestart import LANES, Prestarted
 from harness.render import results_table
 from harness.runner import Runner
@@ -36,8 +36,7 @@ def moto_lanes(
     up to half a second to stop) while moto's processes end.
     """
     environment = lab.spec.emulator.environment() if env is None else env
-    reusable = prestarted is not None and prestarted.pool.size == count
-    pool = prestarted.pool if reusable else WorkerPool(count, rehearse_jobs=False)  # a playthrough: see WorkerPool
+    pool = prestarted.pool if prestarted is not None and prestarted.pool.size == count else playthrough_pool(count)
     early = prestarted.emulator if prestarted is not None else None
     if early is not None and (environment or len(early.seats) != count):
         early.__exit__(None, None, None)
