@@ -14,7 +14,7 @@ import pytest
 from harness.contract import ContextInput
 from harness.isolation.limits import Limits
 from harness.lab import load_lab
-from harness.pool import EvaluationProcess, WorkerPool, loading_pool
+from harness.pool import EvaluationProcess, WorkerPool, loading_pool, playthrough_pool
 from harness.runner import Runner
 from tests.conftest import LABS
 
@@ -232,7 +232,7 @@ def test_a_playthroughs_pool_never_has_its_spares_rehearse_their_job() -> None:
     from harness.prestart import prestart
     from harness.testrun import moto_lanes
 
-    assert WorkerPool(1, rehearse_jobs=False)._preparation()["rehearse_job"] is False
+    assert playthrough_pool(1)._preparation()["rehearse_job"] is False
     lab_dir = LABS / "scenario_checks"
     with prestart(lab_dir) as prestarted, moto_lanes(load_lab(lab_dir), prestarted=prestarted) as lanes:
         pool = lanes[0].runner.pool
@@ -260,13 +260,12 @@ def _running_as_evaluation_uid(template: int) -> list[int]:
 def test_an_evaluation_that_clears_its_parent_death_signal_still_dies_when_the_template_does(tmp_path: Path) -> None:
     """A hostile module clears its parent-death signal and sleeps; the template is killed under it. Nothing is
     left to end it at its deadline but the pool, which then kills everything running as its uid."""
-    step = tmp_path / "lab" / "evaluation" / "boto3" / "01_01.py"
-    step.parent.mkdir(parents=True)
-    step.write_text("import ctypes, time\nctypes.CDLL(None).prctl(1, 0, 0, 0, 0)\ntime.sleep(60)\n")
+    sleeps_unbound = "import ctypes, time\nctypes.CDLL(None).prctl(1, 0, 0, 0, 0)\ntime.sleep(60)\n"
+    modules, step = write_step(tmp_path, sleeps_unbound)
     with WorkerPool(1) as pool:
         if not (pool.protections().pid_namespace and pool.protections().own_uid):
             pytest.skip("no PID namespace or uid of its own here (the degraded path)")
-        pool.expect([str(step.parents[1])])
+        pool.expect([str(modules)])
         pool.start()
         with ThreadPoolExecutor(1) as threads:
             outcome = threads.submit(pool.submit, {"job": "load", "module": str(step)}, 4)
@@ -286,16 +285,14 @@ def test_an_evaluation_that_clears_its_parent_death_signal_still_dies_when_the_t
 def test_a_pool_that_only_imports_modules_builds_no_clients_for_them(tmp_path: Path) -> None:
     """`stepeval check` imports each module and runs none: the template need not build their clients (EC2's
     model alone is ~0.1 s of its start)."""
-    step = tmp_path / "lab" / "evaluation" / "boto3" / "01_01.py"
-    step.parent.mkdir(parents=True)
-    step.write_text(
-        "from harness.kit import ec2\n\nasync def run(session, context, logger):\n    session.client('s3')\n"
+    modules, _ = write_step(
+        tmp_path, "from harness.kit import ec2\n\nasync def run(session, context, logger):\n    session.client('s3')\n"
     )
     with loading_pool() as pool:
-        pool.expect([str(step.parents[1])])
+        pool.expect([str(modules)])
         assert pool._warm == {} and "harness.kit.ec2" in pool._imports
     with WorkerPool(1) as pool:
-        pool.expect([str(step.parents[1])])
+        pool.expect([str(modules)])
         assert set(pool._warm) == {("ec2", "us-east-1"), ("s3", "us-east-1")}
 
 
