@@ -13,7 +13,7 @@ setup: $(STAMP) bytecode postgresql /usr/bin/chromium
 bytecode: $(STAMP)
 	$(BIN)/python -m compileall -q harness bench >/dev/null
 
-# The record store's tests start a real PostgreSQL server (tests/store/conftest.py): install it when missing.
+# The record store's tests start a real PostgreSQL server (tests/fixtures/store.py): install it when missing.
 postgresql:
 	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 || \
 	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; } || \
@@ -39,6 +39,7 @@ test: setup
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 bench: setup
 	$(BIN)/python -m bench

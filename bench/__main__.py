@@ -29,15 +29,15 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.common import interleaved_medians, median_ms
-from harness.contract import ContextInput
-from harness.emulator import moto_process
-from harness.isolation.gateway import Gateway
-from harness.isolation.link import GatewayLink
-from harness.lab import load_lab
-from harness.loader import load_step
-from harness.pool import WorkerPool
-from harness.runner import Runner
-from harness.sandbox import SandboxSession
+from harness.authoring.emulator import moto_process
+from harness.core.contract import ContextInput
+from harness.core.lab import load_lab
+from harness.inside.link import GatewayLink
+from harness.inside.loader import load_step
+from harness.inside.session import GatewaySession
+from harness.sandbox.gateway import Gateway
+from harness.sandbox.pool import WorkerPool
+from harness.sandbox.runner import Runner
 
 LAB = Path(__file__).parent / "lab"
 REGION = "us-east-1"
@@ -69,7 +69,7 @@ def warm(runs: int) -> dict[str, float]:
         with Gateway() as gateway:
             link = GatewayLink()
             link.attach(gateway.socket_path, gateway.open(sandbox))
-            gated = SandboxSession(link, REGION).client("ec2")
+            gated = GatewaySession(link, REGION).client("ec2")
             gateway_ms = median_ms(gated.describe_vpcs, runs)
         run = load_step(lab.steps["01.01"].module_path)
         spec_context = {"resolved": [], "events": [], "spec": lab.steps["01.01"].slice()}

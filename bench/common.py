@@ -16,7 +16,7 @@ from pathlib import Path
 from rich.table import Table
 
 ROOT = Path(__file__).resolve().parents[1]
-LAUNCH = "import sys, bench.service; from harness.cli import main; sys.exit(main(sys.argv[1:]))"
+LAUNCH = "import sys, bench.service; from harness.commands.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
 def median_ms(action: Callable[[], object], runs: int, warmup: int = 3, pause_s: float = 0.0) -> float:

@@ -16,10 +16,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from harness.lab import Lab, load_lab
-from harness.playthrough import play_lanes
-from harness.pool import LOG_LEVEL_ENV
-from harness.testrun import moto_lanes
+from harness.authoring.lanes import moto_lanes
+from harness.authoring.playthrough import play_lanes
+from harness.core.lab import Lab, load_lab
+from harness.sandbox.pool import LOG_LEVEL_ENV
 
 REPO = Path(__file__).resolve().parents[1]
 LABS = {"web-tier": REPO, "serverless-api": REPO / "labs" / "serverless-api"}

@@ -65,13 +65,13 @@ def main() -> int:
     import boto3
     from rich.console import Console
 
-    from harness.account import Credentials, SandboxSpec
-    from harness.contract import ContextInput
-    from harness.lab import load_lab
-    from harness.pool import WorkerPool
-    from harness.runner import Runner
-    from harness.service.idempotency import IdempotencyStore
+    from harness.core.account import Account, Credentials
+    from harness.core.contract import ContextInput
+    from harness.core.lab import load_lab
+    from harness.sandbox.pool import WorkerPool
+    from harness.sandbox.runner import Runner
     from harness.service.webhooks import WebhookVerifier, sign
+    from harness.store.idempotency import IdempotencyStore
 
     tmp = Path(tempfile.mkdtemp(prefix="stepeval-latency-"))
     lab_dir = write_lab(tmp / "lab", SPEC, {"01_01": STEP_MODULE})
@@ -96,7 +96,7 @@ def main() -> int:
         pool.start()
         runner = Runner(lab, pool)
         module = str(lab.steps["01.01"].module_path)
-        sandbox = SandboxSpec(Credentials("testing", "testing"), "us-east-1", moto_url)
+        sandbox = Account(Credentials("testing", "testing"), "us-east-1", moto_url)
 
         service, url = start_service(lab_dir, moto_url, tmp / "service.log", secret, "--workers", "1")
         processes.append(service)

@@ -2,7 +2,7 @@
 it takes to evaluate one of them on moto again (empty accounts, the scenario's calls, the evaluation).
 
 A state is the earlier steps' solves, then its own actions (none for the untouched account; the solve first for a
-mistake made after it). Empty accounts come two ways: a fresh copy of harness.emulator's root (a fork: what
+mistake made after it). Empty accounts come two ways: a fresh copy of harness.authoring.emulator's root (a fork: what
 `stepeval test` uses), or a reset of a plain moto server (`POST /moto-api/reset`). Either is seeded once, the
 same way, so a state's ids are the same however often and however it is rebuilt: the context recorded with it
 (handles, events) still names its resources.
@@ -19,15 +19,15 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
-from harness.account import SandboxSpec
-from harness.contract import Answer, ContextInput, Event, Handle
-from harness.emulator import MotoState
-from harness.lab import Lab
-from harness.playthrough import Lane, ScenarioSession, given_events, load_scenarios
-from harness.recorder import EventRecorder
-from harness.runner import Runner
-from harness.scenarios import Action, Scenario
-from harness.store.recording import Recorder
+from harness.authoring.emulator import MotoState
+from harness.authoring.events import EventRecorder
+from harness.authoring.playthrough import Lane, ScenarioSession, given_events, load_scenarios
+from harness.authoring.scenarios import Action, Scenario
+from harness.core.account import Account
+from harness.core.contract import Answer, ContextInput, Event, Handle
+from harness.core.lab import Lab
+from harness.sandbox.runner import Runner
+from harness.store.recording import RecordingTap
 
 SEED = 1
 
@@ -76,7 +76,7 @@ class Lanes:
     there are lanes; `fresh(n)` gives lane n empty accounts (and ends them after)."""
 
     def __init__(
-        self, runner: Runner, sandboxes: Sequence[SandboxSpec], fresh: Callable[[int], AbstractContextManager[object]]
+        self, runner: Runner, sandboxes: Sequence[Account], fresh: Callable[[int], AbstractContextManager[object]]
     ) -> None:
         self.runner = runner
         self.sandboxes = sandboxes
@@ -101,7 +101,7 @@ class Lanes:
         return cls(lanes[0].runner, [lane.sandbox for lane in lanes], copy)
 
     @classmethod
-    def reset(cls, runner: Runner, sandboxes: Sequence[SandboxSpec]) -> Lanes:
+    def reset(cls, runner: Runner, sandboxes: Sequence[Account]) -> Lanes:
         """On plain moto servers, one per lane: each state after a reset of its server."""
 
         @contextlib.contextmanager
@@ -119,14 +119,14 @@ class Lanes:
         states: Sequence[LearnerState],
         resolved: Sequence[Handle] = (),
         contexts: Sequence[ContextInput] | None = None,
-        taps: Callable[[], Recorder] | None = None,
-    ) -> list[tuple[Evaluated, Recorder | None]]:
+        taps: Callable[[], RecordingTap] | None = None,
+    ) -> list[tuple[Evaluated, RecordingTap | None]]:
         """Each state built and evaluated, in order: with the handles `resolved` and the events its calls made, or
         with its context as recorded (`contexts`: its handles and events); each with a tap of `taps`, if given."""
         work: queue.SimpleQueue[int] = queue.SimpleQueue()
         for index in range(len(states)):
             work.put(index)
-        results: list[tuple[Evaluated, Recorder | None] | None] = [None] * len(states)
+        results: list[tuple[Evaluated, RecordingTap | None] | None] = [None] * len(states)
         failures: list[BaseException] = []
 
         def lane(number: int) -> None:
@@ -156,8 +156,8 @@ class Lanes:
         state: LearnerState,
         resolved: Sequence[Handle],
         given: ContextInput | None,
-        taps: Callable[[], Recorder] | None,
-    ) -> tuple[Evaluated, Recorder | None]:
+        taps: Callable[[], RecordingTap] | None,
+    ) -> tuple[Evaluated, RecordingTap | None]:
         session, recorder = self.sessions[number], self.recorders[number]
         started = time.perf_counter()
         with self.fresh(number):

@@ -31,12 +31,12 @@ from typing import Any
 
 from bench.common import ROOT, bench_environment, goals_table, start_moto, stop
 from bench.synthetic import write_synthetic_lab
-from harness.contract import Answer
-from harness.lab import Lab, load_lab
-from harness.playthrough import Lane, play_lanes
-from harness.pool import WorkerPool
-from harness.runner import Runner
-from harness.testrun import moto_lanes
+from harness.authoring.lanes import moto_lanes
+from harness.authoring.playthrough import Lane, play_lanes
+from harness.core.contract import Answer
+from harness.core.lab import Lab, load_lab
+from harness.sandbox.pool import WorkerPool
+from harness.sandbox.runner import Runner
 
 DEPTHS = (4, 8, 16, 32)
 GOAL_TEST_RATIO, GOAL_CHECK_RATIO, GOAL_30_STEPS_S, GOAL_QUADRATIC_SHARE = 13.0, 1.6, 10.0, 0.05

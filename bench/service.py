@@ -27,7 +27,7 @@ def install_delay() -> None:
     the read-only gateway's (the service: evaluation processes reach AWS only through it)."""
     import botocore.httpsession
 
-    from harness.isolation.gateway import GatewayHandler
+    from harness.sandbox.gateway import GatewayHandler
 
     delay_s = float(os.environ[DELAY_ENV]) / 1000
     for owner, name in ((botocore.httpsession.URLLib3Session, "send"), (GatewayHandler, "open_upstream")):
@@ -91,7 +91,7 @@ def main() -> int:
     from rich.table import Table
 
     from bench.common import bench_environment, sandbox_body, start_moto, start_service, stop, write_lab
-    from harness.loader import load_step
+    from harness.inside.loader import load_step
     from harness.service.webhooks import sign
 
     parser = argparse.ArgumentParser(prog="python -m bench.service", description=__doc__)
@@ -196,7 +196,7 @@ def main() -> int:
                     cmdline = (entry / "cmdline").read_bytes()
                 except OSError:
                     continue
-                if b"harness.isolation.template" in cmdline and stat:  # the template and its evaluation processes
+                if b"harness.sandbox.template" in cmdline and stat:  # the template and its evaluation processes
                     with contextlib.suppress(OSError):  # proportional: pages shared with the template count once
                         workers.append(rss_mib(int(entry.name), "Pss:", "smaps_rollup"))
         service_rss = rss_mib(service.pid)

@@ -46,19 +46,19 @@ from sqlalchemy import Engine, select
 from bench.common import ROOT, bench_environment, sandbox_body, start_moto, start_service, stop, write_lab
 from bench.learner_states import Evaluated, Lanes, LearnerState, step_states
 from bench.service import DELAY_ENV, SPEC, STEP_MODULE
-from harness.account import EMULATOR_CREDENTIALS, SandboxSpec
-from harness.contract import ContextInput, Handle
-from harness.lab import Lab, load_lab
-from harness.playthrough import ScenarioSession
-from harness.pool import WorkerPool
-from harness.runner import Runner
+from harness.authoring.lanes import moto_lanes
+from harness.authoring.playthrough import ScenarioSession
+from harness.commands.replay import replay
+from harness.core.account import EMULATOR_CREDENTIALS, Account
+from harness.core.contract import ContextInput, Handle
+from harness.core.lab import Lab, load_lab
+from harness.sandbox.pool import WorkerPool
+from harness.sandbox.runner import Runner
 from harness.service.webhooks import sign
 from harness.store.engine import open_engine
+from harness.store.evaluations import EvaluationRecorder, Retention
 from harness.store.records import RecordStore
-from harness.store.replay import replay
 from harness.store.schema import evaluations
-from harness.store.service import EvaluationRecorder, Retention
-from harness.testrun import moto_lanes
 
 
 @dataclass(frozen=True)
@@ -202,7 +202,7 @@ def lab_replay(lab: Lab, database: Path, evaluations_wanted: int, workers: int) 
         forked_each_s = rebuilt_each(forked, recorded)
         servers = [start_moto({**os.environ, **lab.spec.emulator.environment()}) for _ in range(workers)]
         try:
-            sandboxes = [SandboxSpec(EMULATOR_CREDENTIALS, lanes[0].sandbox.region, url) for _, url in servers]
+            sandboxes = [Account(EMULATOR_CREDENTIALS, lanes[0].sandbox.region, url) for _, url in servers]
             reset_each_s = rebuilt_each(Lanes.reset(lanes[0].runner, sandboxes), recorded)
         finally:
             stop(*(server for server, _ in servers))
@@ -252,7 +252,7 @@ def trivial_replay(tmp: Path, evaluations_wanted: int, samples: int, workers: in
     try:
         with moto_lanes(lab, workers) as lanes:
             runner = lanes[0].runner
-            sandbox = SandboxSpec(EMULATOR_CREDENTIALS, "us-east-1", servers[0][1])
+            sandbox = Account(EMULATOR_CREDENTIALS, "us-east-1", servers[0][1])
             three_resources(ScenarioSession(servers[0][1], sandbox), {})
 
             def live(_: int) -> None:
@@ -268,7 +268,7 @@ def trivial_replay(tmp: Path, evaluations_wanted: int, samples: int, workers: in
                 live_s = (time.perf_counter() - began) * evaluations_wanted / (evaluations_wanted - 1)
             contexts = [ContextInput()] * samples
             each = {}
-            sandboxes = [SandboxSpec(EMULATOR_CREDENTIALS, "us-east-1", url) for _, url in servers]
+            sandboxes = [Account(EMULATOR_CREDENTIALS, "us-east-1", url) for _, url in servers]
             for name, way in (("forked", Lanes.forked(lanes)), ("reset", Lanes.reset(runner, sandboxes))):
                 began = time.perf_counter()
                 rebuilt = way.evaluate([state] * samples, contexts=contexts)
@@ -296,7 +296,7 @@ async def run(session, context, logger):
 def fresh_process_floor(tmp: Path, evaluations: int, workers: int) -> float:
     """Part 3: seconds per evaluation of a module that makes no AWS call, `workers` at once, after a warm-up."""
     lab = load_lab(write_lab(tmp / "null-lab", SPEC, {"01_01": NULL_MODULE}))
-    sandbox = SandboxSpec(EMULATOR_CREDENTIALS, "us-east-1", "http://127.0.0.1:9")  # never called
+    sandbox = Account(EMULATOR_CREDENTIALS, "us-east-1", "http://127.0.0.1:9")  # never called
     with WorkerPool(workers) as pool:
         runner = Runner(lab, pool)
         pool.start()

@@ -45,7 +45,7 @@ async def run(session, context, logger):
 '''
 SCENARIOS = '''"""Step {key}: the solve and 7 mistakes."""
 
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 BUCKET = "{bucket}"
 

@@ -1,6 +1,6 @@
 """Step 01.01: a versioned S3 bucket for the site's files."""
 
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 BUCKET = "web-tier-site"
 

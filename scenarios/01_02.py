@@ -2,7 +2,7 @@
 
 import json
 
-from harness.scenarios import equivalent, mistake, solve
+from harness.authoring.scenarios import equivalent, mistake, solve
 
 OPEN = {"BlockPublicAcls": False, "IgnorePublicAcls": False, "BlockPublicPolicy": False, "RestrictPublicBuckets": False}
 

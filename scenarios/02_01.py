@@ -1,6 +1,6 @@
 """Step 02.01: the VPC, 10.0.0.0/16, with DNS support and DNS hostnames."""
 
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 
 def _vpc(aws, cidr="10.0.0.0/16", *, dns_support=True, dns_hostnames=True):

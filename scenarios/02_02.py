@@ -1,6 +1,6 @@
 """Step 02.02: two public subnets, 10.0.1.0/24 in zone "a" and 10.0.2.0/24 in zone "b"."""
 
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 
 def _zone(aws, letter):

@@ -1,6 +1,6 @@
 """Step 02.03: an internet gateway attached to the VPC, and a public route table for both public subnets."""
 
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 WORLD = "0.0.0.0/0"
 

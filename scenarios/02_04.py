@@ -1,6 +1,6 @@
 """Step 02.04: a private subnet whose traffic leaves through a NAT gateway in public subnet "a"."""
 
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 WORLD = "0.0.0.0/0"
 

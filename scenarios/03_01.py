@@ -1,6 +1,6 @@
 """Step 03.01: the load balancer's group (TCP 80 from anywhere, nothing else) and the app's (TCP 80 from it)."""
 
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 WORLD = "0.0.0.0/0"
 

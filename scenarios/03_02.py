@@ -1,6 +1,6 @@
 """Step 03.02: an internet-facing ALB in both public subnets, an HTTP:80 target group, a listener forwarding to it."""
 
-from harness.scenarios import equivalent, mistake, solve
+from harness.authoring.scenarios import equivalent, mistake, solve
 
 
 def _build(

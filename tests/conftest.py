@@ -13,17 +13,19 @@ import boto3
 import pytest
 from moto.server import ThreadedMotoServer
 
-from harness import netguard
-from harness.account import Credentials, SandboxSpec
-from harness.isolation.confine import UID_BASE, UID_BASE_ENV, UID_SPAN
-from harness.isolation.gateway import Gateway
-from harness.isolation.link import GatewayLink
-from harness.lab import Lab, load_lab
-from harness.pool import PRELOAD_ENV, WorkerPool
-from harness.runner import Runner
-from harness.sandbox import SandboxSession
+from harness.core import netguard
+from harness.core.account import Account, Credentials
+from harness.core.lab import Lab, load_lab
+from harness.inside.link import GatewayLink
+from harness.inside.session import GatewaySession
+from harness.sandbox.confine import UID_BASE, UID_BASE_ENV, UID_SPAN
+from harness.sandbox.gateway import Gateway
+from harness.sandbox.pool import PRELOAD_ENV, WorkerPool
+from harness.sandbox.runner import Runner
 
 LABS = Path(__file__).parent / "labs"
+# Fixtures every part of the suite may use: a real `stepeval serve` with two accounts, a real PostgreSQL server.
+pytest_plugins = ["tests.fixtures.service", "tests.fixtures.store"]
 STEPEVAL = str(Path(sys.executable).parent / "stepeval")  # the console script of the venv running the tests
 # What `stepeval run` prints, written out (not derived from the model) so that a change to the answer shows here.
 ANSWER_KEYS = frozenset(
@@ -53,7 +55,7 @@ os.environ.update(
     AWS_SHARED_CREDENTIALS_FILE=os.devnull,
     AWS_EC2_METADATA_DISABLED="true",
 )
-os.environ[PRELOAD_ENV] = "harness.netguard"
+os.environ[PRELOAD_ENV] = "harness.core.netguard"
 # This run's evaluation uids, apart from any other harness (or test run) on the machine.
 os.environ[UID_BASE_ENV] = str(UID_BASE + (os.getpid() % 9000) * UID_SPAN)
 for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL"):
@@ -105,9 +107,9 @@ def aws(moto_url: str) -> MotoAccount:
 
 
 @pytest.fixture
-def sandbox(moto_url: str) -> SandboxSpec:
+def sandbox(moto_url: str) -> Account:
     """What the runner hands workers to reach the moto server."""
-    return SandboxSpec(Credentials("testing", "testing"), REGION, moto_url)
+    return Account(Credentials("testing", "testing"), REGION, moto_url)
 
 
 @pytest.fixture(scope="session")
@@ -118,14 +120,14 @@ def gateway() -> Iterator[Gateway]:
 
 
 @contextmanager
-def gateway_session(gateway: Gateway, spec: SandboxSpec) -> Iterator[tuple[SandboxSession, str]]:
+def gateway_session(gateway: Gateway, spec: Account) -> Iterator[tuple[GatewaySession, str]]:
     """What an evaluation process holds for one evaluation in `spec`'s account: a link to the gateway, and the
     session on it; with the evaluation's token (finished after)."""
     token = gateway.open(spec)
     link = GatewayLink()
     link.attach(gateway.socket_path, token)
     try:
-        yield SandboxSession(link, spec.region), token
+        yield GatewaySession(link, spec.region), token
     finally:
         gateway.finish(token)
 

@@ -83,7 +83,7 @@ class Policy:
 
 
 @dataclass(frozen=True)
-class Grant:
+class PolicyVerdict:
     """The verdict, with a learner-facing sentence saying why (or why not)."""
 
     granted: bool
@@ -127,7 +127,7 @@ def resource_matches(pattern: str, resource: str) -> bool:
     return globs.matches(globs.iam_glob(pattern), resource)
 
 
-def grants_public(policy: Policy, action: str, resource: str) -> Grant:
+def grants_public(policy: Policy, action: str, resource: str) -> PolicyVerdict:
     """Whether `policy` unconditionally lets everyone perform `action` on the concrete ARN `resource`.
 
     Conservative: it needs an Allow to everyone without a Condition, and no Deny covering the action and
@@ -144,10 +144,10 @@ def grants_public(policy: Policy, action: str, resource: str) -> Grant:
     deny = next((s for s in touching if s.effect == "Deny" and not s.insecure_transport_only), None)
     if deny is not None:
         return _denied(deny, action)
-    return Grant(True, f"{_label(grants[0])} allows {action} to everyone on {resource}")
+    return PolicyVerdict(True, f"{_label(grants[0])} allows {action} to everyone on {resource}")
 
 
-def grants_public_read_of_objects(policy: Policy, bucket: str) -> Grant:
+def grants_public_read_of_objects(policy: Policy, bucket: str) -> PolicyVerdict:
     """Whether everyone may `s3:GetObject` every object of `bucket`, unconditionally.
 
     A statement's Resource patterns are globs, so "every object" means: for every non-empty key `k`, some
@@ -174,11 +174,13 @@ def grants_public_read_of_objects(policy: Policy, bucket: str) -> Grant:
             who = f"{_label(relevant[grants[0]])} that allows {action} to everyone covers"
         else:
             who = f"the statements that allow {action} to everyone cover"
-        return Grant(False, f"{who} only some objects ({prefix}{left_out} is left out); use Resource {everything}")
+        return PolicyVerdict(
+            False, f"{who} only some objects ({prefix}{left_out} is left out); use Resource {everything}"
+        )
     deny = next((s for s in touching if s.effect == "Deny" and not s.insecure_transport_only), None)
     if deny is not None:
         return _denied(deny, action)
-    return Grant(True, f"everyone may {action} every object in bucket {bucket}")
+    return PolicyVerdict(True, f"everyone may {action} every object in bucket {bucket}")
 
 
 _SOURCE_KEYS = frozenset({"aws:sourcearn", "aws:sourceaccount"})
@@ -313,23 +315,25 @@ def _label(statement: Statement) -> str:
     return f'the statement "{statement.sid}"' if statement.sid else "the statement"
 
 
-def _missing_allow(allows: Sequence[Statement], action: str, target: str) -> Grant:
+def _missing_allow(allows: Sequence[Statement], action: str, target: str) -> PolicyVerdict:
     """Explain why none of `allows` (the Allows touching `target`) is an unconditional grant to everyone."""
     for s in allows:
         if s.conditional and not s.not_principal and _EVERYONE in s.principals:
-            return Grant(False, f"{_label(s)} that allows {action} has a Condition, so the grant is not unconditional")
+            return PolicyVerdict(
+                False, f"{_label(s)} that allows {action} has a Condition, so the grant is not unconditional"
+            )
     if allows:
-        return Grant(
+        return PolicyVerdict(
             False,
             f'{_label(allows[0])} that allows {action} is limited to specific principals, not everyone ("*")',
         )
-    return Grant(False, f"no statement allows {action} to everyone on {target}")
+    return PolicyVerdict(False, f"no statement allows {action} to everyone on {target}")
 
 
-def _denied(deny: Statement, action: str) -> Grant:
+def _denied(deny: Statement, action: str) -> PolicyVerdict:
     name = f' "{deny.sid}"' if deny.sid else ""
     maybe = ", since its Condition may apply" if deny.conditional else ""
-    return Grant(False, f"a Deny statement{name} for {action} cancels the grant{maybe}")
+    return PolicyVerdict(False, f"a Deny statement{name} for {action} cancels the grant{maybe}")
 
 
 def _key_verdicts(prefix: str, statements: Sequence[Statement]) -> dict[tuple[bool, ...], str]:

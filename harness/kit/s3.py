@@ -8,7 +8,7 @@ from botocore.exceptions import ClientError
 
 from harness.kit.aws import error_code
 from harness.kit.kinds import Kind, LazyResource, Resource, register
-from harness.kit.policy import Grant, PolicyError, grants_public_read_of_objects, parse_policy
+from harness.kit.policy import PolicyError, PolicyVerdict, grants_public_read_of_objects, parse_policy
 from harness.kit.require import Requirement, attribute, require
 
 NO_PUBLIC_ACCESS_BLOCK = {
@@ -94,11 +94,11 @@ def public_policies_allowed() -> Requirement:
 def grants_public_read(bucket: str) -> Requirement:
     """The policy lets everyone s3:GetObject every object of `bucket`, unconditionally, with no Deny in the way."""
 
-    def verdict(resource: Resource) -> Grant:
+    def verdict(resource: Resource) -> PolicyVerdict:
         try:
             return grants_public_read_of_objects(parse_policy(resource["Policy"]), bucket)
         except PolicyError as error:
-            return Grant(False, f"the policy is not a valid policy document: {error}")
+            return PolicyVerdict(False, f"the policy is not a valid policy document: {error}")
 
     return require(
         "public read of every object",

@@ -21,10 +21,9 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from harness.contract import Answer
-from harness.service import logs
+from harness.core import logs
+from harness.core.contract import Answer
 from harness.service.evaluator import MAX_CLAIM_TRIES, Admitted, Evaluator, deadline_problem
-from harness.service.idempotency import Abandoned
 from harness.service.metrics import CONTENT_TYPE
 from harness.service.models import (
     EXAMPLE_ANSWER,
@@ -35,6 +34,7 @@ from harness.service.models import (
 )
 from harness.service.problems import Problem, ProblemBody
 from harness.service.settings import ServiceSettings
+from harness.store.idempotency import Abandoned
 
 DESCRIPTION = """\
 Evaluates one lab step against a learner's sandbox account, read-only, and answers pass, fail or error.

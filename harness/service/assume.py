@@ -15,15 +15,15 @@ from dataclasses import dataclass
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from harness.account import Credentials, SandboxSpec
+from harness.core.account import Account, Credentials
 from harness.service.clients import ClientCache
-from harness.service.models import SandboxRef
+from harness.service.models import AccountRef
 from harness.service.settings import ServiceSettings
 
 DURATION_S = 900  # the shortest AssumeRole allows: a leaked credential is worth a quarter of an hour at most
 
 
-class SandboxRefused(Exception):
+class AccountRefused(Exception):
     """The sandbox could not be reached, or is not the account asked for: an `error` answer of kind `sandbox`."""
 
 
@@ -42,8 +42,8 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-class SandboxAccess:
-    """Turns a request's sandbox reference into the SandboxSpec a worker gets: temporary credentials only."""
+class AccountAccess:
+    """Turns a request's sandbox reference into the Account a worker gets: temporary credentials only."""
 
     def __init__(
         self,
@@ -63,11 +63,11 @@ class SandboxAccess:
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._lock = threading.Lock()
 
-    def open(self, ref: SandboxRef) -> SandboxSpec:
-        """The SandboxSpec for `ref`; SandboxRefused when the role cannot be assumed or is in another account."""
+    def open(self, ref: AccountRef) -> Account:
+        """The Account for `ref`; AccountRefused when the role cannot be assumed or is in another account."""
         return self._spec(self._assumed(ref), ref)
 
-    def open_cached(self, ref: SandboxRef) -> SandboxSpec | None:
+    def open_cached(self, ref: AccountRef) -> Account | None:
         """`open(ref)` when its credentials are cached and fresh (never blocks: no STS call); None otherwise."""
         with self._lock:
             cached = self._cache.get((ref.role_arn, ref.external_id))
@@ -76,15 +76,15 @@ class SandboxAccess:
         self._on_assume("cached")
         return self._spec(cached, ref)
 
-    def _spec(self, assumed: Assumed, ref: SandboxRef) -> SandboxSpec:
+    def _spec(self, assumed: Assumed, ref: AccountRef) -> Account:
         if assumed.account_id != ref.account_id:
-            raise SandboxRefused(
+            raise AccountRefused(
                 f"the credentials for {ref.role_arn} belong to account {assumed.account_id}, not the requested "
                 f"{ref.account_id}: refusing to evaluate"
             )
-        return SandboxSpec(assumed.credentials, ref.region, self.settings.endpoint_url)
+        return Account(assumed.credentials, ref.region, self.settings.endpoint_url)
 
-    def _assumed(self, ref: SandboxRef) -> Assumed:
+    def _assumed(self, ref: AccountRef) -> Assumed:
         key = (ref.role_arn, ref.external_id)
         with self._lock:
             lock = self._locks.setdefault(key, threading.Lock())
@@ -95,7 +95,7 @@ class SandboxAccess:
                 return cached
             try:
                 assumed = self._assume(ref)
-            except SandboxRefused:
+            except AccountRefused:
                 self._on_assume("refused")
                 raise
             self._on_assume("assumed")
@@ -106,7 +106,7 @@ class SandboxAccess:
                 self.clients.forget(cached.credentials)
             return assumed
 
-    def _assume(self, ref: SandboxRef) -> Assumed:
+    def _assume(self, ref: AccountRef) -> Assumed:
         region = self.settings.sts_region or ref.region
         session_name = f"{self.settings.role_session_prefix}-{uuid.uuid4().hex}"
         try:
@@ -118,13 +118,13 @@ class SandboxAccess:
                 PolicyArns=[{"arn": arn} for arn in self.settings.session_policy_arns],
             )
         except (ClientError, BotoCoreError) as exc:
-            raise SandboxRefused(f"sts:AssumeRole into {ref.role_arn} failed: {describe(exc)}") from None
+            raise AccountRefused(f"sts:AssumeRole into {ref.role_arn} failed: {describe(exc)}") from None
         raw = reply["Credentials"]
         credentials = Credentials(raw["AccessKeyId"], raw["SecretAccessKey"], raw["SessionToken"])
         try:
             identity = self.clients.get("sts", region, credentials).get_caller_identity()
         except (ClientError, BotoCoreError) as exc:
-            raise SandboxRefused(f"sts:GetCallerIdentity as {ref.role_arn} failed: {describe(exc)}") from None
+            raise AccountRefused(f"sts:GetCallerIdentity as {ref.role_arn} failed: {describe(exc)}") from None
         return Assumed(credentials, identity["Account"], identity["Arn"], raw["Expiration"].timestamp())
 
     def _prune(self) -> None:

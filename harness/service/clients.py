@@ -14,8 +14,8 @@ from typing import Any
 import botocore.session
 from botocore.config import Config
 
-from harness.account import Credentials
-from harness.sandbox import shared_loader
+from harness.core.account import Credentials
+from harness.inside.session import shared_loader
 
 STS_CONFIG = Config(connect_timeout=3, read_timeout=10, retries={"mode": "standard", "max_attempts": 3})
 

@@ -16,22 +16,23 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.account import SandboxSpec
-from harness.contract import Answer, ContextInput
-from harness.isolation.confine import Protections
-from harness.lab import Lab, StepSpec, load_lab
-from harness.pool import WorkerPool
-from harness.runner import DEADLINE_GRACE_S, Runner
-from harness.service import logs
-from harness.service.assume import SandboxAccess, SandboxRefused
-from harness.service.idempotency import Abandoned, Claim, IdempotencyStore
+from harness.core import logs
+from harness.core.account import Account
+from harness.core.contract import Answer, ContextInput
+from harness.core.lab import Lab, StepSpec, load_lab
+from harness.sandbox.confine import Protections
+from harness.sandbox.pool import WorkerPool
+from harness.sandbox.runner import DEADLINE_GRACE_S, Runner
+from harness.service.assume import AccountAccess, AccountRefused
 from harness.service.metrics import Metrics
 from harness.service.models import EvaluationRequest, parse_request
 from harness.service.problems import Problem
+from harness.service.records import ServiceStore
 from harness.service.settings import ServiceSettings
 from harness.service.webhooks import WebhookVerifier
-from harness.store.idempotency import FallbackIdempotency
-from harness.store.service import Retention, ServiceStore
+from harness.store.evaluations import Retention
+from harness.store.idempotency import Abandoned, Claim, IdempotencyStore
+from harness.store.shared_idempotency import FallbackIdempotency
 
 MIN_RUN_S = 0.2  # below this much time left, an evaluation is not started at all (503)
 MAX_CLAIM_TRIES = 3
@@ -75,14 +76,14 @@ class Evaluator:
         *,
         lab: Lab | None = None,
         pool: WorkerPool | None = None,
-        access: SandboxAccess | None = None,
+        access: AccountAccess | None = None,
     ) -> None:
         self.settings = settings
         self.lab = lab or load_lab(settings.lab)
         self.pool = pool or WorkerPool(settings.workers)
         self.runner = Runner(self.lab, self.pool)
         self.metrics = Metrics(self.pool)
-        self.access = access or SandboxAccess(settings, on_assume=self._count_assume)
+        self.access = access or AccountAccess(settings, on_assume=self._count_assume)
         self.verifier = WebhookVerifier(settings.webhook_secret.get_secret_value())
         self.records: ServiceStore | None = None
         if settings.store_url:
@@ -142,25 +143,25 @@ class Evaluator:
         request, step = parse_request(body, content_type, self.lab)
         return Admitted(request_id, request, step, hashlib.sha256(body).hexdigest(), started)
 
-    def reach(self, admitted: Admitted) -> SandboxSpec | Answer:
+    def reach(self, admitted: Admitted) -> Account | Answer:
         """Temporary credentials for the sandbox, or an `error` answer of kind `sandbox` (then nothing runs)."""
         try:
             return self.access.open(admitted.request.sandbox)
-        except SandboxRefused as exc:
+        except AccountRefused as exc:
             return self.sandbox_error(admitted, str(exc))
 
-    def reach_cached(self, admitted: Admitted) -> SandboxSpec | Answer | None:
+    def reach_cached(self, admitted: Admitted) -> Account | Answer | None:
         """`reach`, when the credentials are cached (no STS call: safe on the event loop); None otherwise."""
         try:
             return self.access.open_cached(admitted.request.sandbox)
-        except SandboxRefused as exc:
+        except AccountRefused as exc:
             return self.sandbox_error(admitted, str(exc))
 
     def sandbox_error(self, admitted: Admitted, detail: str) -> Answer:
         elapsed = (time.monotonic() - admitted.started) * 1000
         return Answer.failed_to_run(admitted.step.key, "sandbox", detail, elapsed)
 
-    def run(self, admitted: Admitted, sandbox: SandboxSpec, deadline: float) -> Answer:
+    def run(self, admitted: Admitted, sandbox: Account, deadline: float) -> Answer:
         """The step on a worker, its timeout cut to what is left of the request's deadline."""
         left = deadline - time.monotonic() - DEADLINE_GRACE_S
         limit = min(admitted.step.timeout_s, left)

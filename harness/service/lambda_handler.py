@@ -34,7 +34,7 @@ def get_evaluator() -> Evaluator:
     global _evaluator
     with _lock:
         if _evaluator is None:
-            from harness.service import logs
+            from harness.core import logs
 
             logs.configure()
             evaluator = Evaluator(ServiceSettings())

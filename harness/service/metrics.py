@@ -9,8 +9,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disa
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from harness.contract import Answer, ErrorKind
-from harness.pool import WorkerPool
+from harness.core.contract import Answer, ErrorKind
+from harness.sandbox.pool import WorkerPool
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 disable_created_metrics()  # the *_created series only add noise to every scrape

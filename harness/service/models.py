@@ -8,9 +8,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from harness.contract import Answer, Event, Handle
-from harness.errors import BadInput
-from harness.lab import Lab, StepSpec, normalize_step_key
+from harness.core.contract import Answer, Event, Handle
+from harness.core.errors import BadInput
+from harness.core.lab import Lab, StepSpec, normalize_step_key
 from harness.service.problems import FieldError, Problem, show
 
 # Whole-string (\A...\Z, never $: it accepts a trailing newline) and ASCII-only (\d and \w take full-width digits).
@@ -69,7 +69,7 @@ def _pattern(value: str, pattern: re.Pattern[str], what: str) -> str:
     return value
 
 
-class SandboxRef(BaseModel):
+class AccountRef(BaseModel):
     """Which account to reach, and how: the role we assume there and the external id its trust policy requires."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"example": EXAMPLE_REQUEST["sandbox"]})
@@ -106,7 +106,7 @@ class EvaluationRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"example": EXAMPLE_REQUEST})
 
     step: str = Field(description='the step key, "01.02" (or "01_02")')
-    sandbox: SandboxRef
+    sandbox: AccountRef
     resolved: list[Handle] = Field(default_factory=list, max_length=MAX_ITEMS, description="earlier steps' handles")
     events: list[Event] = Field(default_factory=list, max_length=MAX_ITEMS, description="this step's events")
 

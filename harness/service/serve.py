@@ -7,7 +7,7 @@ import sys
 
 from pydantic import ValidationError
 
-from harness.service import logs
+from harness.core import logs
 from harness.service.settings import ServiceSettings
 
 FLAGS = ("lab", "host", "port", "workers", "queue", "deadline_s", "endpoint_url", "unsafe_no_sandbox", "store_url")

@@ -89,8 +89,8 @@ class ServiceSettings(BaseSettings):
     @field_validator("endpoint_url")
     @classmethod
     def _endpoint(cls, value: str | None) -> str | None:
-        from harness.credentials import check_endpoint_url
-        from harness.errors import BadInput
+        from harness.core.credentials import check_endpoint_url
+        from harness.core.errors import BadInput
 
         if value:
             try:

@@ -14,7 +14,7 @@ from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from harness.errors import BadInput
+from harness.core.errors import BadInput
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 MIGRATION_LOCK = 0x5E7E7A1  # pg_advisory_lock key: one instance migrates at a time

@@ -14,16 +14,15 @@ import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import parse_qsl
 
-from harness.isolation.operations import RawRequest
+from harness.sandbox.tap import Canned, Exchange, RawRequest
 
 KEPT_REQUEST_HEADERS = ("x-amz-target", "content-type", "smithy-protocol", "accept")
 DROPPED_RESPONSE_HEADERS = frozenset(
     {"authorization", "x-amz-security-token", "set-cookie", "date", "connection", "keep-alive", "transfer-encoding"}
 )
-MAX_RECORDED_BODY_BYTES = 256 * 1024
 
 
 def encode_body(body: bytes) -> dict[str, str]:
@@ -72,69 +71,33 @@ def request_key(service: str, region: str, operation: str, request: RawRequest) 
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-@dataclass(frozen=True)
-class Canned:
-    """A response the gateway sends without going upstream (a replayed answer)."""
-
-    status: int
-    headers: list[tuple[str, str]]
-    body: bytes
-
-
-@dataclass(frozen=True)
-class Exchange:
-    """One allowed request and the response the endpoint gave, as the gateway saw them (body capped)."""
-
-    service: str
-    region: str
-    operation: str
-    request: RawRequest
-    status: int
-    headers: list[tuple[str, str]]
-    body: bytes
-    truncated: bool
-
-    def stored(self) -> dict[str, Any]:
-        """As stored: identifying request parts and the response, nothing that signs or authorises."""
-        request = self.request
-        kept = {name: request.headers[name] for name in KEPT_REQUEST_HEADERS if name in request.headers}
-        return {
-            "key": request_key(self.service, self.region, self.operation, request),
-            "service": self.service,
-            "region": self.region,
-            "operation": self.operation,
-            "request": {
-                "method": request.method,
-                "path": request.path,
-                "query": request.query,
-                "headers": kept,
-                "body": encode_body(request.body),
-            },
-            "response": {
-                "status": self.status,
-                "headers": [[k, v] for k, v in self.headers if k.lower() not in DROPPED_RESPONSE_HEADERS],
-                "body": encode_body(self.body),
-                "truncated": self.truncated,
-            },
-        }
-
-
-class Tap(Protocol):
-    """What the gateway consults for each allowed request when an evaluation has one (record or replay)."""
-
-    def answer(self, service: str, region: str, operation: str, request: RawRequest) -> Canned | None:
-        """A canned response (replay), or None to go upstream."""
-
-    def observe(self, exchange: Exchange) -> None:
-        """The exchange as it went (recording)."""
-
-    @property
-    def wants_body(self) -> bool:
-        """Whether the gateway should keep the response body for `observe`."""
+def stored(exchange: Exchange) -> dict[str, Any]:
+    """As stored: identifying request parts and the response, nothing that signs or authorises."""
+    request = exchange.request
+    kept = {name: request.headers[name] for name in KEPT_REQUEST_HEADERS if name in request.headers}
+    return {
+        "key": request_key(exchange.service, exchange.region, exchange.operation, request),
+        "service": exchange.service,
+        "region": exchange.region,
+        "operation": exchange.operation,
+        "request": {
+            "method": request.method,
+            "path": request.path,
+            "query": request.query,
+            "headers": kept,
+            "body": encode_body(request.body),
+        },
+        "response": {
+            "status": exchange.status,
+            "headers": [[k, v] for k, v in exchange.headers if k.lower() not in DROPPED_RESPONSE_HEADERS],
+            "body": encode_body(exchange.body),
+            "truncated": exchange.truncated,
+        },
+    }
 
 
 @dataclass
-class Recorder:
+class RecordingTap:
     """A tap that lets every request go upstream and keeps each exchange, in order."""
 
     exchanges: list[dict[str, Any]] = field(default_factory=list)
@@ -145,6 +108,6 @@ class Recorder:
         return None
 
     def observe(self, exchange: Exchange) -> None:
-        record = exchange.stored()
+        record = stored(exchange)
         with self.lock:
             self.exchanges.append(record)

@@ -13,8 +13,8 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, func, select
 
-from harness.contract import Answer, ContextInput
-from harness.lab import Lab
+from harness.core.contract import Answer, ContextInput
+from harness.core.lab import Lab
 from harness.store.schema import evaluations
 
 PAGE = 200

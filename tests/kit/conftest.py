@@ -14,12 +14,12 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from harness.contract import Answer, ContextInput, build_context, check_result
+from harness.core.contract import Answer, ContextInput, build_context, check_result
+from harness.core.lab import Lab, StepSpec, load_lab
+from harness.core.readonly import is_read
 from harness.kit.aws import fetch_or_none
 from harness.kit.kinds import Kind
 from harness.kit.require import Requirement
-from harness.lab import Lab, StepSpec, load_lab
-from harness.readonly import is_read
 
 WIDGET = "AWS::EC2::Instance"  # real types (specs are checked), standing for made-up kinds
 GADGET = "AWS::EC2::Volume"

@@ -10,11 +10,11 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from harness.contract import check_result
+from harness.core.contract import check_result
+from harness.core.lab import load_lab
 from harness.kit import dynamodb, iam
 from harness.kit.aws import fetch_or_none
 from harness.kit.step import Step
-from harness.lab import load_lab
 from tests.kit.conftest import TABLE_AND_ROLE_SPEC, described, miss, passes, unique
 
 ACCOUNT = "123456789012"

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.kit.policy import (
-    Grant,
     PolicyError,
+    PolicyVerdict,
     action_matches,
     grants_public,
     grants_public_read_of_objects,
@@ -38,17 +38,17 @@ def policy(*statements: dict[str, Any]) -> dict[str, Any]:
     return {"Version": "2012-10-17", "Statement": list(statements)}
 
 
-def read_all(*statements: dict[str, Any]) -> Grant:
+def read_all(*statements: dict[str, Any]) -> PolicyVerdict:
     return grants_public_read_of_objects(parse_policy(json.dumps(policy(*statements))), BUCKET)
 
 
-def read_one(*statements: dict[str, Any], resource: str = AN_OBJECT) -> Grant:
+def read_one(*statements: dict[str, Any], resource: str = AN_OBJECT) -> PolicyVerdict:
     return grants_public(parse_policy(policy(*statements)), "s3:GetObject", resource)
 
 
 def test_plain_public_read_is_granted() -> None:
     verdict = read_all(allow())
-    assert verdict == Grant(True, "everyone may s3:GetObject every object in bucket b")
+    assert verdict == PolicyVerdict(True, "everyone may s3:GetObject every object in bucket b")
     assert read_one(allow()).granted
 
 
@@ -63,7 +63,7 @@ def test_actions_that_cover_get_object(action: str | list[str]) -> None:
 @pytest.mark.parametrize("action", ["s3:PutObject", "s3:GetObjectAcl", "s3:List*", ["ec2:*", "s3:Put*"]])
 def test_actions_that_do_not_cover_get_object(action: str | list[str]) -> None:
     verdict = read_all(allow(Action=action))
-    assert verdict == Grant(False, f"no statement allows s3:GetObject to everyone on {OBJECTS}")
+    assert verdict == PolicyVerdict(False, f"no statement allows s3:GetObject to everyone on {OBJECTS}")
 
 
 @pytest.mark.parametrize(
@@ -110,7 +110,7 @@ def test_resources_covering_every_object(resource: str | list[str]) -> None:
 
 def test_bucket_arn_alone_does_not_cover_objects() -> None:
     verdict = read_all(allow(Resource="arn:aws:s3:::b"))
-    assert verdict == Grant(False, f"no statement allows s3:GetObject to everyone on {OBJECTS}")
+    assert verdict == PolicyVerdict(False, f"no statement allows s3:GetObject to everyone on {OBJECTS}")
     assert not read_one(allow(Resource="arn:aws:s3:::b")).granted
 
 
@@ -150,7 +150,7 @@ def test_coverage_can_come_from_several_statements() -> None:
 def test_allow_with_condition_is_not_unconditional() -> None:
     condition = {"Bool": {"aws:SecureTransport": "true"}}
     verdict = read_all(allow(Condition=condition))
-    assert verdict == Grant(
+    assert verdict == PolicyVerdict(
         False, "the statement that allows s3:GetObject has a Condition, so the grant is not unconditional"
     )
     assert read_one(allow(Condition=condition)) == verdict
@@ -159,7 +159,7 @@ def test_allow_with_condition_is_not_unconditional() -> None:
 
 def test_unconditional_deny_cancels() -> None:
     deny = {"Effect": "Deny", "Principal": "*", "Action": "s3:*", "Resource": "*"}
-    expected = Grant(False, "a Deny statement for s3:GetObject cancels the grant")
+    expected = PolicyVerdict(False, "a Deny statement for s3:GetObject cancels the grant")
     assert read_all(allow(), deny) == expected
     assert read_one(deny, allow()) == expected
 
@@ -174,7 +174,7 @@ def test_conditional_deny_is_assumed_to_apply() -> None:
         "Condition": {"NotIpAddress": {"aws:SourceIp": "203.0.113.0/24"}},
     }
     verdict = read_all(allow(), deny)
-    assert verdict == Grant(
+    assert verdict == PolicyVerdict(
         False, 'a Deny statement "OfficeOnly" for s3:GetObject cancels the grant, since its Condition may apply'
     )
 
@@ -206,7 +206,7 @@ def test_single_statement_object_and_sid_in_reason() -> None:
 
 def test_grant_reason_names_the_statement() -> None:
     verdict = read_one(allow(Sid="PublicRead"))
-    assert verdict == Grant(True, f'the statement "PublicRead" allows s3:GetObject to everyone on {AN_OBJECT}')
+    assert verdict == PolicyVerdict(True, f'the statement "PublicRead" allows s3:GetObject to everyone on {AN_OBJECT}')
 
 
 def test_parse_normalizes_elements() -> None:
@@ -277,7 +277,7 @@ def statements(draw: st.DrawFn, actions: list[str] = ACTIONS, not_action: bool =
     return statement
 
 
-def verdicts(document: dict[str, Any]) -> tuple[Grant, Grant]:
+def verdicts(document: dict[str, Any]) -> tuple[PolicyVerdict, PolicyVerdict]:
     parsed = parse_policy(document)
     return grants_public(parsed, "s3:GetObject", AN_OBJECT), grants_public_read_of_objects(parsed, BUCKET)
 

@@ -9,11 +9,11 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from harness.contract import ContextInput, build_context, check_result
+from harness.core.contract import ContextInput, build_context, check_result
+from harness.core.lab import load_lab
 from harness.kit import ec2
 from harness.kit.kinds import Kind, RegionalSession, in_region, region_of, short_name
 from harness.kit.step import Step
-from harness.lab import load_lab
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import boto3
 import pytest
 
-from harness.account import Credentials, SandboxSpec
-from harness.contract import LEARNER_SAFE_ERROR, Answer, ContextInput, Event, Handle
-from harness.lab import Lab, load_lab
-from harness.pool import WorkerPool
-from harness.runner import Runner
+from harness.core.account import Account, Credentials
+from harness.core.contract import LEARNER_SAFE_ERROR, Answer, ContextInput, Event, Handle
+from harness.core.lab import Lab, load_lab
+from harness.sandbox.pool import WorkerPool
+from harness.sandbox.runner import Runner
 
 LAB = Path(__file__).resolve().parents[1] / "labs" / "kit_errors"
 MISSING_VPC = "vpc-0123456789abcdef0"
@@ -45,10 +45,10 @@ def assert_aws_error(answer: Answer, *fragments: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def sandbox(moto_server: str) -> SandboxSpec:
+def sandbox(moto_server: str) -> Account:
     """The shared moto server, not reset per test (a reset costs more than these tests): each test only needs
     one VPC that exists and one id that never will."""
-    return SandboxSpec(Credentials("testing", "testing"), REGION, moto_server)
+    return Account(Credentials("testing", "testing"), REGION, moto_server)
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.contract import ContextInput, Event, Handle
-from harness.lab import load_lab
-from harness.runner import Runner
+from harness.core.contract import ContextInput, Event, Handle
+from harness.core.lab import load_lab
+from harness.sandbox.runner import Runner
 from tests.kit.conftest import TABLE_AND_ROLE_SPEC
 
 TABLE_STEP = """\

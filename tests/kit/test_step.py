@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.contract import Handle, Progress
+from harness.core.contract import Handle, Progress
+from harness.core.lab import Lab, StepSpec
 from harness.kit import net
 from harness.kit.kinds import Kind
 from harness.kit.require import attribute, require
 from harness.kit.step import Step, StopStep
-from harness.lab import Lab, StepSpec
 from tests.kit.conftest import GADGET, WIDGET, FakeAccount, client_error, held_to_contract, make_context
 
 BLUE = attribute("color", "Color", "blue")

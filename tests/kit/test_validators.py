@@ -13,13 +13,13 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from harness.contract import check_result
+from harness.core.contract import check_result
+from harness.core.lab import load_lab
 from harness.kit import ec2, elbv2, net, s3
 from harness.kit.aws import fetch_or_none
 from harness.kit.kinds import Kind, LazyResource
 from harness.kit.require import Outcome, Requirement
 from harness.kit.step import Step
-from harness.lab import load_lab
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REGION = "us-east-1"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from tests.service.conftest import ACCOUNT_A, ACCOUNT_B, Sandbox, Service, bucket_events
+from tests.fixtures.service import ACCOUNT_A, ACCOUNT_B, Sandbox, Service, bucket_events
 
 
 def evaluate(service: Service, sandbox: Sandbox, *buckets: str, **ref: str) -> dict:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from harness.service.webhooks import sign
-from tests.service.conftest import SECRET, Sandbox, Service, bucket_events
+from tests.fixtures.service import SECRET, Sandbox, Service, bucket_events
 
 ROLE = "arn:aws:iam::111111111111:role/stepeval-evaluator"
 SANDBOX = {"account_id": "111111111111", "role_arn": ROLE, "external_id": "ext-corpus", "region": "us-east-1"}

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from harness.service.models import EXAMPLE_REQUEST
 from tests.conftest import ANSWER_KEYS
-from tests.service.conftest import SECRET, Sandbox, Service, bucket_events
+from tests.fixtures.service import SECRET, Sandbox, Service, bucket_events
 
 SERVICE_ANSWER_KEYS = ANSWER_KEYS | {"request_id"}
 
@@ -133,8 +133,8 @@ def test_openapi_has_the_request_and_answers_with_examples(service: Service) -> 
     assert {p["name"] for p in operation["parameters"]} == {"webhook-id", "webhook-timestamp", "webhook-signature"}
     assert {"200", "400", "401", "409", "413", "415", "422", "429", "503"} <= set(operation["responses"])
     components = schema["components"]["schemas"]
-    assert {"EvaluationRequest", "SandboxRef", "EvaluationAnswer", "ProblemBody"} <= set(components)
-    assert json.dumps(components["SandboxRef"]).count("account_id") >= 1
+    assert {"EvaluationRequest", "AccountRef", "EvaluationAnswer", "ProblemBody"} <= set(components)
+    assert json.dumps(components["AccountRef"]).count("account_id") >= 1
 
 
 def test_a_request_signed_by_hand_as_the_docs_show_is_accepted(

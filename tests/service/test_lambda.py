@@ -12,7 +12,7 @@ import pytest
 
 from harness.service import lambda_handler
 from harness.service.webhooks import sign
-from tests.service.conftest import SECRET, SERVICE_LAB, Sandbox, bucket_events
+from tests.fixtures.service import SECRET, SERVICE_LAB, Sandbox, bucket_events
 
 
 @dataclass

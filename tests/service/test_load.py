@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
-from tests.service.conftest import ACCOUNT_A, Sandbox, Service, bucket_events
+from tests.fixtures.service import ACCOUNT_A, Sandbox, Service, bucket_events
 
 REQUESTS, CONCURRENCY = 500, 50
 

@@ -8,13 +8,13 @@ import time
 import pytest
 from pydantic import ValidationError
 
-from harness.service.assume import DURATION_S, SandboxAccess, SandboxRefused
-from harness.service.idempotency import Abandoned, IdempotencyStore
-from harness.service.models import SandboxRef
+from harness.service.assume import DURATION_S, AccountAccess, AccountRefused
+from harness.service.models import AccountRef
 from harness.service.problems import Problem
 from harness.service.settings import DEFAULT_SESSION_POLICY_ARNS, ServiceSettings
 from harness.service.webhooks import WebhookVerifier, sign
-from tests.service.conftest import ACCOUNT_A, SECRET, Sandbox
+from harness.store.idempotency import Abandoned, IdempotencyStore
+from tests.fixtures.service import ACCOUNT_A, SECRET, Sandbox
 
 
 def settings(**overrides: object) -> ServiceSettings:
@@ -137,15 +137,15 @@ def test_an_abandoned_claim_frees_the_key_and_tells_the_waiters() -> None:
 # -- sandbox access ---------------------------------------------------------------------------------------------
 
 
-def ref_for(sandbox: Sandbox, external_id: str = "ext-parts") -> SandboxRef:
-    return SandboxRef.model_validate(sandbox.ref(external_id=external_id))
+def ref_for(sandbox: Sandbox, external_id: str = "ext-parts") -> AccountRef:
+    return AccountRef.model_validate(sandbox.ref(external_id=external_id))
 
 
 def test_assume_role_is_asked_for_900_s_with_the_external_id_and_session_policies(
     accounts: tuple[Sandbox, Sandbox],
 ) -> None:
     a, _ = accounts
-    access = SandboxAccess(settings(endpoint_url=a.endpoint_url))
+    access = AccountAccess(settings(endpoint_url=a.endpoint_url))
     seen: list[dict] = []
     sts = access.clients.get("sts", "us-east-1")
     sts.meta.events.register("provide-client-params.sts.AssumeRole", lambda params, **_: seen.append(dict(params)))
@@ -164,7 +164,7 @@ def test_credentials_are_reused_until_shortly_before_they_expire(accounts: tuple
     clock = Clock()
     clock.now = time.time()
     outcomes: list[str] = []
-    access = SandboxAccess(settings(endpoint_url=a.endpoint_url), clock=clock, on_assume=outcomes.append)
+    access = AccountAccess(settings(endpoint_url=a.endpoint_url), clock=clock, on_assume=outcomes.append)
     first = access.open(ref_for(a))
     assert access.open(ref_for(a)) == first
     clock.now += DURATION_S - access.margin_s + 1  # within the margin: assume again
@@ -177,7 +177,7 @@ def test_cached_credentials_are_opened_without_sts_and_stale_ones_not_at_all(acc
     clock = Clock()
     clock.now = time.time()
     outcomes: list[str] = []
-    access = SandboxAccess(settings(endpoint_url=a.endpoint_url), clock=clock, on_assume=outcomes.append)
+    access = AccountAccess(settings(endpoint_url=a.endpoint_url), clock=clock, on_assume=outcomes.append)
     assert access.open_cached(ref_for(a)) is None  # nothing cached: the caller must call open() (STS) off the loop
     opened = access.open(ref_for(a))
     assert access.open_cached(ref_for(a)) == opened
@@ -188,6 +188,6 @@ def test_cached_credentials_are_opened_without_sts_and_stale_ones_not_at_all(acc
 
 
 def test_an_unreachable_sts_refuses_the_sandbox(moto_url: str) -> None:
-    access = SandboxAccess(settings(endpoint_url="http://127.0.0.1:9"))
-    with pytest.raises(SandboxRefused, match="AssumeRole"):
-        access.open(SandboxRef.model_validate(Sandbox(ACCOUNT_A, moto_url).ref()))
+    access = AccountAccess(settings(endpoint_url="http://127.0.0.1:9"))
+    with pytest.raises(AccountRefused, match="AssumeRole"):
+        access.open(AccountRef.model_validate(Sandbox(ACCOUNT_A, moto_url).ref()))

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.service.conftest import SERVICE_LAB, Sandbox, Service, bucket_events
+from tests.fixtures.service import SERVICE_LAB, Sandbox, Service, bucket_events
 
 
 def ask(service: Service, sandbox: Sandbox, step: str, **body: object) -> dict:

@@ -6,7 +6,7 @@ import os
 import subprocess
 
 from tests.conftest import STEPEVAL
-from tests.service.conftest import SECRET, SERVICE_LAB
+from tests.fixtures.service import SECRET, SERVICE_LAB
 
 
 def serve(*args: str, secret: str | None = SECRET) -> subprocess.CompletedProcess:

@@ -17,7 +17,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from harness.service.transport import PromptH11Protocol
-from tests.service.conftest import Service
+from tests.fixtures.service import Service
 
 
 class RecordingTransport:

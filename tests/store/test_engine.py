@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import inspect
 
-from harness.errors import BadInput
+from harness.core.errors import BadInput
 from harness.store.engine import open_engine
 
 

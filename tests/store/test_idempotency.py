@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import create_engine
 
-from harness.service.idempotency import Abandoned, IdempotencyStore
 from harness.store.engine import open_engine
-from harness.store.idempotency import FallbackIdempotency, SqlIdempotencyStore
+from harness.store.idempotency import Abandoned, IdempotencyStore
+from harness.store.shared_idempotency import FallbackIdempotency, SqlIdempotencyStore
 
 
 @pytest.fixture

@@ -15,16 +15,17 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select, update
 
-from harness.account import Credentials, SandboxSpec
-from harness.contract import ContextInput
-from harness.lab import load_lab
-from harness.pool import WorkerPool
-from harness.runner import Runner
+from harness.core.account import Account, Credentials
+from harness.core.contract import ContextInput
+from harness.core.lab import load_lab
+from harness.sandbox.pool import WorkerPool
+from harness.sandbox.runner import Runner
+from harness.sandbox.tap import Exchange
 from harness.store.engine import open_engine
-from harness.store.recording import Exchange, Recorder
+from harness.store.evaluations import EvaluationRecorder, Retention
+from harness.store.recording import RecordingTap
 from harness.store.records import CorruptRecording, RecordStore
 from harness.store.schema import evaluations
-from harness.store.service import EvaluationRecorder, Retention
 from tests.conftest import LABS, REGION, MotoAccount
 
 LAB = load_lab(LABS / "recorded")
@@ -40,7 +41,7 @@ def record_some(url: str, pool: WorkerPool, moto_url: str, contexts: list[Contex
     store = RecordStore(open_engine(url))
     recorder = EvaluationRecorder(store, LAB, Retention(90, 1000), source="cli")
     runner = Runner(LAB, pool)
-    sandbox = SandboxSpec(Credentials("AKIDTESTING", SECRET, TOKEN), REGION, moto_url)
+    sandbox = Account(Credentials("AKIDTESTING", SECRET, TOKEN), REGION, moto_url)
     for context in contexts:
         tap = recorder.tap()
         answer = runner.evaluate("01.01", context, sandbox, tap=tap)
@@ -94,7 +95,7 @@ def test_retention_by_age_and_count_touches_only_that_lab(store_url: str) -> Non
 
 
 def _fake_records(store: RecordStore, lab: str, n: int, *, start: float) -> list[str]:
-    from harness.contract import Answer
+    from harness.core.contract import Answer
     from harness.store.records import NewRecord
 
     ids = []
@@ -120,7 +121,7 @@ def test_a_corrupt_recording_is_named_by_id(store_url: str) -> None:
 
 WRITER = """
 import sys, time
-from harness.contract import Answer, ContextInput
+from harness.core.contract import Answer, ContextInput
 from harness.store.engine import open_engine
 from harness.store.records import NewRecord, RecordStore
 store = RecordStore(open_engine(sys.argv[1]))
@@ -181,7 +182,7 @@ def test_the_cli_records_when_asked(sqlite_store: str, aws: MotoAccount, moto_ur
     assert bad.stderr.strip().count("\n") == 0 and "sqlite:////no/such/dir/x.db" in bad.stderr
 
 
-class SlowRecorder(Recorder):
+class SlowRecorder(RecordingTap):
     """Keeps each exchange a while after the module has its answer (as a loaded machine might)."""
 
     def observe(self, exchange: Exchange) -> None:
@@ -193,7 +194,7 @@ def test_the_last_exchange_is_kept_even_when_the_module_is_done_first(
     pool: WorkerPool, aws: MotoAccount, moto_url: str
 ) -> None:
     tap = SlowRecorder()
-    sandbox = SandboxSpec(Credentials("testing", "testing"), REGION, moto_url)
+    sandbox = Account(Credentials("testing", "testing"), REGION, moto_url)
     answer = Runner(LAB, pool).evaluate("01.01", bucket_context("site"), sandbox, tap=tap)
     assert answer.status == "fail"
     assert [x["operation"] for x in tap.exchanges] == ["GetCallerIdentity", "ListBuckets"]

@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 
-from harness.contract import Answer, ContextInput, FailureContext
+from harness.core.contract import Answer, ContextInput, FailureContext
 from harness.store.engine import open_engine
 from harness.store.records import NewRecord, RecordStore
 from harness.store.stats import percentile

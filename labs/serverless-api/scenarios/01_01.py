@@ -1,6 +1,6 @@
 """Step 01.01: a DynamoDB table keyed by the string attribute pk, billed on demand."""
 
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 
 def _table(aws, key="pk", key_type="S", *, on_demand=True, sort_key=None):

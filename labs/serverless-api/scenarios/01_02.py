@@ -2,7 +2,7 @@
 
 import json
 
-from harness.scenarios import equivalent, mistake, solve
+from harness.authoring.scenarios import equivalent, mistake, solve
 
 ROLE = "items-api-role"
 

@@ -4,7 +4,7 @@ import io
 import json
 import zipfile
 
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 SOURCE = (
     "import os\n\n\ndef handler(event, context):\n    return {'statusCode': 200, 'body': os.environ['TABLE_NAME']}\n"

@@ -2,7 +2,7 @@
 
 import json
 
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 WRITE = ("logs:CreateLogStream", "logs:PutLogEvents")
 

@@ -1,6 +1,6 @@
 """Step 02.03: an HTTP API, GET and PUT /items/{id} to the function, auto-deployed, allowed to invoke it."""
 
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 ROUTES = ("GET /items/{id}", "PUT /items/{id}")
 

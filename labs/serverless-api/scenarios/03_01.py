@@ -1,6 +1,6 @@
 """Step 03.01: an alarm on the function's Errors (Sum, 60 s, one period) firing at one error."""
 
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 
 def _alarm(aws, handles, *, metric="Errors", statistic="Sum", threshold=1, function=None):

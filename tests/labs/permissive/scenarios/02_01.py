@@ -1,4 +1,4 @@
-from harness.scenarios import equivalent, mistake, solve
+from harness.authoring.scenarios import equivalent, mistake, solve
 
 
 @equivalent("EnableDnsSupport", reason="planted: this lab's evaluator leaves DNS support to the default")

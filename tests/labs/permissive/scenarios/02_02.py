@@ -1,4 +1,4 @@
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 
 def _subnet(aws, vpc_id, cidr, zone):

@@ -1,6 +1,6 @@
 import json
 
-from harness.scenarios import equivalent, mistake, solve
+from harness.authoring.scenarios import equivalent, mistake, solve
 
 TRUST = {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}
 

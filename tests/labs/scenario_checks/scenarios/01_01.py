@@ -1,6 +1,6 @@
 """Step 01.01's scenarios; `versioned_after_all` and `typo_in_scenario` are wrong on purpose."""
 
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 
 def _versioned_bucket(aws, name):

@@ -1,6 +1,6 @@
 """Step 02.01's scenarios."""
 
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 
 @solve

@@ -1,6 +1,6 @@
 """Step 02.02's scenarios: they need 02.01's VPC id, replayed."""
 
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 
 @solve

@@ -1,6 +1,6 @@
 """Step 02.03's scenarios; the solve raises on purpose."""
 
-from harness.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake, solve
 
 
 @solve

@@ -7,7 +7,7 @@ import json
 
 from botocore.auth import SigV4Auth
 
-import harness.readonly
+import harness.core.readonly
 
 STASH = []
 
@@ -23,12 +23,12 @@ async def run(session, context, logger):
     found = {
         "stash": len(STASH),
         "builtins": hasattr(builtins, "stepeval_poison"),
-        "is_read": getattr(harness.readonly.is_read, "poisoned", False),
+        "is_read": getattr(harness.core.readonly.is_read, "poisoned", False),
         "add_auth": getattr(SigV4Auth.add_auth, "poisoned", False),
     }
     STASH.append(session)
     builtins.stepeval_poison = session.get_credentials()
-    harness.readonly.is_read = always
+    harness.core.readonly.is_read = always
     SigV4Auth.add_auth = always
     message = json.dumps(found, sort_keys=True)
     return {

@@ -4,13 +4,13 @@ holds them all, then counts how many were answered. Every connection it holds wo
 import socket
 import time
 
-import harness.worker
+import harness.inside.worker
 
 READ = b"GET /sts/us-east-1/?Action=GetCallerIdentity&Version=2011-06-15 HTTP/1.1\r\nHost: gateway\r\n\r\n"
 
 
 async def run(session, context, logger):
-    path, preamble = harness.worker.LINK._socket_path, harness.worker.LINK._preamble
+    path, preamble = harness.inside.worker.LINK._socket_path, harness.inside.worker.LINK._preamble
     held = []
     for _ in range(1000):
         line = socket.socket(socket.AF_UNIX)

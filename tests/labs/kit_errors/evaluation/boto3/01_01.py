@@ -1,6 +1,6 @@
 """Finds the VPC in its events while every DescribeVpcs answers 403 AccessDenied: an error, never a fail."""
 
-from harness.faults import inject_error
+from harness.sandbox.faults import inject_error
 from harness.kit import ec2
 from harness.kit.step import Step
 

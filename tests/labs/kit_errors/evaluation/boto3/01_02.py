@@ -3,12 +3,12 @@ as an error, never a fail.
 
 Step gets a session whose clients make one attempt only: on the harness's cached client, botocore's standard mode
 retries a throttled call 3 times (4 attempts) with jittered backoff of up to 1 + 2 + 4 s, too slow for a unit suite (that
-retry is the harness's, tested in tests/test_misbehaving.py). What the kit does with the error is the same.
+retry is the harness's, tested in tests/sandbox/test_misbehaving.py). What the kit does with the error is the same.
 """
 
 from botocore.config import Config
 
-from harness.faults import inject_error
+from harness.sandbox.faults import inject_error
 from harness.kit import ec2
 from harness.kit.step import Step
 

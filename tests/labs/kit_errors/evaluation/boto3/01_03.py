@@ -1,7 +1,7 @@
 """Finds the VPC in its events while every DescribeVpcs attempt answers 500 InternalError: retried, then an
 error, never a fail."""
 
-from harness.faults import inject_error
+from harness.sandbox.faults import inject_error
 from harness.kit import ec2
 from harness.kit.step import Step
 

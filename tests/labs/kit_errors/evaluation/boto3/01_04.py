@@ -1,7 +1,7 @@
 """Re-verifies its input VPC while DescribeVpcs answers 403 UnauthorizedOperation: an error, not "no longer
 exists"."""
 
-from harness.faults import inject_error
+from harness.sandbox.faults import inject_error
 from harness.kit import ec2
 from harness.kit.step import Step
 

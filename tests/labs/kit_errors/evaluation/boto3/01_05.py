@@ -1,7 +1,7 @@
 """Finds a VPC that exists, but reading its DNS hostnames attribute (lazily, inside the matching) answers 403
 AccessDenied: an error, not a VPC that misses the requirement."""
 
-from harness.faults import inject_error
+from harness.sandbox.faults import inject_error
 from harness.kit import ec2
 from harness.kit.step import Step
 

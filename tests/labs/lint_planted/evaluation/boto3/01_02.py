@@ -1,4 +1,4 @@
-"""Every planted problem, one per line, for tests/test_lint.py."""
+"""Every planted problem, one per line, for tests/commands/test_lint.py."""
 
 import time
 from time import sleep as nap

@@ -1,6 +1,6 @@
 """Every S3 call answers 403 AccessDenied (injected below botocore's parser, as AWS would send it)."""
 
-from harness.faults import inject_error
+from harness.sandbox.faults import inject_error
 
 
 async def run(session, context, logger):

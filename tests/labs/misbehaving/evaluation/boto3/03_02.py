@@ -2,7 +2,7 @@
 
 from botocore.config import Config
 
-from harness.faults import inject_error
+from harness.sandbox.faults import inject_error
 
 
 async def run(session, context, logger):

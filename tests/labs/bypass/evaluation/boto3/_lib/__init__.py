@@ -3,12 +3,12 @@ sent with them by hand: raw bytes on the socket, past botocore and every hook.""
 
 import socket
 
-import harness.worker
+import harness.inside.worker
 
 
 def gateway_line() -> tuple[str, bytes]:
     """The socket path and the preamble (token included) the process's link opens connections with."""
-    return harness.worker.LINK._socket_path, harness.worker.LINK._preamble
+    return harness.inside.worker.LINK._socket_path, harness.inside.worker.LINK._preamble
 
 
 def send_raw(method: str, target: str, body: bytes, headers: dict[str, str]) -> bytes:

@@ -1,0 +1,52 @@
+"""`stepeval check`: the spec validates, every step has a module, every module a step, each loads and lints clean."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from pathlib import Path
+
+from harness.commands.lint import lint_lib, lint_module
+from harness.core.errors import LabError
+from harness.core.lab import MODULE_DIR, STEP_KEY, load_lab
+from harness.sandbox.pool import WorkerPool, loading_pool
+from harness.sandbox.runner import Runner
+
+
+def check_lab(lab_dir: Path, pool: WorkerPool | None = None) -> tuple[list[str], str]:
+    """Every problem as one line naming file and step, and a one-line summary.
+
+    Modules load in `pool` (started early by the caller, so that it starts while the spec is read), else in a
+    `loading_pool` of its own; several at once.
+    """
+    try:
+        lab = load_lab(lab_dir)
+    except LabError as exc:
+        return exc.problems, f"{len(exc.problems)} problem(s) in the spec"
+    problems: list[str] = []
+    module_dir = lab.root / MODULE_DIR
+    stems = {step.stem for step in lab.steps.values()}
+    present = {path.stem for path in module_dir.glob("*.py") if not path.name.startswith("_")}
+    for stem in sorted(present - stems):
+        path = module_dir / f"{stem}.py"
+        if STEP_KEY.fullmatch(stem):
+            problems.append(f"{path}: no step {stem.replace('_', '.')} in {lab.spec_file.name}")
+        else:
+            problems.append(f"{path}: not named after a step (expected NN_NN.py)")
+    with ExitStack() as stack:
+        runner = Runner(lab, pool or stack.enter_context(loading_pool()))
+        runner.pool.warn_if_degraded()
+        steps = [step for step in lab.steps.values() if step.stem in present]
+        with ThreadPoolExecutor(runner.pool.size) as threads:
+            loaded = dict(zip([step.key for step in steps], threads.map(runner.check_module, steps), strict=True))
+        for step in lab.steps.values():
+            if step.key not in loaded:
+                problems.append(f"{step.module_path}: step {step.key}: module missing")
+                continue
+            problem = loaded[step.key]
+            problems.extend([problem] if problem else map(str, lint_module(step)))
+    problems.extend(map(str, lint_lib(lab)))
+    summary = f"{len(lab.steps)} steps, {len(present)} modules: " + (
+        f"{len(problems)} problem(s)" if problems else "all good"
+    )
+    return problems, summary

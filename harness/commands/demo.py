@@ -1,0 +1,117 @@
+"""`stepeval demo`: the two sample labs played on moto servers on loopback, no AWS account, no network.
+
+Every step of the web-tier lab is checked on the untouched account, on each common mistake and on its solve; two
+answers are shown in full; a module that tries to write is refused and the learner's bucket policy is shown
+untouched. Then the serverless lab (labs/serverless-api) is played the same way, one answer shown.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import boto3
+from rich.console import Console
+
+from harness.authoring.lanes import moto_lanes
+from harness.authoring.playthrough import Lane, ScenarioResult
+from harness.commands.render import answer_panel
+from harness.commands.testrun import plain, play_live, report
+from harness.core.account import Account
+from harness.core.contract import Answer, ContextInput, Event
+from harness.core.errors import BadInput
+from harness.core.lab import Lab, load_lab
+from harness.inside.session import client_config
+from harness.sandbox.pool import LOG_LEVEL_ENV, WorkerPool
+from harness.sandbox.runner import Runner
+
+REPO = Path(__file__).resolve().parents[2]
+ROGUE_LAB = REPO / "tests" / "labs" / "misbehaving"
+ROGUE_STEP = "01.01"  # puts a public bucket policy on the bucket named in its events
+SHOWN = (("02.02", "both_in_one_zone"), ("03.02", "internet_facing_alb"))
+SERVERLESS_LAB = REPO / "labs" / "serverless-api"
+SERVERLESS_SHOWN = (("01.02", "every_dynamodb_action"),)
+
+
+def run_demo(*, as_json: bool) -> int:
+    """Play the demo; exit 0 when every answer is the one expected, 1 otherwise."""
+    if not (REPO / "specs").is_dir() or not ROGUE_LAB.is_dir() or not SERVERLESS_LAB.is_dir():
+        raise BadInput(f"the demo needs the source checkout (specs/, tests/labs/ and labs/ under {REPO})")
+    os.environ[LOG_LEVEL_ENV] = "WARNING"  # the step modules' info lines would drown the answers
+    console = Console(stderr=as_json)
+    refusal: list[tuple[Answer, bool]] = []
+
+    def refuse_a_write(results: list[ScenarioResult], lanes: list[Lane]) -> None:
+        _show(results, SHOWN, console, as_json)
+        # the first lane's server holds what the last solve left (see play_lanes)
+        refusal.append(_refused_write(results, lanes[0].runner.pool, lanes[0].sandbox, console, as_json))
+
+    results, status = _play(load_lab(REPO), console, as_json, then=refuse_a_write)
+    ((refused, untouched),) = refusal
+    serverless, serverless_status = _play(load_lab(SERVERLESS_LAB), console, as_json)
+    _show(serverless, SERVERLESS_SHOWN, console, as_json)
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "playthrough": [plain(r) for r in results],
+                    "refused_write": refused.model_dump(),
+                    "serverless_playthrough": [plain(r) for r in serverless],
+                }
+            )
+        )
+    ok = all(r.ok for r in results + serverless) and refused.error is not None and refused.error.kind == "read_only"
+    return 0 if ok and untouched and status == 0 and serverless_status == 0 else 1
+
+
+def _play(
+    lab: Lab,
+    console: Console,
+    as_json: bool,
+    then: Callable[[list[ScenarioResult], list[Lane]], None] | None = None,
+) -> tuple[list[ScenarioResult], int]:
+    """Play a lab on servers of its own (with what its spec's `emulator:` asks), report it, then call `then` while
+    its servers still hold the last solve's state; its results and report status."""
+    started = time.perf_counter()
+    with moto_lanes(lab) as lanes:
+        console.rule(f"[bold]{lab.spec.title}[/]: every step, untouched, mistaken and solved")
+        results = play_live(lab, lanes, console)
+        status = report(results, time.perf_counter() - started, console, as_json=False) if not as_json else 0
+        if then is not None:
+            then(results, lanes)
+    return results, status
+
+
+def _show(results: list[ScenarioResult], which: tuple[tuple[str, str], ...], console: Console, as_json: bool) -> None:
+    """Print the answers of the chosen scenarios in full."""
+    for step, scenario in which:
+        shown = next(r for r in results if (r.step, r.scenario) == (step, scenario))
+        if not as_json and shown.answer is not None:
+            console.print(answer_panel(shown.answer, f"{scenario} ({shown.kind})"))
+
+
+def _refused_write(
+    results: list[ScenarioResult], pool: WorkerPool, sandbox: Account, console: Console, as_json: bool
+) -> tuple[Answer, bool]:
+    """Point a module that writes at the learner's bucket: refused, and the policy is what the learner put."""
+    bucket = next(h.id for r in results if r.answer for h in r.answer.resolved if h.name == "01_01_bucket")
+    s3 = boto3.Session(
+        aws_access_key_id=sandbox.credentials.access_key,
+        aws_secret_access_key=sandbox.credentials.secret_key,
+        region_name=sandbox.region,
+    ).client("s3", endpoint_url=sandbox.endpoint_url, config=client_config(sandbox.endpoint_url))
+    before = s3.get_bucket_policy(Bucket=bucket)["Policy"]
+    context = ContextInput(events=[Event(type="AWS::S3::Bucket", id=bucket)])
+    answer = Runner(load_lab(ROGUE_LAB), pool).evaluate(ROGUE_STEP, context, sandbox)
+    untouched = s3.get_bucket_policy(Bucket=bucket)["Policy"] == before
+    if not as_json:
+        console.print(answer_panel(answer, "a module that tries to overwrite the learner's bucket policy"))
+        verdict = "still the learner's own" if untouched else "[red]CHANGED[/]"
+        console.print(f"After the refused write, the bucket policy on {bucket} is {verdict}.", soft_wrap=True)
+    else:
+        print(f"bucket policy on {bucket} untouched: {untouched}", file=sys.stderr)
+    return answer, untouched

@@ -1,0 +1,203 @@
+"""`stepeval lint`: a static read of every step module (Python's ast; nothing is executed).
+
+Catches before anything runs what the harness would otherwise refuse or time out on: mutating AWS calls,
+clients made without the handed session, a `run` of the wrong shape, handle names the step does not have,
+blocking sleeps inside async code.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.core.lab import MODULE_DIR, Lab, StepSpec
+from harness.inside.loader import LIB_NAME, RUN_PARAMETERS
+
+MUTATING_PREFIXES = (
+    "create_",
+    "delete_",
+    "put_",
+    "modify_",
+    "update_",
+    "attach_",
+    "detach_",
+    "authorize_",
+    "revoke_",
+    "associate_",
+    "disassociate_",
+    "allocate_",
+    "release_",
+    "terminate_",
+    "reboot_",
+    "start_",
+    "stop_",
+    "register_",
+    "deregister_",
+    "enable_",
+    "disable_",
+    "replace_",
+    "restore_",
+    "copy_",
+    "upload_",
+    "tag_",
+    "untag_",
+    "run_",
+    "send_",
+    "publish_",
+    "import_",
+    "reset_",
+    "purge_",
+    "receive_",
+)
+MUTATING_NAMES = frozenset(
+    {
+        "delete",
+        "terminate",
+        "stop",
+        "start",
+        "reboot",
+        "put",
+        "upload_file",
+        "copy_from",
+        "invoke",
+        "assume_role",
+        "get_session_token",
+        "get_federation_token",
+    }
+)
+SESSION_FACTORIES = frozenset({"client", "resource", "Session"})
+IGNORE_MARK = "# stepeval: ignore"  # on a line lint flags wrongly (a method of another library named put_*...)
+HANDLE_LITERAL = re.compile(r"[0-9]{2}_[0-9]{2}_[A-Za-z0-9_]+")
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One finding, located."""
+
+    path: Path
+    line: int
+    step: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"step {self.step}" if self.step != LIB_NAME else "the lab's shared helpers"
+        return f"{self.path}:{self.line}: {where}: {self.message}"
+
+
+def lint_lab(lab: Lab) -> list[Finding]:
+    """Every finding in every step module that exists (missing modules are `stepeval check`'s to report), and in
+    the lab's shared helpers (`evaluation/boto3/_lib/`)."""
+    problems: list[Finding] = lint_lib(lab)
+    for step in lab.steps.values():
+        if step.module_path.is_file():
+            problems.extend(lint_module(step))
+    return sorted(problems)
+
+
+def lint_module(step: StepSpec) -> list[Finding]:
+    """The findings in one step's module."""
+    return _lint(step.module_path, step.key, set(step.output_types) | set(step.input_types), needs_run=True)
+
+
+def lint_lib(lab: Lab) -> list[Finding]:
+    """The findings in the lab's shared helpers: the same rules as a module's, but no `run` and any handle name."""
+    lib_dir = lab.root / MODULE_DIR / LIB_NAME
+    return [p for path in sorted(lib_dir.rglob("*.py")) for p in _lint(path, LIB_NAME, None, needs_run=False)]
+
+
+def _lint(path: Path, key: str, handles: set[str] | None, *, needs_run: bool) -> list[Finding]:
+    source = path.read_text(encoding="utf-8")
+    try:
+        tree = ast.parse(source, filename=str(path))
+    except SyntaxError as error:
+        return [Finding(path, error.lineno or 1, key, f"SyntaxError: {error.msg}")]
+    visitor = _Visitor(path, key, handles)
+    visitor.visit(tree)
+    if needs_run and not visitor.saw_run:
+        visitor.report(1, "defines no run(); expected async def run(session, context, logger)")
+    lines = source.splitlines()
+    return [p for p in visitor.problems if not (p.line <= len(lines) and IGNORE_MARK in lines[p.line - 1])]
+
+
+class _Visitor(ast.NodeVisitor):
+    def __init__(self, path: Path, key: str, handles: set[str] | None) -> None:
+        self.path = path
+        self.key = key
+        self.handles = handles  # None: any handle name may appear (shared helpers)
+        self.problems: list[Finding] = []
+        self.saw_run = False
+        self._boto3_names = {"boto3"}
+        self._sleep_names: set[str] = set()
+        self._time_modules = {"time"}
+
+    def report(self, line: int, message: str) -> None:
+        self.problems.append(Finding(self.path, line, self.key, message))
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.name == "boto3":
+                self._boto3_names.add(alias.asname or "boto3")
+            if alias.name == "time":
+                self._time_modules.add(alias.asname or "time")
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for alias in node.names:
+            if node.module in ("boto3", "boto3.session") and alias.name in SESSION_FACTORIES:
+                self._boto3_names.add(alias.asname or alias.name)
+            if node.module == "time" and alias.name == "sleep":
+                self._sleep_names.add(alias.asname or "sleep")
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        if node.name == "run" and node.col_offset == 0 and self.handles is not None:
+            self.saw_run = True
+            self.report(node.lineno, "run is not an async def; expected async def run(session, context, logger)")
+        self.generic_visit(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        if node.name == "run" and node.col_offset == 0 and self.handles is not None:
+            self.saw_run = True
+            arguments = node.args
+            names = tuple(a.arg for a in arguments.posonlyargs + arguments.args)
+            if names != RUN_PARAMETERS or arguments.vararg or arguments.kwarg or arguments.kwonlyargs:
+                self.report(node.lineno, f"run({', '.join(names)}) should be run(session, context, logger)")
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        function = node.func
+        if isinstance(function, ast.Attribute):
+            receiver = function.value
+            if (
+                isinstance(receiver, ast.Name)
+                and receiver.id in self._boto3_names
+                and function.attr in SESSION_FACTORIES
+            ):
+                self.report(
+                    node.lineno,
+                    f"{receiver.id}.{function.attr}() makes a client without the handed "
+                    "session (it has no credentials there): use session.client(...)",
+                )
+            elif isinstance(receiver, ast.Name) and receiver.id in self._time_modules and function.attr == "sleep":
+                self.report(node.lineno, "time.sleep() blocks the worker: use await asyncio.sleep(...)")
+            elif function.attr == "todo" and node.args and isinstance(node.args[-1], ast.Constant):
+                self.report(node.lineno, f"unfinished: {node.args[-1].value}")
+            elif function.attr.startswith(MUTATING_PREFIXES) or function.attr in MUTATING_NAMES:
+                self.report(
+                    node.lineno,
+                    f"{function.attr}() changes AWS: evaluation code may only read (the harness refuses it)",
+                )
+        elif isinstance(function, ast.Name):
+            if function.id in self._boto3_names - {"boto3"}:
+                self.report(
+                    node.lineno, f"{function.id}() makes a client without the handed session: use session.client(...)"
+                )
+            elif function.id in self._sleep_names:
+                self.report(node.lineno, "sleep() blocks the worker: use await asyncio.sleep(...)")
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if self.handles is None or not isinstance(node.value, str) or not HANDLE_LITERAL.fullmatch(node.value):
+            return
+        if node.value not in self.handles:
+            self.report(node.lineno, f"handle {node.value!r} is neither an input nor an output of step {self.key}")

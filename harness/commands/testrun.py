@@ -1,0 +1,98 @@
+"""`stepeval test`: play a lab's scenarios on moto servers of its own and say which answered as expected."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from rich.console import Console
+
+from harness.authoring.lanes import moto_lanes, no_collections, selector
+from harness.authoring.playthrough import Lane, ScenarioResult, play_lanes
+from harness.authoring.prestart import Prestarted
+from harness.commands.render import results_table
+from harness.core.lab import Lab, load_lab
+
+
+def play_live(
+    lab: Lab, lanes: list[Lane], console: Console, select: Callable[[str], bool] | None = None
+) -> list[ScenarioResult]:
+    """Play with a live progress line on `console`."""
+    played: list[ScenarioResult] = []
+    with console.status("starting") as status:
+
+        def progress(result: ScenarioResult) -> None:
+            played.append(result)
+            unexpected = sum(not r.ok for r in played)
+            status.update(f"{len(played)} played, {unexpected} unexpected: {result.step} {result.scenario}")
+
+        return play_lanes(lab, lanes, select=select, on_result=progress)
+
+
+def report(results: list[ScenarioResult], elapsed_s: float, console: Console, *, as_json: bool) -> int:
+    """The table (or JSON) and a one-line verdict; 0 when every scenario answered as expected, else 1."""
+    unexpected = [r for r in results if not r.ok]
+    if as_json:
+        print(json.dumps([plain(r) for r in results], indent=2))
+    else:
+        console.print(results_table(results))
+    verdict = "[green]all as expected[/]" if not unexpected else f"[red]{len(unexpected)} not as expected[/]"
+    steps = len({r.step for r in results})
+    console.print(f"{len(results)} scenarios in {steps} steps, {verdict} ({elapsed_s:.1f} s)")
+    return 1 if unexpected else 0
+
+
+def run_tests(
+    lab_dir: Path,
+    *,
+    pattern: str | None = None,
+    as_json: bool = False,
+    html: Path | None = None,
+    prestarted: Prestarted | None = None,
+) -> int:
+    """`stepeval test`: play the lab on moto servers of its own, then report (and write the HTML report to `html`).
+
+    `prestarted`: the pool (and moto's root) `stepeval test` started before loading anything
+    (harness/authoring/prestart.py).
+    """
+    lab = load_lab(lab_dir)
+    select = selector(lab, pattern)
+    console = Console(stderr=as_json)
+    started = time.perf_counter()
+    with ThreadPoolExecutor(1, thread_name_prefix="report") as output:
+        with moto_lanes(lab, prestarted=prestarted) as lanes, no_collections():
+            results = play_live(lab, lanes, console, select)
+            elapsed_s = time.perf_counter() - started
+            # written while moto's processes and the pool end (the gateway takes up to half a second to stop)
+            written = output.submit(_write, lab, results, elapsed_s, console, as_json, html)
+        return written.result()
+
+
+def _write(
+    lab: Lab, results: list[ScenarioResult], elapsed_s: float, console: Console, as_json: bool, html: Path | None
+) -> int:
+    """The HTML report (if asked), then the table or JSON and the verdict; the exit code."""
+    if html is not None:
+        from harness.commands.report import write_report
+
+        console.print(f"report written to {write_report(lab, html, results, None, elapsed_s)}")
+    return report(results, elapsed_s, console, as_json=as_json)
+
+
+def plain(result: ScenarioResult) -> dict:
+    """A result as plain JSON-able data (the answer itself left out)."""
+    return {
+        "step": result.step,
+        "scenario": result.scenario,
+        "kind": result.kind,
+        "expected": result.expected,
+        "expected_issue": result.expected_issue,
+        "got": result.got,
+        "issue": result.issue,
+        "ok": result.ok,
+        "duration_ms": result.duration_ms,
+        "detail": result.detail,
+    }

@@ -1,0 +1,405 @@
+"""The template: a clean interpreter that has imported boto3 and the kit, holds no secret, and forks one confined
+process per evaluation. Started by `harness.sandbox.pool` as `python -m harness.sandbox.template CONTROL_FD [options]`.
+
+For each spawn request (a JSON record on the SOCK_SEQPACKET control socket, with four fds: the job channel, the
+output pipe, the lifeline and the status pipe) it forks the evaluation process E straight into a new PID
+namespace (E is its PID 1; the template's own children go back to its namespace at once). E enters new mount,
+network, IPC and UTS namespaces, builds its root with what the request expects the job to need (the gateway's
+directory, the labs the pool serves), enters it, opens a connection to the gateway and says "ready"; when its
+one job arrives it unmounts what the job does not need, applies the limits, drops privileges, runs the job and
+answers. The template watches every E it forked: at the lifeline's end (the parent got its answer, gave up, or
+died) it kills E, and the whole PID namespace dies with it; once E is gone it writes how it ended on the status
+pipe (how the parent tells a CPU limit from a crash). E dies with the template too (its parent-death signal).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import gc
+import importlib
+import json
+import logging
+import os
+import resource
+import select
+import selectors
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from harness.core.limits import Limits, apply_limits
+from harness.sandbox import kernel
+from harness.sandbox.confine import (
+    NAMESPACES,
+    UID_BASE,
+    Protections,
+    RootBuilder,
+    drop_privileges,
+    interpreter_paths,
+)
+
+CHANNEL_FD = 3  # in an evaluation process: 0 /dev/null, 1 and 2 the output pipe, 3 the job channel
+ALIVE_FD = 4  # and until its job, 4: EOF once the template is gone
+ANSWERED = b"."  # what the parent writes on a lifeline before closing it when it has its answer
+LOG_LEVEL_ENV = "STEPEVAL_LOG_LEVEL"
+MAX_CONTROL_BYTES = 64 * 1024
+HIGH_FD = 100
+
+
+def _move_high(fds: list[int]) -> list[int]:
+    """Duplicate fds above the standard ones, so that arranging 0-3 cannot clobber one of them."""
+    return [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, HIGH_FD) for fd in fds]
+
+
+def _close_all_but(keep: set[int]) -> None:
+    start = 0
+    for fd in sorted(keep):
+        if fd > start:
+            os.closerange(start, fd)
+        start = fd + 1
+    os.closerange(start, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+
+
+def _close(fds: list[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def count_tasks(uid: int) -> int:
+    """Processes and threads running as `uid` (host view), e.g. to tell a fork bomb from a slow module."""
+    count = 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if os.stat(entry.path).st_uid == uid:
+                    count += len(os.listdir(os.path.join(entry.path, "task")))
+    return count
+
+
+def sweep_uid(uid: int) -> None:
+    """Kill every process of `uid` at once (kill(-1) as that uid), for machines without a PID namespace."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setresuid(uid, uid, uid)
+            os.kill(-1, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+@dataclass
+class Watched:
+    """An evaluation process the template forked: how to see it end and kill it, and where to say how it ended."""
+
+    pid: int
+    pidfd: int
+    lifeline: int  # the parent holds its other end: "." then EOF when it has its answer, EOF alone otherwise
+    status: int
+    uid: int | None
+    killed: bool = False
+    tasks: int | None = None
+
+
+class Template:
+    """Forks evaluation processes on request and watches each until it is gone (one thread, one selector)."""
+
+    def __init__(self, control: socket.socket, protections: Protections, root_dir: str, worker: ModuleType) -> None:
+        self.worker = (
+            worker  # harness.inside.worker (harness.inside.job: loads only), imported once the prober is forked
+        )
+        self.control = control
+        self.protections = protections
+        self.root_dir = root_dir
+        self.paths = interpreter_paths()
+        self.selector = selectors.DefaultSelector()
+        # The template's own PID namespace, to go back to after each fork into a new one (where there are any).
+        self.own_pid_namespace = (
+            os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC) if protections.pid_namespace else -1
+        )
+        # Only the template holds the write end: EOF on it tells an evaluation process the template is gone.
+        self.alive, self._alive_writer = os.pipe()
+
+    def serve(self) -> None:
+        self.selector.register(self.control, selectors.EVENT_READ)
+        while True:
+            for key, _ in self.selector.select():
+                if self.selector.get_map().get(key.fileobj) is not key:
+                    continue  # closed by an earlier event of the same batch (its fd may even be another's by now)
+                if key.data is None:
+                    if not self._spawn_requested():
+                        return
+                else:
+                    handler, watched = key.data
+                    handler(watched)
+
+    def _spawn_requested(self) -> bool:
+        """Read one spawn request and fork its process; False once the pool has closed the control socket."""
+        try:
+            data, fds, _, _ = socket.recv_fds(self.control, MAX_CONTROL_BYTES, 4)
+        except (ConnectionError, OSError):
+            return False
+        if not data:
+            return False
+        if len(fds) != 4:
+            _close(fds)
+            return True
+        try:
+            request = json.loads(data)
+            pairs = [(str(service), str(region)) for service, region in request.get("warm") or []]
+            operations = [(str(service), str(name)) for service, name in request.get("rehearse") or []]
+            self.worker.import_kit([str(module) for module in request.get("imports") or []])
+            self.worker.warm_services(pairs, operations)
+            gc.freeze()  # what the template built stays out of the children's collections: no copy-on-write storm
+            uid = request.get("uid") if self.protections.own_uid else None
+            channel, output, lifeline, status = fds
+            pid = self._fork(request, uid, channel, output)  # E closes every fd but these two
+        except OSError as exc:  # no process (EAGAIN...): the parent sees the channel close, "did not start"
+            logging.getLogger(__name__).warning("no evaluation process: %s", exc)
+            _close(fds)
+            return True
+        _close([channel, output])
+        watched = Watched(pid, os.pidfd_open(pid), lifeline, status, uid)
+        self.selector.register(watched.lifeline, selectors.EVENT_READ, (self._lifeline_ended, watched))
+        self.selector.register(watched.pidfd, selectors.EVENT_READ, (self._exited, watched))
+        return True
+
+    def _fork(self, request: dict[str, Any], uid: int | None, channel: int, output: int) -> int:
+        """Fork the evaluation process (PID 1 of a new PID namespace where namespaces work); its pid."""
+        namespaced = self.protections.pid_namespace
+        if namespaced:
+            kernel.unshare(kernel.CLONE_NEWPID)  # the next child is PID 1 of a new namespace
+        try:
+            pid = os.fork()
+        except OSError:
+            self._own_pid_namespace_again()
+            raise
+        if pid == 0:
+            self._evaluation(channel, output, uid, namespaced, request)  # never returns
+        self._own_pid_namespace_again()
+        return pid
+
+    def _own_pid_namespace_again(self) -> None:
+        """The template's next children are born in its own PID namespace (until the next `unshare`)."""
+        if self.protections.pid_namespace:
+            kernel.setns(self.own_pid_namespace, kernel.CLONE_NEWPID)
+
+    def _lifeline_ended(self, watched: Watched) -> None:
+        """The parent has its answer, gave up, or died: the evaluation ends now (its whole namespace with it)."""
+        answered = False
+        with contextlib.suppress(OSError):
+            answered = os.read(watched.lifeline, 1) == ANSWERED
+        self.selector.unregister(watched.lifeline)
+        os.close(watched.lifeline)
+        watched.lifeline = -1
+        if os.waitid(os.P_PIDFD, watched.pidfd, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+            return  # it has ended already: `_exited` reports it
+        if watched.uid is not None and not answered:  # what it left running tells a fork bomb from a slow module
+            watched.tasks = count_tasks(watched.uid)
+        # PID 1 of its namespace: every process in it dies (without one, `_exited` kills its group once it is gone)
+        signal.pidfd_send_signal(watched.pidfd, signal.SIGKILL)
+        watched.killed = True
+
+    def _exited(self, watched: Watched) -> None:
+        """The evaluation process is gone: reap it and report how it ended."""
+        if not self.protections.pid_namespace:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(watched.pid, signal.SIGKILL)  # what it started in its group
+        _, wait_status, usage = os.wait4(watched.pid, 0)
+        if not self.protections.pid_namespace and watched.uid is not None:
+            sweep_uid(watched.uid)  # children that left the group (setsid)
+        report = {
+            "exit": os.waitstatus_to_exitcode(wait_status),
+            "killed": watched.killed,
+            "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
+            "tasks": watched.tasks,
+        }
+        with contextlib.suppress(OSError):
+            os.write(watched.status, json.dumps(report).encode())
+        self.selector.unregister(watched.pidfd)
+        for fd in (watched.pidfd, watched.status):
+            os.close(fd)
+        if watched.lifeline >= 0:
+            self.selector.unregister(watched.lifeline)
+            os.close(watched.lifeline)
+
+    def _evaluation(
+        self, channel: int, output: int, uid: int | None, namespaced: bool, request: dict[str, Any]
+    ) -> None:
+        code = 70
+        try:
+            kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)  # set again once its uid is the job's
+            channel, output, alive = _move_high([channel, output, self.alive])
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)
+            os.dup2(output, 1)
+            os.dup2(output, 2)
+            os.dup2(channel, CHANNEL_FD, inheritable=False)
+            os.dup2(alive, ALIVE_FD, inheritable=False)
+            _close_all_but({0, 1, 2, CHANNEL_FD, ALIVE_FD})  # nothing of the template's or of other evaluations
+            for signum in (signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ):
+                signal.signal(signum, signal.SIG_DFL if signum == signal.SIGCHLD else signal.SIG_IGN)
+            root = RootBuilder(self.root_dir)
+            gateway = request.get("gateway")
+            if namespaced:
+                # No network at all: the gateway's unix socket is the evaluation's only way out.
+                kernel.unshare(NAMESPACES & ~kernel.CLONE_NEWPID | kernel.CLONE_NEWNET)
+                root.prepare(self.paths)
+                root.enter([str(path) for path in request.get("ahead") or []])
+            else:
+                os.setsid()  # its own group: what it starts can be killed with it (and, with a uid, swept)
+            self.worker.serve_one(
+                CHANNEL_FD,
+                lambda job_paths, limits: _confine(root, job_paths, limits, uid, namespaced),
+                gateway if isinstance(gateway, str) else None,
+                rehearse_job=bool(request.get("rehearse_job")),
+            )
+            code = 0
+        finally:
+            os._exit(code)
+
+
+def _confine(root: RootBuilder, job_paths: list[str], limits: Limits, uid: int | None, namespaced: bool) -> None:
+    """The moment before author code runs: only the job's paths left in the root, limits set, privileges gone, and
+    still bound to die with the template (a new uid clears the parent-death signal: it is set again, then the
+    template is seen to be alive, so that it cannot have died in between)."""
+    if namespaced:
+        root.narrow(job_paths)
+    apply_limits(limits, count_processes=uid is not None)
+    drop_privileges(uid)
+    kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if select.select([ALIVE_FD], [], [], 0)[0]:  # EOF: the template is gone
+        os._exit(70)
+    os.close(ALIVE_FD)
+
+
+def probe_in_background(allow_namespaces: bool, uid: int) -> Callable[[], Protections]:
+    """Fork a prober now (before the heavy imports, so that its own forks are light) and return how to wait for
+    what it found; meanwhile the template imports and warms."""
+    findings, theirs = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(findings)
+            os.write(theirs, json.dumps(probe(allow_namespaces, uid).to_message()).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(theirs)
+
+    def found() -> Protections:
+        with os.fdopen(findings, "rb") as pipe:
+            data = pipe.read()
+        os.waitpid(pid, 0)
+        if not data:  # the prober died: nothing is known to work but what needs no probe
+            return Protections(fresh_process=True, rlimits=True)
+        return Protections.from_message(json.loads(data))
+
+    return found
+
+
+def probe(allow_namespaces: bool, uid: int) -> Protections:
+    """What this machine lets the template do, tried once in a throw-away child."""
+    namespaced = allow_namespaces and _try_in_child(_namespaces_work)
+    own_uid = os.geteuid() == 0 and _try_in_child(lambda: _uid_works(uid, namespaced))
+    return Protections(
+        fresh_process=True,
+        pid_namespace=namespaced,
+        mount_namespace=namespaced,
+        network_namespace=namespaced,
+        ipc_uts_namespaces=namespaced,
+        own_uid=own_uid,
+        no_new_privs=_try_in_child(lambda: kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)),
+        rlimits=True,
+    )
+
+
+def _try_in_child(attempt: Any) -> bool:
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            attempt()
+            code = 0
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    _, wait_status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(wait_status) == 0
+
+
+def _namespaces_work() -> None:
+    kernel.unshare(kernel.CLONE_NEWPID)
+    where = tempfile.mkdtemp(prefix="stepeval-probe-")
+    try:
+        if not _try_in_child(lambda: _root_works(where)):
+            raise OSError("cannot build a root")
+    finally:
+        os.rmdir(where)
+
+
+def _root_works(where: str) -> None:
+    kernel.unshare(NAMESPACES & ~kernel.CLONE_NEWPID | kernel.CLONE_NEWNET)
+    root = RootBuilder(where)
+    root.prepare(interpreter_paths())
+    root.enter([])
+
+
+def _uid_works(uid: int, namespaced: bool) -> None:
+    """Switching to `uid` works and, without a new root, the interpreter's files stay readable to it."""
+    paths = interpreter_paths()
+    drop_privileges(uid)
+    if not namespaced:
+        for path in paths:
+            if not os.access(path, os.R_OK | (os.X_OK if os.path.isdir(path) else 0)):
+                raise PermissionError(path)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="harness.sandbox.template")
+    parser.add_argument("control_fd", type=int)
+    parser.add_argument("--no-namespaces", action="store_true")
+    parser.add_argument("--uid-probe", type=int, default=UID_BASE)
+    parser.add_argument("--loads-only", action="store_true")
+    parser.add_argument("--warm", action="append", default=[], metavar="SERVICE:REGION")
+    parser.add_argument("preload", nargs="*")
+    args = parser.parse_args(argv)
+    control = socket.socket(fileno=args.control_fd)
+    kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.dup2(2, 1)  # the template prints nothing; if it did, never on the caller's stdout
+    sys.stdout = sys.stderr
+    sys.dont_write_bytecode = True
+    level = os.environ.get(LOG_LEVEL_ENV, "INFO").upper()
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    protections_found = probe_in_background(not args.no_namespaces, args.uid_probe)
+    # boto3, botocore's data, the kit: what every evaluation would otherwise import (for a pool that only loads
+    # modules, the kit and the job's frame only: harness.inside.job)
+    worker = importlib.import_module("harness.inside.job" if args.loads_only else "harness.inside.worker")
+    for module in args.preload:
+        importlib.import_module(module)
+    worker.prepare()
+    worker.warm_services([tuple(pair.split(":", 1)) for pair in args.warm if ":" in pair], [])
+    protections = protections_found()
+    root_dir = tempfile.mkdtemp(prefix="stepeval-root-")
+    try:
+        control.send(json.dumps({"ready": True, "protections": protections.to_message()}).encode())
+        Template(control, protections, root_dir, worker).serve()
+    finally:
+        shutil.rmtree(root_dir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,66 @@
+"""`stepeval lint` reads modules statically and names file, line and step for each planted problem."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from harness.commands.lint import lint_lab
+from harness.core.lab import load_lab
+from tests.conftest import LABS
+
+PLANTED = LABS / "lint_planted"
+MODULE = PLANTED / "evaluation" / "boto3" / "01_02.py"
+
+
+def findings() -> list[str]:
+    return [str(problem) for problem in lint_lab(load_lab(PLANTED))]
+
+
+def test_every_planted_problem_is_reported_with_its_line() -> None:
+    expected = {
+        12: "put_bucket_policy() changes AWS",
+        13: "boto3.client() makes a client without the handed session",
+        14: "make_client() makes a client without the handed session",
+        15: "time.sleep() blocks the worker",
+        16: "sleep() blocks the worker",
+        17: "delete() changes AWS",
+        18: "handle '01_03_vpc' is neither an input nor an output of step 01.02",
+    }
+    module_findings = [f for f in findings() if f.startswith(f"{MODULE}:")]
+    for line, message in expected.items():
+        assert any(f.startswith(f"{MODULE}:{line}: step 01.02: {message}") for f in module_findings), (
+            line,
+            module_findings,
+        )
+    assert len(module_findings) == len(expected)
+
+
+def test_a_run_of_the_wrong_shape_is_reported() -> None:
+    module = PLANTED / "evaluation" / "boto3" / "01_03.py"
+    assert f"{module}:4: step 01.03: run is not an async def; expected async def run(session, context, logger)" in (
+        findings()
+    )
+
+
+def test_a_clean_module_has_no_findings() -> None:
+    assert not [f for f in findings() if "01_01.py" in f]
+
+
+def test_the_sample_lab_lints_clean() -> None:
+    assert lint_lab(load_lab(Path(__file__).parents[2])) == []
+
+
+def test_the_command_exits_1_with_one_line_per_problem() -> None:
+    stepeval = Path(sys.executable).parent / "stepeval"
+    done = subprocess.run([str(stepeval), "lint", "--lab", str(PLANTED)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == findings()
+    assert done.stderr.strip() == f"{len(findings())} problem(s)"
+
+
+def test_a_line_marked_ignore_is_not_reported() -> None:
+    clean = PLANTED / "evaluation" / "boto3" / "01_01.py"
+    assert "cache.delete()  # stepeval: ignore" in clean.read_text()
+    assert not [f for f in findings() if f.startswith(f"{clean}:")]

@@ -1,0 +1,318 @@
+"""Modules written by an attacker (tests/labs/hostile), run as an author would (`stepeval run`, a real process)
+and as the platform would (`stepeval serve`, real HTTP, a moto server). Canary secrets are planted in the
+parent's environment, its home (~/.aws/credentials) and its working directory: none may appear in any answer or
+log; nothing may be written; the next evaluation and those running beside are unaffected; no process is left;
+a limit reached is an `error` of the kind that names it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.sandbox.confine import UID_SPAN, uid_base
+from harness.sandbox.gateway import MAX_CONNECTIONS_PER_UID
+from tests.conftest import LABS, STEPEVAL, MotoAccount
+from tests.fixtures.service import SECRET, Sandbox, Service
+
+HOSTILE = LABS / "hostile"
+BYPASS = LABS / "bypass"  # writes past the in-process guard: copied credentials, no guard, by hand, a subprocess
+BYPASSES = ["01.01", "01.02", "01.03", "01.04", "01.05"]
+CANARY = f"canary{uuid.uuid4().hex}"
+CANARY_ENV = {
+    "STEPEVAL_CANARY": f"env-{CANARY}",
+    "AWS_ACCESS_KEY_ID": f"AKIA{CANARY[:16].upper()}",
+    "AWS_SECRET_ACCESS_KEY": f"secret-{CANARY}",
+    "AWS_SESSION_TOKEN": f"token-{CANARY}",
+}
+FORGED = "stepeval-forged-line"
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A home with ~/.aws/credentials and a working directory with a secret file, each holding the canary."""
+    home = tmp_path_factory.mktemp("home")
+    (home / ".aws").mkdir()
+    (home / ".aws" / "credentials").write_text(f"[default]\naws_secret_access_key = home-{CANARY}\n")
+    workdir = tmp_path_factory.mktemp("workdir")
+    (workdir / "service-secret.txt").write_text(f"workdir-{CANARY}\n")
+    return {"home": home, "credentials": home / ".aws" / "credentials", "workdir": workdir}
+
+
+def assert_no_secret(*texts: str) -> None:
+    for text in texts:
+        assert CANARY not in text and CANARY[:16].upper() not in text, "a planted secret leaked"
+        assert SECRET not in text and SECRET.removeprefix("whsec_") not in text, "the webhook secret leaked"
+
+
+def evaluation_processes() -> list[int]:
+    """Processes running as one of this run's evaluation uids (spares run as root until their job: none are
+    counted; other harness processes on the machine use other uids: tests/conftest.py sets STEPEVAL_UID_BASE)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if uid_base() <= entry.stat().st_uid < uid_base() + UID_SPAN:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def assert_nothing_left(marker: str | None = None) -> None:
+    for _ in range(50):
+        left = evaluation_processes()
+        if marker:
+            left += [p for p in _with_marker(marker) if p not in left]
+        if not left:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"processes outlived their evaluation: {left}")
+
+
+def _with_marker(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def moto_state(aws: MotoAccount) -> tuple[list[str], list[str]]:
+    buckets = sorted(b["Name"] for b in aws.client("s3").list_buckets()["Buckets"])
+    vpcs = sorted(v["VpcId"] for v in aws.client("ec2").describe_vpcs()["Vpcs"])
+    return buckets, vpcs
+
+
+# -- through `stepeval run` --------------------------------------------------------------------------------------
+
+
+class Cli:
+    def __init__(self, endpoint: str, planted: dict[str, Path]) -> None:
+        self.endpoint = endpoint
+        self.planted = planted
+        self.env = {
+            **os.environ,
+            **CANARY_ENV,
+            "STEPEVAL_WEBHOOK_SECRET": SECRET,
+            "HOME": str(planted["home"]),
+            "AWS_SHARED_CREDENTIALS_FILE": str(planted["credentials"]),
+        }
+
+    def run(self, step: str, *events: str, lab: Path = HOSTILE) -> tuple[dict[str, Any], str]:
+        context = {"events": [{"type": "AWS::S3::Bucket", "id": e} for e in events]}
+        command = [STEPEVAL, "run", step, "--lab", str(lab), "--endpoint-url", self.endpoint, "--context", "-"]
+        done = subprocess.run(
+            command,
+            input=json.dumps(context),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=self.env,
+            cwd=self.planted["workdir"],
+        )
+        assert_no_secret(done.stdout, done.stderr)
+        return json.loads(done.stdout), done.stderr
+
+
+@pytest.fixture
+def cli(aws: MotoAccount, planted: dict[str, Path]) -> Iterator[Cli]:
+    aws.client("s3").create_bucket(Bucket="learner-bucket")
+    before = moto_state(aws)
+    yield Cli(aws.endpoint_url, planted)
+    assert moto_state(aws) == before, "something was written"
+    assert_nothing_left()
+
+
+def secret_paths(planted: dict[str, Path]) -> list[str]:
+    return [
+        str(planted["credentials"]),
+        str(planted["workdir"]),
+        str(planted["workdir"] / "service-secret.txt"),
+        str(Path(__file__).resolve().parents[2] / "pyproject.toml"),
+    ]
+
+
+def test_cli_proc_of_the_parent_and_files_of_the_host_are_out_of_reach(cli: Cli, planted: dict[str, Path]) -> None:
+    answer, _ = cli.run("01.01", str(os.getpid()))
+    assert answer["status"] == "fail"
+    answer, _ = cli.run("01.02", *secret_paths(planted))
+    assert answer["status"] == "fail"
+
+
+def test_cli_state_does_not_reach_the_next_evaluation(cli: Cli) -> None:
+    first, _ = cli.run("02.01")
+    second, _ = cli.run("02.01")
+    clean = {"add_auth": False, "builtins": False, "is_read": False, "stash": 0}
+    assert json.loads(first["message"]) == clean and json.loads(second["message"]) == clean
+    innocent, _ = cli.run("02.02")
+    assert innocent["status"] == "error" and innocent["error"]["kind"] == "read_only", innocent
+
+
+def test_cli_children_and_threads_end_with_the_answer(cli: Cli) -> None:
+    marker = f"stepeval-marker-{uuid.uuid4().hex}"
+    answer, _ = cli.run("03.02", marker)
+    assert answer["status"] == "fail"
+    assert_nothing_left(marker)
+
+
+@pytest.mark.parametrize(
+    ("step", "kind"),
+    [("03.03", "processes"), ("04.01", "memory"), ("04.02", "output"), ("04.03", "cpu")],
+    ids=["fork-bomb", "memory", "output", "cpu"],
+)
+def test_cli_limits_are_errors_of_their_kind(cli: Cli, step: str, kind: str) -> None:
+    answer, stderr = cli.run(step)
+    assert answer["status"] == "error" and answer["error"]["kind"] == kind, answer["error"]
+    if kind == "output":
+        assert answer["diagnostics"]["output_truncated"] is True
+        assert len(answer["diagnostics"]["output"]) <= 64 * 1024
+        assert "----- output of 04_02.py -----" in stderr and len(stderr) < 100 * 1024
+
+
+@pytest.mark.parametrize("step", BYPASSES)
+def test_cli_writes_past_the_guard_end_at_the_gateway(cli: Cli, step: str) -> None:
+    answer, _ = cli.run(step, lab=BYPASS)
+    assert answer["status"] == "error" and answer["error"]["kind"] == "read_only", answer
+    assert any(not op["allowed"] for op in answer["diagnostics"]["operations"])
+
+
+# -- through the service -------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hostile_service(service_factory: Any, moto_server: str, planted: dict[str, Path]) -> Service:
+    """The service on the hostile lab, with the canaries in its environment, home and working directory."""
+    env = {**CANARY_ENV, "HOME": str(planted["home"]), "AWS_SHARED_CREDENTIALS_FILE": str(planted["credentials"])}
+    return service_factory(
+        "hostile",
+        "--lab",
+        str(HOSTILE),
+        "--workers",
+        "3",
+        "--endpoint-url",
+        moto_server,
+        env=env,
+        cwd=planted["workdir"],
+    )
+
+
+def ask(service: Service, account: Sandbox, step: str, *events: str) -> dict[str, Any]:
+    body = {
+        "step": step,
+        "sandbox": account.ref(),
+        "events": [{"type": "AWS::S3::Bucket", "id": e} for e in events],
+    }
+    response = service.post(body)
+    assert response.status_code == 200, response.text
+    assert_no_secret(response.text)
+    return response.json()
+
+
+@pytest.fixture
+def service_run(hostile_service: Service, accounts: tuple[Sandbox, Sandbox], aws: MotoAccount) -> Iterator[Service]:
+    before = moto_state(aws)
+    yield hostile_service
+    assert moto_state(aws) == before, "something was written"
+    assert_nothing_left()
+    assert hostile_service.process.poll() is None, "the service died"
+    assert hostile_service.http.get("/healthz").status_code == 200
+
+
+def test_service_secrets_stay_out_of_every_answer_and_log(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox], planted: dict[str, Path]
+) -> None:
+    a, _ = accounts
+    assert ask(service_run, a, "01.01", str(service_run.process.pid))["status"] == "fail"
+    assert ask(service_run, a, "01.02", *secret_paths(planted))["status"] == "fail"
+    assert_no_secret(service_run.log_path.read_text(errors="replace"))
+
+
+def test_service_account_a_state_never_reaches_account_b(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    a, b = accounts
+    clean = {"add_auth": False, "builtins": False, "is_read": False, "stash": 0}
+    for account in (a, b, a, b):
+        assert json.loads(ask(service_run, account, "02.01")["message"]) == clean
+    innocent = ask(service_run, b, "02.02")
+    assert innocent["status"] == "error" and innocent["error"]["kind"] == "read_only", innocent
+
+
+def test_service_a_killer_harms_neither_the_service_nor_its_neighbours(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    a, b = accounts
+    pid = str(service_run.process.pid)
+    with ThreadPoolExecutor(3) as threads:
+        good = [threads.submit(ask, service_run, account, "05.01") for account in (a, b)]
+        time.sleep(0.3)
+        killer = threads.submit(ask, service_run, a, "03.01", pid)
+        answers = [g.result() for g in good]
+    assert killer.result()["status"] == "fail"
+    assert [answer["status"] for answer in answers] == ["pass", "pass"], answers
+    assert answers[0]["validated"][0]["id"] == "alpha-bucket" and answers[1]["validated"][0]["id"] == "beta-bucket"
+
+
+def test_service_a_flood_of_gateway_connections_is_capped_and_harms_no_neighbour(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    a, b = accounts
+    with ThreadPoolExecutor(2) as threads:
+        flood = threads.submit(ask, service_run, a, "06.01")
+        time.sleep(0.2)
+        good = ask(service_run, b, "05.01")
+    answered, opened = (int(part.split(":")[1]) for part in flood.result()["message"].split())
+    assert opened > MAX_CONNECTIONS_PER_UID and 0 < answered <= MAX_CONNECTIONS_PER_UID, (answered, opened)
+    assert good["status"] == "pass" and good["validated"][0]["id"] == "beta-bucket", good
+
+
+def test_service_children_and_threads_end_with_the_answer(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    marker = f"stepeval-marker-{uuid.uuid4().hex}"
+    assert ask(service_run, accounts[0], "03.02", marker)["status"] == "fail"
+    assert_nothing_left(marker)
+
+
+def test_service_limits_are_errors_and_output_never_reaches_the_log(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    a, _ = accounts
+    expected = {"03.03": "processes", "04.01": "memory", "04.02": "output", "04.03": "cpu"}
+    with ThreadPoolExecutor(4) as threads:
+        answers = dict(zip(expected, threads.map(lambda step: ask(service_run, a, step), expected), strict=True))
+    for step, kind in expected.items():
+        assert answers[step]["status"] == "error" and answers[step]["error"]["kind"] == kind, (step, answers[step])
+    log = service_run.log_path.read_text(errors="replace")
+    assert FORGED not in log and "x" * 1000 not in log
+    assert all(line.get("forged") is None for line in service_run.log_lines())
+
+
+@pytest.fixture(scope="module")
+def bypass_service(service_factory: Any, moto_server: str) -> Service:
+    return service_factory("bypass", "--lab", str(BYPASS), "--workers", "3", "--endpoint-url", moto_server)
+
+
+def test_service_writes_past_the_guard_end_at_the_gateway(
+    bypass_service: Service, accounts: tuple[Sandbox, Sandbox], aws: MotoAccount
+) -> None:
+    before = moto_state(aws)
+    with ThreadPoolExecutor(5) as threads:
+        answers = list(threads.map(lambda step: ask(bypass_service, accounts[0], step), BYPASSES))
+    for step, answer in zip(BYPASSES, answers, strict=True):
+        assert answer["status"] == "error" and answer["error"]["kind"] == "read_only", (step, answer)
+    assert moto_state(aws) == before, "something was written"
+    assert_nothing_left()

@@ -1,0 +1,140 @@
+"""The gateway's reading of raw requests: every operation's own request, serialized by botocore, is read as
+that operation (so a write can never pass for a read), and requests no model describes are refused."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from botocore.awsrequest import create_request_object, prepare_request_dict
+from botocore.serialize import SERIALIZERS, create_serializer
+
+from harness.core.readonly import is_read
+from harness.sandbox.operations import Unidentified, identify, protocols, service_model
+from harness.sandbox.tap import RawRequest
+
+# The services labs use (issue 10's list), every protocol botocore speaks among them.
+LAB_SERVICES = (
+    "ec2", "s3", "elbv2", "iam", "sts", "lambda", "dynamodb", "sqs", "sns", "cloudwatch", "logs", "events", "kms",
+    "secretsmanager", "rds", "autoscaling", "ecr", "ecs", "apigateway", "apigatewayv2", "cloudfront", "route53",
+    "cloudtrail", "ssm",
+)  # fmt: skip
+FORM = {"content-type": "application/x-www-form-urlencoded"}
+DESCRIBE_TABLE = "DynamoDB_20120810.DescribeTable"
+PLACEHOLDER = {"string": "x1", "integer": 1, "long": 1, "boolean": True, "double": 1.0, "float": 1.0, "blob": b"x"}
+
+
+def sample(shape: Any, depth: int = 0) -> Any:
+    """A value for `shape` with every required member filled: enough for botocore to serialize it."""
+    if shape.type_name == "structure":
+        if depth > 4:
+            return {}
+        return {name: sample(shape.members[name], depth + 1) for name in shape.required_members}
+    if shape.type_name == "list":
+        return []
+    if shape.type_name == "map":
+        return {}
+    if shape.type_name == "timestamp":
+        return 0
+    if getattr(shape, "enum", None):
+        return shape.enum[0]
+    return PLACEHOLDER.get(shape.type_name, "x1")
+
+
+def wire_request(service: str, operation: str, protocol: str) -> RawRequest:
+    """What botocore sends for `operation` with placeholder parameters, as the gateway receives it."""
+    model = service_model(service).operation_model(operation)
+    params = sample(model.input_shape) if model.input_shape is not None else {}
+    request_dict = create_serializer(protocol, include_validation=False).serialize_to_request(params, model)
+    prepare_request_dict(request_dict, "https://gateway.invalid")
+    prepared = create_request_object(request_dict).prepare()
+    url = urlsplit(prepared.url)
+    body = prepared.body if isinstance(prepared.body, bytes) else (prepared.body or "").encode()
+    headers = {name.lower(): value for name, value in prepared.headers.items()}
+    return RawRequest(prepared.method, url.path or "/", url.query, headers, body)
+
+
+def cases() -> list[tuple[str, str, str]]:
+    found = []
+    for service in LAB_SERVICES:
+        model = service_model(service)
+        for protocol in protocols(model):
+            if protocol in SERIALIZERS:
+                found += [(service, name, protocol) for name in model.operation_names]
+    return found
+
+
+CASES = cases()
+
+
+def test_every_lab_service_and_protocol_is_covered() -> None:
+    assert len(CASES) > 2000
+    assert {protocol for _, _, protocol in CASES} >= {"ec2", "query", "json", "rest-json", "rest-xml"}
+
+
+@pytest.mark.parametrize("service", LAB_SERVICES)
+def test_each_operation_is_read_as_itself(service: str) -> None:
+    """The identifier names the operation itself among its readings: a write is never mistaken for a read."""
+    misread = []
+    for _, operation, protocol in (case for case in CASES if case[0] == service):
+        try:
+            readings = identify(service, wire_request(service, operation, protocol))
+        except Unidentified as exc:
+            misread.append(f"{operation} ({protocol}): {exc}")
+            continue
+        if operation not in readings:
+            misread.append(f"{operation} ({protocol}) read as {readings}")
+    assert not misread, misread[:10]
+
+
+def test_a_write_request_is_never_allowed() -> None:
+    """What the gateway acts on: for each write's own request, some reading of it is not a read."""
+    for service, operation, protocol in CASES:
+        if is_read(service, operation):
+            continue
+        readings = identify(service, wire_request(service, operation, protocol))
+        assert not all(is_read(service, name) for name in readings), (service, operation, readings)
+
+
+def test_rest_reads_are_told_apart_by_their_query_keys() -> None:
+    request = wire_request("s3", "GetBucketPolicy", "rest-xml")
+    assert identify("s3", request)[0] == "GetBucketPolicy"
+    put = wire_request("s3", "PutBucketPolicy", "rest-xml")
+    assert identify("s3", put)[0] == "PutBucketPolicy"
+
+
+@pytest.mark.parametrize(
+    ("service", "request_", "reason"),
+    [
+        ("nosuchservice", RawRequest("GET", "/", "", {}, b""), "no AWS service"),
+        ("ec2", RawRequest("POST", "/", "", FORM, b"Foo=1"), "names no"),
+        ("ec2", RawRequest("POST", "/", "Action=DescribeVpcs", {}, b""), None),
+        (
+            "ec2",
+            RawRequest("POST", "/", "Action=DescribeVpcs", {"content-type": "application/x-www-form-urlencoded"},
+                       b"Action=CreateVpc&CidrBlock=10.0.0.0/16"),
+            "more than once",
+        ),
+        ("ec2", RawRequest("POST", "/", "", {"x-amz-target": DESCRIBE_TABLE}, b"{}"), "X-Amz-Target"),
+        (
+            "dynamodb",
+            RawRequest("POST", "/", "", {"x-amz-target": "DynamoDB_20120810.DescribeTable"}, b"{}"),
+            None,
+        ),
+        (
+            "dynamodb",
+            RawRequest("POST", "/", "Action=DeleteTable", {"x-amz-target": "DynamoDB_20120810.DescribeTable"}, b"{}"),
+            "X-Amz-Target",
+        ),
+        ("dynamodb", RawRequest("POST", "/", "", {"x-amz-target": "Other.DescribeTable"}, b"{}"), "no operation"),
+        ("s3", RawRequest("GET", "/bucket/../other", "", {}, b""), ". or .."),
+        ("s3", RawRequest("PATCH", "/bucket", "", {}, b""), "matches no operation"),
+    ],
+)  # fmt: skip
+def test_requests_no_model_describes_are_refused(service: str, request_: RawRequest, reason: str | None) -> None:
+    if reason is None:
+        assert identify(service, request_)
+        return
+    with pytest.raises(Unidentified, match=reason):
+        identify(service, request_)
