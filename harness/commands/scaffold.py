@@ -65,18 +65,34 @@ def module_text(step: StepSpec, handle_types: dict[str, str]) -> str:
         kind = _kind(handle_types[name])
         variable = name.split("_", 2)[-1]
         lines.append(f'        {variable} = step.input("{name}", {kind})' if kind else _todo(name, handle_types[name]))
+    by_type: dict[str, list[str]] = {}
     for name, resource_type in step.output_types.items():
+        by_type.setdefault(resource_type, []).append(name)
+    for resource_type, names in by_type.items():
         kind = _kind(resource_type)
         if kind is None:
-            lines.append(_todo(name, resource_type))
-            continue
-        lines += [
-            f'        step.find("{name}", {kind}, [',
-            f"            # TODO: the requirements the instruction states (see docs/user.md for {kind}'s)",
-            "        ])",
-        ]
+            lines += [_todo(name, resource_type) for name in names]
+        elif len(names) == 1:
+            lines += [
+                f'        step.find("{names[0]}", {kind}, [',
+                f"            {_todo_requirements(kind)}",
+                "        ])",
+            ]
+        else:  # one joint match: which resource is which output is decided by their requirements, never by order
+            lines.append(f"        step.find_all({kind}, {{")
+            for name in names:
+                lines += [
+                    f'            "{name}": [',
+                    f"                {_todo_requirements(kind)}",
+                    "            ],",
+                ]
+            lines.append("        })")
     lines += ["    return step.result()", ""]
     return "\n".join(lines)
+
+
+def _todo_requirements(kind: str) -> str:
+    return f"# TODO: the requirements the instruction states (see docs/user.md for {kind}'s)"
 
 
 def _calls(step: StepSpec) -> str:

@@ -87,3 +87,22 @@ def test_a_generated_lab_plays_without_a_traceback(tmp_path: Path) -> None:
     assert all("not written yet" in r["issue"] for r in negatives)
     unwritten = [r for r in results if r["kind"] != "negative"]
     assert unwritten and all(r["got"] == "broken" and "NotImplementedError" in r["detail"] for r in unwritten)
+
+
+def test_several_outputs_of_one_type_are_one_joint_match_and_each_type_names_its_creating_call(tmp_path: Path) -> None:
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "x.yaml").write_text(
+        'project: x\nobjectives:\n  - id: "01"\n    steps:\n      - id: "01"\n'
+        "        outputs: [{name: 01_01_app_group, type: AWS::EC2::SecurityGroup},"
+        " {name: 01_01_database, type: AWS::RDS::DBInstance}, {name: 01_01_db_group, type: AWS::EC2::SecurityGroup}]\n"
+    )
+    lab = load_lab(tmp_path)
+    module, scenario = scaffold(lab.steps["01.01"], lab.root, lab.handle_types)
+    text = module.read_text()
+    assert "step.find_all(ec2.SECURITY_GROUP, {" in text
+    assert '"01_01_app_group": [' in text and '"01_01_db_group": [' in text
+    assert 'step.find("01_01_database", rds.DB_INSTANCE, [' in text
+    assert 'step.find("01_01_app_group"' not in text
+    assert "rds:CreateDBInstance" in scenario.read_text() and "AddRoleToDBInstance" not in scenario.read_text()
+    load_step(module)
+    assert lint_module(lab.steps["01.01"]) == []
