@@ -7,6 +7,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from harness.kit import refs
 from harness.kit.aws import is_not_found
 from harness.kit.grants import principal_may
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
@@ -58,11 +59,11 @@ def architecture(value: str = "arm64") -> Requirement:
 
 def execution_role(role: Resource | str | None) -> Requirement:
     """Runs as the role (a described role, its name or its ARN)."""
-    name = str(id_of(role, "RoleName"))
-    return require(
+    return refs.refers(
         "execution role",
-        name.rsplit("/", 1)[-1],
-        lambda f: str(f.get("Role", "")).rsplit("/", 1)[-1],
+        refs.ROLE,
+        role,
+        lambda f: f.get("Role"),
         hint="Choose the step's role as the function's execution role.",
     )
 
@@ -96,15 +97,16 @@ def invokable_by(principal: str, source_arn: str | None = None) -> Requirement:
     )
 
 
-def source(arn: Resource | str | None, *, key: str = "Arn") -> Requirement:
-    """The event source mapping reads from `arn` (a queue, a stream...)."""
-    return attribute("event source", "EventSourceArn", id_of(arn, key))
+def source(arn: Resource | str | None, *, key: str | None = None) -> Requirement:
+    """The event source mapping reads from `arn`: a queue (URL or ARN), a stream's ARN, or a described resource
+    (its ARN; a described table's latest stream; `key` names another attribute to read)."""
+    return refs.refers("event source", refs.ANY, id_of(arn, key) if key else arn, lambda m: m.get("EventSourceArn"))
 
 
 def for_function(function: Resource | str | None) -> Requirement:
-    """The event source mapping invokes the function (a described function or its name)."""
-    name = str(id_of(function, "FunctionName"))
-    return require("function", name, lambda m: str(m.get("FunctionArn", "")).rsplit(":", 1)[-1])
+    """The event source mapping invokes the function (a described function, its name or ARN; a qualifier, when
+    both name one, must be the same)."""
+    return refs.refers("function", refs.FUNCTION, function, lambda m: m.get("FunctionArn"))
 
 
 def batch_size(size: int) -> Requirement:

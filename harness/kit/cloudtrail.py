@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register
+from harness.kit import refs
+from harness.kit.kinds import Kind, LazyResource, Resource, first, register
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -33,7 +34,8 @@ def log_file_validation(enabled: bool = True) -> Requirement:
 
 
 def to_bucket(bucket: Resource | str | None) -> Requirement:
-    return attribute("S3 bucket", "S3BucketName", id_of(bucket, "Name"))
+    """Delivers its logs to the bucket (a described bucket, its name or ARN)."""
+    return refs.refers("S3 bucket", refs.BUCKET, bucket, lambda t: t.get("S3BucketName"))
 
 
 def encrypted() -> Requirement:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.kit.kinds import Kind, Resource, first, id_of, register
-from harness.kit.require import Requirement, attribute, includes, require
+from harness.kit import refs
+from harness.kit.kinds import Kind, Resource, first, register
+from harness.kit.require import Requirement, attribute, require
 
 
 def _fetch_alarm(session: Any, name: str) -> Resource | None:
@@ -30,8 +31,11 @@ def dimension(name: str, value: str) -> Requirement:
 
 
 def watches_function(function: Resource | str | None, metric_name: str = "Errors") -> list[Requirement]:
-    """The alarm watches the Lambda function's `metric_name` (AWS/Lambda, dimension FunctionName)."""
-    return [metric("AWS/Lambda", metric_name), dimension("FunctionName", str(id_of(function, "FunctionName")))]
+    """The alarm watches the Lambda function's `metric_name` (AWS/Lambda, dimension FunctionName). The function
+    may be described or named by its name or ARN; the dimension itself must hold the name, as CloudWatch
+    publishes it (a dimension holding the ARN watches a metric that does not exist)."""
+    named = refs.current().identity(refs.FUNCTION, function)
+    return [metric("AWS/Lambda", metric_name), dimension("FunctionName", named.name if named else "")]
 
 
 def statistic(value: str = "Sum") -> Requirement:
@@ -56,13 +60,8 @@ def threshold(value: float, comparison: str = "GreaterThanOrEqualToThreshold") -
 
 
 def notifies(topic: Resource | str | None) -> Requirement:
-    """Sends its ALARM notification to the topic (a described topic or its ARN)."""
-    arn = id_of(topic, "TopicArn")
-    return includes(
-        "alarm actions",
-        arn,
-        lambda a: sorted(a.get("AlarmActions", [])),
-    )
+    """Sends its ALARM notification to the topic (a described topic, its ARN or name)."""
+    return refs.refers_among("alarm actions", refs.TOPIC, topic, lambda a: sorted(a.get("AlarmActions", [])))
 
 
 def actions_enabled(enabled: bool = True) -> Requirement:

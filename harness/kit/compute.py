@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register
-from harness.kit.require import Requirement, attribute, includes, require
+from harness.kit import refs
+from harness.kit.kinds import Kind, LazyResource, Resource, first, register
+from harness.kit.require import Requirement, attribute, require
 
 
 def _fetch_instance(session: Any, instance_id: str) -> Resource | None:
@@ -54,12 +55,13 @@ def image(image_id: str) -> Requirement:
 
 
 def in_subnet(subnet: Resource | str | None) -> Requirement:
-    return attribute("subnet", "SubnetId", id_of(subnet, "SubnetId"))
+    """The instance is in the subnet (a described subnet, its id or ARN)."""
+    return refs.refers("subnet", refs.SUBNET, subnet, lambda r: r.get("SubnetId"))
 
 
 def with_security_group(group: Resource | str | None) -> Requirement:
-    """An instance's (or launch template's) security groups include `group`."""
-    group_id = id_of(group, "GroupId")
+    """An instance's (or launch template's) security groups include the group (a described group, its id or
+    ARN)."""
 
     def groups(resource: Resource) -> list[str]:
         settings = _settings(resource)
@@ -68,18 +70,17 @@ def with_security_group(group: Resource | str | None) -> Requirement:
         found += [g for n in settings.get("NetworkInterfaces", []) for g in n.get("Groups", []) if isinstance(g, str)]
         return sorted(set(found))
 
-    return includes("security groups", group_id, groups)
+    return refs.refers_among("security groups", refs.SECURITY_GROUP, group, groups)
 
 
 def instance_profile(profile: Resource | str | None) -> Requirement:
-    """Runs with the instance profile (its name, or a described profile)."""
-    name = str(id_of(profile, "InstanceProfileName"))
+    """Runs with the instance profile (a described profile, its name or ARN)."""
 
     def actual(resource: Resource) -> str | None:
         held = _settings(resource).get("IamInstanceProfile") or {}
-        return held.get("Name") or (held.get("Arn") or "").rsplit("/", 1)[-1] or None
+        return held.get("Arn") or held.get("Name")
 
-    return require("instance profile", name, actual)
+    return refs.refers("instance profile", refs.INSTANCE_PROFILE, profile, actual)
 
 
 def imdsv2_required() -> Requirement:
@@ -104,10 +105,7 @@ def volume_encrypted(enabled: bool = True) -> Requirement:
 
 
 def attached_to(instance: Resource | str | None) -> Requirement:
-    """The volume is attached to the instance."""
-    instance_id = id_of(instance, "InstanceId")
-    return includes(
-        "attached to",
-        instance_id,
-        lambda v: sorted(a["InstanceId"] for a in v.get("Attachments", [])),
+    """The volume is attached to the instance (a described instance, its id or ARN)."""
+    return refs.refers_among(
+        "attached to", refs.INSTANCE, instance, lambda v: sorted(a["InstanceId"] for a in v.get("Attachments", []))
     )

@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.kit import identity
+from harness.kit import identity, refs
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
 from harness.kit.policy import PolicyError, parse_policy
-from harness.kit.require import Requirement, includes, require
+from harness.kit.require import Requirement, require
 
 Documents = list[tuple[str, Any]]
 """(how the console names a policy, its document) for every policy an identity holds."""
@@ -177,24 +177,26 @@ def _policy_name(name_or_arn: str) -> str:
     return name_or_arn.rsplit("/", 1)[-1]
 
 
+def _attached(resource: Resource) -> list[str]:
+    return sorted(p["PolicyArn"] for p in resource["AttachedPolicies"])
+
+
 def has_managed_policy(name_or_arn: str) -> Requirement:
-    """The managed policy (its name, e.g. `AWSLambdaBasicExecutionRole`, or its ARN) is attached."""
-    wanted = _policy_name(name_or_arn)
-    return includes(
+    """The managed policy is attached: its ARN (then an AWS managed policy and a customer policy of the same name
+    differ), or its name, e.g. `AWSLambdaBasicExecutionRole` (any policy of that name)."""
+    return refs.refers_among(
         "attached managed policies",
-        wanted,
-        lambda r: sorted(p["PolicyName"] for p in r["AttachedPolicies"]),
-        hint=f"Attach the managed policy {wanted}.",
+        refs.MANAGED_POLICY,
+        name_or_arn,
+        _attached,
+        hint=f"Attach the managed policy {_policy_name(name_or_arn)}.",
     )
 
 
 def managed_policies_exactly(*names_or_arns: str) -> Requirement:
-    """Exactly these managed policies are attached, no others."""
-    return require(
-        "attached managed policies",
-        sorted(map(_policy_name, names_or_arns)),
-        lambda r: sorted(p["PolicyName"] for p in r["AttachedPolicies"]),
-    )
+    """Exactly these managed policies are attached (names or ARNs, as `has_managed_policy` reads them), no
+    others."""
+    return refs.refers_exactly("attached managed policies", refs.MANAGED_POLICY, names_or_arns, _attached)
 
 
 # --- what the identity may do -------------------------------------------------------------------------------
@@ -354,12 +356,12 @@ def _least_privilege_issue(found: dict[str, Any]) -> str:
 
 
 def in_group(group: Resource | str | None) -> Requirement:
-    """The user is a member of the group."""
-    name = id_of(group, "GroupName")
-    return includes("groups", name, lambda user: sorted(user["Groups"]))
+    """The user is a member of the group (a described group, its name or ARN)."""
+    return refs.refers_among("groups", refs.GROUP, group, lambda user: sorted(user["Groups"]))
 
 
 def holds_role(role: Resource | str | None) -> Requirement:
-    """The instance profile holds the role (an instance profile holds at most one)."""
-    name = id_of(role, "RoleName")
-    return require("role", name, lambda profile: ", ".join(r["RoleName"] for r in profile.get("Roles", [])) or None)
+    """The instance profile holds the role (a described role, its name or ARN; a profile holds at most one)."""
+    return refs.refers_among(
+        "role", refs.ROLE, role, lambda profile: sorted(r["RoleName"] for r in profile.get("Roles", []))
+    )

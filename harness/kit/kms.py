@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register
-from harness.kit.require import Requirement, includes, require
+from harness.kit import refs
+from harness.kit.kinds import Kind, LazyResource, Resource, first, register
+from harness.kit.require import Requirement, require
 
 
 def _fetch_key(session: Any, key_id: str) -> Resource:
@@ -61,10 +62,10 @@ def customer_managed() -> Requirement:
 
 
 def has_alias(name: str) -> Requirement:
-    """The key is named `name` (e.g. `alias/orders`)."""
-    return includes("aliases", name, lambda k: k["Aliases"])
+    """The key is named `name`: `alias/orders`, `orders` or the alias's ARN."""
+    return refs.refers_among("aliases", refs.KMS_ALIAS, name, lambda k: k["Aliases"])
 
 
 def points_to(key: Resource | str | None) -> Requirement:
-    """The alias names the key (a described key or its id)."""
-    return require("target key", id_of(key, "KeyId"), lambda a: a.get("TargetKeyId"))
+    """The alias names the key: a described key, its id or ARN, or another alias of it."""
+    return refs.refers("target key", refs.KMS_KEY, key, lambda a: a.get("TargetKeyId"))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from harness.kit import refs
 from harness.kit.kinds import Kind, LazyResource, Resource, first, register
 from harness.kit.require import Requirement, includes, require
 
@@ -26,8 +28,8 @@ LOG_GROUP = register(Kind("AWS::Logs::LogGroup", "log group", _fetch_log_group))
 
 
 def function_log_group(function: Resource | str) -> str:
-    """The log group a Lambda function writes to: `/aws/lambda/NAME` (a described function or its name)."""
-    name = function["FunctionName"] if isinstance(function, dict) else function
+    """The log group a Lambda function writes to: `/aws/lambda/NAME` (a described function, its name or ARN)."""
+    name = function["FunctionName"] if isinstance(function, Mapping) else function.split(":function:")[-1].split(":")[0]
     return f"/aws/lambda/{name}"
 
 
@@ -56,9 +58,8 @@ def retention(days: int) -> Requirement:
 
 
 def encrypted_with(key: Resource | str | None) -> Requirement:
-    """Encrypted with the KMS key (its ARN, or a described key)."""
-    arn = key.get("Arn") if isinstance(key, dict) else key
-    return require("KMS key", arn, lambda g: g.get("kmsKeyId"))
+    """Encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN."""
+    return refs.refers("KMS key", refs.KMS_KEY, key, lambda g: g.get("kmsKeyId"))
 
 
 def metric_filter(metric: str, namespace: str, *, pattern: str | None = None) -> Requirement:

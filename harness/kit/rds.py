@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from harness.kit.kinds import Kind, Resource, first, id_of, register
+from harness.kit import refs
+from harness.kit.kinds import Kind, Resource, first, register
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -23,16 +24,25 @@ DB_SUBNET_GROUP = register(Kind("AWS::RDS::DBSubnetGroup", "DB subnet group", _f
 
 
 def engine(name: str, major_version: str | None = None) -> Requirement:
-    """The engine (e.g. `postgres`), and its major version (e.g. `16`) if given."""
-    wanted = f"{name} {major_version}" if major_version else name
+    """The engine (e.g. `postgres`), and its major version if given (`16` for PostgreSQL 16.x, `8.0` for MySQL
+    8.0.x: the version is that or starts with it and a dot)."""
+    wanted = f"{name.lower()} {major_version}" if major_version else name.lower()
+
+    def same(actual: str | None, _: str) -> bool:
+        engine, _, version = (actual or "").partition(" ")
+        if engine != name.lower():
+            return False
+        return major_version is None or version == major_version or version.startswith(f"{major_version}.")
+
     return require(
         "engine",
         wanted,
         lambda db: (
-            f"{db.get('Engine')} {str(db.get('EngineVersion', '')).split('.')[0]}"
+            f"{str(db.get('Engine', '')).lower()} {db.get('EngineVersion', '')}".strip()
             if major_version
-            else db.get("Engine")
+            else str(db.get("Engine", "")).lower() or None
         ),
+        compare=same,
     )
 
 
@@ -56,15 +66,41 @@ def backup_retention(days: int) -> Requirement:
     return attribute("backup retention (days)", "BackupRetentionPeriod", days)
 
 
+def encrypted_with(key: Resource | str | None) -> Requirement:
+    """Storage encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN."""
+    return refs.refers(
+        "KMS key",
+        refs.KMS_KEY,
+        key,
+        lambda db: db.get("KmsKeyId") if db.get("StorageEncrypted") else None,
+        hint="The KMS key is chosen at creation: recreate the instance encrypted with the step's key.",
+    )
+
+
+def with_security_group(group: Resource | str | None) -> Requirement:
+    """The instance's VPC security groups include the group (a described group, its id or ARN)."""
+    return refs.refers_among(
+        "security groups",
+        refs.SECURITY_GROUP,
+        group,
+        lambda db: sorted(
+            g["VpcSecurityGroupId"] for g in db.get("VpcSecurityGroups", []) if g.get("Status", "active") == "active"
+        ),
+    )
+
+
 def in_subnet_group(group: Resource | str | None) -> Requirement:
-    name = id_of(group, "DBSubnetGroupName")
-    return require("subnet group", name, lambda db: (db.get("DBSubnetGroup") or {}).get("DBSubnetGroupName"))
+    """In the DB subnet group (a described group, its name in any case, or its ARN)."""
+    return refs.refers(
+        "subnet group", refs.DB_SUBNET_GROUP, group, lambda db: (db.get("DBSubnetGroup") or {}).get("DBSubnetGroupName")
+    )
 
 
 def subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
-    """The subnet group spans exactly these subnets."""
-    return require(
+    """The subnet group spans exactly these subnets (described subnets, their ids or ARNs)."""
+    return refs.refers_exactly(
         "subnets",
-        sorted(str(id_of(s, "SubnetId")) for s in subnets),
+        refs.SUBNET,
+        subnets,
         lambda group: sorted(s["SubnetIdentifier"] for s in group.get("Subnets", [])),
     )

@@ -18,6 +18,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from harness.kit import refs
 from harness.kit.aws import fetch_or_none
 from harness.kit.kinds import Kind, Resource
 from harness.kit.match import match
@@ -47,6 +48,8 @@ class Step:
         }
         self._checks: list[dict[str, Any]] = []
         self._failure: dict[str, str] | None = None
+        self.resolver = refs.Resolver(session)
+        """Reads references as identities for this evaluation, asking AWS each question once."""
 
     def __enter__(self) -> Step:
         return self
@@ -114,6 +117,12 @@ class Step:
         An output no candidate fits is not_found, with the closest candidate's failed checks; that candidate is
         still returned (so later requirements that refer to it are judged on it), None only if there is none.
         """
+        with refs.resolving(self.resolver):
+            return self._find_all(kind, requirements, critical=critical)
+
+    def _find_all(
+        self, kind: Kind, requirements: Mapping[str, Sequence[Requirement]], *, critical: bool
+    ) -> dict[str, Resource | None]:
         names = list(requirements)
         candidates, gone, held = self._candidates(kind, names)
         regions = self._regions(kind, names)
