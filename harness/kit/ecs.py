@@ -109,6 +109,29 @@ def runs(task_definition: Resource | str | None) -> Requirement:
     )
 
 
+def _awsvpc(service: Resource) -> Resource:
+    return (service.get("networkConfiguration") or {}).get("awsvpcConfiguration") or {}
+
+
+def security_groups_exactly(*groups: Resource | str | None) -> Requirement:
+    """The service's tasks (network mode awsvpc) are in exactly these security groups (described groups, their ids
+    or ARNs)."""
+    return refs.refers_exactly(
+        "security groups", refs.SECURITY_GROUP, groups, lambda s: sorted(_awsvpc(s).get("securityGroups", []))
+    )
+
+
+def assigns_public_ip(enabled: bool = True) -> Requirement:
+    """The service's tasks get a public IP address (awsvpc `assignPublicIp` ENABLED; DISABLED by default)."""
+    return require(
+        "public IP",
+        "ENABLED" if enabled else "DISABLED",
+        lambda s: _awsvpc(s).get("assignPublicIp", "DISABLED"),
+        hint="Set the service's network configuration to assign public IP addresses"
+        + ("." if enabled else " DISABLED (its tasks sit behind the API's security group, not on the internet)."),
+    )
+
+
 def compatible_with(value: str = "FARGATE") -> Requirement:
     """The task definition can run on `value`: AWS validated it for that launch type (`compatibilities`), or it
     asked for it (`requiresCompatibilities`)."""

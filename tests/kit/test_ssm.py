@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.kit import kms, ssm
+from harness.kit import kms, refs, ssm
 from harness.kit.aws import fetch_or_none
 from tests.kit.conftest import described, miss, passes, unique
 
@@ -34,11 +34,12 @@ def test_a_secure_string_is_encrypted_with_its_key_however_either_side_names_it(
     forms = _forms(key, alias, alias_arn)
     aws_session.client("ssm").put_parameter(Name=name, Value=VALUE, Type="SecureString", KeyId=forms[given])
     parameter = described(ssm.PARAMETER, aws_session, name)
-    for wanted in (described(kms.KEY, aws_session, key["KeyId"]), *forms.values()):
-        assert passes(ssm.encrypted_with(wanted), parameter), (given, wanted)
-    for wanted in (other, *_forms(other, other_alias_arn.rsplit(":", 1)[1], other_alias_arn).values()):
-        assert not passes(ssm.encrypted_with(wanted), parameter), (given, wanted)
-    assert VALUE not in repr(parameter.complete())
+    with refs.resolving(refs.Resolver(aws_session)):  # what Step does around every evaluation
+        for wanted in (described(kms.KEY, aws_session, key["KeyId"]), *forms.values()):
+            assert passes(ssm.encrypted_with(wanted), parameter), (given, wanted)
+        for wanted in (other, *_forms(other, other_alias_arn.rsplit(":", 1)[1], other_alias_arn).values()):
+            assert not passes(ssm.encrypted_with(wanted), parameter), (given, wanted)
+    assert VALUE not in repr(parameter)
 
 
 def test_the_default_key_and_a_plain_string_are_named(aws_session) -> None:
@@ -47,19 +48,21 @@ def test_the_default_key_and_a_plain_string_are_named(aws_session) -> None:
     default, plain = f"/{unique('app')}/default", f"/{unique('app')}/plain"
     client.put_parameter(Name=default, Value=VALUE, Type="SecureString")
     client.put_parameter(Name=plain, Value=VALUE, Type="String")
-    missed = miss(
-        ssm.encrypted_with(key["Arn"]), ssm.PARAMETER, default, described(ssm.PARAMETER, aws_session, default)
-    )
-    assert missed.startswith(f"SSM parameter {default}: it is encrypted with ") and "alias/aws/ssm" in missed
-    assert missed.endswith(f"not with {key['Arn']}.")
-    plain_parameter = described(ssm.PARAMETER, aws_session, plain)
-    assert miss(ssm.encrypted_with(key["Arn"]), ssm.PARAMETER, plain, plain_parameter) == (
-        f"SSM parameter {plain}: it is not encrypted ({key['Arn']})."
-    )
+    with refs.resolving(refs.Resolver(aws_session)):
+        missed = miss(
+            ssm.encrypted_with(key["Arn"]), ssm.PARAMETER, default, described(ssm.PARAMETER, aws_session, default)
+        )
+        plain_parameter = described(ssm.PARAMETER, aws_session, plain)
+        not_secure = miss(ssm.encrypted_with(key["Arn"]), ssm.PARAMETER, plain, plain_parameter)
+    assert missed == f"SSM parameter {default}: it is encrypted with alias/aws/ssm, not with {key['Arn']}."
+    assert not_secure == f"SSM parameter {plain}: it is not a SecureString ({key['Arn']})."
     assert miss(ssm.secure_string(), ssm.PARAMETER, plain, plain_parameter) == (
         f"SSM parameter {plain}: type should be SecureString, but is String."
     )
-    assert passes(ssm.parameter_type("String"), plain_parameter)
+    assert passes(ssm.parameter_type("String"), plain_parameter) and passes(ssm.named(plain), plain_parameter)
+    assert miss(ssm.named(plain.upper()), ssm.PARAMETER, plain, plain_parameter) == (
+        f"SSM parameter {plain}: name should be {plain.upper()}, but is {plain}."
+    )
 
 
 def test_tier_and_data_type(aws_session) -> None:

@@ -44,28 +44,28 @@ def with_more_groups_that_admit_nothing(aws, handles):
     _group(aws, "orders-cron")
 
 
-@mistake(issue=r"(?i)inbound rules")
+@mistake(issue=r"also allows TCP 5432 from 0\.0\.0\.0/0")
 def database_open_to_the_world(aws, handles):
     _groups(aws, cidr="0.0.0.0/0")
 
 
-@mistake(issue=r"(?i)inbound rules")
+@mistake(issue=r"also allows TCP 5432 from 172\.31\.0\.0/16")
 def database_admits_the_whole_vpc(aws, handles):
     _groups(aws, cidr=_vpc(aws)["CidrBlock"])
 
 
-@mistake(issue=r"(?i)inbound rules")
+@mistake(issue=r"also allows all traffic from sg-")
 def database_admits_all_traffic_from_the_api(aws, handles):
     app, database = _group(aws, "orders-app"), _group(aws, "orders-db")
     _admit(aws, database, protocol="-1", source=app)
 
 
-@mistake(issue=r"(?i)inbound rules")
+@mistake(issue=r"also allows TCP 3306")
 def database_admits_mysql(aws, handles):
     _groups(aws, port=3306)
 
 
-@mistake(issue=r"(?i)inbound rules|no security group")
+@mistake(issue=r"(?i)also allows TCP 22")
 def api_open_for_ssh(aws, handles):
     app, _ = _groups(aws)
     _admit(aws, app, port=22, cidr="0.0.0.0/0")

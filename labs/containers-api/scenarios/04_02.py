@@ -2,7 +2,7 @@
 
 import json
 
-from harness.authoring.scenarios import mistake, solve
+from harness.authoring.scenarios import equivalent, mistake, solve
 
 PUBLIC_IMAGE = "public.ecr.aws/nginx/nginx:1.27"
 
@@ -31,17 +31,32 @@ def _container(name, image, group, driver="awslogs"):
             "logConfiguration": {"logDriver": driver, "options": options}}  # fmt: skip
 
 
+def _register(aws, *containers, cpu="256", memory="512", compatibility="FARGATE"):
+    return aws.client("ecs").register_task_definition(
+        family="orders-api", requiresCompatibilities=[compatibility], networkMode="awsvpc", cpu=cpu, memory=memory,
+        containerDefinitions=list(containers),
+    )["taskDefinition"]["taskDefinitionArn"]  # fmt: skip
+
+
 def _task(aws, handles, *, image=None, group=None, cpu="256", memory="512", compatibility="FARGATE", sidecar=None):
     containers = [_container("api", image or _image(aws, handles), group or handles["04_01_log_group"])]
     if sidecar:
         aws.client("logs").create_log_group(logGroupName=sidecar)
         containers.append(_container("proxy", "public.ecr.aws/envoyproxy/envoy:v1.31", sidecar))
-    return aws.client("ecs").register_task_definition(
-        family="orders-api", requiresCompatibilities=[compatibility], networkMode="awsvpc", cpu=cpu, memory=memory,
-        containerDefinitions=containers,
-    )["taskDefinition"]["taskDefinitionArn"]  # fmt: skip
+    return _register(aws, *containers, cpu=cpu, memory=memory, compatibility=compatibility)
 
 
+@equivalent("RegisterTaskDefinition *", reason="the first draft (revision 1), which never fits: revision 2 is judged")
+@equivalent("omit RegisterTaskDefinition", reason="without the first draft, the right one is revision 1 and is judged")
+@equivalent(
+    "requiresCompatibilities[0]=EXTERNAL",
+    reason="ECS validated it for Fargate all the same (its compatibilities list FARGATE), so it runs on Fargate",
+)
+@equivalent("containerDefinitions+[", reason="other containers may be in the task: the api container is judged")
+@equivalent(
+    "containerDefinitions[0].essential=false",
+    reason="AWS refuses a task definition without an essential container (moto takes it)",
+)
 @solve
 def a_first_draft_then_the_api_image(aws, handles):
     """The latest revision is the right one: a learner's first draft ran a public image."""
@@ -85,11 +100,22 @@ def logs_to_another_group(aws, handles):
     _task(aws, handles, group="/ecs/default")
 
 
+@mistake(issue=r"(?i)awslogs-region|region")
+def logs_without_a_region(aws, handles):
+    """On Fargate the awslogs driver needs awslogs-region: without it the task does not start."""
+    container = _container("api", _image(aws, handles), handles["04_01_log_group"])
+    del container["logConfiguration"]["options"]["awslogs-region"]
+    _register(aws, container)
+
+
+@mistake(issue=r"(?i)awslogs-stream-prefix|prefix")
+def logs_without_a_stream_prefix(aws, handles):
+    """On Fargate the awslogs driver needs awslogs-stream-prefix: without it the task does not start."""
+    container = _container("api", _image(aws, handles), handles["04_01_log_group"])
+    del container["logConfiguration"]["options"]["awslogs-stream-prefix"]
+    _register(aws, container)
+
+
 @mistake(issue=r"(?i)log")
 def logs_through_another_driver(aws, handles):
-    image = _image(aws, handles)
-    container = _container("api", image, handles["04_01_log_group"], driver="fluentd")
-    aws.client("ecs").register_task_definition(
-        family="orders-api", requiresCompatibilities=["FARGATE"], networkMode="awsvpc", cpu="256", memory="512",
-        containerDefinitions=[container],
-    )  # fmt: skip
+    _register(aws, _container("api", _image(aws, handles), handles["04_01_log_group"], driver="fluentd"))

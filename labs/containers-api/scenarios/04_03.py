@@ -1,6 +1,6 @@
 """Step 04.03: the validated revision as a Fargate service of two tasks, in the API's group only, no public IP."""
 
-from harness.authoring.scenarios import mistake, solve
+from harness.authoring.scenarios import equivalent, mistake, solve
 
 
 def _subnets(aws, handles):
@@ -24,6 +24,7 @@ def _revision(arn, revision):
     return f"{arn.rsplit(':', 1)[0]}:{revision}"
 
 
+@equivalent("awsvpcConfiguration.subnets-", reason="the instruction names no subnets: one subnet of the VPC serves too")
 @solve
 def two_fargate_tasks_in_the_api_group(aws, handles):
     _service(aws, handles)
@@ -34,7 +35,7 @@ def by_family_and_revision(aws, handles):
     _service(aws, handles, task=handles["04_02_task_definition"].rsplit("/", 1)[1])
 
 
-@mistake(issue=r"(?i)task definition")
+@mistake(issue=r"runs orders-api:1, not orders-api:2")
 def the_first_draft(aws, handles):
     _service(aws, handles, task=_revision(handles["04_02_task_definition"], 1))
 

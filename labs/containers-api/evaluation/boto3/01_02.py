@@ -10,6 +10,7 @@ async def run(session, context, logger):
         key = step.find("01_02_key", kms.KEY, [
             kms.customer_managed(),
             kms.spec("SYMMETRIC_DEFAULT"),
+            kms.usage("ENCRYPT_DECRYPT"),
             kms.usable(),
             kms.rotation_enabled(),
             kms.has_alias("alias/orders"),

@@ -15,7 +15,7 @@ async def run(session, context, logger):
             ecs.compatible_with("FARGATE"),
             ecs.network_mode("awsvpc"),
             ecs.task_size("256", "512"),
-            ecs.container_image("api", repository["repositoryUri"]),
+            ecs.container_image("api", repository),
             ecs.logs_to(group),
         ])  # fmt: skip
     return step.result()

@@ -17,6 +17,6 @@ async def run(session, context, logger):
             ecs.launch_type("FARGATE"),
             ecs.desired_count(2),
             ecs.security_groups_exactly(app_group),
-            ecs.public_ip(False),
+            ecs.assigns_public_ip(False),
         ])  # fmt: skip
     return step.result()
