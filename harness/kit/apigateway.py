@@ -7,6 +7,7 @@ from typing import Any
 
 from harness.kit import refs
 from harness.kit.kinds import Kind, LazyResource, Resource, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -95,6 +96,7 @@ def _invokes(target: str | None, function: Any) -> bool:
     )
 
 
+@later
 def route_to_function(route_key: str, function: Resource | str | None) -> Requirement:
     """The route (e.g. `POST /orders`, `GET /orders/{id}`, `$default`) invokes the Lambda function (a described
     function, its name or ARN) by proxy."""
@@ -138,6 +140,7 @@ def _methods(api: Resource, path: str) -> dict[str, dict[str, Any]]:
     return (resource or {}).get("resourceMethods") or {}
 
 
+@later
 def method_to_function(path: str, http_method: str, function: Resource | str | None) -> Requirement:
     """REST API: `http_method` on the resource `path` (e.g. `/orders`) proxies to the Lambda function (a
     described function, its name or ARN)."""

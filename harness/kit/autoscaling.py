@@ -7,6 +7,7 @@ from typing import Any
 
 from harness.kit import refs
 from harness.kit.kinds import Kind, Resource, first, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -27,6 +28,7 @@ def sizes(minimum: int, desired: int, maximum: int) -> Requirement:
     )
 
 
+@later
 def uses_launch_template(template: Resource | str | None) -> Requirement:
     """Launches from the launch template (a described template, its id or its name), directly or through a mixed
     instances policy."""
@@ -40,6 +42,7 @@ def uses_launch_template(template: Resource | str | None) -> Requirement:
     return refs.refers("launch template", refs.LAUNCH_TEMPLATE, template, actual)
 
 
+@later
 def in_subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
     """Launches into exactly these subnets (described subnets, their ids or ARNs)."""
     return refs.refers_exactly(
@@ -50,6 +53,7 @@ def in_subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
     )
 
 
+@later
 def registers_with(target_group: Resource | str | None) -> Requirement:
     """Registers its instances with the target group (a described one, its ARN or name)."""
     return refs.refers_among(

@@ -11,6 +11,7 @@ from harness.kit import refs
 from harness.kit.aws import is_not_found
 from harness.kit.grants import principal_may
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -57,6 +58,7 @@ def architecture(value: str = "arm64") -> Requirement:
     return require("architecture", value, lambda f: ", ".join(f.get("Architectures") or ["x86_64"]))
 
 
+@later
 def execution_role(role: Resource | str | None) -> Requirement:
     """Runs as the role (a described role, its name or its ARN)."""
     return refs.refers(
@@ -85,6 +87,7 @@ def environment(**variables: str) -> Requirement:
     )
 
 
+@later
 def invokable_by(principal: str, source_arn: str | None = None) -> Requirement:
     """The resource policy lets `principal` (e.g. `apigateway.amazonaws.com`) invoke the function, from
     `source_arn` if given (e.g. the API's `arn:aws:execute-api:REGION:ACCOUNT:API_ID/*`)."""
@@ -97,12 +100,14 @@ def invokable_by(principal: str, source_arn: str | None = None) -> Requirement:
     )
 
 
+@later
 def source(arn: Resource | str | None, *, key: str | None = None) -> Requirement:
     """The event source mapping reads from `arn`: a queue (URL or ARN), a stream's ARN, or a described resource
     (its ARN; a described table's latest stream; `key` names another attribute to read)."""
     return refs.refers("event source", refs.ANY, id_of(arn, key) if key else arn, lambda m: m.get("EventSourceArn"))
 
 
+@later
 def for_function(function: Resource | str | None) -> Requirement:
     """The event source mapping invokes the function (a described function, its name or ARN; a qualifier, when
     both name one, must be the same)."""

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness.kit.kinds import Kind, Resource, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, require
 
 _S3_REST = re.compile(
@@ -36,6 +37,7 @@ def _origin(domain_name: str) -> str:
     return f"s3 {rest['bucket']}" if rest else name
 
 
+@later
 def origin(domain_name: Resource | str) -> Requirement:
     """One origin is `domain_name`: a bucket's REST endpoint under any of its names (or a described bucket), a
     load balancer's DNS name (or a described load balancer), any domain in any case."""

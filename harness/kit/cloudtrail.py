@@ -6,6 +6,7 @@ from typing import Any
 
 from harness.kit import refs
 from harness.kit.kinds import Kind, LazyResource, Resource, first, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -33,6 +34,7 @@ def log_file_validation(enabled: bool = True) -> Requirement:
     return attribute("log file validation", "LogFileValidationEnabled", enabled)
 
 
+@later
 def to_bucket(bucket: Resource | str | None) -> Requirement:
     """Delivers its logs to the bucket (a described bucket, its name or ARN)."""
     return refs.refers("S3 bucket", refs.BUCKET, bucket, lambda t: t.get("S3BucketName"))

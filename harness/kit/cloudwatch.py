@@ -6,6 +6,7 @@ from typing import Any
 
 from harness.kit import refs
 from harness.kit.kinds import Kind, Resource, first, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -21,6 +22,7 @@ def metric(namespace: str, name: str) -> Requirement:
     return require("metric", f"{namespace}/{name}", lambda a: f"{a.get('Namespace')}/{a.get('MetricName')}")
 
 
+@later
 def dimension(name: str, value: str) -> Requirement:
     """Watches the metric of one resource, e.g. dimension("FunctionName", "orders-api")."""
     return require(
@@ -34,8 +36,14 @@ def watches_function(function: Resource | str | None, metric_name: str = "Errors
     """The alarm watches the Lambda function's `metric_name` (AWS/Lambda, dimension FunctionName). The function
     may be described or named by its name or ARN; the dimension itself must hold the name, as CloudWatch
     publishes it (a dimension holding the ARN watches a metric that does not exist)."""
+    return [metric("AWS/Lambda", metric_name), dimension("FunctionName", _function_name(function))]
+
+
+@later
+def _function_name(function: Resource | str | None) -> str:
+    """A function's name, from a described function, its name or its ARN."""
     named = refs.current().identity(refs.FUNCTION, function)
-    return [metric("AWS/Lambda", metric_name), dimension("FunctionName", named.name if named else "")]
+    return named.name if named else ""
 
 
 def statistic(value: str = "Sum") -> Requirement:
@@ -59,6 +67,7 @@ def threshold(value: float, comparison: str = "GreaterThanOrEqualToThreshold") -
     )
 
 
+@later
 def notifies(topic: Resource | str | None) -> Requirement:
     """Sends its ALARM notification to the topic (a described topic, its ARN or name)."""
     return refs.refers_among("alarm actions", refs.TOPIC, topic, lambda a: sorted(a.get("AlarmActions", [])))

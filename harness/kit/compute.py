@@ -7,6 +7,7 @@ from typing import Any
 
 from harness.kit import refs
 from harness.kit.kinds import Kind, LazyResource, Resource, first, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -54,11 +55,13 @@ def image(image_id: str) -> Requirement:
     return require("AMI", image_id, lambda r: _settings(r).get("ImageId"))
 
 
+@later
 def in_subnet(subnet: Resource | str | None) -> Requirement:
     """The instance is in the subnet (a described subnet, its id or ARN)."""
     return refs.refers("subnet", refs.SUBNET, subnet, lambda r: r.get("SubnetId"))
 
 
+@later
 def with_security_group(group: Resource | str | None) -> Requirement:
     """An instance's (or launch template's) security groups include the group (a described group, its id or
     ARN)."""
@@ -73,6 +76,7 @@ def with_security_group(group: Resource | str | None) -> Requirement:
     return refs.refers_among("security groups", refs.SECURITY_GROUP, group, groups)
 
 
+@later
 def instance_profile(profile: Resource | str | None) -> Requirement:
     """Runs with the instance profile (a described profile, its name or ARN)."""
 
@@ -104,6 +108,7 @@ def volume_encrypted(enabled: bool = True) -> Requirement:
     return attribute("encryption", "Encrypted", enabled)
 
 
+@later
 def attached_to(instance: Resource | str | None) -> Requirement:
     """The volume is attached to the instance (a described instance, its id or ARN)."""
     return refs.refers_among(

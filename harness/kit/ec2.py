@@ -12,6 +12,7 @@ from typing import Any
 
 from harness.kit import net, refs
 from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -93,6 +94,7 @@ def dns_hostnames(enabled: bool = True) -> Requirement:
     )
 
 
+@later
 def in_vpc(vpc: Resource | str | None) -> Requirement:
     """Belongs to the VPC (a described VPC, its id or ARN)."""
     return refs.refers("VPC", refs.VPC, vpc, lambda r: r.get("VpcId"))
@@ -112,6 +114,7 @@ def maps_public_ip(enabled: bool = True) -> Requirement:
     return attribute("auto-assign public IPv4 (MapPublicIpOnLaunch)", "MapPublicIpOnLaunch", enabled)
 
 
+@later
 def attached_to(vpc: Resource | str | None) -> Requirement:
     """An internet gateway attached to the VPC (a described VPC, its id or ARN)."""
     vpc_id = refs.shown(refs.VPC, vpc)
@@ -150,6 +153,7 @@ def _active_target(table: Resource, destination: str) -> str | None:
     return None
 
 
+@later
 def route_to(destination: str, target: Resource | str | None, *, key: str) -> Requirement:
     """An active route for `destination` (a CIDR, compared as a network) whose target is `target` (a described
     gateway read under `key`, e.g. "NatGatewayId", or its id or ARN)."""
@@ -167,6 +171,7 @@ def route_to(destination: str, target: Resource | str | None, *, key: str) -> Re
     )
 
 
+@later
 def associated_with(subnets: Iterable[Resource | str | None]) -> Requirement:
     """Explicitly associated with every one of `subnets` (described subnets, their ids or ARNs)."""
     wanted = list(subnets)
@@ -210,6 +215,7 @@ def no_internet_gateway_route() -> Requirement:
     )
 
 
+@later
 def ingress_exactly(*expected: net.Rule) -> Requirement:
     """Inbound rules are exactly these, nothing more (e.g. `net.tcp(80, "0.0.0.0/0")`, `net.tcp(5432, app_group)`);
     compared by meaning: CIDRs as networks, groups by id, TCP 0-65535 as every port."""
@@ -248,6 +254,7 @@ def _rules_issue(actual: frozenset[net.Rule], wanted: frozenset[net.Rule]) -> st
     return " and ".join(parts) + "."
 
 
+@later
 def nat_in_subnet(subnet: Resource | str | None) -> Requirement:
     """The NAT gateway is in the subnet (a described subnet, its id or ARN)."""
     return refs.refers(
@@ -259,6 +266,7 @@ def nat_in_subnet(subnet: Resource | str | None) -> Requirement:
     )
 
 
+@later
 def nat_uses_allocation(allocation_ids: Iterable[str]) -> Requirement:
     """The NAT gateway's public address is one of `allocation_ids` (Elastic IPs allocated in this step)."""
     ids = sorted(allocation_ids)
@@ -270,6 +278,7 @@ def nat_uses_allocation(allocation_ids: Iterable[str]) -> Requirement:
     )
 
 
+@later
 def allocation_in(allocation_ids: Iterable[str]) -> Requirement:
     """An Elastic IP whose allocation is one of `allocation_ids` (e.g. the NAT gateway's)."""
     ids = sorted(allocation_ids)

@@ -10,6 +10,7 @@ from botocore.exceptions import ClientError
 from harness.kit import refs
 from harness.kit.aws import is_not_found
 from harness.kit.kinds import Kind, LazyResource, Resource, first, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, require
 
 
@@ -95,6 +96,7 @@ DEFAULT_KEY = "alias/aws/ecr"
 """The AWS managed key of a repository encrypted with KMS when no key is chosen."""
 
 
+@later
 def encrypted_with(key: Resource | str | None) -> Requirement:
     """Encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN (`alias/aws/ecr` is the
     AWS managed key a KMS-encrypted repository gets when none is chosen)."""

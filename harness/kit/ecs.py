@@ -10,6 +10,7 @@ from botocore.exceptions import ClientError
 from harness.kit import refs
 from harness.kit.aws import error_code
 from harness.kit.kinds import Kind, Resource, first, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, includes, require
 
 
@@ -54,6 +55,7 @@ def container_insights(enabled: bool = True) -> Requirement:
     )
 
 
+@later
 def in_cluster(cluster: Resource | str | None) -> Requirement:
     """The service runs in the cluster (a described cluster, its name or ARN)."""
     return refs.refers("cluster", refs.CLUSTER, cluster, lambda s: s.get("clusterArn"))
@@ -82,6 +84,7 @@ def launch_type(value: str = "FARGATE") -> Requirement:
     return require("launch type", value, _launch)
 
 
+@later
 def runs(task_definition: Resource | str | None) -> Requirement:
     """The service runs the task definition: a described one or `family:revision` or its ARN (that revision),
     or a bare `family` (its latest ACTIVE revision)."""
@@ -113,6 +116,7 @@ def _awsvpc(service: Resource) -> Resource:
     return (service.get("networkConfiguration") or {}).get("awsvpcConfiguration") or {}
 
 
+@later
 def security_groups_exactly(*groups: Resource | str | None) -> Requirement:
     """The service's tasks (network mode awsvpc) are in exactly these security groups (described groups, their ids
     or ARNs)."""
@@ -183,6 +187,7 @@ def _container(task: Resource, name: str) -> Resource | None:
     return next((c for c in task.get("containerDefinitions", []) if c.get("name") == name), None)
 
 
+@later
 def container_image(container: str, image: Resource | str | None) -> Requirement:
     """The container named `container` runs `image`: `REPOSITORY_URI:TAG` or `REPOSITORY_URI@sha256:DIGEST` (an
     ECR image by either, its tag read as its digest), or any image of a described ECR repository."""
@@ -226,6 +231,7 @@ def _show_route(route: dict[str, str | None]) -> str:
     return f"{route['container']} with the {route['driver'] or 'no'} log driver"
 
 
+@later
 def logs_to(group: Resource | str | None, container: str | None = None) -> Requirement:
     """Logs reach the CloudWatch log group (a described group, its name or ARN) through the awslogs driver: the
     logs of the container named `container`, or without one, of at least one container (a sidecar may log

@@ -7,6 +7,7 @@ from typing import Any
 
 from harness.kit import refs
 from harness.kit.kinds import Kind, Resource, first, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -35,6 +36,7 @@ def scheme(value: str = "internet-facing") -> Requirement:
     return attribute("scheme", "Scheme", value, hint="The scheme is chosen at creation: internet-facing or internal.")
 
 
+@later
 def in_subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
     """Placed in exactly these subnets (described subnets, their ids or ARNs; so in their availability zones), no
     more, no fewer."""
@@ -47,6 +49,7 @@ def in_subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
     )
 
 
+@later
 def with_security_group(group: Resource | str | None) -> Requirement:
     """The load balancer's security groups include the group (a described group, its id or ARN)."""
     return refs.refers_among(
@@ -62,11 +65,13 @@ def port(value: int) -> Requirement:
     return attribute("port", "Port", value)
 
 
+@later
 def on_load_balancer(lb: Resource | str | None) -> Requirement:
     """The listener belongs to the load balancer (a described one, its ARN or name)."""
     return refs.refers("load balancer", refs.LOAD_BALANCER, lb, lambda listener: listener.get("LoadBalancerArn"))
 
 
+@later
 def forwards_to(target_group: Resource | str | None) -> Requirement:
     """The default actions forward all traffic to the target group (a described one, its ARN or name), and do
     nothing else first (no authentication, no fixed response): one forward action."""

@@ -8,6 +8,7 @@ from typing import Any
 
 from harness.kit import patterns, refs
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, require
 
 
@@ -71,6 +72,7 @@ def enabled(value: bool = True) -> Requirement:
     return require("state", "ENABLED" if value else "DISABLED", lambda r: r.get("State"))
 
 
+@later
 def targets(target: Resource | str | None, *, key: str | None = None) -> Requirement:
     """One of the rule's targets is `target`: a described resource (its ARN; `key` names another attribute), an
     ARN, a queue URL, or a function's name."""

@@ -11,6 +11,7 @@ from typing import Any
 
 from harness.kit import identity, refs
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
+from harness.kit.later import later
 from harness.kit.policy import PolicyError, parse_policy
 from harness.kit.require import Requirement, require
 
@@ -216,6 +217,7 @@ def _verdict(action: str, target: str) -> Callable[[Resource], identity.Verdict]
     return verdict
 
 
+@later
 def may(action: str, resource: str = "*") -> Requirement:
     """Its policies allow `action` on the ARN `resource` (no Deny; a Condition makes it undecided, so a miss)."""
     return require(
@@ -228,6 +230,7 @@ def may(action: str, resource: str = "*") -> Requirement:
     )
 
 
+@later
 def may_not(action: str, resource: str = "*") -> Requirement:
     """Its policies do not allow `action` on `resource` (an Allow under a Condition is a miss: it may apply)."""
     return require(
@@ -251,11 +254,13 @@ class Grant:
         return f"{', '.join(self.actions)} on {', '.join(self.resources)}"
 
 
+@later
 def grant(actions: Iterable[str], resources: Iterable[Resource | str | None] = ("*",), *, key: str = "Arn") -> Grant:
     """`actions` on `resources` (ARNs, or described resources read under `key`, e.g. `key="TableArn"`)."""
     return Grant(tuple(sorted(actions, key=str.lower)), tuple(sorted(str(id_of(r, key)) for r in resources)))
 
 
+@later
 def may_only(
     actions: Iterable[str], resources: Iterable[Resource | str | None] = ("*",), *, key: str = "Arn"
 ) -> Requirement:
@@ -264,6 +269,7 @@ def may_only(
     return may_exactly(grant(actions, resources, key=key))
 
 
+@later
 def may_exactly(*grants: Grant) -> Requirement:
     """Least privilege over several grants, e.g. table actions on the table and log actions on its log streams:
     every grant is allowed, and nothing beyond them (an action is judged on the resources of its grants, read
@@ -355,11 +361,13 @@ def _least_privilege_issue(found: dict[str, Any]) -> str:
 # --- users, groups, instance profiles -----------------------------------------------------------------------
 
 
+@later
 def in_group(group: Resource | str | None) -> Requirement:
     """The user is a member of the group (a described group, its name or ARN)."""
     return refs.refers_among("groups", refs.GROUP, group, lambda user: sorted(user["Groups"]))
 
 
+@later
 def holds_role(role: Resource | str | None) -> Requirement:
     """The instance profile holds the role (a described role, its name or ARN; a profile holds at most one)."""
     return refs.refers_among(

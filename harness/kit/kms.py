@@ -6,6 +6,7 @@ from typing import Any
 
 from harness.kit import refs
 from harness.kit.kinds import Kind, LazyResource, Resource, first, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, require
 
 
@@ -66,6 +67,7 @@ def has_alias(name: str) -> Requirement:
     return refs.refers_among("aliases", refs.KMS_ALIAS, name, lambda k: k["Aliases"])
 
 
+@later
 def points_to(key: Resource | str | None) -> Requirement:
     """The alias names the key: a described key, its id or ARN, or another alias of it."""
     return refs.refers("target key", refs.KMS_KEY, key, lambda a: a.get("TargetKeyId"))

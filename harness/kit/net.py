@@ -7,6 +7,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from harness.kit.later import later
+
 WORLD_V4 = "0.0.0.0/0"
 WORLD_V6 = "::/0"
 
@@ -108,6 +110,7 @@ def same_network(a: str | None, b: str | None) -> bool:
         return False
 
 
+@later
 def tcp(port: int, source: str | Mapping[str, Any]) -> Rule:
     """A TCP rule for one port from a CIDR or a security group: `tcp(80, "0.0.0.0/0")`, `tcp(5432, app_group)`
     (a described group, or its id or ARN; `"sg:" + id` works too)."""

@@ -8,6 +8,7 @@ from typing import Any
 
 from harness.kit import refs
 from harness.kit.kinds import Kind, Resource, first, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -66,6 +67,7 @@ def backup_retention(days: int) -> Requirement:
     return attribute("backup retention (days)", "BackupRetentionPeriod", days)
 
 
+@later
 def encrypted_with(key: Resource | str | None) -> Requirement:
     """Storage encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN."""
     return refs.refers(
@@ -83,17 +85,20 @@ def _security_groups(db: Resource) -> list[str]:
     )
 
 
+@later
 def with_security_group(group: Resource | str | None) -> Requirement:
     """The instance's VPC security groups include the group (a described group, its id or ARN)."""
     return refs.refers_among("security groups", refs.SECURITY_GROUP, group, _security_groups)
 
 
+@later
 def security_groups_exactly(*groups: Resource | str | None) -> Requirement:
     """The instance's VPC security groups are exactly these (described groups, their ids or ARNs): the VPC's
     default group beside them fails."""
     return refs.refers_exactly("security groups", refs.SECURITY_GROUP, groups, _security_groups)
 
 
+@later
 def in_subnet_group(group: Resource | str | None) -> Requirement:
     """In the DB subnet group (a described group, its name in any case, or its ARN)."""
     return refs.refers(
@@ -101,6 +106,7 @@ def in_subnet_group(group: Resource | str | None) -> Requirement:
     )
 
 
+@later
 def subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
     """The subnet group spans exactly these subnets (described subnets, their ids or ARNs)."""
     return refs.refers_exactly(

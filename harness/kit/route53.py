@@ -6,6 +6,7 @@ from typing import Any
 
 from harness.kit import refs
 from harness.kit.kinds import Kind, LazyResource, Resource, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, require
 
 
@@ -41,6 +42,7 @@ def domain(name: str) -> Requirement:
     return require("domain", _fqdn(name), lambda z: z.get("Name"), compare=lambda actual, e: _fqdn(actual or "") == e)
 
 
+@later
 def private(vpc: Resource | str | None = None) -> Requirement:
     """A private zone (associated with the VPC, if given: a described VPC, its id or ARN)."""
     vpc_id = refs.shown(refs.VPC, vpc)

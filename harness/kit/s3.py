@@ -9,6 +9,7 @@ from botocore.exceptions import ClientError
 from harness.kit import refs
 from harness.kit.aws import error_code
 from harness.kit.kinds import Kind, LazyResource, Resource, register
+from harness.kit.later import later
 from harness.kit.policy import PolicyError, PolicyVerdict, grants_public_read_of_objects, parse_policy
 from harness.kit.require import Requirement, attribute, require
 
@@ -136,6 +137,7 @@ def public_access_blocked() -> Requirement:
     )
 
 
+@later
 def grants_public_read(bucket: Resource | str) -> Requirement:
     """The policy lets everyone s3:GetObject every object of `bucket` (a described bucket, its name or ARN),
     unconditionally, with no Deny in the way."""

@@ -9,6 +9,7 @@ from typing import Any
 
 from harness.kit import refs
 from harness.kit.kinds import Kind, Resource, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, require
 
 DEFAULT_KEY = "alias/aws/secretsmanager"
@@ -49,11 +50,13 @@ def rotation(days: int | None = None) -> Requirement:
     return require("rotation", wanted, actual, hint="Turn on automatic rotation for the secret.")
 
 
+@later
 def rotated_by(function: Resource | str | None) -> Requirement:
     """Rotated by the Lambda function (a described function, its name or ARN)."""
     return refs.refers("rotation function", refs.FUNCTION, function, lambda s: s.get("RotationLambdaARN"))
 
 
+@later
 def encrypted_with(key: Resource | str | None) -> Requirement:
     """Encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN, whichever the secret
     was given (`alias/aws/secretsmanager` is the AWS managed key a secret gets when none is chosen)."""

@@ -9,6 +9,7 @@ from typing import Any
 from harness.kit import patterns, refs
 from harness.kit.grants import principal_may
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, require
 
 
@@ -54,6 +55,7 @@ def _delivers_to(actual: str | None, endpoint: Any) -> bool:
     return actual.strip() == str(refs.shown(refs.ANY, endpoint)).strip()
 
 
+@later
 def subscribed(protocol: str, endpoint: Resource | str | None, *, key: str = "QueueArn") -> Requirement:
     """The topic delivers to `endpoint` over `protocol`: ("sqs", a described queue, its URL or ARN), ("lambda", a
     described function, its name or ARN), ("email", an address); a confirmed or pending subscription counts."""
@@ -70,6 +72,7 @@ def subscribed(protocol: str, endpoint: Resource | str | None, *, key: str = "Qu
     )
 
 
+@later
 def accepts_from(principal: str, source_arn: str | None = None) -> Requirement:
     """The topic policy lets `principal` (e.g. `events.amazonaws.com`) publish, from `source_arn` if given."""
     return principal_may(
@@ -85,6 +88,7 @@ def protocol(value: str) -> Requirement:
     return require("protocol", value.lower(), lambda s: str(s.get("Protocol", "")).lower() or None)
 
 
+@later
 def endpoint(value: Resource | str | None, *, key: str = "QueueArn") -> Requirement:
     """The subscription delivers to `value`: a described resource or its ARN (a queue's URL, a function's name),
     or an address or URL for the other protocols."""
@@ -97,6 +101,7 @@ def endpoint(value: Resource | str | None, *, key: str = "QueueArn") -> Requirem
     )
 
 
+@later
 def on_topic(topic: Resource | str | None) -> Requirement:
     """The subscription is on the topic (a described topic, its ARN or name)."""
     return refs.refers("topic", refs.TOPIC, topic, lambda s: s.get("TopicArn"))

@@ -8,6 +8,7 @@ from typing import Any
 from harness.kit import refs
 from harness.kit.grants import principal_may
 from harness.kit.kinds import Kind, Resource, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, require
 
 
@@ -56,6 +57,7 @@ def _redrive(queue: Resource) -> dict[str, Any]:
     return json.loads(queue.get("RedrivePolicy") or "{}")
 
 
+@later
 def dead_letter_queue(target: Resource | str | None, max_receives: int | None = None) -> Requirement:
     """Failed messages go to the dead-letter queue `target` (a described queue, its URL, ARN or name), after
     `max_receives` receives if given."""
@@ -86,6 +88,7 @@ def dead_letter_queue(target: Resource | str | None, max_receives: int | None = 
     )
 
 
+@later
 def accepts_from(principal: str, source_arn: str | None = None) -> Requirement:
     """The queue policy lets `principal` (e.g. `sns.amazonaws.com`) send messages, from `source_arn` if given."""
     return principal_may(
