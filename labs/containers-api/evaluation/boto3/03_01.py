@@ -8,9 +8,6 @@ from harness.kit.step import Step
 async def run(session, context, logger):
     step = Step(session, context, logger)
     with step:
-        app = step.find("03_01_app_group", ec2.SECURITY_GROUP, [ec2.ingress_exactly()], critical=True)
-        step.find("03_01_db_group", ec2.SECURITY_GROUP, [
-            ec2.in_vpc(app),
-            ec2.ingress_exactly(net.tcp(5432, f"sg:{app['GroupId']}")),
-        ])  # fmt: skip
+        app = step.find("03_01_app_group", ec2.SECURITY_GROUP, [ec2.ingress_exactly()])
+        step.find("03_01_db_group", ec2.SECURITY_GROUP, [ec2.in_vpc(app), ec2.ingress_exactly(net.tcp(5432, app))])
     return step.result()
