@@ -272,6 +272,23 @@ def test_a_queue_named_like_a_table_is_judged_on_its_own(weak_run: dict) -> None
     }
 
 
+def test_a_bucket_is_fingerprinted_on_the_emulator_account_settings_included(sandbox) -> None:
+    """The bucket's kit description reads the account's public access block through S3 Control, whose endpoint
+    puts the account id in front of the host: on moto's loopback address that names no host."""
+    from harness.authoring.fingerprint import fingerprint
+    from harness.authoring.playthrough import ScenarioSession
+
+    session = ScenarioSession(sandbox.endpoint_url, sandbox)
+    session.client("s3").create_bucket(Bucket="printed")
+    before = fingerprint(session, {"printed": "AWS::S3::Bucket"})["printed"]
+    assert before is not None and '"AccountPublicAccessBlock"' in before
+    account = session.client("sts").get_caller_identity()["Account"]
+    session.client("s3control").put_public_access_block(
+        AccountId=account, PublicAccessBlockConfiguration={"BlockPublicPolicy": True}
+    )
+    assert fingerprint(session, {"printed": "AWS::S3::Bucket"})["printed"] not in (None, before)
+
+
 def test_the_clock_is_left_out_of_a_fingerprint_by_whole_words() -> None:
     from harness.authoring.fingerprint import _without_clock
 
