@@ -10,7 +10,7 @@ from botocore.exceptions import ClientError
 from harness.kit import refs
 from harness.kit.aws import is_not_found
 from harness.kit.grants import principal_may
-from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
+from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register, state_in
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
@@ -34,8 +34,24 @@ def _fetch_mapping(session: Any, uuid: str) -> Resource:
     return session.client("lambda").get_event_source_mapping(UUID=uuid)
 
 
-FUNCTION = register(Kind("AWS::Lambda::Function", "Lambda function", _fetch_function))
-EVENT_SOURCE_MAPPING = register(Kind("AWS::Lambda::EventSourceMapping", "event source mapping", _fetch_mapping))
+def _function_settling(function: Resource) -> str | None:
+    if function.get("State") == "Pending":
+        return "state Pending"
+    return "an update InProgress" if function.get("LastUpdateStatus") == "InProgress" else None
+
+
+FUNCTION = register(
+    Kind("AWS::Lambda::Function", "Lambda function", _fetch_function, settling=_function_settling, retry_after_s=5)
+)
+EVENT_SOURCE_MAPPING = register(
+    Kind(
+        "AWS::Lambda::EventSourceMapping",
+        "event source mapping",
+        _fetch_mapping,
+        settling=state_in("State", {"Creating", "Enabling", "Updating"}),
+        retry_after_s=10,
+    )
+)
 
 
 def runtime(value: str) -> Requirement:

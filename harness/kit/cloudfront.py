@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from harness.kit.kinds import Kind, Resource, register
+from harness.kit.kinds import Kind, Resource, register, state_in
 from harness.kit.later import later
 from harness.kit.require import Requirement, require
 
@@ -21,7 +21,15 @@ def _fetch_distribution(session: Any, distribution_id: str) -> Resource:
     return {**distribution, "Config": distribution["DistributionConfig"]}
 
 
-DISTRIBUTION = register(Kind("AWS::CloudFront::Distribution", "CloudFront distribution", _fetch_distribution))
+DISTRIBUTION = register(
+    Kind(
+        "AWS::CloudFront::Distribution",
+        "CloudFront distribution",
+        _fetch_distribution,
+        settling=state_in("Status", {"InProgress"}, label="status"),
+        retry_after_s=60,
+    )
+)
 
 
 def enabled(value: bool = True) -> Requirement:

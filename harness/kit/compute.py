@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.kit import refs
-from harness.kit.kinds import Kind, LazyResource, Resource, first, register
+from harness.kit.kinds import Kind, LazyResource, Resource, first, register, state_in
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
@@ -36,9 +36,19 @@ def _fetch_volume(session: Any, volume_id: str) -> Resource | None:
     return first(session.client("ec2").describe_volumes(VolumeIds=[volume_id])["Volumes"])
 
 
-INSTANCE = register(Kind("AWS::EC2::Instance", "instance", _fetch_instance))
+INSTANCE = register(
+    Kind(
+        "AWS::EC2::Instance",
+        "instance",
+        _fetch_instance,
+        settling=state_in("State.Name", {"pending"}),
+        retry_after_s=15,
+    )
+)
 LAUNCH_TEMPLATE = register(Kind("AWS::EC2::LaunchTemplate", "launch template", _fetch_launch_template))
-VOLUME = register(Kind("AWS::EC2::Volume", "EBS volume", _fetch_volume))
+VOLUME = register(
+    Kind("AWS::EC2::Volume", "EBS volume", _fetch_volume, settling=state_in("State", {"creating"}), retry_after_s=10)
+)
 
 
 def _settings(resource: Resource) -> Resource:
@@ -93,7 +103,8 @@ def imdsv2_required() -> Requirement:
 
 
 def running() -> Requirement:
-    return require("state", "running", lambda i: i["State"]["Name"])
+    """The instance is running (while it is `pending`, the step answers pending, not fail)."""
+    return require("state", "running", lambda i: i["State"]["Name"], waits=True)
 
 
 def volume_type(value: str = "gp3") -> Requirement:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from harness.kit import net, refs
-from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register
+from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register, state_in
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
@@ -60,13 +60,24 @@ def _fetch_nat(session: Any, nat_id: str) -> Resource | None:
     return first([g for g in gateways if g.get("State") not in ("deleted", "deleting")])
 
 
-VPC = register(Kind("AWS::EC2::VPC", "VPC", _fetch_vpc))
-SUBNET = register(Kind("AWS::EC2::Subnet", "subnet", _fetch_subnet))
-INTERNET_GATEWAY = register(Kind("AWS::EC2::InternetGateway", "internet gateway", _fetch_igw))
+def _attaching(igw: Resource) -> str | None:
+    states = [a.get("State") for a in igw.get("Attachments", [])]
+    return "attachment attaching" if "attaching" in states else None
+
+
+VPC = register(Kind("AWS::EC2::VPC", "VPC", _fetch_vpc, settling=state_in("State", {"pending"}), retry_after_s=5))
+SUBNET = register(
+    Kind("AWS::EC2::Subnet", "subnet", _fetch_subnet, settling=state_in("State", {"pending"}), retry_after_s=5)
+)
+INTERNET_GATEWAY = register(
+    Kind("AWS::EC2::InternetGateway", "internet gateway", _fetch_igw, settling=_attaching, retry_after_s=5)
+)
 ROUTE_TABLE = register(Kind("AWS::EC2::RouteTable", "route table", _fetch_route_table))
 SECURITY_GROUP = register(Kind("AWS::EC2::SecurityGroup", "security group", _fetch_security_group))
 EIP = register(Kind("AWS::EC2::EIP", "Elastic IP", _fetch_eip))
-NAT_GATEWAY = register(Kind("AWS::EC2::NatGateway", "NAT gateway", _fetch_nat))
+NAT_GATEWAY = register(
+    Kind("AWS::EC2::NatGateway", "NAT gateway", _fetch_nat, settling=state_in("State", {"pending"}), retry_after_s=30)
+)
 
 
 def cidr(block: str) -> Requirement:
@@ -292,9 +303,11 @@ def allocation_in(allocation_ids: Iterable[str]) -> Requirement:
 
 
 def nat_available() -> Requirement:
-    return attribute(
+    """The NAT gateway is `available` (while it is `pending`, the step answers pending, not fail)."""
+    return require(
         "state",
-        "State",
         "available",
+        lambda nat: nat.get("State"),
         hint="A new NAT gateway is 'pending' for a minute or two: wait until it is 'available'.",
+        waits=True,
     )

@@ -9,14 +9,15 @@ from botocore.exceptions import ClientError
 
 from harness.kit import refs
 from harness.kit.aws import error_code
-from harness.kit.kinds import Kind, Resource, first, register
+from harness.kit.kinds import Kind, Resource, first, register, state_in
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, includes, require
 
 
 def _fetch_cluster(session: Any, name: str) -> Resource | None:
     clusters = session.client("ecs").describe_clusters(clusters=[name], include=["SETTINGS"])["clusters"]
-    return first([c for c in clusters if c.get("status") == "ACTIVE" and name in (c["clusterName"], c["clusterArn"])])
+    live = ("ACTIVE", "PROVISIONING")  # PROVISIONING: still being created (pending); the others are going or gone
+    return first([c for c in clusters if c.get("status") in live and name in (c["clusterName"], c["clusterArn"])])
 
 
 def _fetch_service(session: Any, arn: str) -> Resource | None:
@@ -36,8 +37,16 @@ def _fetch_task_definition(session: Any, task_definition: str) -> Resource | Non
     return found if found.get("status") == "ACTIVE" else None
 
 
-CLUSTER = register(Kind("AWS::ECS::Cluster", "ECS cluster", _fetch_cluster))
-SERVICE = register(Kind("AWS::ECS::Service", "ECS service", _fetch_service))
+CLUSTER = register(
+    Kind(
+        "AWS::ECS::Cluster",
+        "ECS cluster",
+        _fetch_cluster,
+        settling=state_in("status", {"PROVISIONING"}, label="status"),
+        retry_after_s=10,
+    )
+)
+SERVICE = register(Kind("AWS::ECS::Service", "ECS service", _fetch_service, retry_after_s=30))
 TASK_DEFINITION = register(Kind("AWS::ECS::TaskDefinition", "task definition", _fetch_task_definition))
 
 
@@ -59,6 +68,25 @@ def container_insights(enabled: bool = True) -> Requirement:
 def in_cluster(cluster: Resource | str | None) -> Requirement:
     """The service runs in the cluster (a described cluster, its name or ARN)."""
     return refs.refers("cluster", refs.CLUSTER, cluster, lambda s: s.get("clusterArn"))
+
+
+def _rollout(service: Resource) -> str:
+    """The service's primary deployment's rollout state (`COMPLETED`, `IN_PROGRESS`, `FAILED`)."""
+    primary = next((d for d in service.get("deployments", []) if d.get("status") == "PRIMARY"), None)
+    return str((primary or {}).get("rolloutState") or "no deployment")
+
+
+def steady() -> Requirement:
+    """The service's deployment has completed: its tasks run as asked. While a deployment is in progress the step
+    answers pending, not fail (a deployment that failed is a fail). On moto, a service's deployment completes only
+    with MOTO_ECS_SERVICE_RUNNING set to at least its desired count."""
+    return require(
+        "deployment",
+        "COMPLETED",
+        _rollout,
+        waits=lambda service: _rollout(service) == "IN_PROGRESS",
+        hint="Look at the service's deployments and events: its tasks must start and stay running.",
+    )
 
 
 def desired_count(count: int) -> Requirement:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from harness.kit import refs
-from harness.kit.kinds import Kind, Resource, first, register
+from harness.kit.kinds import Kind, Resource, first, register, state_in
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
@@ -23,7 +23,15 @@ def _fetch_listener(session: Any, arn: str) -> Resource | None:
     return first(session.client("elbv2").describe_listeners(ListenerArns=[arn])["Listeners"])
 
 
-LOAD_BALANCER = register(Kind("AWS::ElasticLoadBalancingV2::LoadBalancer", "load balancer", _fetch_load_balancer))
+LOAD_BALANCER = register(
+    Kind(
+        "AWS::ElasticLoadBalancingV2::LoadBalancer",
+        "load balancer",
+        _fetch_load_balancer,
+        settling=state_in("State.Code", {"provisioning"}),
+        retry_after_s=30,
+    )
+)
 TARGET_GROUP = register(Kind("AWS::ElasticLoadBalancingV2::TargetGroup", "target group", _fetch_target_group))
 LISTENER = register(Kind("AWS::ElasticLoadBalancingV2::Listener", "listener", _fetch_listener))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.kit import refs
-from harness.kit.kinds import Kind, LazyResource, Resource, first, register
+from harness.kit.kinds import Kind, LazyResource, Resource, first, register, state_in
 from harness.kit.later import later
 from harness.kit.require import Requirement, require
 
@@ -32,7 +32,15 @@ def _fetch_alias(session: Any, name: str) -> Resource | None:
     return first([a for page in pages for a in page["Aliases"] if a["AliasName"] == name])
 
 
-KEY = register(Kind("AWS::KMS::Key", "KMS key", _fetch_key))
+KEY = register(
+    Kind(
+        "AWS::KMS::Key",
+        "KMS key",
+        _fetch_key,
+        settling=state_in("KeyState", {"Creating", "Updating"}),
+        retry_after_s=10,
+    )
+)
 ALIAS = register(Kind("AWS::KMS::Alias", "KMS alias", _fetch_alias))
 
 

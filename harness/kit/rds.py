@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from harness.kit import refs
-from harness.kit.kinds import Kind, Resource, first, register
+from harness.kit.kinds import Kind, Resource, first, register, state_in
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
@@ -20,7 +20,35 @@ def _fetch_subnet_group(session: Any, name: str) -> Resource | None:
     return first(session.client("rds").describe_db_subnet_groups(DBSubnetGroupName=name)["DBSubnetGroups"])
 
 
-DB_INSTANCE = register(Kind("AWS::RDS::DBInstance", "DB instance", _fetch_instance))
+SETTLING_STATUSES = frozenset(
+    {
+        "creating",
+        "modifying",
+        "rebooting",
+        "starting",
+        "renaming",
+        "resetting-master-credentials",
+        "upgrading",
+        "maintenance",
+        "configuring-enhanced-monitoring",
+        "configuring-iam-database-auth",
+        "configuring-log-exports",
+        "converting-to-vpc",
+        "moving-to-vpc",
+    }
+)
+"""DB instance statuses AWS leaves on its own for `available` (backing-up and storage-optimization are not among
+them: the instance is usable meanwhile)."""
+
+DB_INSTANCE = register(
+    Kind(
+        "AWS::RDS::DBInstance",
+        "DB instance",
+        _fetch_instance,
+        settling=state_in("DBInstanceStatus", SETTLING_STATUSES, label="status"),
+        retry_after_s=60,
+    )
+)
 DB_SUBNET_GROUP = register(Kind("AWS::RDS::DBSubnetGroup", "DB subnet group", _fetch_subnet_group))
 
 
@@ -45,6 +73,11 @@ def engine(name: str, major_version: str | None = None) -> Requirement:
         ),
         compare=same,
     )
+
+
+def available() -> Requirement:
+    """The instance is `available` (while AWS creates or changes it, the step answers pending, not fail)."""
+    return require("status", "available", lambda db: db.get("DBInstanceStatus"), waits=True)
 
 
 def instance_class(value: str) -> Requirement:

@@ -6,6 +6,8 @@ import json
 import subprocess
 import time
 
+import httpx
+
 from tests.conftest import ANSWER_KEYS, LABS, STEPEVAL, MotoAccount
 
 
@@ -77,3 +79,31 @@ def test_the_timeout_flag_ends_a_blocking_module(moto_url: str) -> None:
     code, answer, _ = stepeval_run("02.02", "--timeout", "0.5", endpoint=moto_url, lab="misbehaving")
     assert code == 3 and answer["error"]["kind"] == "timeout"
     assert time.monotonic() - started < 30  # ended by the limit, not by the module's own 120 s (loose: a busy CI)
+
+
+def test_a_resource_aws_is_still_deploying_exits_75_pending(aws: MotoAccount) -> None:
+    """Not yet is neither a fail (1) nor an error (3): `pending`, exit 75 (EX_TEMPFAIL), with retry_after_s."""
+    transition = {"model_name": "cloudfront::distribution", "transition": {"progression": "manual", "times": 1000}}
+    httpx.post(f"{aws.endpoint_url}/moto-api/state-manager/set-transition", json=transition, timeout=10)
+    try:
+        config = {
+            "CallerReference": "pending-cli",
+            "Comment": "",
+            "Enabled": True,
+            "Origins": {"Quantity": 1, "Items": [{"Id": "o", "DomainName": "b.s3.amazonaws.com",
+                                                  "S3OriginConfig": {"OriginAccessIdentity": ""}}]},
+            "DefaultCacheBehavior": {"TargetOriginId": "o", "ViewerProtocolPolicy": "allow-all",
+                                     "CachePolicyId": "658327ea-f89d-4fab-a63d-7e88639e58f6"},
+        }  # fmt: skip
+        distribution = aws.client("cloudfront").create_distribution(DistributionConfig=config)["Distribution"]["Id"]
+        context = {"events": [{"type": "AWS::CloudFront::Distribution", "id": distribution}]}
+        code, answer, _ = stepeval_run("01.01", endpoint=aws.endpoint_url, context=context, lab="pending")
+    finally:
+        body = {"model_name": "cloudfront::distribution"}
+        httpx.post(f"{aws.endpoint_url}/moto-api/state-manager/unset-transition", json=body, timeout=10)
+    assert (code, answer["status"], answer["success"], answer["retry_after_s"]) == (75, "pending", False, 60)
+    assert answer["validated"][0]["status"] == "not_found"
+    assert answer["failure_context"]["issue"] == (
+        f"CloudFront distribution {distribution} is not ready yet (status InProgress): AWS is still working on it."
+    )
+    assert answer["error"] is None and answer["resolved"] == []
