@@ -12,6 +12,7 @@ async def run(session, context, logger):
         db_group = step.input("03_01_db_group", ec2.SECURITY_GROUP)
         subnet_group = step.find("03_02_subnet_group", rds.DB_SUBNET_GROUP, [ec2.in_vpc(db_group["VpcId"])])
         step.find("03_02_database", rds.DB_INSTANCE, [
+            rds.available(),
             rds.engine("postgres", "16"),
             rds.instance_class("db.t3.micro"),
             rds.encrypted(),
