@@ -2,8 +2,10 @@
 
 A learner's mistakes are mostly one value off: a boolean the other way, a port or a CIDR next door, an enum's
 sibling, a zone over, a list member missing or extra, a policy a little too wide or too narrow, a key misspelt,
-or an attribute call forgotten. `mutants(calls)` lists those of a recorded solve; each names its call by
-operation and ordinal (`CreateSubnet#2`) so an author can mark one acceptable (`@equivalent`).
+another resource of the same type referred to (another key, group, log group, an older revision), a plausible
+other value for a free string (cpu 512, engine mysql), or an attribute call forgotten. `mutants(calls)` lists
+those of a recorded solve; each names its call by operation and ordinal (`CreateSubnet#2`) so an author can mark
+one acceptable (`@equivalent`).
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ _REVISION = re.compile(r":(\d+)$")
 KMS_KEY_PARAM = re.compile(r"(?i)(^|\.)(kms)?key(id|arn)?$|kmskey")
 """A parameter that names a KMS key (`KmsKeyId`, `KeyId`, `kmsKeyArn`, `KMSKey`)."""
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-_ARN_SERVICES = {"elasticloadbalancing": "elbv2", "events": "events", "execute-api": "apigatewayv2"}
+_ARN_SERVICES = {"elasticloadbalancing": "elbv2", "execute-api": "apigatewayv2"}
+"""ARN service names that are not botocore's name for the service."""
 
 
 @dataclass(frozen=True)

@@ -276,7 +276,7 @@ def _touched(mutant: Mutant, types: Mapping[str, str]) -> dict[str, str]:
     """The resources (of known type) the call made or acts on, in the solve and in the mutant: the ids its response
     holds and its first parameter that names one (`SubnetId` of ModifySubnetAttribute: both subnets when the mutant
     swapped it); the others it names (a VPC to create in) it leaves alone. Names are read as identities
-    (`fingerprint.Known`), never found as substrings."""
+    (`mutants.Known`), never found as substrings."""
     known, service = Known(types), mutant.call.service
     firsts = {_first_named(mutant.call.params, known, service), _first_named(mutant.params or {}, known, service)}
     made = {known.named(value, service) for value in strings(mutant.call.response)}
