@@ -245,13 +245,20 @@ def _task_definition_resolve(session: Any, identity: Identity, _spelled: str) ->
         lambda: session.client("ecs").describe_task_definition(taskDefinition=identity.name)["taskDefinition"],
         also_missing=("ClientException",),
     )
-    if described is None or described.get("status") != "ACTIVE":
-        return replace(identity, version=NO_ACTIVE_REVISION)
-    return replace(identity, version=str(described["revision"]))
+    if described is not None and described.get("status") == "ACTIVE":
+        return replace(identity, version=str(described["revision"]))
+    # AWS describes the latest ACTIVE revision; an emulator may describe the latest of any status: list them
+    pages = session.client("ecs").get_paginator("list_task_definitions").paginate(
+        familyPrefix=identity.name, status="ACTIVE"
+    )
+    listed = [arn_identity(arn) for page in pages for arn in page["taskDefinitionArns"]]
+    revisions = [int(i.version) for i in listed if i and i.name == identity.name and (i.version or "").isdigit()]
+    return replace(identity, version=str(max(revisions)) if revisions else NO_ACTIVE_REVISION)
 
 
 def _launch_template_bare(text: str) -> Identity:
-    if text.startswith("lt-"):
+    """`lt-` and 8 to 17 hex digits is an id; anything else a name (a name may start with `lt-` too)."""
+    if re.fullmatch(r"lt-[0-9a-f]{8,17}", text):
         return Identity("ec2:launch-template", text)
     return Identity("ec2:launch-template-name", text)
 
