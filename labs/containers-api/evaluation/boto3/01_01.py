@@ -1,5 +1,5 @@
-"""Create an ECR repository for the API's images (orders-api) whose tags are immutable and whose images are scanned
-on push (by the repository's own setting, or by a registry scanning rule that covers it)."""
+"""Create an ECR repository for the API's images, whose tags are immutable and whose images are scanned on push (by
+the repository's own setting, or by a registry scanning rule that covers it)."""
 
 from harness.kit import ecr
 from harness.kit.step import Step

@@ -1,6 +1,6 @@
 """Register a Fargate task definition (network mode awsvpc, 256 CPU units, 512 MiB) whose container named api runs
-an image of the orders-api repository (by tag or digest) and sends its logs with the awslogs driver to
-/ecs/orders-api. Other containers may log elsewhere."""
+an image of that repository (by tag or digest) and sends its logs with the awslogs driver to /ecs/orders-api.
+Other containers may log elsewhere."""
 
 from harness.kit import ecr, ecs, logs
 from harness.kit.step import Step
