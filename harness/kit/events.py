@@ -69,6 +69,7 @@ def event_pattern(pattern: dict[str, Any]) -> Requirement:
 
 
 def enabled(value: bool = True) -> Requirement:
+    """The rule is enabled (`ENABLED`), or disabled with `value=False`."""
     return require("state", "ENABLED" if value else "DISABLED", lambda r: r.get("State"))
 
 

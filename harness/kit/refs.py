@@ -248,8 +248,10 @@ def _task_definition_resolve(session: Any, identity: Identity, _spelled: str) ->
     if described is not None and described.get("status") == "ACTIVE":
         return replace(identity, version=str(described["revision"]))
     # AWS describes the latest ACTIVE revision; an emulator may describe the latest of any status: list them
-    pages = session.client("ecs").get_paginator("list_task_definitions").paginate(
-        familyPrefix=identity.name, status="ACTIVE"
+    pages = (
+        session.client("ecs")
+        .get_paginator("list_task_definitions")
+        .paginate(familyPrefix=identity.name, status="ACTIVE")
     )
     listed = [arn_identity(arn) for page in pages for arn in page["taskDefinitionArns"]]
     revisions = [int(i.version) for i in listed if i and i.name == identity.name and (i.version or "").isdigit()]
