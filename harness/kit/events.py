@@ -69,8 +69,14 @@ def event_pattern(pattern: dict[str, Any]) -> Requirement:
 
 
 def enabled(value: bool = True) -> Requirement:
-    """The rule is enabled (`ENABLED`), or disabled with `value=False`."""
-    return require("state", "ENABLED" if value else "DISABLED", lambda r: r.get("State"))
+    """The rule is enabled (`ENABLED`, or `ENABLED_WITH_ALL_CLOUDTRAIL_MANAGEMENT_EVENTS`), or disabled with
+    `value=False`."""
+    return require(
+        "state",
+        "ENABLED" if value else "DISABLED",
+        lambda r: r.get("State"),
+        compare=lambda actual, _: str(actual).startswith("ENABLED") == value,
+    )
 
 
 @later

@@ -85,12 +85,16 @@ def versioning_enabled() -> Requirement:
 
 
 def encrypted(algorithm: str | None = None) -> Requirement:
-    """Default encryption configured (with `algorithm`, e.g. "aws:kms", if given)."""
+    """Default encryption configured (with `algorithm`, e.g. "aws:kms", if given; `aws:kms:dsse`, two layers of
+    KMS encryption, counts as `aws:kms`)."""
     return require(
         "default encryption",
         algorithm or "configured",
         lambda bucket: bucket["Encryption"],
-        compare=lambda actual, expected: bool(actual) and (expected == "configured" or expected in actual),
+        compare=lambda actual, expected: (
+            bool(actual)
+            and (expected == "configured" or any(a == expected or a.startswith(f"{expected}:") for a in actual))
+        ),
     )
 
 

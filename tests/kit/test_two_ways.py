@@ -4,6 +4,7 @@ type instead; enhanced scanning), and beside the meaningful difference each must
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -76,3 +77,33 @@ def test_a_task_size_in_any_form_ecs_accepts(cpu: Any, memory: Any) -> None:
     task = {"cpu": "256", "memory": "512"}
     assert ecs.task_size(cpu, memory).evaluate(task).ok
     assert not ecs.task_size(cpu, "1024").evaluate(task).ok
+
+
+def test_a_rule_enabled_for_cloudtrail_management_events_is_enabled() -> None:
+    from harness.kit import events
+
+    for state, enabled in (
+        ("ENABLED", True),
+        ("ENABLED_WITH_ALL_CLOUDTRAIL_MANAGEMENT_EVENTS", True),
+        ("DISABLED", False),
+    ):
+        assert events.enabled().evaluate({"State": state}).ok is enabled
+        assert events.enabled(False).evaluate({"State": state}).ok is not enabled
+
+
+def test_dual_layer_kms_is_kms_for_default_encryption() -> None:
+    from harness.kit import s3
+
+    assert s3.encrypted("aws:kms").evaluate({"Encryption": ["aws:kms:dsse"]}).ok
+    assert not s3.encrypted("aws:kms").evaluate({"Encryption": ["AES256"]}).ok
+
+
+def test_an_account_is_its_id_or_its_root_arn_in_a_resource_policy() -> None:
+    from harness.kit import sqs
+
+    policy = {"Statement": [{"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::111122223333:root"},
+                             "Action": "sqs:SendMessage", "Resource": "*"}]}  # fmt: skip
+    queue = {"Policy": json.dumps(policy)}
+    assert sqs.accepts_from("111122223333").evaluate(queue).ok
+    assert sqs.accepts_from("arn:aws:iam::111122223333:root").evaluate(queue).ok
+    assert not sqs.accepts_from("444455556666").evaluate(queue).ok
