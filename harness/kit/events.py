@@ -59,13 +59,7 @@ def schedule(expression: str) -> Requirement:
 
 def event_pattern(pattern: dict[str, Any]) -> Requirement:
     """Matches events by exactly this pattern (compared as JSON, a field's alternatives in any order)."""
-    wanted = patterns.canonical(pattern)
-    return require(
-        "event pattern",
-        pattern,
-        lambda r: patterns.parsed(r.get("EventPattern")),
-        compare=lambda actual, _: actual == wanted,
-    )
+    return patterns.exactly("event pattern", pattern, lambda rule: rule.get("EventPattern"))
 
 
 def enabled(value: bool = True) -> Requirement:

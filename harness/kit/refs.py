@@ -532,13 +532,8 @@ def refers(
 ) -> Requirement:
     """`actual(resource)` names the resource `expected` names (a described resource, or any spelling of its
     reference in `space`), whatever the spelling on either side."""
-    return require(
-        check,
-        shown(space, expected),
-        actual,
-        compare=lambda found, _: current().same(space, found, expected),
-        hint=hint,
-        explain=explain,
+    return _referring(
+        check, shown(space, expected), actual, lambda found: current().same(space, found, expected), hint, explain
     )
 
 
@@ -552,13 +547,8 @@ def refers_among(
     explain: Callable[[Any], str] | None = None,
 ) -> Requirement:
     """One of the references `actual(resource)` lists names the resource `expected` names."""
-    return require(
-        check,
-        shown(space, expected),
-        actual,
-        compare=lambda found, _: current().among(space, found, expected),
-        hint=hint,
-        explain=explain,
+    return _referring(
+        check, shown(space, expected), actual, lambda found: current().among(space, found, expected), hint, explain
     )
 
 
@@ -573,11 +563,17 @@ def refers_exactly(
 ) -> Requirement:
     """The references `actual(resource)` lists name exactly the resources `expected` names, no more, no fewer."""
     wanted = list(expected)
-    return require(
-        check,
-        sorted(str(shown(space, e)) for e in wanted),
-        actual,
-        compare=lambda found, _: current().same_set(space, found, wanted),
-        hint=hint,
-        explain=explain,
-    )
+    shown_all = sorted(str(shown(space, e)) for e in wanted)
+    return _referring(check, shown_all, actual, lambda found: current().same_set(space, found, wanted), hint, explain)
+
+
+def _referring(
+    check: str,
+    shown_expected: Any,
+    actual: Callable[[Any], Any],
+    holds: Callable[[Any], bool],
+    hint: str | Callable[[Any], str] | None,
+    explain: Callable[[Any], str] | None,
+) -> Requirement:
+    """A requirement on what `actual(resource)` references, judged by `holds` in the evaluation's resolver."""
+    return require(check, shown_expected, actual, compare=lambda found, _: holds(found), hint=hint, explain=explain)

@@ -117,10 +117,4 @@ def raw_delivery(enabled: bool = True) -> Requirement:
 def filter_policy(policy: dict[str, Any]) -> Requirement:
     """The subscription's filter policy is exactly `policy` (compared as JSON, a field's alternatives in any
     order)."""
-    wanted = patterns.canonical(policy)
-    return require(
-        "filter policy",
-        policy,
-        lambda s: patterns.parsed(s.get("FilterPolicy")),
-        compare=lambda actual, _: actual == wanted,
-    )
+    return patterns.exactly("filter policy", policy, lambda subscription: subscription.get("FilterPolicy"))
