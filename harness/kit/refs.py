@@ -471,6 +471,16 @@ class Resolver:
             return identity
         return space.resolve(in_region(self.session, identity.region or self.region), identity, text.strip())
 
+    def ask(self, question: str, call: Callable[[Any], Any], default: Any) -> Any:
+        """`call(session)`: a fact of the whole account (its public access block...), asked once per evaluation;
+        `default` without a session."""
+        if self.session is None:
+            return default
+        key = ("ask", question)
+        if key not in self._cache:
+            self._cache[key] = call(self.session)
+        return self._cache[key]
+
     def same(self, space: Space, actual: Any, expected: Any) -> bool:
         """Whether `actual` and `expected` name one resource (False when either names nothing)."""
         a, e = self.identity(space, actual), self.identity(space, expected)
