@@ -62,4 +62,5 @@ def registers_with(target_group: Resource | str | None) -> Requirement:
 
 
 def health_check(kind: str = "ELB") -> Requirement:
+    """How the group checks its instances: `ELB` (the load balancer's health checks) or `EC2`."""
     return attribute("health check type", "HealthCheckType", kind)

@@ -35,6 +35,7 @@ def _fetch_mapping(session: Any, uuid: str) -> Resource:
 
 
 def _function_settling(function: Resource) -> str | None:
+    """State is Pending, or LastUpdateStatus is InProgress"""
     if function.get("State") == "Pending":
         return "state Pending"
     return "an update InProgress" if function.get("LastUpdateStatus") == "InProgress" else None
@@ -55,22 +56,27 @@ EVENT_SOURCE_MAPPING = register(
 
 
 def runtime(value: str) -> Requirement:
+    """The runtime, e.g. `python3.12`."""
     return attribute("runtime", "Runtime", value)
 
 
 def handler(value: str) -> Requirement:
+    """The handler, `FILE.FUNCTION` (e.g. `app.handler`)."""
     return attribute("handler", "Handler", value, hint="The handler is FILE.FUNCTION, e.g. app.handler for app.py.")
 
 
 def memory(megabytes: int) -> Requirement:
+    """The memory size, in MB."""
     return attribute("memory (MB)", "MemorySize", megabytes)
 
 
 def timeout(seconds: int) -> Requirement:
+    """The timeout, in seconds."""
     return attribute("timeout (s)", "Timeout", seconds)
 
 
 def architecture(value: str = "arm64") -> Requirement:
+    """The instruction set: `arm64` or `x86_64` (the default)."""
     return require("architecture", value, lambda f: ", ".join(f.get("Architectures") or ["x86_64"]))
 
 
@@ -131,8 +137,10 @@ def for_function(function: Resource | str | None) -> Requirement:
 
 
 def batch_size(size: int) -> Requirement:
+    """How many records the mapping hands the function at once."""
     return attribute("batch size", "BatchSize", size)
 
 
 def mapping_enabled() -> Requirement:
+    """The event source mapping is enabled (or being enabled)."""
     return require("state", "Enabled", lambda m: m.get("State"), compare=lambda a, _: a in ("Enabled", "Enabling"))

@@ -33,6 +33,7 @@ DISTRIBUTION = register(
 
 
 def enabled(value: bool = True) -> Requirement:
+    """The distribution is enabled (serving)."""
     return require("enabled", value, lambda d: d["Config"].get("Enabled"))
 
 
@@ -70,8 +71,10 @@ def viewer_protocol(policy: str = "redirect-to-https") -> Requirement:
 
 
 def default_root_object(name: str = "index.html") -> Requirement:
+    """The object served for the root URL, e.g. `index.html` (as AWS takes it: no leading `/`)."""
     return require("default root object", name, lambda d: d["Config"].get("DefaultRootObject") or None)
 
 
 def price_class(value: str) -> Requirement:
+    """The price class, e.g. `PriceClass_100`."""
     return require("price class", value, lambda d: d["Config"].get("PriceClass"))

@@ -23,14 +23,17 @@ TRAIL = register(Kind("AWS::CloudTrail::Trail", "trail", _fetch_trail))
 
 
 def is_logging(enabled: bool = True) -> Requirement:
+    """The trail is logging (started)."""
     return attribute("logging", "IsLogging", enabled, hint="Start logging on the trail.")
 
 
 def multi_region(enabled: bool = True) -> Requirement:
+    """The trail records every region."""
     return attribute("multi-region", "IsMultiRegionTrail", enabled)
 
 
 def log_file_validation(enabled: bool = True) -> Requirement:
+    """Log file integrity validation is on."""
     return attribute("log file validation", "LogFileValidationEnabled", enabled)
 
 
@@ -41,4 +44,5 @@ def to_bucket(bucket: Resource | str | None) -> Requirement:
 
 
 def encrypted() -> Requirement:
+    """Log files are encrypted with a KMS key (any key)."""
     return require("KMS key", "set", lambda t: t.get("KmsKeyId"), compare=lambda actual, _: bool(actual))

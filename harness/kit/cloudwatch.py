@@ -47,14 +47,17 @@ def _function_name(function: Resource | str | None) -> str:
 
 
 def statistic(value: str = "Sum") -> Requirement:
+    """The statistic the alarm evaluates: `Sum`, `Average`, `Maximum`..."""
     return attribute("statistic", "Statistic", value)
 
 
 def period(seconds: int) -> Requirement:
+    """The period of each evaluation, in seconds."""
     return attribute("period (s)", "Period", seconds)
 
 
 def evaluation_periods(count: int) -> Requirement:
+    """How many periods are evaluated."""
     return attribute("evaluation periods", "EvaluationPeriods", count)
 
 
@@ -74,4 +77,5 @@ def notifies(topic: Resource | str | None) -> Requirement:
 
 
 def actions_enabled(enabled: bool = True) -> Requirement:
+    """The alarm's actions are enabled."""
     return attribute("actions enabled", "ActionsEnabled", enabled)

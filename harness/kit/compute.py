@@ -62,6 +62,7 @@ def instance_type(value: str) -> Requirement:
 
 
 def image(image_id: str) -> Requirement:
+    """The AMI id (an instance's, or a launch template's default version's)."""
     return require("AMI", image_id, lambda r: _settings(r).get("ImageId"))
 
 
@@ -108,14 +109,17 @@ def running() -> Requirement:
 
 
 def volume_type(value: str = "gp3") -> Requirement:
+    """The EBS volume type, e.g. `gp3`."""
     return attribute("volume type", "VolumeType", value)
 
 
 def volume_size(gib: int) -> Requirement:
+    """The EBS volume size, in GiB."""
     return attribute("size (GiB)", "Size", gib)
 
 
 def volume_encrypted(enabled: bool = True) -> Requirement:
+    """The EBS volume is encrypted."""
     return attribute("encryption", "Encrypted", enabled)
 
 

@@ -65,6 +65,7 @@ def billing_mode(mode: str = "PAY_PER_REQUEST") -> Requirement:
 
 
 def point_in_time_recovery(enabled: bool = True) -> Requirement:
+    """Point-in-time recovery (continuous backups) is on."""
     return require(
         "point-in-time recovery",
         enabled,

@@ -61,6 +61,7 @@ def _fetch_nat(session: Any, nat_id: str) -> Resource | None:
 
 
 def _attaching(igw: Resource) -> str | None:
+    """an attachment is attaching"""
     states = [a.get("State") for a in igw.get("Attachments", [])]
     return "attachment attaching" if "attaching" in states else None
 
@@ -96,10 +97,12 @@ def cidr_within(outer: str) -> Requirement:
 
 
 def dns_support(enabled: bool = True) -> Requirement:
+    """The VPC resolves DNS (enableDnsSupport)."""
     return attribute("DNS support", "EnableDnsSupport", enabled)
 
 
 def dns_hostnames(enabled: bool = True) -> Requirement:
+    """The VPC gives instances DNS hostnames (enableDnsHostnames)."""
     return attribute(
         "DNS hostnames", "EnableDnsHostnames", enabled, hint="Edit the VPC's settings and enable DNS hostnames."
     )
@@ -122,6 +125,7 @@ def zone(letter: str) -> Requirement:
 
 
 def maps_public_ip(enabled: bool = True) -> Requirement:
+    """The subnet gives instances a public IPv4 address at launch (MapPublicIpOnLaunch)."""
     return attribute("auto-assign public IPv4 (MapPublicIpOnLaunch)", "MapPublicIpOnLaunch", enabled)
 
 

@@ -79,6 +79,7 @@ def scan_on_push(enabled: bool = True) -> Requirement:
 
 
 def immutable_tags(enabled: bool = True) -> Requirement:
+    """Image tags cannot be overwritten (`IMMUTABLE`), or can (`enabled=False`)."""
     return require("tag immutability", "IMMUTABLE" if enabled else "MUTABLE", lambda r: r.get("imageTagMutability"))
 
 
@@ -111,4 +112,5 @@ def encrypted_with(key: Resource | str | None) -> Requirement:
 
 
 def has_lifecycle_policy() -> Requirement:
+    """The repository has a lifecycle policy (any)."""
     return require("lifecycle policy", "set", lambda r: "set" if r["LifecyclePolicy"] else None)

@@ -90,6 +90,7 @@ def steady() -> Requirement:
 
 
 def desired_count(count: int) -> Requirement:
+    """The service runs this many tasks."""
     return attribute("desired count", "desiredCount", count)
 
 
@@ -208,6 +209,7 @@ def _size(shown: str) -> tuple[int | None, int | None]:
 
 
 def network_mode(value: str = "awsvpc") -> Requirement:
+    """The task definition's network mode, e.g. `awsvpc` (what Fargate needs)."""
     return attribute("network mode", "networkMode", value)
 
 

@@ -37,10 +37,12 @@ LISTENER = register(Kind("AWS::ElasticLoadBalancingV2::Listener", "listener", _f
 
 
 def lb_type(kind: str = "application") -> Requirement:
+    """The load balancer's type: `application`, `network` or `gateway`."""
     return attribute("type", "Type", kind)
 
 
 def scheme(value: str = "internet-facing") -> Requirement:
+    """The load balancer's scheme: `internet-facing` or `internal`."""
     return attribute("scheme", "Scheme", value, hint="The scheme is chosen at creation: internet-facing or internal.")
 
 
@@ -66,10 +68,12 @@ def with_security_group(group: Resource | str | None) -> Requirement:
 
 
 def protocol(value: str) -> Requirement:
+    """A listener's or target group's protocol, e.g. `HTTP`, `HTTPS`."""
     return attribute("protocol", "Protocol", value)
 
 
 def port(value: int) -> Requirement:
+    """A listener's or target group's port."""
     return attribute("port", "Port", value)
 
 

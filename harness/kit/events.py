@@ -59,17 +59,18 @@ def schedule(expression: str) -> Requirement:
 
 def event_pattern(pattern: dict[str, Any]) -> Requirement:
     """Matches events by exactly this pattern (compared as JSON, a field's alternatives in any order)."""
-    wanted = patterns.canonical(pattern)
-    return require(
-        "event pattern",
-        pattern,
-        lambda r: patterns.parsed(r.get("EventPattern")),
-        compare=lambda actual, _: actual == wanted,
-    )
+    return patterns.exactly("event pattern", pattern, lambda rule: rule.get("EventPattern"))
 
 
 def enabled(value: bool = True) -> Requirement:
-    return require("state", "ENABLED" if value else "DISABLED", lambda r: r.get("State"))
+    """The rule is enabled (`ENABLED`, or `ENABLED_WITH_ALL_CLOUDTRAIL_MANAGEMENT_EVENTS`), or disabled with
+    `value=False`."""
+    return require(
+        "state",
+        "ENABLED" if value else "DISABLED",
+        lambda r: r.get("State"),
+        compare=lambda actual, _: str(actual).startswith("ENABLED") == value,
+    )
 
 
 @later

@@ -3,7 +3,6 @@ managed policy; and what an identity may do (`may`, `may_not`, `may_only`: see `
 
 from __future__ import annotations
 
-import re
 import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -12,7 +11,7 @@ from typing import Any
 from harness.kit import identity, refs
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
 from harness.kit.later import later
-from harness.kit.policy import PolicyError, parse_policy
+from harness.kit.policy import PolicyError, parse_policy, principal_of
 from harness.kit.require import Requirement, require
 
 Documents = list[tuple[str, Any]]
@@ -117,11 +116,6 @@ MANAGED_POLICY = register(Kind("AWS::IAM::ManagedPolicy", "managed policy", _fet
 # --- trust policy -------------------------------------------------------------------------------------------
 
 
-def _principal(value: str) -> str:
-    """A principal as IAM compares it: an account id is its root ARN."""
-    return f"arn:aws:iam::{value}:root" if re.fullmatch(r"\d{12}", value) else value
-
-
 def _trusted(role: Resource) -> list[str] | str:
     """The principals the trust policy lets assume the role (Allow on sts:AssumeRole), or why it cannot be read."""
     try:
@@ -130,7 +124,7 @@ def _trusted(role: Resource) -> list[str] | str:
         return f"its trust policy is not valid: {error}"
     return sorted(
         {
-            _principal(value)
+            principal_of(value)
             for s in trust.statements
             if s.effect == "Allow" and not s.not_principal and s.covers_action("sts:AssumeRole")
             for _, value in s.principals
@@ -140,7 +134,7 @@ def _trusted(role: Resource) -> list[str] | str:
 
 def trusts(principal: str) -> Requirement:
     """The trust policy lets `principal` assume the role: a service (`lambda.amazonaws.com`), an ARN or an account."""
-    wanted = _principal(principal)
+    wanted = principal_of(principal)
     return require(
         "trusted principals",
         wanted,
@@ -157,7 +151,7 @@ def trusts(principal: str) -> Requirement:
 
 def trusted_only_by(*principals: str) -> Requirement:
     """The trust policy lets exactly these principals assume the role, nobody else."""
-    wanted = sorted(_principal(p) for p in principals)
+    wanted = sorted(principal_of(p) for p in principals)
     return require(
         "trusted principals",
         wanted,

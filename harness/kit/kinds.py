@@ -154,6 +154,7 @@ def state_in(key: str, states: Collection[str], *, label: str = "state") -> Call
             value = value.get(part) if isinstance(value, Mapping) else None
         return f"{label} {value}" if value in states else None
 
+    settling.__doc__ = f"{key} is {' or '.join(sorted(states))}"
     return settling
 
 

@@ -45,6 +45,7 @@ ALIAS = register(Kind("AWS::KMS::Alias", "KMS alias", _fetch_alias))
 
 
 def rotation_enabled(enabled: bool = True) -> Requirement:
+    """Automatic key rotation is on."""
     return require("automatic rotation", enabled, lambda k: k["RotationEnabled"], hint="Enable automatic key rotation.")
 
 
@@ -54,6 +55,7 @@ def usable(state: str = "Enabled") -> Requirement:
 
 
 def spec(value: str = "SYMMETRIC_DEFAULT") -> Requirement:
+    """The key spec, e.g. `SYMMETRIC_DEFAULT`."""
     return require("key spec", value, lambda k: k.get("KeySpec"))
 
 
@@ -67,6 +69,7 @@ def usage(value: str = "ENCRYPT_DECRYPT") -> Requirement:
 
 
 def customer_managed() -> Requirement:
+    """A customer managed key, not an AWS managed one."""
     return require("key manager", "CUSTOMER", lambda k: k.get("KeyManager"))
 
 

@@ -4,7 +4,10 @@ so their order carries no meaning (except inside a `numeric` comparison, which i
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
+
+from harness.kit.require import Requirement, require
 
 ORDERED_OPERATORS = frozenset({"numeric"})
 
@@ -22,3 +25,12 @@ def canonical(pattern: Any, key: str | None = None) -> Any:
 def parsed(document: str | None) -> Any:
     """A pattern or policy as AWS stores it (JSON text), canonical; None when there is none."""
     return canonical(json.loads(document)) if document else None
+
+
+def exactly(check: str, pattern: dict[str, Any], document: Callable[[Any], str | None]) -> Requirement:
+    """The pattern or policy `document(resource)` holds (JSON text) is exactly `pattern`, alternatives in any
+    order."""
+    wanted = canonical(pattern)
+    return require(
+        check, pattern, lambda resource: parsed(document(resource)), compare=lambda actual, _: actual == wanted
+    )

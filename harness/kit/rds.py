@@ -81,22 +81,27 @@ def available() -> Requirement:
 
 
 def instance_class(value: str) -> Requirement:
+    """The instance class, e.g. `db.t3.micro`."""
     return attribute("instance class", "DBInstanceClass", value)
 
 
 def multi_az(enabled: bool = True) -> Requirement:
+    """A standby in another availability zone (Multi-AZ)."""
     return attribute("Multi-AZ", "MultiAZ", enabled, hint="Turn on Multi-AZ deployment (a standby in another zone).")
 
 
 def encrypted(enabled: bool = True) -> Requirement:
+    """Storage is encrypted (any key; `encrypted_with` names one)."""
     return attribute("storage encryption", "StorageEncrypted", enabled, hint="Encryption is chosen at creation.")
 
 
 def publicly_accessible(enabled: bool = False) -> Requirement:
+    """Reachable from the internet (`True`) or not (the default expectation, `False`)."""
     return attribute("public access", "PubliclyAccessible", enabled)
 
 
 def backup_retention(days: int) -> Requirement:
+    """Automated backups are kept this many days."""
     return attribute("backup retention (days)", "BackupRetentionPeriod", days)
 
 

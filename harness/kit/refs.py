@@ -248,8 +248,10 @@ def _task_definition_resolve(session: Any, identity: Identity, _spelled: str) ->
     if described is not None and described.get("status") == "ACTIVE":
         return replace(identity, version=str(described["revision"]))
     # AWS describes the latest ACTIVE revision; an emulator may describe the latest of any status: list them
-    pages = session.client("ecs").get_paginator("list_task_definitions").paginate(
-        familyPrefix=identity.name, status="ACTIVE"
+    pages = (
+        session.client("ecs")
+        .get_paginator("list_task_definitions")
+        .paginate(familyPrefix=identity.name, status="ACTIVE")
     )
     listed = [arn_identity(arn) for page in pages for arn in page["taskDefinitionArns"]]
     revisions = [int(i.version) for i in listed if i and i.name == identity.name and (i.version or "").isdigit()]
@@ -469,6 +471,16 @@ class Resolver:
             return identity
         return space.resolve(in_region(self.session, identity.region or self.region), identity, text.strip())
 
+    def ask(self, question: str, call: Callable[[Any], Any], default: Any) -> Any:
+        """`call(session)`: a fact of the whole account (its public access block...), asked once per evaluation;
+        `default` without a session."""
+        if self.session is None:
+            return default
+        key = ("ask", question)
+        if key not in self._cache:
+            self._cache[key] = call(self.session)
+        return self._cache[key]
+
     def same(self, space: Space, actual: Any, expected: Any) -> bool:
         """Whether `actual` and `expected` name one resource (False when either names nothing)."""
         a, e = self.identity(space, actual), self.identity(space, expected)
@@ -530,13 +542,8 @@ def refers(
 ) -> Requirement:
     """`actual(resource)` names the resource `expected` names (a described resource, or any spelling of its
     reference in `space`), whatever the spelling on either side."""
-    return require(
-        check,
-        shown(space, expected),
-        actual,
-        compare=lambda found, _: current().same(space, found, expected),
-        hint=hint,
-        explain=explain,
+    return _referring(
+        check, shown(space, expected), actual, lambda found: current().same(space, found, expected), hint, explain
     )
 
 
@@ -550,13 +557,8 @@ def refers_among(
     explain: Callable[[Any], str] | None = None,
 ) -> Requirement:
     """One of the references `actual(resource)` lists names the resource `expected` names."""
-    return require(
-        check,
-        shown(space, expected),
-        actual,
-        compare=lambda found, _: current().among(space, found, expected),
-        hint=hint,
-        explain=explain,
+    return _referring(
+        check, shown(space, expected), actual, lambda found: current().among(space, found, expected), hint, explain
     )
 
 
@@ -571,11 +573,17 @@ def refers_exactly(
 ) -> Requirement:
     """The references `actual(resource)` lists name exactly the resources `expected` names, no more, no fewer."""
     wanted = list(expected)
-    return require(
-        check,
-        sorted(str(shown(space, e)) for e in wanted),
-        actual,
-        compare=lambda found, _: current().same_set(space, found, wanted),
-        hint=hint,
-        explain=explain,
-    )
+    shown_all = sorted(str(shown(space, e)) for e in wanted)
+    return _referring(check, shown_all, actual, lambda found: current().same_set(space, found, wanted), hint, explain)
+
+
+def _referring(
+    check: str,
+    shown_expected: Any,
+    actual: Callable[[Any], Any],
+    holds: Callable[[Any], bool],
+    hint: str | Callable[[Any], str] | None,
+    explain: Callable[[Any], str] | None,
+) -> Requirement:
+    """A requirement on what `actual(resource)` references, judged by `holds` in the evaluation's resolver."""
+    return require(check, shown_expected, actual, compare=lambda found, _: holds(found), hint=hint, explain=explain)

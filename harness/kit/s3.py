@@ -44,23 +44,18 @@ def _bucket_extras(session: Any, name: str) -> dict[str, Any]:
                 return dict(NO_PUBLIC_ACCESS_BLOCK)
             raise
 
-    def account_public_access_block() -> dict[str, bool]:
-        account = session.client("sts").get_caller_identity()["Account"]
-        try:
-            return session.client("s3control").get_public_access_block(AccountId=account)[
-                "PublicAccessBlockConfiguration"
-            ]
-        except ClientError as error:
-            if error_code(error) in ("NoSuchPublicAccessBlockConfiguration", "NoSuchPublicAccessBlock"):
-                return dict(NO_PUBLIC_ACCESS_BLOCK)
-            raise
+    return {"Versioning": versioning, "Encryption": encryption, "PublicAccessBlock": public_access_block}
 
-    return {
-        "Versioning": versioning,
-        "Encryption": encryption,
-        "PublicAccessBlock": public_access_block,
-        "AccountPublicAccessBlock": account_public_access_block,
-    }
+
+def _account_block(session: Any) -> dict[str, bool]:
+    """The account's public access block (S3 Control), which applies to every bucket beside each one's own."""
+    account = session.client("sts").get_caller_identity()["Account"]
+    try:
+        return session.client("s3control").get_public_access_block(AccountId=account)["PublicAccessBlockConfiguration"]
+    except ClientError as error:
+        if error_code(error) in ("NoSuchPublicAccessBlockConfiguration", "NoSuchPublicAccessBlock"):
+            return dict(NO_PUBLIC_ACCESS_BLOCK)
+        raise
 
 
 def _fetch_bucket(session: Any, name: str) -> Resource:
@@ -85,12 +80,16 @@ def versioning_enabled() -> Requirement:
 
 
 def encrypted(algorithm: str | None = None) -> Requirement:
-    """Default encryption configured (with `algorithm`, e.g. "aws:kms", if given)."""
+    """Default encryption configured (with `algorithm`, e.g. "aws:kms", if given; `aws:kms:dsse`, two layers of
+    KMS encryption, counts as `aws:kms`)."""
     return require(
         "default encryption",
         algorithm or "configured",
         lambda bucket: bucket["Encryption"],
-        compare=lambda actual, expected: bool(actual) and (expected == "configured" or expected in actual),
+        compare=lambda actual, expected: (
+            bool(actual)
+            and (expected == "configured" or any(a == expected or a.startswith(f"{expected}:") for a in actual))
+        ),
     )
 
 
@@ -99,8 +98,10 @@ BLOCKS = ("BlockPublicAcls", "IgnorePublicAcls", "BlockPublicPolicy", "RestrictP
 
 def _effective_block(resource: Resource) -> dict[str, str | None]:
     """Each public access block setting in effect and where it is set (the bucket's or the account's block: either
-    one applies), None where neither sets it."""
-    bucket, account = resource["PublicAccessBlock"], resource["AccountPublicAccessBlock"]
+    one applies), None where neither sets it. The account's is asked once per evaluation (none is known without
+    one: a requirement evaluated by hand sees the bucket's alone)."""
+    bucket = resource["PublicAccessBlock"]
+    account = refs.current().ask("s3 account public access block", _account_block, NO_PUBLIC_ACCESS_BLOCK)
     return {flag: "bucket" if bucket.get(flag) else "account" if account.get(flag) else None for flag in BLOCKS}
 
 

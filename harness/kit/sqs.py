@@ -25,6 +25,7 @@ def _number(key: str) -> Any:
 
 
 def visibility_timeout(seconds: int) -> Requirement:
+    """The visibility timeout, in seconds."""
     return require("visibility timeout (s)", seconds, _number("VisibilityTimeout"))
 
 
@@ -34,10 +35,12 @@ def retention(seconds: int) -> Requirement:
 
 
 def delay(seconds: int) -> Requirement:
+    """The delivery delay, in seconds."""
     return require("delivery delay (s)", seconds, _number("DelaySeconds"))
 
 
 def fifo(enabled: bool = True) -> Requirement:
+    """A FIFO queue."""
     return require("FIFO", enabled, lambda q: q.get("FifoQueue") == "true")
 
 

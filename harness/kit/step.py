@@ -122,14 +122,16 @@ class Step:
         entry["status"] = "found"
         return resource
 
-    def find(self, name: str, kind: Kind, requirements: Sequence[Requirement], *, critical: bool = False) -> Any:
+    def find(
+        self, name: str, kind: Kind, requirements: Sequence[Requirement], *, critical: bool = False
+    ) -> Output | None:
         """Output `name`: the candidate that meets every requirement, chosen with the step's other outputs (an
         `Output`; see `find_all`), or None when there is no candidate at all."""
         return self.find_all(kind, {name: requirements}, critical=critical)[name]
 
     def find_all(
         self, kind: Kind, requirements: Mapping[str, Sequence[Requirement]], *, critical: bool = False
-    ) -> dict[str, Any]:
+    ) -> dict[str, Output | None]:
         """Several outputs of one kind, each to get a distinct candidate by configuration, never by order.
 
         Each is returned as its `Output`, None when it has no candidate at all. The step chooses the resources of
@@ -282,15 +284,17 @@ class Step:
                 return
         verdict = judging.verdict(name, candidate)
         assert verdict is not None  # every output has its candidate or None once chosen
+        region = finding.regions.get(candidate[0])
         entry["id"] = candidate[0]
-        _set_region(entry, finding.regions.get(candidate[0]))
+        _set_region(entry, region)
         self._record(name, verdict.outcomes)
         if verdict.fit is Fit.FITS:
             entry["status"] = "found"
         elif verdict.fit is Fit.PENDING:
             self._wait(name, kind, candidate[0], verdict)
         else:
-            self._miss(name, kind, candidate[0], verdict.wrong[0], critical=finding.critical)
+            with refs.resolving(self.resolver.at(region)):  # a miss's sentence may name what a reference resolved to
+                self._miss(name, kind, candidate[0], verdict.wrong[0], critical=finding.critical)
 
     def _closest(self, judging: Judging, finding: Finding, name: str, taken: dict[str, str]) -> Candidate | None:
         """The free candidate with the fewest wrong misses (the first such in preference order), or None after

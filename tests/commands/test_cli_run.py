@@ -107,3 +107,43 @@ def test_a_resource_aws_is_still_deploying_exits_75_pending(aws: MotoAccount) ->
         f"CloudFront distribution {distribution} is not ready yet (status InProgress): AWS is still working on it."
     )
     assert answer["error"] is None and answer["resolved"] == []
+
+
+def test_the_accounts_public_access_block_is_read_through_the_gateway(aws: MotoAccount) -> None:
+    """The sample lab's 01.02 asks that public policies work: a block on the account (S3 Control) stops them as
+    surely as one on the bucket. Asked through the read-only gateway, as every evaluation asks it."""
+    bucket = "account-blocked-site"
+    s3 = aws.client("s3")
+    s3.create_bucket(Bucket=bucket)
+    policy = {"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
+                             "Resource": f"arn:aws:s3:::{bucket}/*"}]}  # fmt: skip
+    s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps(policy))
+    context = {
+        "resolved": [{"name": "01_01_bucket", "type": "AWS::S3::Bucket", "id": bucket}],
+        "events": [{"type": "AWS::S3::BucketPolicy", "id": bucket}],
+    }
+    root = str(LABS.parents[1])
+    code, answer, _ = stepeval_run("01.02", endpoint=aws.endpoint_url, context=context, lab=root)
+    assert (code, answer["status"]) == (0, "pass"), answer["message"]
+    control = aws.client("s3control")
+    # S3 Control's endpoint rules put the account before the host: moto's address takes it in the path's stead
+    control.meta.events.register(
+        "before-send.s3-control.*",
+        lambda request, **_: setattr(request, "url", request.url.replace("123456789012.", "")),
+    )
+    blocking = {
+        "BlockPublicPolicy": True,
+        "RestrictPublicBuckets": False,
+        "BlockPublicAcls": False,
+        "IgnorePublicAcls": False,
+    }
+    control.put_public_access_block(AccountId="123456789012", PublicAccessBlockConfiguration=blocking)
+    try:
+        code, answer, _ = stepeval_run("01.02", endpoint=aws.endpoint_url, context=context, lab=root)
+    finally:
+        control.delete_public_access_block(AccountId="123456789012")
+    assert (code, answer["status"]) == (1, "fail")
+    assert answer["failure_context"]["issue"] == (
+        f"Bucket policy on {bucket}: the account's public access block blocks public policies, so the public "
+        "policy has no effect."
+    )
