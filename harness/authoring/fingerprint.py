@@ -24,7 +24,6 @@ from harness.kit.kinds import Kind, LazyResource
 Fingerprint = dict[str, str | None]
 """id -> the resource's normalized description (JSON), None when it cannot be described (gone, unknown type)."""
 CLOCK_KEY = re.compile(r"(?:^|[a-z0-9])(?:Time|Date|Timestamp|At)$")
-ACCOUNT_LABEL = re.compile(r"^(https?://)\d{12}\.")
 
 
 @cache
@@ -40,38 +39,13 @@ def kinds() -> dict[str, Kind]:
 
 
 def fingerprint(session: Any, types: Mapping[str, str]) -> Fingerprint:
-    """The description of each resource in `types` (id -> CloudFormation type) as the session (on the emulator)
-    sees it now."""
+    """The description of each resource in `types` (id -> CloudFormation type) as the session sees it now."""
     known = kinds()
-    emulated = _OnEmulator(session)
     prints: Fingerprint = {}
     for resource_id, resource_type in types.items():
         kind = known.get(resource_type)
-        prints[resource_id] = _describe(emulated, kind, resource_id) if kind is not None else None
+        prints[resource_id] = _describe(session, kind, resource_id) if kind is not None else None
     return prints
-
-
-class _OnEmulator:
-    """A scenario session as the kit's fetches need it on an emulator's loopback address: S3 Control's endpoint
-    rules put the account id in front of the host (`123456789012.127.0.0.1`, no host at all), so that label is
-    dropped before a request is sent (moto reads the account from the request itself)."""
-
-    def __init__(self, session: Any) -> None:
-        self._session = session
-
-    def client(self, service_name: str, **kwargs: Any) -> Any:
-        """The session's client; an S3 Control one sends to the emulator's own address."""
-        client = self._session.client(service_name, **kwargs)
-        if service_name == "s3control":
-            client.meta.events.register("before-send", _without_account_label, unique_id=ACCOUNT_LABEL.pattern)
-        return client
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._session, name)
-
-
-def _without_account_label(request: Any, **_: Any) -> None:
-    request.url = ACCOUNT_LABEL.sub(r"\1", request.url)
 
 
 def same(mutant: Fingerprint, solve: Fingerprint) -> bool:

@@ -272,21 +272,18 @@ def test_a_queue_named_like_a_table_is_judged_on_its_own(weak_run: dict) -> None
     }
 
 
-def test_a_bucket_is_fingerprinted_on_the_emulator_account_settings_included(sandbox) -> None:
-    """The bucket's kit description reads the account's public access block through S3 Control, whose endpoint
-    puts the account id in front of the host: on moto's loopback address that names no host."""
-    from harness.authoring.fingerprint import fingerprint
-    from harness.authoring.playthrough import ScenarioSession
+def test_a_resource_that_cannot_be_described_is_not_known_to_be_the_same() -> None:
+    """A description that fails before AWS answers (an address that names no host) is None, never the solve's
+    undoing: a fingerprint is taken inside the solve's play."""
+    from botocore.exceptions import EndpointConnectionError
 
-    session = ScenarioSession(sandbox.endpoint_url, sandbox)
-    session.client("s3").create_bucket(Bucket="printed")
-    before = fingerprint(session, {"printed": "AWS::S3::Bucket"})["printed"]
-    assert before is not None and '"AccountPublicAccessBlock"' in before
-    account = session.client("sts").get_caller_identity()["Account"]
-    session.client("s3control").put_public_access_block(
-        AccountId=account, PublicAccessBlockConfiguration={"BlockPublicPolicy": True}
-    )
-    assert fingerprint(session, {"printed": "AWS::S3::Bucket"})["printed"] not in (None, before)
+    from harness.authoring.fingerprint import _describe
+    from harness.kit.kinds import Kind
+
+    def unreachable(session, resource_id):
+        raise EndpointConnectionError(endpoint_url="http://123456789012.127.0.0.1:1/")
+
+    assert _describe(None, Kind("AWS::S3::Bucket", "bucket", unreachable), "b") is None
 
 
 def test_the_clock_is_left_out_of_a_fingerprint_by_whole_words() -> None:
