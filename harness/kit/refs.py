@@ -191,8 +191,6 @@ class Space:
     def read(self, text: str) -> Identity | None:
         """The identity the text spells (an ARN, a queue URL, or a bare name or id), without asking AWS."""
         text = text.strip()
-        if self.type == "image":
-            return self.bare(text)
         return arn_identity(text) or queue_identity(text) or self.bare(text)
 
 
