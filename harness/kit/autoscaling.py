@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from harness.kit import refs
+from harness.kit import compute, refs
 from harness.kit.kinds import Kind, Resource, first, register
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
@@ -39,7 +39,7 @@ def uses_launch_template(template: Resource | str | None) -> Requirement:
         )
         return (spec or {}).get("LaunchTemplateId") or (spec or {}).get("LaunchTemplateName")
 
-    return refs.refers("launch template", refs.LAUNCH_TEMPLATE, template, actual)
+    return refs.refers("launch template", compute.LAUNCH_TEMPLATE_REFERENCE, template, actual)
 
 
 @later

@@ -3,6 +3,7 @@ version is read) and EBS volumes (id = VolumeId)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from harness.kit import refs
@@ -35,6 +36,26 @@ def _fetch_launch_template(session: Any, template_id: str) -> Resource | None:
 def _fetch_volume(session: Any, volume_id: str) -> Resource | None:
     return first(session.client("ec2").describe_volumes(VolumeIds=[volume_id])["Volumes"])
 
+
+def _template_id(session: Any, identity: refs.Identity, _spelled: str) -> refs.Identity:
+    """A launch template's name read as its id."""
+    if identity.type != "ec2:launch-template-name":
+        return identity
+    found = refs.asked(
+        lambda: session.client("ec2").describe_launch_templates(LaunchTemplateNames=[identity.name])["LaunchTemplates"],
+        also_missing=("InvalidLaunchTemplateName.NotFoundException",),
+    )
+    return replace(identity, type="ec2:launch-template", name=found[0]["LaunchTemplateId"]) if found else identity
+
+
+LAUNCH_TEMPLATE_REFERENCE = refs.Space(
+    "ec2:launch-template",
+    "launch template",
+    ("LaunchTemplateId", "LaunchTemplateName"),
+    refs.launch_template_identity,
+    _template_id,
+)
+"""A launch template by its id or its name (read as its id), or a described one."""
 
 INSTANCE = register(
     Kind(

@@ -7,7 +7,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from harness.kit import refs
+from harness.kit import kms, refs
 from harness.kit.aws import is_not_found
 from harness.kit.kinds import Kind, LazyResource, Resource, first, register
 from harness.kit.later import later
@@ -108,7 +108,7 @@ def encrypted_with(key: Resource | str | None) -> Requirement:
             return None
         return configuration.get("kmsKey") or DEFAULT_KEY
 
-    return refs.refers("KMS key", refs.KMS_KEY, key, actual)
+    return refs.refers("KMS key", kms.KEY_REFERENCE, key, actual)
 
 
 def has_lifecycle_policy() -> Requirement:

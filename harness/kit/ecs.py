@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -36,6 +37,52 @@ def _fetch_task_definition(session: Any, task_definition: str) -> Resource | Non
         raise
     return found if found.get("status") == "ACTIVE" else None
 
+
+NO_ACTIVE_REVISION = "no ACTIVE revision"
+"""The revision a bare task definition family reads as when it has no ACTIVE one: it names nothing."""
+
+
+def _latest_revision(session: Any, identity: refs.Identity, _spelled: str) -> refs.Identity:
+    """A bare family means its latest ACTIVE revision."""
+    if identity.version is not None:
+        return identity
+    client = session.client("ecs")
+    described = refs.asked(
+        lambda: client.describe_task_definition(taskDefinition=identity.name)["taskDefinition"],
+        also_missing=("ClientException",),
+    )
+    if described is not None and described.get("status") == "ACTIVE":
+        return replace(identity, version=str(described["revision"]))
+    # AWS describes the latest ACTIVE revision; an emulator may describe the latest of any status: list them
+    pages = client.get_paginator("list_task_definitions").paginate(familyPrefix=identity.name, status="ACTIVE")
+    listed = [refs.arn_identity(arn) for page in pages for arn in page["taskDefinitionArns"]]
+    revisions = [int(i.version) for i in listed if i and i.name == identity.name and (i.version or "").isdigit()]
+    return replace(identity, version=str(max(revisions)) if revisions else NO_ACTIVE_REVISION)
+
+
+def _digest(session: Any, identity: refs.Identity, _spelled: str) -> refs.Identity:
+    """An ECR image's tag read as its digest (DescribeImages); other registries are not asked."""
+    tag = (identity.version or "").removeprefix("tag:")
+    if tag == (identity.version or "") or identity.account is None:
+        return identity
+    repository = identity.name.split("/", 1)[1]
+    described = refs.asked(
+        lambda: session.client("ecr").describe_images(
+            registryId=identity.account, repositoryName=repository, imageIds=[{"imageTag": tag}]
+        )["imageDetails"]
+    )
+    return replace(identity, version=described[0]["imageDigest"]) if described else identity
+
+
+TASK_DEFINITION_REFERENCE = refs.Space(
+    "ecs:task-definition", "task definition", ("taskDefinitionArn",), refs.task_definition_identity, _latest_revision
+)
+"""A task definition by `family:revision` or ARN (that revision), or a bare `family` (its latest ACTIVE revision)."""
+IMAGE_REFERENCE = refs.Space(
+    "image", "container image", ("imageUri", "repositoryUri"), refs.image_identity, _digest, refs.repository_images
+)
+"""A container image: `REPOSITORY_URI:TAG`, `REPOSITORY_URI@sha256:DIGEST` (an ECR tag is read as its digest), or
+a described ECR repository (any image it holds)."""
 
 CLUSTER = register(
     Kind(
@@ -119,21 +166,19 @@ def runs(task_definition: Resource | str | None) -> Requirement:
     or a bare `family` (its latest ACTIVE revision)."""
 
     def explain(actual: str | None) -> str:
-        wanted = refs.current().identity(refs.TASK_DEFINITION, task_definition)
-        running = refs.current().identity(refs.TASK_DEFINITION, actual)
+        wanted = refs.current().identity(TASK_DEFINITION_REFERENCE, task_definition)
+        running = refs.current().identity(TASK_DEFINITION_REFERENCE, actual)
         shown = f"{running.name}:{running.version}" if running else "no task definition"
         if wanted is None:
             return f"it runs {shown}, but the task definition it should run is not known."
         if isinstance(task_definition, str) and ":" not in task_definition:
-            latest = (
-                "none is ACTIVE" if wanted.version == refs.NO_ACTIVE_REVISION else f"{wanted.name}:{wanted.version}"
-            )
+            latest = "none is ACTIVE" if wanted.version == NO_ACTIVE_REVISION else f"{wanted.name}:{wanted.version}"
             return f"it runs {shown}, not the latest ACTIVE revision of {wanted.name} ({latest})."
         return f"it runs {shown}, not {wanted.name}:{wanted.version}."
 
     return refs.refers(
         "task definition",
-        refs.TASK_DEFINITION,
+        TASK_DEFINITION_REFERENCE,
         task_definition,
         lambda s: s.get("taskDefinition"),
         explain=explain,
@@ -223,7 +268,7 @@ def container_image(container: str, image: Resource | str | None) -> Requirement
     ECR image by either, its tag read as its digest), or any image of a described ECR repository."""
     return refs.refers(
         f"container {container} image",
-        refs.IMAGE,
+        IMAGE_REFERENCE,
         image,
         lambda t: (_container(t, container) or {}).get("image"),
     )

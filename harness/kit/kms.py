@@ -32,6 +32,23 @@ def _fetch_alias(session: Any, name: str) -> Resource | None:
     return first([a for page in pages for a in page["Aliases"] if a["AliasName"] == name])
 
 
+def _alias_key(session: Any, identity: refs.Identity, spelled: str) -> refs.Identity:
+    """An alias (name or ARN) read as the key it points to; AWS managed aliases (`alias/aws/s3`) too."""
+    if identity.type != "kms:alias":
+        return identity
+    key = refs.asked(lambda: session.client("kms").describe_key(KeyId=spelled)["KeyMetadata"])
+    if key is None:
+        return identity
+    arn = refs.arn_identity(key["Arn"])
+    return arn if arn is not None else identity
+
+
+KEY_REFERENCE = refs.Space(
+    "kms:key", "KMS key", ("Arn", "KeyArn", "AliasArn", "KeyId", "TargetKeyId"), refs.kms_key_identity, _alias_key
+)
+"""A KMS key by its id, its ARN, an alias or an alias ARN (an alias read as its key, asking KMS), a described key
+or alias; an AWS managed key by its alias (`alias/aws/secretsmanager`)."""
+
 KEY = register(
     Kind(
         "AWS::KMS::Key",
@@ -81,4 +98,4 @@ def has_alias(name: str) -> Requirement:
 @later
 def points_to(key: Resource | str | None) -> Requirement:
     """The alias names the key: a described key, its id or ARN, or another alias of it."""
-    return refs.refers("target key", refs.KMS_KEY, key, lambda a: a.get("TargetKeyId"))
+    return refs.refers("target key", KEY_REFERENCE, key, lambda a: a.get("TargetKeyId"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from harness.kit import refs
+from harness.kit import kms, refs
 from harness.kit.kinds import Kind, LazyResource, Resource, first, register
 from harness.kit.later import later
 from harness.kit.require import Requirement, includes, require
@@ -64,7 +64,7 @@ def retention(days: int) -> Requirement:
 @later
 def encrypted_with(key: Resource | str | None) -> Requirement:
     """Encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN."""
-    return refs.refers("KMS key", refs.KMS_KEY, key, lambda g: g.get("kmsKeyId"))
+    return refs.refers("KMS key", kms.KEY_REFERENCE, key, lambda g: g.get("kmsKeyId"))
 
 
 def metric_filter(metric: str, namespace: str, *, pattern: str | None = None) -> Requirement:

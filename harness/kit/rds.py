@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from harness.kit import refs
+from harness.kit import kms, refs
 from harness.kit.kinds import Kind, Resource, first, register, state_in
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
@@ -110,7 +110,7 @@ def encrypted_with(key: Resource | str | None) -> Requirement:
     """Storage encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN."""
     return refs.refers(
         "KMS key",
-        refs.KMS_KEY,
+        kms.KEY_REFERENCE,
         key,
         lambda db: db.get("KmsKeyId") if db.get("StorageEncrypted") else None,
         hint="The KMS key is chosen at creation: recreate the instance encrypted with the step's key.",

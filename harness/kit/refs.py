@@ -3,9 +3,11 @@
 A KMS key may be named by its id, its ARN, an alias or an alias ARN; a role by its name or ARN; a queue by its
 URL or ARN; a task definition by `family`, `family:revision` or ARN. Every kit requirement that compares a
 reference with a resource reads both sides as an `Identity` first (`Resolver.same`), in the `Space` of that
-type of reference. Spelling alone settles most of it (an ARN names its type, region and account); AWS is asked
-only for what spelling cannot tell (an alias's key, a family's latest ACTIVE revision, a tag's digest, a launch
-template's id), once per evaluation: `Step` opens a `Resolver` on the learner's session (`resolving`).
+type of reference. Spelling alone settles most of it (an ARN names its type, region and account): the spaces
+here read spellings only. What spelling cannot tell (an alias's key, a family's latest ACTIVE revision, a tag's
+digest, a launch template's id) the service module asks its own service, in a space of its own
+(`kms.KEY_REFERENCE`, `ecs.TASK_DEFINITION_REFERENCE`, `ecs.IMAGE_REFERENCE`, `compute.LAUNCH_TEMPLATE_REFERENCE`),
+once per evaluation: `Step` opens a `Resolver` on the learner's session (`resolving`).
 
 Outside a step (a requirement evaluated by hand) the resolver has no session: it reads spellings only.
 """
@@ -27,9 +29,6 @@ from harness.kit.require import Requirement, require
 
 GLOBAL_SERVICES = frozenset({"iam", "s3", "cloudfront", "route53"})
 """Services whose resources have no region (their ARNs leave it empty)."""
-
-NO_ACTIVE_REVISION = "no ACTIVE revision"
-"""The version a bare task definition family resolves to when it has no ACTIVE revision: it names nothing."""
 
 
 @dataclass(frozen=True)
@@ -192,8 +191,6 @@ class Space:
     def read(self, text: str) -> Identity | None:
         """The identity the text spells (an ARN, a queue URL, or a bare name or id), without asking AWS."""
         text = text.strip()
-        if self.type == "image":
-            return self.bare(text)
         return arn_identity(text) or queue_identity(text) or self.bare(text)
 
 
@@ -209,19 +206,9 @@ def _ec2(type_: str) -> Callable[[str], Identity | None]:
     return bare
 
 
-def _kms_bare(text: str) -> Identity:
+def kms_key_identity(text: str) -> Identity:
+    """A key id, or an alias name (`alias/orders`): which one is read by KMS (`kms.KEY_REFERENCE`)."""
     return Identity("kms:alias", text) if text.startswith("alias/") else Identity("kms:key", text)
-
-
-def _kms_resolve(session: Any, identity: Identity, spelled: str) -> Identity:
-    """An alias (name or ARN) read as the key it points to; AWS managed aliases (`alias/aws/s3`) too."""
-    if identity.type != "kms:alias":
-        return identity
-    key = _asked(lambda: session.client("kms").describe_key(KeyId=spelled)["KeyMetadata"])
-    if key is None:
-        return identity
-    arn = arn_identity(key["Arn"])
-    return arn if arn is not None else identity
 
 
 def _function_bare(text: str) -> Identity:
@@ -232,50 +219,17 @@ def _function_bare(text: str) -> Identity:
     return Identity("lambda:function", parts[0], None, None, parts[1] if len(parts) > 1 else None)
 
 
-def _task_definition_bare(text: str) -> Identity:
+def task_definition_identity(text: str) -> Identity:
+    """`family:revision`, or a bare family (its revision left open: `ecs.TASK_DEFINITION_REFERENCE` asks ECS)."""
     family, _, revision = text.partition(":")
     return Identity("ecs:task-definition", family, version=revision or None)
 
 
-def _task_definition_resolve(session: Any, identity: Identity, _spelled: str) -> Identity:
-    """A bare family means its latest ACTIVE revision."""
-    if identity.version is not None:
-        return identity
-    described = _asked(
-        lambda: session.client("ecs").describe_task_definition(taskDefinition=identity.name)["taskDefinition"],
-        also_missing=("ClientException",),
-    )
-    if described is not None and described.get("status") == "ACTIVE":
-        return replace(identity, version=str(described["revision"]))
-    # AWS describes the latest ACTIVE revision; an emulator may describe the latest of any status: list them
-    pages = (
-        session.client("ecs")
-        .get_paginator("list_task_definitions")
-        .paginate(familyPrefix=identity.name, status="ACTIVE")
-    )
-    listed = [arn_identity(arn) for page in pages for arn in page["taskDefinitionArns"]]
-    revisions = [int(i.version) for i in listed if i and i.name == identity.name and (i.version or "").isdigit()]
-    return replace(identity, version=str(max(revisions)) if revisions else NO_ACTIVE_REVISION)
-
-
-def _launch_template_bare(text: str) -> Identity:
+def launch_template_identity(text: str) -> Identity:
     """`lt-` and 8 to 17 hex digits is an id; anything else a name (a name may start with `lt-` too)."""
     if re.fullmatch(r"lt-[0-9a-f]{8,17}", text):
         return Identity("ec2:launch-template", text)
     return Identity("ec2:launch-template-name", text)
-
-
-def _launch_template_resolve(session: Any, identity: Identity, _spelled: str) -> Identity:
-    """A launch template's name read as its id."""
-    if identity.type != "ec2:launch-template-name":
-        return identity
-    found = _asked(
-        lambda: session.client("ec2").describe_launch_templates(LaunchTemplateNames=[identity.name])["LaunchTemplates"],
-        also_missing=("InvalidLaunchTemplateName.NotFoundException",),
-    )
-    if not found:
-        return identity
-    return replace(identity, type="ec2:launch-template", name=found[0]["LaunchTemplateId"])
 
 
 def _alias_bare(text: str) -> Identity:
@@ -297,7 +251,7 @@ def _repository_bare(text: str) -> Identity:
 _DOCKER_HUB = ("docker.io", "index.docker.io", "registry-1.docker.io", "registry.hub.docker.com")
 
 
-def _image_bare(text: str) -> Identity:
+def image_identity(text: str) -> Identity:
     """`[REGISTRY/]REPOSITORY[:TAG][@DIGEST]`, as Docker reads it: no tag means `latest`, Docker Hub's official
     images are `docker.io/library/NAME`; an ECR registry names its account and region."""
     name, _, digest = text.partition("@")
@@ -320,33 +274,16 @@ def _image_bare(text: str) -> Identity:
     )
 
 
-def _image_resolve(session: Any, identity: Identity, _spelled: str) -> Identity:
-    """An ECR image's tag read as its digest (DescribeImages); other registries are not asked."""
-    if not (identity.version or "").startswith("tag:") or identity.account is None:
-        return identity
-    repository = identity.name.split("/", 1)[1]
-    tag = identity.version.removeprefix("tag:")  # type: ignore[union-attr]
-    described = _asked(
-        lambda: session.client("ecr").describe_images(
-            registryId=identity.account, repositoryName=repository, imageIds=[{"imageTag": tag}]
-        )["imageDetails"]
-    )
-    if not described:
-        return identity
-    return replace(identity, version=described[0]["imageDigest"])
-
-
-def _repository_images(repository: Mapping[str, Any]) -> Identity | None:
+def repository_images(repository: Mapping[str, Any]) -> Identity | None:
     """A described ECR repository as an image reference: any image it holds."""
     uri = repository.get("repositoryUri")
-    return replace(_image_bare(str(uri)), version=None) if uri else None
+    return replace(image_identity(str(uri)), version=None) if uri else None
 
 
 def _any_bare(text: str) -> Identity:
     return Identity("?", text)
 
 
-KMS_KEY = Space("kms:key", "KMS key", ("Arn", "KeyArn", "AliasArn", "KeyId", "TargetKeyId"), _kms_bare, _kms_resolve)
 KMS_ALIAS = Space("kms:alias", "KMS alias", ("AliasArn", "AliasName"), _alias_bare)
 ROLE = Space("iam:role", "IAM role", ("Arn", "RoleName"), _named("iam:role", caseless=True))
 USER = Space("iam:user", "IAM user", ("Arn", "UserName"), _named("iam:user", caseless=True))
@@ -370,13 +307,6 @@ SECURITY_GROUP = Space("ec2:security-group", "security group", ("GroupId", "Secu
 INTERNET_GATEWAY = Space("ec2:internet-gateway", "internet gateway", ("InternetGatewayId",), _ec2("igw"))
 NAT_GATEWAY = Space("ec2:natgateway", "NAT gateway", ("NatGatewayId",), _ec2("nat"))
 INSTANCE = Space("ec2:instance", "instance", ("InstanceId",), _ec2("i"))
-LAUNCH_TEMPLATE = Space(
-    "ec2:launch-template",
-    "launch template",
-    ("LaunchTemplateId", "LaunchTemplateName"),
-    _launch_template_bare,
-    _launch_template_resolve,
-)
 TARGET_GROUP = Space(
     "elasticloadbalancing:targetgroup", "target group", ("TargetGroupArn",), _named("elasticloadbalancing:targetgroup")
 )
@@ -387,13 +317,6 @@ LOAD_BALANCER = Space(
     _named("elasticloadbalancing:loadbalancer"),
 )
 CLUSTER = Space("ecs:cluster", "ECS cluster", ("clusterArn", "clusterName"), _named("ecs:cluster"))
-TASK_DEFINITION = Space(
-    "ecs:task-definition",
-    "task definition",
-    ("taskDefinitionArn",),
-    _task_definition_bare,
-    _task_definition_resolve,
-)
 REPOSITORY = Space(
     "ecr:repository", "ECR repository", ("repositoryArn", "repositoryUri", "repositoryName"), _repository_bare
 )
@@ -405,11 +328,6 @@ TABLE = Space("dynamodb:table", "DynamoDB table", ("TableArn", "TableName"), _na
 SECRET = Space("secretsmanager:secret", "secret", ("ARN", "Name"), _named("secretsmanager:secret"))
 PARAMETER = Space("ssm:parameter", "SSM parameter", ("ARN", "Name"), _named("ssm:parameter"))
 HOSTED_ZONE = Space("route53:hostedzone", "hosted zone", ("Id",), _zone_bare)
-IMAGE = Space(
-    "image", "container image", ("imageUri", "repositoryUri"), _image_bare, _image_resolve, _repository_images
-)
-"""A container image: `REPOSITORY_URI:TAG`, `REPOSITORY_URI@sha256:DIGEST` (an ECR tag is read as its digest), or
-a described ECR repository (any image it holds)."""
 ANY = Space(
     "?",
     "resource",
@@ -422,7 +340,7 @@ ANY = Space(
 # --- resolving, once per evaluation -----------------------------------------------------------------------------
 
 
-def _asked(call: Callable[[], Any], also_missing: tuple[str, ...] = ()) -> Any:
+def asked(call: Callable[[], Any], also_missing: tuple[str, ...] = ()) -> Any:
     """`call()`, None when AWS answers that the thing does not exist (other errors propagate: never a verdict)."""
     try:
         return call()

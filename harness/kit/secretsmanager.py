@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from harness.kit import refs
+from harness.kit import kms, refs
 from harness.kit.kinds import Kind, Resource, register
 from harness.kit.later import later
 from harness.kit.require import Requirement, require
@@ -60,4 +60,4 @@ def rotated_by(function: Resource | str | None) -> Requirement:
 def encrypted_with(key: Resource | str | None) -> Requirement:
     """Encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN, whichever the secret
     was given (`alias/aws/secretsmanager` is the AWS managed key a secret gets when none is chosen)."""
-    return refs.refers("KMS key", refs.KMS_KEY, key, lambda s: s.get("KmsKeyId") or DEFAULT_KEY)
+    return refs.refers("KMS key", kms.KEY_REFERENCE, key, lambda s: s.get("KmsKeyId") or DEFAULT_KEY)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from harness.kit import refs
+from harness.kit import compute, ecs, kms, refs
 
 ACCOUNT = "123456789012"
 KEY = "1234abcd-12ab-34cd-56ef-1234567890ab"
 TEMPLATE = "lt-0123456789abcdef0"
 ECR = f"{ACCOUNT}.dkr.ecr.us-east-1.amazonaws.com"
 SAME = [
-    (refs.KMS_KEY, KEY, f"arn:aws:kms:us-east-1:{ACCOUNT}:key/{KEY}"),
+    (kms.KEY_REFERENCE, KEY, f"arn:aws:kms:us-east-1:{ACCOUNT}:key/{KEY}"),
     (refs.KMS_ALIAS, "orders", f"arn:aws:kms:us-east-1:{ACCOUNT}:alias/orders"),
     (refs.ROLE, "App", f"arn:aws:iam::{ACCOUNT}:role/service-role/app"),
     (refs.FUNCTION, "api", f"{ACCOUNT}:function:api"),
@@ -24,7 +24,7 @@ SAME = [
     (refs.SUBNET, "subnet-0abc", f"arn:aws:ec2:us-east-1:{ACCOUNT}:subnet/subnet-0abc"),
     (refs.SECURITY_GROUP, "sg-0abc", f"arn:aws:ec2:us-east-1:{ACCOUNT}:security-group/sg-0abc"),
     (refs.TARGET_GROUP, "web", f"arn:aws:elasticloadbalancing:us-east-1:{ACCOUNT}:targetgroup/web/6d0ecf831eec9f09"),
-    (refs.TASK_DEFINITION, "web:3", f"arn:aws:ecs:us-east-1:{ACCOUNT}:task-definition/web:3"),
+    (ecs.TASK_DEFINITION_REFERENCE, "web:3", f"arn:aws:ecs:us-east-1:{ACCOUNT}:task-definition/web:3"),
     (refs.CLUSTER, "apps", f"arn:aws:ecs:us-east-1:{ACCOUNT}:cluster/apps"),
     (refs.SECRET, "prod/db", f"arn:aws:secretsmanager:us-east-1:{ACCOUNT}:secret:prod/db-AbC123"),
     (refs.PARAMETER, "/app/db/url", f"arn:aws:ssm:us-east-1:{ACCOUNT}:parameter/app/db/url"),
@@ -33,24 +33,24 @@ SAME = [
     (refs.BUCKET, "site", "arn:aws:s3:::site"),
     (refs.TABLE, "items", f"arn:aws:dynamodb:us-east-1:{ACCOUNT}:table/items"),
     (refs.HOSTED_ZONE, "Z0123", "/hostedzone/Z0123"),
-    (refs.LAUNCH_TEMPLATE, TEMPLATE, f"arn:aws:ec2:us-east-1:{ACCOUNT}:launch-template/{TEMPLATE}"),
-    (refs.IMAGE, "nginx", "docker.io/library/nginx:latest"),
-    (refs.IMAGE, "nginx:1.27", "index.docker.io/library/nginx:1.27"),
+    (compute.LAUNCH_TEMPLATE_REFERENCE, TEMPLATE, f"arn:aws:ec2:us-east-1:{ACCOUNT}:launch-template/{TEMPLATE}"),
+    (ecs.IMAGE_REFERENCE, "nginx", "docker.io/library/nginx:latest"),
+    (ecs.IMAGE_REFERENCE, "nginx:1.27", "index.docker.io/library/nginx:1.27"),
     (refs.REPOSITORY, f"{ECR}/app", f"arn:aws:ecr:us-east-1:{ACCOUNT}:repository/app"),
 ]  # fmt: skip
 DIFFERENT = [
-    (refs.KMS_KEY, f"arn:aws:kms:us-east-1:{ACCOUNT}:key/a", f"arn:aws:kms:eu-west-1:{ACCOUNT}:key/a"),
+    (kms.KEY_REFERENCE, f"arn:aws:kms:us-east-1:{ACCOUNT}:key/a", f"arn:aws:kms:eu-west-1:{ACCOUNT}:key/a"),
     (refs.ROLE, f"arn:aws:iam::{ACCOUNT}:role/app", "arn:aws:iam::210987654321:role/app"),
     (refs.ROLE, "app", f"arn:aws:iam::{ACCOUNT}:user/app"),
     (refs.FUNCTION, "api:live", "api:dev"),
     (refs.QUEUE, f"https://sqs.eu-west-1.amazonaws.com/{ACCOUNT}/orders", f"arn:aws:sqs:us-east-1:{ACCOUNT}:orders"),
     (refs.TARGET_GROUP, f"arn:aws:elasticloadbalancing:us-east-1:{ACCOUNT}:targetgroup/web/1",
      f"arn:aws:elasticloadbalancing:us-east-1:{ACCOUNT}:targetgroup/web/2"),
-    (refs.TASK_DEFINITION, "web:3", "web:2"),
+    (ecs.TASK_DEFINITION_REFERENCE, "web:3", "web:2"),
     (refs.SUBNET, "subnet-0abc", "sg-0abc"),
     (refs.PARAMETER, "/app", "app"),
-    (refs.IMAGE, "nginx:1.27", "nginx:1.28"),
-    (refs.IMAGE, "nginx", "bitnami/nginx"),
+    (ecs.IMAGE_REFERENCE, "nginx:1.27", "nginx:1.28"),
+    (ecs.IMAGE_REFERENCE, "nginx", "bitnami/nginx"),
     (refs.BUCKET, "site", "arn:aws:s3:::site-logs"),
     (refs.MANAGED_POLICY, "arn:aws:iam::aws:policy/ReadOnlyAccess", f"arn:aws:iam::{ACCOUNT}:policy/ReadOnlyAccess"),
 ]  # fmt: skip
@@ -77,14 +77,14 @@ def test_nothing_is_the_same_as_nothing() -> None:
 def test_a_described_resource_is_read_under_its_space_keys() -> None:
     resolver = refs.Resolver(region="us-east-1")
     key = {"KeyId": "a", "Arn": f"arn:aws:kms:us-east-1:{ACCOUNT}:key/a"}
-    assert resolver.same(refs.KMS_KEY, key, "a")
+    assert resolver.same(kms.KEY_REFERENCE, key, "a")
     repository = {"repositoryUri": f"{ECR}/app"}
     image = f"{ECR}/app:1.0.0"
-    assert resolver.same(refs.IMAGE, image, repository)  # a described repository: any image it holds
-    assert not resolver.same(refs.IMAGE, image, repository["repositoryUri"])  # a bare URI is its latest tag
+    assert resolver.same(ecs.IMAGE_REFERENCE, image, repository)  # a described repository: any image it holds
+    assert not resolver.same(ecs.IMAGE_REFERENCE, image, repository["repositoryUri"])  # a bare URI is its latest tag
 
 
 def test_an_unresolved_bare_family_names_no_revision_without_aws() -> None:
     """Without a session, a bare family cannot be read as its latest ACTIVE revision: it matches by family alone,
     which only the Resolver of an evaluation (with AWS) narrows."""
-    assert refs.Resolver().same(refs.TASK_DEFINITION, "web:3", "web")
+    assert refs.Resolver().same(ecs.TASK_DEFINITION_REFERENCE, "web:3", "web")
