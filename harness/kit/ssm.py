@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.kit import refs
+from harness.kit import kms, refs
 from harness.kit.kinds import Kind, Resource, first, register
 from harness.kit.require import Requirement, attribute
 
@@ -60,10 +60,10 @@ def _key(parameter: Resource) -> str | None:
 def encrypted_with(key: Resource | str | None) -> Requirement:
     """A SecureString encrypted with the KMS key: a described key, or its id, ARN, alias or alias ARN; the
     parameter may name its key in any of these forms (an alias is read as the key it points to)."""
-    wanted = refs.shown(refs.KMS_KEY, key)
+    wanted = refs.shown(kms.KEY_REFERENCE, key)
     return refs.refers(
         "KMS key",
-        refs.KMS_KEY,
+        kms.KEY_REFERENCE,
         key,
         _key,
         explain=lambda actual: (
