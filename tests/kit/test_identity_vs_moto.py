@@ -5,7 +5,7 @@ Both are asked the same question the way moto asks it for a signed request (ever
 action, one resource; a DENIED anywhere refuses, else a PERMITTED anywhere allows). On policies without the
 features moto simplifies, the answers agree exactly; on any policy, every disagreement is one of moto's known
 simplifications (docs/dev.md lists them), and each has a test of its own below. This relies on moto internals
-(`IAMPolicy`, `PermissionResult`): pyproject pins moto < 6, and these tests fail when they move.
+(`IAMPolicy`, `PermissionResult`): pyproject pins moto's range, and tests/_compat/test_moto.py fails when they move.
 """
 
 from __future__ import annotations
