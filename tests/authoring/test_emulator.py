@@ -19,6 +19,8 @@ from harness.authoring import emulator as emulator_module
 from harness.authoring.emulator import Emulator, EmulatorError, MotoState, Seat
 from harness.inside.session import client_config
 
+pytestmark = [pytest.mark.process, pytest.mark.moto]
+
 
 def client(service: str, seat: Seat):
     sandbox = seat.sandbox()

@@ -9,6 +9,8 @@ from botocore.exceptions import ClientError
 from harness.authoring.emulator import Emulator, moto_process
 from harness.core.lab import EmulatorNeeds
 
+pytestmark = [pytest.mark.process, pytest.mark.moto]
+
 MANAGED = "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
 
 

@@ -14,6 +14,8 @@ import pytest
 
 from harness.authoring.emulator import Emulator, MotoState, Seat
 
+pytestmark = [pytest.mark.process, pytest.mark.moto]
+
 
 @pytest.fixture(scope="module")
 def seat() -> Iterator[Seat]:

@@ -12,6 +12,8 @@ from harness.commands.report import render
 from harness.core.lab import load_lab
 from tests.conftest import LABS, STEPEVAL
 
+pytestmark = [pytest.mark.process, pytest.mark.moto]
+
 LAB = LABS / "scenario_checks"
 
 

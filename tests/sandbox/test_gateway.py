@@ -23,6 +23,8 @@ from harness.sandbox.pool import WorkerPool
 from harness.sandbox.runner import Runner
 from tests.conftest import LABS, REGION, MotoAccount, gateway_session
 
+pytestmark = pytest.mark.process
+
 ACCOUNT_A, ACCOUNT_B = "111111111111", "222222222222"
 
 
