@@ -13,11 +13,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto.iam.access_control import IAMPolicy, PermissionResult
 
 from harness.kit.identity import decide, extra_permissions, reaches, sources
+
+pytestmark = pytest.mark.moto  # moto's IAM evaluator, on hundreds of generated policies
 
 ACCOUNT = "123456789012"
 TABLE = f"arn:aws:dynamodb:us-east-1:{ACCOUNT}:table/orders"
