@@ -58,9 +58,9 @@ test-deps:
 	  && $(DEPS)/uv/bin/uv venv --quiet --python $(PYTHON) $(DEPS)/$$end \
 	  && $(DEPS)/uv/bin/uv pip install --quiet --python $(DEPS)/$$end/bin/python -r $(DEPS)/$$end.txt -e . \
 	  && grep -iE '^(boto3|botocore|moto|werkzeug|uvicorn|fastapi|pydantic|sqlalchemy|pytest)==' $(DEPS)/$$end.txt | tr '\n' ' ' && echo \
-	  && $(DEPS)/$$end/bin/python -m pytest -q -p no:cacheprovider -m "$(FAST)" tests \
-	  && $(DEPS)/$$end/bin/python -m pytest -q -p no:cacheprovider $(DEPS_TESTS) \
-	  || failed="$$failed $$end"; \
+	  || { failed="$$failed $$end(install)"; continue; }; \
+	  $(DEPS)/$$end/bin/python -m pytest -q -p no:cacheprovider -m "$(FAST)" tests || failed="$$failed $$end(fast)"; \
+	  $(DEPS)/$$end/bin/python -m pytest -q -p no:cacheprovider $(DEPS_TESTS) || failed="$$failed $$end(DEPS_TESTS)"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "make test-deps: failed at:$$failed (versions in $(DEPS)/*.txt)"; exit 1; fi
 
