@@ -1,6 +1,7 @@
 """botocore's internals that stepeval relies on, and nothing else: every caller goes through these functions.
 
-Internals touched (checked against botocore 1.34.x to 1.44.x; tests/_compat/test_botocore.py fails when one moves):
+Internals touched (checked against botocore 1.43.125 and 1.44.8 by `make test-deps`; tests/_compat/test_botocore.py
+fails when one moves):
 - `BaseClient._endpoint.http_session`: what a client's Endpoint sends each request with, an object with
   `send(AWSPreparedRequest) -> AWSResponse` and `close()`. The evaluation process's clients send over the gateway
   link (harness/inside/session.py); the template's rehearsals answer in-process (harness/inside/rehearsal.py).

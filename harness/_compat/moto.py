@@ -1,7 +1,7 @@
 """moto's internals that the emulator's processes rely on (harness/authoring/emulator.py), and nothing else.
 
 Imported only in moto's own processes (it imports moto's server). Internals touched, checked against moto 5.2.5
-to 5.2.x (pinned < 5.3 in pyproject.toml; tests/_compat/test_moto.py fails when one moves):
+(`make test-deps`; pinned < 5.3 in pyproject.toml; tests/_compat/test_moto.py fails when one moves):
 - `moto.moto_server.werkzeug_app`: `DomainDispatcherApplication(create_backend_app)`, the WSGI app moto's server
   runs, its per-service `app_instances`, and `MotoRequestHandler`, the request handler it serves with;
 - `AccountSpecificBackend.__getitem__` (a region's backend is built on its first request: patched, to build apps

@@ -1,6 +1,6 @@
 """uvicorn's internals that `stepeval serve` relies on (harness/service/transport.py), and nothing else.
 
-Internals touched (checked against uvicorn 0.29.0 to 0.54.x, pinned < 0.55 in pyproject.toml;
+Internals touched (checked against uvicorn 0.29.0 and 0.54.0 by `make test-deps`, pinned < 0.55 in pyproject.toml;
 tests/_compat/test_uvicorn.py fails when one moves):
 - `uvicorn.protocols.http.h11_impl.H11Protocol`, subclassed: its `connection_made(transport)` is given a transport
   of ours, which sends what uvicorn `write`s in one write per turn of the event loop and passes uvicorn's other

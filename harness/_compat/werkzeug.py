@@ -1,6 +1,6 @@
 """werkzeug's internals that moto's processes rely on (harness/authoring/emulator.py), and nothing else.
 
-Internals touched (checked against werkzeug 3.1.0 to 3.1.x, pinned < 3.2 in pyproject.toml;
+Internals touched (checked against werkzeug 3.1.0 and 3.1.9 by `make test-deps`, pinned < 3.2 in pyproject.toml;
 tests/_compat/test_werkzeug.py fails when one moves):
 - `WSGIRequestHandler.run_wsgi` (what `handle_one_request` calls for each request: overridden) and
   `make_environ()` (kept: moto's handler extends it), `self.server.app`;
