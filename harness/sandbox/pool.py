@@ -9,6 +9,7 @@ it started. Its stdout and stderr are captured here (capped), never mixed with t
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import os
@@ -41,6 +42,7 @@ from harness.core.paths import (
     services_named_in,
     socket_in,
 )
+from harness.sandbox import kernel
 from harness.sandbox.confine import UID_SPAN, Protections, uid_base
 from harness.sandbox.template import ANSWERED, sweep_uid
 
@@ -115,7 +117,9 @@ class TemplateProcess:
         self, preload: tuple[str, ...], namespaces: bool, warm: list[tuple[str, str]], *, loads_only: bool = False
     ) -> None:
         """`warm`: (service, region) clients to build while it starts (and probes the machine); `loads_only`: its
-        processes only import modules (see `WorkerPool`)."""
+        processes only import modules (see `WorkerPool`). The calling process becomes non-dumpable first: no
+        process of its uid (an evaluation's, where they share it) may read its memory or its environment."""
+        kernel.prctl(kernel.PR_SET_DUMPABLE, 0)
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         flags = [] if namespaces else ["--no-namespaces"]
         flags += ["--loads-only"] if loads_only else []
@@ -151,7 +155,9 @@ class TemplateProcess:
                     self.control.settimeout(None)
                 if not data:
                     raise ChannelClosed(f"the template exited (code {self.process.poll()})")
-                self._protections = Protections.from_message(json.loads(data)["protections"])
+                found = Protections.from_message(json.loads(data)["protections"])
+                harness_non_dumpable = kernel.prctl_get(kernel.PR_GET_DUMPABLE) == 0
+                self._protections = dataclasses.replace(found, non_dumpable=found.non_dumpable and harness_non_dumpable)
             return self._protections
 
     def close(self) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import fcntl
 import gc
 import importlib
@@ -36,14 +37,18 @@ from types import ModuleType
 from typing import Any
 
 from harness.core.limits import Limits, apply_limits
-from harness.sandbox import kernel
+from harness.sandbox import filters, kernel
 from harness.sandbox.confine import (
+    DEVICES,
     NAMESPACES,
+    SYSTEM_LIBRARIES,
     UID_BASE,
     Protections,
     RootBuilder,
     drop_privileges,
+    enter_user_namespace,
     interpreter_paths,
+    tasks_of_my_uid,
 )
 
 CHANNEL_FD = 3  # in an evaluation process: 0 /dev/null, 1 and 2 the output pipe, 3 the job channel
@@ -52,6 +57,9 @@ ANSWERED = b"."  # what the parent writes on a lifeline before closing it when i
 LOG_LEVEL_ENV = "STEPEVAL_LOG_LEVEL"
 MAX_CONTROL_BYTES = 64 * 1024
 HIGH_FD = 100
+REAP_POLL_S = 1.0  # while processes a module left are being killed: how often the template looks to reap them
+# SysV IPC in an evaluation's own IPC namespace: no segment, no queue (memory that RLIMIT_AS does not count)
+IPC_LIMITS = {"kernel/shmmni": "0", "kernel/shmall": "0", "kernel/shmmax": "0", "kernel/msgmni": "0"}
 
 
 def _move_high(fds: list[int]) -> list[int]:
@@ -82,6 +90,20 @@ def count_tasks(uid: int) -> int:
             with contextlib.suppress(OSError):
                 if os.stat(entry.path).st_uid == uid:
                     count += len(os.listdir(os.path.join(entry.path, "task")))
+    return count
+
+
+def count_group_tasks(group: int) -> int:
+    """Processes and threads in process group `group` (an evaluation's: the filter keeps its processes in it),
+    where its uid is not its own."""
+    count = 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                with open(os.path.join(entry.path, "stat"), "rb") as stat:
+                    fields = stat.read().rpartition(b")")[2].split()
+                if int(fields[2]) == group:  # after the command: state, ppid, pgrp, ... num_threads (18th)
+                    count += int(fields[17])
     return count
 
 
@@ -128,11 +150,14 @@ class Template:
         )
         # Only the template holds the write end: EOF on it tells an evaluation process the template is gone.
         self.alive, self._alive_writer = os.pipe()
+        self.groups_to_reap: set[int] = set()  # process groups of ended evaluations whose orphans came to us
 
     def serve(self) -> None:
         self.selector.register(self.control, selectors.EVENT_READ)
         while True:
-            for key, _ in self.selector.select():
+            events = self.selector.select(REAP_POLL_S if self.groups_to_reap else None)
+            self._reap_groups()
+            for key, _ in events:
                 if self.selector.get_map().get(key.fileobj) is not key:
                     continue  # closed by an earlier event of the same batch (its fd may even be another's by now)
                 if key.data is None:
@@ -203,8 +228,8 @@ class Template:
         watched.lifeline = -1
         if os.waitid(os.P_PIDFD, watched.pidfd, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
             return  # it has ended already: `_exited` reports it
-        if watched.uid is not None and not answered:  # what it left running tells a fork bomb from a slow module
-            watched.tasks = count_tasks(watched.uid)
+        if not answered:  # what it left running tells a fork bomb from a slow module
+            watched.tasks = count_tasks(watched.uid) if watched.uid is not None else count_group_tasks(watched.pid)
         # PID 1 of its namespace: every process in it dies (without one, `_exited` kills its group once it is gone)
         signal.pidfd_send_signal(watched.pidfd, signal.SIGKILL)
         watched.killed = True
@@ -213,10 +238,12 @@ class Template:
         """The evaluation process is gone: reap it and report how it ended."""
         if not self.protections.pid_namespace:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(watched.pid, signal.SIGKILL)  # what it started in its group
+                os.killpg(watched.pid, signal.SIGKILL)  # what it started: its group (the filter keeps them in it)
         _, wait_status, usage = os.wait4(watched.pid, 0)
-        if not self.protections.pid_namespace and watched.uid is not None:
-            sweep_uid(watched.uid)  # children that left the group (setsid)
+        if not self.protections.pid_namespace:
+            self.groups_to_reap.add(watched.pid)  # its orphans are ours (the subreaper): reaped once they are gone
+            if watched.uid is not None:
+                sweep_uid(watched.uid)  # children that left the group (setsid), where the filter is not loaded
         report = {
             "exit": os.waitstatus_to_exitcode(wait_status),
             "killed": watched.killed,
@@ -231,6 +258,15 @@ class Template:
         if watched.lifeline >= 0:
             self.selector.unregister(watched.lifeline)
             os.close(watched.lifeline)
+
+    def _reap_groups(self) -> None:
+        """Reap what ended evaluations left (orphans the template adopted as subreaper, killed with their group)."""
+        for group in list(self.groups_to_reap):
+            try:
+                while os.waitid(os.P_PGID, group, os.WEXITED | os.WNOHANG) is not None:
+                    pass
+            except ChildProcessError:
+                self.groups_to_reap.discard(group)
 
     def _evaluation(
         self, channel: int, output: int, uid: int | None, namespaced: bool, request: dict[str, Any]
@@ -250,16 +286,17 @@ class Template:
                 signal.signal(signum, signal.SIG_DFL if signum == signal.SIGCHLD else signal.SIG_IGN)
             root = RootBuilder(self.root_dir)
             gateway = request.get("gateway")
+            os.setsid()  # its own group: what it starts is killed with it (the filter keeps them in it)
             if namespaced:
                 # No network at all: the gateway's unix socket is the evaluation's only way out.
                 kernel.unshare(NAMESPACES & ~kernel.CLONE_NEWPID | kernel.CLONE_NEWNET)
+                _no_sysv_ipc()
                 root.prepare(self.paths)
                 root.enter([str(path) for path in request.get("ahead") or []])
-            else:
-                os.setsid()  # its own group: what it starts can be killed with it (and, with a uid, swept)
+            protections = self.protections
             self.worker.serve_one(
                 CHANNEL_FD,
-                lambda job_paths, limits: _confine(root, job_paths, limits, uid, namespaced),
+                lambda job_paths, limits: _confine(root, job_paths, limits, uid, protections, self.paths),
                 gateway if isinstance(gateway, str) else None,
                 rehearse_job=bool(request.get("rehearse_job")),
             )
@@ -268,21 +305,46 @@ class Template:
             os._exit(code)
 
 
-def _confine(root: RootBuilder, job_paths: list[str], limits: Limits, uid: int | None, namespaced: bool) -> None:
-    """The moment before author code runs: only the job's paths left in the root, limits set, privileges gone, and
-    still bound to die with the template (a new uid clears the parent-death signal: it is set again, then the
-    template is seen to be alive, so that it cannot have died in between)."""
-    if namespaced:
+def _no_sysv_ipc() -> None:
+    """In the evaluation's own IPC namespace: no SysV shared memory segment and no message queue may be made."""
+    for name, value in IPC_LIMITS.items():
+        with open(f"/proc/sys/{name}", "w") as limit:
+            limit.write(value)
+
+
+def _confine(
+    root: RootBuilder,
+    job_paths: list[str],
+    limits: Limits,
+    uid: int | None,
+    protections: Protections,
+    interpreter: list[str],
+) -> None:
+    """The moment before author code runs: only the job's paths left in the root, privileges gone, limits set, the
+    Landlock ruleset and the seccomp filter loaded, and still bound to die with the template (a new uid clears the
+    parent-death signal: it is set again, then the template is seen to be alive, so that it cannot have died in
+    between)."""
+    if protections.mount_namespace:
         root.narrow(job_paths)
-    apply_limits(limits, count_processes=uid is not None)
-    drop_privileges(uid)
+    in_user_namespace = protections.mode == "userns"
+    if in_user_namespace:
+        kernel.prctl(kernel.PR_SET_DUMPABLE, 1)  # its own /proc/self/uid_map is writable to it only so
+    drop_privileges(uid, user_namespace=in_user_namespace)
+    kernel.prctl(kernel.PR_SET_DUMPABLE, 0)
+    shared_uid = uid is None and not in_user_namespace
+    apply_limits(limits, tasks_before=tasks_of_my_uid() if shared_uid else 0)
     kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if protections.landlock:
+        gateway = next((path for path in job_paths if path.endswith(".sock")), None)
+        filters.restrict_with_landlock([*interpreter, *SYSTEM_LIBRARIES, *job_paths], list(DEVICES), gateway)
+    if protections.seccomp:
+        filters.load_seccomp(signal_only_self=not (protections.pid_namespace or protections.landlock_scopes))
     if select.select([ALIVE_FD], [], [], 0)[0]:  # EOF: the template is gone
         os._exit(70)
     os.close(ALIVE_FD)
 
 
-def probe_in_background(allow_namespaces: bool, uid: int) -> Callable[[], Protections]:
+def probe_in_background(allow_namespaces: bool, uid: int, mode: str) -> Callable[[], Protections]:
     """Fork a prober now (before the heavy imports, so that its own forks are light) and return how to wait for
     what it found; meanwhile the template imports and warms."""
     findings, theirs = os.pipe()
@@ -291,7 +353,7 @@ def probe_in_background(allow_namespaces: bool, uid: int) -> Callable[[], Protec
         code = 1
         try:
             os.close(findings)
-            os.write(theirs, json.dumps(probe(allow_namespaces, uid).to_message()).encode())
+            os.write(theirs, json.dumps(probe(allow_namespaces, uid, mode).to_message()).encode())
             code = 0
         finally:
             os._exit(code)
@@ -308,11 +370,14 @@ def probe_in_background(allow_namespaces: bool, uid: int) -> Callable[[], Protec
     return found
 
 
-def probe(allow_namespaces: bool, uid: int) -> Protections:
-    """What this machine lets the template do, tried once in a throw-away child."""
+def probe(allow_namespaces: bool, uid: int, mode: str) -> Protections:
+    """What this machine lets the template do, tried once in a throw-away child. `mode`: `userns` when the
+    template made a user namespace of its own to have the others in, else `root` (namespaces are tried as the
+    template is)."""
     namespaced = allow_namespaces and _try_in_child(_namespaces_work)
-    own_uid = os.geteuid() == 0 and _try_in_child(lambda: _uid_works(uid, namespaced))
+    own_uid = mode == "root" and os.geteuid() == 0 and _try_in_child(lambda: _uid_works(uid, namespaced))
     return Protections(
+        mode=mode if namespaced else "none",
         fresh_process=True,
         pid_namespace=namespaced,
         mount_namespace=namespaced,
@@ -321,7 +386,31 @@ def probe(allow_namespaces: bool, uid: int) -> Protections:
         own_uid=own_uid,
         no_new_privs=_try_in_child(lambda: kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)),
         rlimits=True,
+        seccomp=filters.seccomp_available() and _try_in_child(_seccomp_works),
+        landlock=filters.landlock_abi() > 0 and _try_in_child(_landlock_works),
+        landlock_scopes=filters.landlock_scopes_signals(),
+        non_dumpable=kernel.prctl_get(kernel.PR_GET_DUMPABLE) == 0,
     )
+
+
+def _seccomp_works() -> None:
+    kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
+    filters.load_seccomp(signal_only_self=True)
+    try:
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+    except OSError:
+        return
+    raise OSError("the filter let an AF_INET socket through")
+
+
+def _landlock_works() -> None:
+    kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
+    filters.restrict_with_landlock(interpreter_paths(), [], None)
+    try:
+        os.listdir("/proc")
+    except PermissionError:
+        return
+    raise OSError("Landlock let /proc be read")
 
 
 def _try_in_child(attempt: Any) -> bool:
@@ -351,6 +440,7 @@ def _namespaces_work() -> None:
 
 def _root_works(where: str) -> None:
     kernel.unshare(NAMESPACES & ~kernel.CLONE_NEWPID | kernel.CLONE_NEWNET)
+    _no_sysv_ipc()
     root = RootBuilder(where)
     root.prepare(interpreter_paths())
     root.enter([])
@@ -383,7 +473,12 @@ def main(argv: list[str]) -> int:
     sys.dont_write_bytecode = True
     level = os.environ.get(LOG_LEVEL_ENV, "INFO").upper()
     logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
-    protections_found = probe_in_background(not args.no_namespaces, args.uid_probe)
+    mode = "userns" if not args.no_namespaces and os.geteuid() != 0 and _own_user_namespace() else "root"
+    kernel.prctl(kernel.PR_SET_DUMPABLE, 0)  # no process of its uid reads or writes its memory (a module's neither)
+    with contextlib.suppress(OSError):
+        kernel.prctl(kernel.PR_SET_CHILD_SUBREAPER, 1)  # what a module's processes leave comes to it, to be killed
+    filters.seccomp_available(), filters.landlock_abi()  # their libraries found now, never in an evaluation
+    protections_found = probe_in_background(not args.no_namespaces, args.uid_probe, mode)
     # boto3, botocore's data, the kit: what every evaluation would otherwise import (for a pool that only loads
     # modules, the kit and the job's frame only: harness.inside.job)
     worker = importlib.import_module("harness.inside.job" if args.loads_only else "harness.inside.worker")
@@ -391,7 +486,7 @@ def main(argv: list[str]) -> int:
         importlib.import_module(module)
     worker.prepare()
     worker.warm_services([tuple(pair.split(":", 1)) for pair in args.warm if ":" in pair], [])
-    protections = protections_found()
+    protections = dataclasses.replace(protections_found(), subreaper=kernel.is_child_subreaper())  # not inherited
     root_dir = tempfile.mkdtemp(prefix="stepeval-root-")
     try:
         control.send(json.dumps({"ready": True, "protections": protections.to_message()}).encode())
@@ -399,6 +494,16 @@ def main(argv: list[str]) -> int:
     finally:
         shutil.rmtree(root_dir, ignore_errors=True)
     return 0
+
+
+def _own_user_namespace() -> bool:
+    """Enter a user namespace of its own, as its root (an unprivileged user's way to the other namespaces)."""
+    try:
+        enter_user_namespace(0, 0)
+    except OSError as exc:
+        logging.getLogger(__name__).debug("no user namespace: %s", exc)
+        return False
+    return True
 
 
 if __name__ == "__main__":
