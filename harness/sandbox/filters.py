@@ -73,10 +73,8 @@ REFUSED_CALLS = (
     "msgsnd",
     "semget",
     "mq_open",
-    # its process group is how its whole tree is killed where there is no PID namespace
-    "setsid",
-    "setpgid",
 )
+GROUP_CALLS = ("setsid", "setpgid")  # where no PID namespace holds its tree, its process group is how it is killed
 NAMESPACE_FLAGS = (
     kernel.CLONE_NEWNS,
     kernel.CLONE_NEWUTS,
@@ -102,15 +100,16 @@ def seccomp_available() -> bool:
         return any(line.startswith(b"Seccomp:") for line in status)
 
 
-def load_seccomp(*, signal_only_self: bool) -> None:
+def load_seccomp(*, keep_group: bool, signal_only_self: bool) -> None:
     """Load the filter into this process (inherited by everything it starts; it needs no_new_privs set first).
-    `signal_only_self`: no PID namespace and no Landlock signal scope hold its signals, so kill and its kin may
-    target only this process (a module's children are killed with it; kill(0) and kill(-1) are refused)."""
+    `keep_group`: no PID namespace holds its tree, so neither it nor its children may leave its process group
+    (setsid, setpgid). `signal_only_self`: nor does a Landlock signal scope hold its signals, so kill and its kin
+    may target only this process (a module's children are killed with it; kill(0) and kill(-1) are refused)."""
     import pyseccomp as sc
 
     refuse = sc.ERRNO(errno.EPERM)
     rules = sc.SyscallFilter(sc.ALLOW)
-    for name in REFUSED_CALLS:
+    for name in REFUSED_CALLS + (GROUP_CALLS if keep_group else ()):
         rules.add_rule(refuse, name)
     rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")  # its flags sit in memory no filter reads: glibc falls back
     for flag in NAMESPACE_FLAGS:  # a new namespace by clone: one rule per flag (each is refused alone)

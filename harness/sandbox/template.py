@@ -338,7 +338,10 @@ def _confine(
         gateway = next((path for path in job_paths if path.endswith(".sock")), None)
         filters.restrict_with_landlock([*interpreter, *SYSTEM_LIBRARIES, *job_paths], list(DEVICES), gateway)
     if protections.seccomp:
-        filters.load_seccomp(signal_only_self=not (protections.pid_namespace or protections.landlock_scopes))
+        filters.load_seccomp(
+            keep_group=not protections.pid_namespace,
+            signal_only_self=not (protections.pid_namespace or protections.landlock_scopes),
+        )
     if select.select([ALIVE_FD], [], [], 0)[0]:  # EOF: the template is gone
         os._exit(70)
     os.close(ALIVE_FD)
@@ -395,7 +398,7 @@ def probe(allow_namespaces: bool, uid: int, mode: str) -> Protections:
 
 def _seccomp_works() -> None:
     kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
-    filters.load_seccomp(signal_only_self=True)
+    filters.load_seccomp(keep_group=True, signal_only_self=True)
     try:
         socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
     except OSError:
@@ -473,7 +476,8 @@ def main(argv: list[str]) -> int:
     sys.dont_write_bytecode = True
     level = os.environ.get(LOG_LEVEL_ENV, "INFO").upper()
     logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
-    mode = "userns" if not args.no_namespaces and os.geteuid() != 0 and _own_user_namespace() else "root"
+    userns = not args.no_namespaces and os.geteuid() != 0 and _own_user_namespace(args.control_fd)
+    mode = "userns" if userns else "root"
     kernel.prctl(kernel.PR_SET_DUMPABLE, 0)  # no process of its uid reads or writes its memory (a module's neither)
     with contextlib.suppress(OSError):
         kernel.prctl(kernel.PR_SET_CHILD_SUBREAPER, 1)  # what a module's processes leave comes to it, to be killed
@@ -496,13 +500,25 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _own_user_namespace() -> bool:
-    """Enter a user namespace of its own, as its root (an unprivileged user's way to the other namespaces)."""
+def _own_user_namespace(control_fd: int) -> bool:
+    """Enter a user namespace of its own, as its root (an unprivileged user's way to the other namespaces), and a
+    PID namespace it owns: the template goes on as its PID 1, so that it may come back to it after each fork into
+    a new one (setns needs a capability over the namespace's owner). The process the pool started waits for it,
+    so the pool sees the template end; the template dies with that process."""
     try:
         enter_user_namespace(0, 0)
+        kernel.unshare(kernel.CLONE_NEWPID | kernel.CLONE_NEWNS)
     except OSError as exc:
         logging.getLogger(__name__).debug("no user namespace: %s", exc)
         return False
+    pid = os.fork()
+    if pid:
+        os.close(control_fd)
+        _, status = os.waitpid(pid, 0)
+        os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
+    kernel.mount(None, "/", None, kernel.MS_REC | kernel.MS_PRIVATE)
+    kernel.mount("proc", "/proc", "proc", kernel.MS_NOSUID | kernel.MS_NODEV | kernel.MS_NOEXEC)  # its own pids
     return True
 
 
