@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness.core.frames import ChannelClosed, FrameBuffer, write_frame
+from harness.core.frames import HEADER, ChannelClosed, FrameBuffer, write_frame
 from harness.core.limits import Limits
 from harness.core.paths import (
     DEFAULT_REGION,
@@ -76,6 +76,7 @@ KEPT_ENV = (
 )
 STARTUP_TIMEOUT_S = 30.0
 STATUS_TIMEOUT_S = 10.0
+TEMPLATE_END_TIMEOUT_S = 5.0
 MAX_WARM = 16  # (service, region) pairs the template keeps warm for the next evaluations
 MAX_REHEARSED = 64  # (service, operation) pairs the template rehearses on them
 MAX_LABS = 8  # labs' `evaluation/` directories a spare's root holds ahead of its job
@@ -100,7 +101,7 @@ def worker_environment() -> dict[str, str]:
 @dataclass(frozen=True)
 class ProcessOutcome:
     """What came back from an evaluation process: its reply, or why none came (`timeout`, `crash`, or the limit
-    reached: `memory`, `cpu`, `processes`, `output`), and what it printed."""
+    reached: `memory`, `cpu`, `processes`, `output`, `answer`), and what it printed."""
 
     reply: dict[str, Any] | None
     failure: str | None = None
@@ -161,10 +162,14 @@ class TemplateProcess:
             return self._protections
 
     def close(self) -> None:
+        """Closing its control socket tells the template to kill what it forked (their process groups, where no
+        PID namespace holds them) and end; killed only if it does not end soon."""
         self.control.close()
-        with contextlib.suppress(ProcessLookupError):
+        try:
+            self.process.wait(timeout=TEMPLATE_END_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
             self.process.kill()
-        self.process.wait()
+            self.process.wait()
 
 
 class EvaluationProcess:
@@ -254,20 +259,24 @@ class EvaluationProcess:
         capture = OutputCapture(limits.output_bytes)
         try:
             write_frame(self.channel.fileno(), job)
-            reply = self._answer(started + timeout_s, capture)
+            reply = self._answer(started + timeout_s, capture, limits.answer_bytes)
         except TimeoutError:
             return self._ended(started, capture, "timeout", f"no answer within {timeout_s:g} s", limits)
         except OutputExceeded:
             detail = f"it wrote more than the step's output limit ({limits.output_kib} KiB) on stdout/stderr"
             return self._ended(started, capture, "output", detail, limits)
+        except AnswerExceeded:
+            detail = f"its answer was larger than the step's answer limit ({limits.answer_kib} KiB)"
+            return self._ended(started, capture, "answer", detail, limits)
         except ChannelClosed as exc:
             return self._ended(started, capture, "crash", str(exc), limits)
         self.kill(answered=True)
         capture.drain(self._output)
         return ProcessOutcome(reply, elapsed_ms=_ms(started), output=capture.text, output_truncated=capture.truncated)
 
-    def _answer(self, deadline: float, capture: OutputCapture) -> dict[str, Any]:
+    def _answer(self, deadline: float, capture: OutputCapture, limit: int) -> dict[str, Any]:
         buffer = FrameBuffer()
+        received = 0
         watched: list[Any] = [self.channel, self._output]
         while buffer.message is None:
             wait = deadline - time.monotonic()
@@ -283,6 +292,9 @@ class EvaluationProcess:
                 if not chunk:
                     capture.drain(self._output)
                     raise ChannelClosed("it exited without answering")
+                received += len(chunk)
+                if received > limit + HEADER.size:
+                    raise AnswerExceeded()
                 buffer.feed(chunk)
         return buffer.message
 
@@ -303,7 +315,7 @@ def classify(failure: str, detail: str, report: dict[str, Any], limits: Limits) 
     code = report.get("exit")
     cpu_s = report.get("cpu_s") or 0.0
     tasks = report.get("tasks") or 0
-    if failure == "output":
+    if failure in ("output", "answer"):
         return failure, detail
     cpu_limit = limits.cpu_seconds
     over_cpu = cpu_limit is not None and cpu_s >= cpu_limit
@@ -319,6 +331,10 @@ def classify(failure: str, detail: str, report: dict[str, Any], limits: Limits) 
 
 class OutputExceeded(Exception):
     """The module wrote more than its output limit."""
+
+
+class AnswerExceeded(Exception):
+    """The evaluation's reply is larger than its answer limit."""
 
 
 class OutputCapture:

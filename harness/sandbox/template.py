@@ -151,6 +151,7 @@ class Template:
         # Only the template holds the write end: EOF on it tells an evaluation process the template is gone.
         self.alive, self._alive_writer = os.pipe()
         self.groups_to_reap: set[int] = set()  # process groups of ended evaluations whose orphans came to us
+        self.watched: dict[int, Watched] = {}  # by pid: the evaluation processes not yet reported
 
     def serve(self) -> None:
         self.selector.register(self.control, selectors.EVENT_READ)
@@ -194,6 +195,7 @@ class Template:
             return True
         _close([channel, output])
         watched = Watched(pid, os.pidfd_open(pid), lifeline, status, uid)
+        self.watched[pid] = watched
         self.selector.register(watched.lifeline, selectors.EVENT_READ, (self._lifeline_ended, watched))
         self.selector.register(watched.pidfd, selectors.EVENT_READ, (self._exited, watched))
         return True
@@ -253,11 +255,20 @@ class Template:
         with contextlib.suppress(OSError):
             os.write(watched.status, json.dumps(report).encode())
         self.selector.unregister(watched.pidfd)
+        self.watched.pop(watched.pid, None)
         for fd in (watched.pidfd, watched.status):
             os.close(fd)
         if watched.lifeline >= 0:
             self.selector.unregister(watched.lifeline)
             os.close(watched.lifeline)
+
+    def end(self) -> None:
+        """The pool is gone: every evaluation process ends now, with what it started."""
+        for watched in list(self.watched.values()):
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(watched.pidfd, signal.SIGKILL)
+            self._exited(watched)
+        self._reap_groups()
 
     def _reap_groups(self) -> None:
         """Reap what ended evaluations left (orphans the template adopted as subreaper, killed with their group)."""
@@ -494,7 +505,11 @@ def main(argv: list[str]) -> int:
     root_dir = tempfile.mkdtemp(prefix="stepeval-root-")
     try:
         control.send(json.dumps({"ready": True, "protections": protections.to_message()}).encode())
-        Template(control, protections, root_dir, worker).serve()
+        template = Template(control, protections, root_dir, worker)
+        try:
+            template.serve()
+        finally:
+            template.end()
     finally:
         shutil.rmtree(root_dir, ignore_errors=True)
     return 0
