@@ -101,6 +101,10 @@ class Protections:
     def to_message(self) -> dict[str, Any]:
         return asdict(self)
 
+    def summary(self) -> dict[str, Any]:
+        """What /healthz says: the mode, each protection, whether all or the minimum set hold, what it cannot stop."""
+        return {**asdict(self), "full": self.full, "sufficient": self.sufficient, "cannot_stop": self.gaps()}
+
     @classmethod
     def from_message(cls, raw: dict[str, Any]) -> Protections:
         mode = raw.get("mode")

@@ -139,7 +139,7 @@ def create_app(settings: ServiceSettings, *, evaluator: Evaluator | None = None)
     @app.get("/healthz", summary="Alive, which sandbox protections are on, and the store's state")
     async def healthz() -> dict[str, Any]:
         protections = ev.protections
-        sandbox = None if protections is None else {**protections.to_message(), "full": protections.full}
+        sandbox = None if protections is None else protections.summary()
         body: dict[str, Any] = {"status": "ok", "sandbox": sandbox}
         if ev.records is not None:  # the shared store: "ok", or why idempotency is per instance for now
             body["store"] = ev.records.idempotency.degraded or "ok"
