@@ -46,6 +46,10 @@ GAPS = {
     "ipc_uts_namespaces": "a module sees the host's name",
     "own_uid": "evaluations share the service's uid: a process count or a file lock of one is felt by others",
     "landlock_scopes": "a module may signal only its own process, not its children",
+    "seccomp": "a module may open network sockets, trace or signal processes of its uid and hold SysV shared memory",
+    "non_dumpable": "a module may read the harness's memory and environment where it shares its uid",
+    "subreaper": "what a module's processes leave may outlive its answer",
+    "rlimits": "a module may exhaust memory, CPU, processes and files",
 }
 
 
