@@ -105,6 +105,11 @@ class Protections:
     def to_message(self) -> dict[str, Any]:
         return asdict(self)
 
+    def log_fields(self) -> dict[str, Any]:
+        """The first log line's fields: the mode, each protection on and off, what the mode cannot stop."""
+        on = [f.name for f in fields(self) if f.name != "mode" and getattr(self, f.name)]
+        return {"mode": self.mode, "on": on, "off": self.missing(), "cannot_stop": self.gaps()}
+
     def summary(self) -> dict[str, Any]:
         """What /healthz says: the mode, each protection, whether all or the minimum set hold, what it cannot stop."""
         return {**asdict(self), "full": self.full, "sufficient": self.sufficient, "cannot_stop": self.gaps()}

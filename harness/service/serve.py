@@ -41,10 +41,7 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
     logs.configure(log_level)
     app = create_app(settings)
     protections = app.state.evaluator.pool.protections()
-    on = [name for name, value in protections.to_message().items() if value is True]
-    logs.log_line(
-        event="sandbox", mode=protections.mode, on=on, off=protections.missing(), cannot_stop=protections.gaps()
-    )
+    logs.log_line(event="sandbox", **protections.log_fields())
     if not protections.sufficient:
         below = [name for name in MINIMUM if name in protections.missing()]
         if not settings.unsafe_no_sandbox:
@@ -58,6 +55,7 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
             )
             return 2
         logs.log_line(event="unsafe_no_sandbox", off=protections.missing())
+    app.state.evaluator.access.clients.hold_own_credentials()
     config = uvicorn.Config(
         app,
         host=settings.host,
