@@ -66,19 +66,15 @@ def test_serve_refuses_to_start_below_the_minimum_set(moto_server: str) -> None:
     assert first["event"] == "sandbox" and first["mode"] == "none" and "seccomp" in first["off"], first
 
 
+def one_worker_service(factory: Any, name: str, moto_server: str, *flags: str, **options: Any) -> Any:
+    """`stepeval serve` on the service's test lab with one worker, on the moto server."""
+    return factory(name, "--lab", str(SERVICE_LAB), "--workers", "1", "--endpoint-url", moto_server, *flags, **options)
+
+
 def test_serve_starts_without_namespaces_and_names_the_mode_first(
     service_factory: Any, accounts: tuple[Sandbox, Sandbox], moto_server: str
 ) -> None:
-    service = service_factory(
-        "no-namespaces",
-        "--lab",
-        str(SERVICE_LAB),
-        "--workers",
-        "1",
-        "--endpoint-url",
-        moto_server,
-        env={NO_NAMESPACES_ENV: "1"},
-    )
+    service = one_worker_service(service_factory, "no-namespaces", moto_server, env={NO_NAMESPACES_ENV: "1"})
     first = service.log_lines()[0]
     assert first["event"] == "sandbox" and first["mode"] == "none", first
     assert set(MINIMUM) <= set(first["on"]) and "pid_namespace" in first["off"]
@@ -95,17 +91,9 @@ def test_serve_starts_without_namespaces_and_names_the_mode_first(
 def test_serve_runs_below_the_minimum_set_only_when_told(
     service_factory: Any, accounts: tuple[Sandbox, Sandbox], moto_server: str
 ) -> None:
-    service = service_factory(
-        "below-minimum",
-        "--lab",
-        str(SERVICE_LAB),
-        "--workers",
-        "1",
-        "--endpoint-url",
-        moto_server,
-        "--unsafe-no-sandbox",
-        launcher=launcher("none", refuse_seccomp=True),
-        cwd="/",
+    below = launcher("none", refuse_seccomp=True)
+    service = one_worker_service(
+        service_factory, "below-minimum", moto_server, "--unsafe-no-sandbox", launcher=below, cwd="/"
     )
     sandbox = service.http.get("/healthz").json()["sandbox"]
     assert sandbox["sufficient"] is False and sandbox["seccomp"] is False and sandbox["fresh_process"] is True
