@@ -74,7 +74,7 @@ class Protections:
 
     @property
     def full(self) -> bool:
-        return all(getattr(self, f.name) for f in fields(self) if f.name != "mode")
+        return not self.missing()
 
     @property
     def sufficient(self) -> bool:
@@ -82,7 +82,14 @@ class Protections:
         return all(getattr(self, name) for name in MINIMUM)
 
     def missing(self) -> list[str]:
-        return [f.name for f in fields(self) if f.name != "mode" and not getattr(self, f.name)]
+        """The protections off, but Landlock's scopes where a PID namespace holds signals already."""
+        return [
+            f.name
+            for f in fields(self)
+            if f.name != "mode"
+            and not getattr(self, f.name)
+            and not (f.name == "landlock_scopes" and self.pid_namespace)
+        ]
 
     def gaps(self) -> list[str]:
         """What this mode cannot stop, one phrase each."""

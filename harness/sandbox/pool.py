@@ -135,10 +135,12 @@ class TemplateProcess:
             )
         self._protections: Protections | None = None
         self._lock = threading.Lock()
+        self._asked = False  # whether it was ever asked to fork: until then it has nothing to end
 
     def spawn(self, request: dict[str, Any], fds: list[int]) -> None:
         """Ask for one evaluation process (forked when the template gets to it)."""
         with self._lock:
+            self._asked = True
             socket.send_fds(self.control, [json.dumps(request).encode()], fds)
 
     def protections(self, timeout_s: float = STARTUP_TIMEOUT_S) -> Protections:
@@ -163,10 +165,10 @@ class TemplateProcess:
 
     def close(self) -> None:
         """Closing its control socket tells the template to kill what it forked (their process groups, where no
-        PID namespace holds them) and end; killed only if it does not end soon."""
+        PID namespace holds them) and end; killed only if it does not end soon, or at once if it forked nothing."""
         self.control.close()
         try:
-            self.process.wait(timeout=TEMPLATE_END_TIMEOUT_S)
+            self.process.wait(timeout=TEMPLATE_END_TIMEOUT_S if self._asked else 0)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()

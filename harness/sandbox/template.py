@@ -345,6 +345,8 @@ def _confine(
     shared_uid = uid is None and not in_user_namespace
     apply_limits(limits, tasks_before=tasks_of_my_uid() if shared_uid else 0)
     kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if len(os.listdir("/proc/self/task")) != 1:  # Landlock and the filter bind the calling thread (and its children)
+        os._exit(70)
     if protections.landlock:
         gateway = next((path for path in job_paths if path.endswith(".sock")), None)
         filters.restrict_with_landlock([*interpreter, *SYSTEM_LIBRARIES, *job_paths], list(DEVICES), gateway)
@@ -504,7 +506,10 @@ def main(argv: list[str]) -> int:
     protections = dataclasses.replace(protections_found(), subreaper=kernel.is_child_subreaper())  # not inherited
     root_dir = tempfile.mkdtemp(prefix="stepeval-root-")
     try:
-        control.send(json.dumps({"ready": True, "protections": protections.to_message()}).encode())
+        try:
+            control.send(json.dumps({"ready": True, "protections": protections.to_message()}).encode())
+        except OSError:  # the pool is gone already (a command that stopped at bad input): nothing to serve
+            return 0
         template = Template(control, protections, root_dir, worker)
         try:
             template.serve()
