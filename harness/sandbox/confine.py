@@ -37,15 +37,12 @@ HOSTNAME = b"stepeval"
 MODES = ("root", "userns", "none")
 # What no evaluation runs without: `stepeval serve` and the Lambda handler refuse to start below it.
 MINIMUM = ("fresh_process", "non_dumpable", "seccomp", "no_new_privs", "rlimits", "subreaper")
-# What each layer, when off, leaves open (the service says it at start; docs/service.md has the table).
+# What each layer, when off, leaves open (the service says it at start; docs/service.md has the table); layers
+# that another one stands in for are said in `Protections.gaps`.
 GAPS = {
-    "pid_namespace": "a module sees the host's processes and their command lines",
-    "mount_namespace": "",  # said with landlock: either one keeps the host's files out of reach
-    "landlock": "",
     "network_namespace": "a module may connect to unix sockets the service's uid may write (pathname ones)",
     "ipc_uts_namespaces": "a module sees the host's name",
     "own_uid": "evaluations share the service's uid: a process count or a file lock of one is felt by others",
-    "landlock_scopes": "a module may signal only its own process, not its children",
     "seccomp": "a module may open network sockets, trace or signal processes of its uid and hold SysV shared memory",
     "non_dumpable": "a module may read the harness's memory and environment where it shares its uid",
     "subreaper": "what a module's processes leave may outlive its answer",
@@ -93,10 +90,16 @@ class Protections:
 
     def gaps(self) -> list[str]:
         """What this mode cannot stop, one phrase each."""
-        said = [GAPS[name] for name in self.missing() if GAPS.get(name)]
-        if not self.mount_namespace and not self.landlock:
-            said.insert(0, "a module reads every file the service's uid may read")
-        return said
+        said = []
+        if not (self.mount_namespace or self.landlock):
+            said.append(
+                "a module reads every file the service's uid may read, and truncates or removes those it may write"
+            )
+        if not (self.pid_namespace or self.landlock):
+            said.append("a module sees the host's processes and their command lines")
+        if not (self.pid_namespace or self.landlock_scopes):
+            said.append("a module may signal only its own process, not its children")
+        return said + [GAPS[name] for name in self.missing() if name in GAPS]
 
     def notice(self) -> str | None:
         """One line naming the mode, the protections that are off and what that leaves open; None when all hold."""
