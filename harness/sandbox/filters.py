@@ -16,6 +16,7 @@ import errno
 import os
 import socket
 from functools import cache
+from typing import Any
 
 from harness.sandbox import kernel
 
@@ -100,11 +101,12 @@ def seccomp_available() -> bool:
         return any(line.startswith(b"Seccomp:") for line in status)
 
 
-def load_seccomp(*, keep_group: bool, signal_only_self: bool) -> None:
-    """Load the filter into this process (inherited by everything it starts; it needs no_new_privs set first).
-    `keep_group`: no PID namespace holds its tree, so neither it nor its children may leave its process group
-    (setsid, setpgid). `signal_only_self`: nor does a Landlock signal scope hold its signals, so kill and its kin
-    may target only this process (a module's children are killed with it; kill(0) and kill(-1) are refused)."""
+def seccomp_filter(*, keep_group: bool, signal_only_self: bool) -> Any:
+    """The filter, built (not loaded: `load()` it, with no_new_privs set first; everything the process starts
+    inherits it). `keep_group`: no PID namespace holds its tree, so neither it nor its children may leave its
+    process group (setsid, setpgid). `signal_only_self`: nor does a Landlock signal scope hold its signals, so kill
+    and its kin may target only the process that builds it (a module's children are killed with it; kill(0) and
+    kill(-1) are refused)."""
     import pyseccomp as sc
 
     refuse = sc.ERRNO(errno.EPERM)
@@ -123,7 +125,7 @@ def load_seccomp(*, keep_group: bool, signal_only_self: bool) -> None:
         for call in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
             rules.add_rule(refuse, call, sc.Arg(0, sc.NE, me))
         rules.add_rule(refuse, "tkill")
-    rules.load()
+    return rules
 
 
 @cache
@@ -144,22 +146,49 @@ def landlock_scopes_signals() -> bool:
     return landlock_abi() >= LANDLOCK_SCOPE_ABI
 
 
-def restrict_with_landlock(readable: list[str], devices: list[str], gateway: str | None) -> None:
-    """From now on this process and its children read and execute only `readable`, read and write only `devices`
-    (/dev/null...), connect to `gateway`'s socket only by path, write, create or remove nothing else, use no TCP
-    port, and (ABI 6+) signal and reach abstract sockets only inside their own domain (needs no_new_privs)."""
+def landlock_ruleset(readable: list[str], devices: list[str]) -> Any:
+    """A ruleset (not enforced: see `Confinement`) under which a process reads and executes only `readable`, reads
+    and writes only `devices` (/dev/null...), writes, creates or removes nothing else, uses no TCP port, and
+    (ABI 6+) signals and reaches abstract sockets only inside its own domain."""
     from landlockpy import AccessFS, AccessNet, Ruleset, Scope
 
-    read = AccessFS.READ_FILE | AccessFS.EXECUTE
-    with Ruleset(
+    rules = Ruleset(
         scoped=Scope.SIGNAL | Scope.ABSTRACT_UNIX_SOCKET, handled_net=AccessNet.BIND_TCP | AccessNet.CONNECT_TCP
-    ) as rules:
-        for path in readable:
-            if os.path.exists(path):
-                rules.allow_path(path, read | AccessFS.READ_DIR if os.path.isdir(path) else read)
-        for device in devices:
-            if os.path.exists(device):
-                rules.allow_path(device, AccessFS.READ_FILE | AccessFS.WRITE_FILE)
-        if gateway and os.path.exists(gateway):
-            rules.allow_path(gateway, AccessFS.RESOLVE_UNIX)  # where the kernel handles it (a later ABI)
-        rules.restrict()
+    )
+    allow_reading(rules, readable)
+    for device in devices:
+        if os.path.exists(device):
+            rules.allow_path(device, AccessFS.READ_FILE | AccessFS.WRITE_FILE)
+    return rules
+
+
+def allow_reading(rules: Any, paths: list[str]) -> None:
+    from landlockpy import AccessFS
+
+    read = AccessFS.READ_FILE | AccessFS.EXECUTE
+    for path in paths:
+        if os.path.exists(path):
+            rules.allow_path(path, read | AccessFS.READ_DIR if os.path.isdir(path) else read)
+
+
+class Confinement:
+    """The Landlock ruleset and the seccomp filter of one evaluation process, built before its job (in the spare,
+    or once in the template where nothing in them is the process's own: off the job's way) and enforced at it."""
+
+    def __init__(self, ruleset: Any | None, syscalls: Any | None) -> None:
+        self.ruleset = ruleset
+        self.syscalls = syscalls
+
+    def enforce(self, job_paths: list[str], gateway: str | None) -> None:
+        """The job's paths readable too (its gateway socket reachable by path where Landlock governs that: a later
+        ABI), then both loaded, Landlock first (needs no_new_privs set)."""
+        if self.ruleset is not None:
+            from landlockpy import AccessFS
+
+            allow_reading(self.ruleset, job_paths)
+            if gateway and os.path.exists(gateway):
+                self.ruleset.allow_path(gateway, AccessFS.RESOLVE_UNIX)
+            self.ruleset.restrict()
+            self.ruleset.close()
+        if self.syscalls is not None:
+            self.syscalls.load()

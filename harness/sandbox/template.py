@@ -150,6 +150,13 @@ class Template:
         )
         # Only the template holds the write end: EOF on it tells an evaluation process the template is gone.
         self.alive, self._alive_writer = os.pipe()
+        # The seccomp filter, built once where nothing in it is an evaluation process's own (its pid is, where it may
+        # signal only itself: then each builds its own, before its job)
+        self.syscalls = (
+            filters.seccomp_filter(keep_group=not protections.pid_namespace, signal_only_self=False)
+            if protections.seccomp and not _signal_only_self(protections)
+            else None
+        )
         self.groups_to_reap: set[int] = set()  # process groups of ended evaluations whose orphans came to us
         self.watched: dict[int, Watched] = {}  # by pid: the evaluation processes not yet reported
 
@@ -304,16 +311,34 @@ class Template:
                 _no_sysv_ipc()
                 root.prepare(self.paths)
                 root.enter([str(path) for path in request.get("ahead") or []])
+            confinement = self._confinement()
             protections = self.protections
             self.worker.serve_one(
                 CHANNEL_FD,
-                lambda job_paths, limits: _confine(root, job_paths, limits, uid, protections, self.paths),
+                lambda job_paths, limits: _confine(root, job_paths, limits, uid, protections, confinement),
                 gateway if isinstance(gateway, str) else None,
                 rehearse_job=bool(request.get("rehearse_job")),
             )
             code = 0
         finally:
             os._exit(code)
+
+    def _confinement(self) -> filters.Confinement:
+        """This evaluation process's Landlock ruleset (the interpreter readable: its job's paths come at the job)
+        and seccomp filter, built now, before its job."""
+        protections = self.protections
+        ruleset = (
+            filters.landlock_ruleset([*self.paths, *SYSTEM_LIBRARIES], list(DEVICES)) if protections.landlock else None
+        )
+        syscalls = self.syscalls
+        if protections.seccomp and syscalls is None:
+            syscalls = filters.seccomp_filter(keep_group=not protections.pid_namespace, signal_only_self=True)
+        return filters.Confinement(ruleset, syscalls)
+
+
+def _signal_only_self(protections: Protections) -> bool:
+    """Neither a PID namespace nor Landlock's signal scope holds an evaluation's signals: it may signal itself only."""
+    return not (protections.pid_namespace or protections.landlock_scopes)
 
 
 def _no_sysv_ipc() -> None:
@@ -329,7 +354,7 @@ def _confine(
     limits: Limits,
     uid: int | None,
     protections: Protections,
-    interpreter: list[str],
+    confinement: filters.Confinement,
 ) -> None:
     """The moment before author code runs: only the job's paths left in the root, privileges gone, limits set, the
     Landlock ruleset and the seccomp filter loaded, and still bound to die with the template (a new uid clears the
@@ -347,14 +372,7 @@ def _confine(
     kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
     if len(os.listdir("/proc/self/task")) != 1:  # Landlock and the filter bind the calling thread (and its children)
         os._exit(70)
-    if protections.landlock:
-        gateway = next((path for path in job_paths if path.endswith(".sock")), None)
-        filters.restrict_with_landlock([*interpreter, *SYSTEM_LIBRARIES, *job_paths], list(DEVICES), gateway)
-    if protections.seccomp:
-        filters.load_seccomp(
-            keep_group=not protections.pid_namespace,
-            signal_only_self=not (protections.pid_namespace or protections.landlock_scopes),
-        )
+    confinement.enforce(job_paths, next((path for path in job_paths if path.endswith(".sock")), None))
     if select.select([ALIVE_FD], [], [], 0)[0]:  # EOF: the template is gone
         os._exit(70)
     os.close(ALIVE_FD)
@@ -411,7 +429,7 @@ def probe(allow_namespaces: bool, uid: int, mode: str) -> Protections:
 
 def _seccomp_works() -> None:
     kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
-    filters.load_seccomp(keep_group=True, signal_only_self=True)
+    filters.seccomp_filter(keep_group=True, signal_only_self=True).load()
     try:
         socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
     except OSError:
@@ -421,7 +439,7 @@ def _seccomp_works() -> None:
 
 def _landlock_works() -> None:
     kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
-    filters.restrict_with_landlock(interpreter_paths(), [], None)
+    filters.Confinement(filters.landlock_ruleset(interpreter_paths(), []), None).enforce([], None)
     try:
         os.listdir("/proc")
     except PermissionError:
