@@ -1,6 +1,6 @@
 """`python -m bench.confinement`: what the sandbox's per-evaluation layers cost an evaluation process, in CPU time
 (robust to a busy host, unlike wall time), in the mode this process finds itself in (run it as root, as an
-unprivileged user, and under a filter refusing namespaces: `tests/fixtures/modes.py` launches each).
+unprivileged user, and under a filter refusing namespaces: `--mode userns|none` relaunches it so, as root).
 
 Each sample forks a child that does, timed with the thread's CPU clock, what the template's evaluation process does
 for these layers: before its job (in the spare), the Landlock ruleset built (the seccomp filter is built once, in
@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from bench.common import MODES, run_in_mode
 from harness.sandbox import filters, kernel
 from harness.sandbox.confine import (
     DEVICES,
@@ -82,7 +83,9 @@ def _mode() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.confinement", description=__doc__)
     parser.add_argument("--runs", type=int, default=60)
+    parser.add_argument("--mode", choices=MODES, default="root", help="run as root, or as in mode userns or none")
     args = parser.parse_args()
+    run_in_mode(args.mode, "bench.confinement")
     mode = in_child(lambda: {"mode": _mode()})["mode"]  # a pool's threads would keep this process from unshare
     if mode == "userns":  # as the template does: in a user namespace of its own first (the layers run inside it)
         enter_user_namespace(0, 0)
