@@ -113,6 +113,21 @@ def test_a_mismatched_account_is_refused_in_lambda_too(lambda_env: None, account
     assert answer["status"] == "error" and answer["error"]["kind"] == "sandbox"
 
 
+def test_a_retried_direct_invocation_gets_the_stored_answer_without_running_again(
+    lambda_env: None, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    """Lambda retries an asynchronous invoke with the same request id: the claim loop the HTTP path runs too."""
+    a, _ = accounts
+    event = request(a)
+    first = lambda_handler.handler(event, FakeContext("req-7"))
+    assert first["status"] == "pass", first
+    a.learner("s3").delete_bucket(Bucket="alpha-bucket")  # a fresh run would now fail
+    assert lambda_handler.handler(event, FakeContext("req-7")) == first
+    registry = lambda_handler.get_evaluator().metrics.registry
+    assert registry.get_sample_value("stepeval_idempotent_replays_total") == 1
+    assert lambda_handler.handler(request(a), FakeContext("req-8"))["status"] == "fail"  # a new id runs afresh
+
+
 # As Lambda runs it: an unprivileged uid, no namespaces (tests/fixtures/modes.py), the role's keys in the environment.
 HANDLE_ONCE = """import json, os, sys
 from harness.service import lambda_handler
