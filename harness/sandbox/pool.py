@@ -205,7 +205,8 @@ class EvaluationProcess:
             self._status.close()
 
     def status(self, timeout_s: float = STATUS_TIMEOUT_S) -> dict[str, Any]:
-        """How the process ended (exit, killed, cpu_s, tasks), as the template reported it; {} if it did not."""
+        """How the process ended (exit, killed, cpu_s, tasks, at_task_limit), as the template reported it; {} if it
+        did not."""
         if self._report is None:
             report: dict[str, Any] = {}
             with contextlib.suppress(OSError, ValueError):
@@ -308,7 +309,7 @@ def classify(failure: str, detail: str, report: dict[str, Any], limits: Limits) 
     over_cpu = cpu_limit is not None and cpu_s >= cpu_limit
     if code == -signal.SIGXCPU or (code == -signal.SIGKILL and over_cpu):  # RLIMIT_CPU's hard limit is a SIGKILL
         return "cpu", f"the step's CPU-time limit ({cpu_limit:g} s) was reached"
-    if tasks >= limits.processes:
+    if tasks >= limits.processes or report.get("at_task_limit"):
         return "processes", f"the step's process limit ({limits.processes}) was reached ({tasks} running)"
     if failure == "crash" and code is not None:
         how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"

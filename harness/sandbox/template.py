@@ -107,6 +107,17 @@ def count_group_tasks(group: int) -> int:
     return count
 
 
+def at_task_limit(pid: int) -> bool:
+    """Where the uid is shared (mode none, no uid of its own): its tasks have reached process `pid`'s RLIMIT_NPROC,
+    which counts them all, so its forks fail (its own group may hold fewer than its limit: others' tasks count)."""
+    with contextlib.suppress(OSError, ValueError, IndexError), open(f"/proc/{pid}/limits") as limits:
+        for line in limits:
+            if line.startswith("Max processes"):
+                soft = line.split()[2]
+                return soft != "unlimited" and count_tasks(os.getuid()) >= int(soft) - 1
+    return False
+
+
 def sweep_uid(uid: int) -> None:
     """Kill every process of `uid` at once (kill(-1) as that uid), for machines without a PID namespace."""
     pid = os.fork()
@@ -130,6 +141,7 @@ class Watched:
     uid: int | None
     killed: bool = False
     tasks: int | None = None
+    at_task_limit: bool = False  # where its uid is shared: the uid's tasks had reached its RLIMIT_NPROC
 
 
 class Template:
@@ -239,6 +251,9 @@ class Template:
             return  # it has ended already: `_exited` reports it
         if not answered:  # what it left running tells a fork bomb from a slow module
             watched.tasks = count_tasks(watched.uid) if watched.uid is not None else count_group_tasks(watched.pid)
+            watched.at_task_limit = (
+                watched.uid is None and self.protections.mode == "none" and at_task_limit(watched.pid)
+            )
         # PID 1 of its namespace: every process in it dies (without one, `_exited` kills its group once it is gone)
         signal.pidfd_send_signal(watched.pidfd, signal.SIGKILL)
         watched.killed = True
@@ -258,6 +273,7 @@ class Template:
             "killed": watched.killed,
             "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
             "tasks": watched.tasks,
+            "at_task_limit": watched.at_task_limit,
         }
         with contextlib.suppress(OSError):
             os.write(watched.status, json.dumps(report).encode())
