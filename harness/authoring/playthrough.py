@@ -109,11 +109,26 @@ def play_lanes(
     if not lanes:
         raise ValueError("play_lanes needs at least one lane")
     scenarios = load_scenarios(lab) if scenarios is None else scenarios
-    order = list(lab.steps)
-    chosen = [key for key in order if select is None or select(key)]
+    steps, chosen = _needed(lab, scenarios, select)
     if not chosen:
         return []
-    needed = order[: order.index(chosen[-1]) + 1]
+    root = lanes[0].seat.emulator.root
+    if root is None:
+        raise ValueError("play_lanes needs a started Emulator (use it as a context manager)")
+    players = [Player(lane) for lane in lanes]
+    named = [services_named_in([lab.step(step.key).module_path, step.path]) for step in steps]
+    root.prepare(1, named[0])  # the first step's copies are seeded with 1 (see `Work.seed`)
+    return _Playthrough(steps, chosen, players, named, extra, then).run(root, on_result)
+
+
+def _needed(
+    lab: Lab, scenarios: Mapping[str, StepScenarios], select: Callable[[str], bool] | None
+) -> tuple[list[StepScenarios], set[str]]:
+    """The steps to play, up to the last selected (the earlier ones for their handles), and the selected; a
+    LabError names every step among them without a scenario file."""
+    order = list(lab.steps)
+    chosen = [key for key in order if select is None or select(key)]
+    needed = order[: order.index(chosen[-1]) + 1] if chosen else []
     missing = [key for key in needed if key not in scenarios]
     if missing:
         raise LabError(
@@ -122,14 +137,7 @@ def play_lanes(
                 for key in missing
             ]
         )
-    root = lanes[0].seat.emulator.root
-    if root is None:
-        raise ValueError("play_lanes needs a started Emulator (use it as a context manager)")
-    players = [Player(lane) for lane in lanes]
-    steps = [scenarios[key] for key in needed]
-    named = [services_named_in([lab.step(step.key).module_path, step.path]) for step in steps]
-    root.prepare(1, named[0])  # the first step's copies are seeded with 1 (see `Work.seed`)
-    return _Playthrough(steps, set(chosen), players, named, extra, then).run(root, on_result)
+    return [scenarios[key] for key in needed], set(chosen)
 
 
 class _Playthrough:
@@ -161,10 +169,8 @@ class _Playthrough:
     def run(self, root: MotoState, on_result: Callable[[ScenarioResult], None] | None) -> list[ScenarioResult]:
         """Play from `root` (the accounts before the first step; its untouched account is a copy of it too)."""
         with self.making:
-            spares = len(self.players)
-            self.befores.append(
-                StateBefore(StateTemplate(root, self.schedule.owed(0), self.making, spares, closes=False))
-            )
+            template = StateTemplate(root, self.schedule.owed(0), self.making, len(self.players), closes=False)
+            self.befores.append(StateBefore(template))
             return self._report(on_result)
 
     def _report(self, on_result: Callable[[ScenarioResult], None] | None) -> list[ScenarioResult]:
@@ -175,19 +181,8 @@ class _Playthrough:
         ]
         for thread in threads:
             thread.start()
-        reported: list[ScenarioResult] = []
         try:
-            while not self.schedule.complete:
-                with self.condition:
-                    while self.failure is None and not self.schedule.next_answered:
-                        self.condition.wait()
-                    if self.failure is not None:
-                        break
-                    batch = self.schedule.report()
-                for result in batch:
-                    reported.append(result)
-                    if on_result is not None:
-                        on_result(result)
+            reported = self._pass_on(on_result)
         except BaseException:
             self._stop(_Aborted("the playthrough was interrupted"))
             raise
@@ -195,6 +190,22 @@ class _Playthrough:
             thread.join()
         if self.failure is not None:
             raise self.failure
+        return reported
+
+    def _pass_on(self, on_result: Callable[[ScenarioResult], None] | None) -> list[ScenarioResult]:
+        """The results shown, in their order as they come (each to `on_result` too), until the last or a failure."""
+        reported: list[ScenarioResult] = []
+        while not self.schedule.complete:
+            with self.condition:
+                while self.failure is None and not self.schedule.next_answered:
+                    self.condition.wait()
+                if self.failure is not None:
+                    break
+                batch = self.schedule.report()
+            for result in batch:
+                reported.append(result)
+                if on_result is not None:
+                    on_result(result)
         return reported
 
     def _stop(self, failure: BaseException) -> None:
