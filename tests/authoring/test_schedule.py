@@ -41,6 +41,7 @@ class Trace:
 
 
 def label(work: Work) -> Label:
+    """The result a work stands for, as the simulated lanes answer it."""
     return (work.step, work.kind, work.number)
 
 
@@ -107,6 +108,8 @@ def draw(trace: Trace, work: Work) -> None:
 
 
 def answer(shape: Shape, schedule: Schedule[Label], trace: Trace, lane: int, work: Work) -> None:
+    """Answer the lane's work as `shape` says its solves go; what a solve's answer says of copies owed is noted:
+    its extras' in place of the one held back, and the next step's (none when there is no state to copy)."""
     if work.kind != "solve":
         schedule.answered(work, label(work))
         return
@@ -149,6 +152,7 @@ def in_order(turns: Sequence[Turn]) -> Turn:
 
 
 def seeded(seed: int) -> Callable[[Sequence[Turn]], Turn]:
+    """A random interleaving, the same for the same seed."""
     chooser = random.Random(seed)
     return lambda turns: chooser.choice(list(turns))
 
