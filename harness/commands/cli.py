@@ -259,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--lab", default=".", help="lab directory (default: .)")
     new.set_defaults(handler=cmd_new)
 
-    demo = commands.add_parser("demo", help="evaluate the seed examples on an embedded moto server")
+    demo = commands.add_parser("demo", help="play the three sample labs on moto servers on loopback")
     demo.add_argument("--json", action="store_true", help="print the answers as JSON lines instead of panels")
     demo.set_defaults(handler=cmd_demo)
 

@@ -1,8 +1,9 @@
-"""`stepeval demo`: the two sample labs played on moto servers on loopback, no AWS account, no network.
+"""`stepeval demo`: the three sample labs played on moto servers on loopback, no AWS account, no network.
 
 Every step of the web-tier lab is checked on the untouched account, on each common mistake and on its solve; two
 answers are shown in full; a module that tries to write is refused and the learner's bucket policy is shown
-untouched. Then the serverless lab (labs/serverless-api) is played the same way, one answer shown.
+untouched. Then the serverless lab (labs/serverless-api) and the containers lab (labs/containers-api) are played
+the same way, one answer of each shown.
 """
 
 from __future__ import annotations
@@ -33,13 +34,16 @@ REPO = Path(__file__).resolve().parents[2]
 ROGUE_LAB = REPO / "tests" / "labs" / "misbehaving"
 ROGUE_STEP = "01.01"  # puts a public bucket policy on the bucket named in its events
 SHOWN = (("02.02", "both_in_one_zone"), ("03.02", "internet_facing_alb"))
-SERVERLESS_LAB = REPO / "labs" / "serverless-api"
-SERVERLESS_SHOWN = (("01.02", "every_dynamodb_action"),)
+SAMPLE_LABS = (
+    ("serverless_playthrough", REPO / "labs" / "serverless-api", (("01.02", "every_dynamodb_action"),)),
+    ("containers_playthrough", REPO / "labs" / "containers-api", (("04.03", "the_first_draft"),)),
+)
+"""The other sample labs: the key of their results in the JSON, their directory, the answers shown in full."""
 
 
 def run_demo(*, as_json: bool) -> int:
     """Play the demo; exit 0 when every answer is the one expected, 1 otherwise."""
-    if not (REPO / "specs").is_dir() or not ROGUE_LAB.is_dir() or not SERVERLESS_LAB.is_dir():
+    if not (REPO / "specs").is_dir() or not ROGUE_LAB.is_dir() or not all(d.is_dir() for _, d, _ in SAMPLE_LABS):
         raise BadInput(f"the demo needs the source checkout (specs/, tests/labs/ and labs/ under {REPO})")
     os.environ[LOG_LEVEL_ENV] = "WARNING"  # the step modules' info lines would drown the answers
     console = Console(stderr=as_json)
@@ -52,20 +56,20 @@ def run_demo(*, as_json: bool) -> int:
 
     results, status = _play(load_lab(REPO), console, as_json, then=refuse_a_write)
     ((refused, untouched),) = refusal
-    serverless, serverless_status = _play(load_lab(SERVERLESS_LAB), console, as_json)
-    _show(serverless, SERVERLESS_SHOWN, console, as_json)
+    played = {"playthrough": results}
+    for key, directory, shown in SAMPLE_LABS:
+        played[key], lab_status = _play(load_lab(directory), console, as_json)
+        _show(played[key], shown, console, as_json)
+        status = status or lab_status
     if as_json:
         print(
             json.dumps(
-                {
-                    "playthrough": [plain(r) for r in results],
-                    "refused_write": refused.model_dump(),
-                    "serverless_playthrough": [plain(r) for r in serverless],
-                }
+                {key: [plain(r) for r in lab] for key, lab in played.items()} | {"refused_write": refused.model_dump()}
             )
         )
-    ok = all(r.ok for r in results + serverless) and refused.error is not None and refused.error.kind == "read_only"
-    return 0 if ok and untouched and status == 0 and serverless_status == 0 else 1
+    everything = [r for lab in played.values() for r in lab]
+    ok = all(r.ok for r in everything) and refused.error is not None and refused.error.kind == "read_only"
+    return 0 if ok and untouched and status == 0 else 1
 
 
 def _play(

@@ -1,4 +1,4 @@
-"""`stepeval demo` plays both sample labs on moto servers, shows answers, and a refused write."""
+"""`stepeval demo` plays the three sample labs on moto servers, shows answers, and a refused write."""
 
 from __future__ import annotations
 
@@ -28,6 +28,9 @@ def test_the_demo_plays_the_sample_lab_and_refuses_a_write() -> None:
     serverless = shown["serverless_playthrough"]
     assert {r["step"] for r in serverless} == {"01.01", "01.02", "02.01", "02.02", "02.03", "03.01"}
     assert all(r["ok"] for r in serverless)
+    containers = shown["containers_playthrough"]
+    assert {r["step"] for r in containers} == {"01.01", "01.02", "02.01", "03.01", "03.02", "04.01", "04.02", "04.03"}
+    assert all(r["ok"] for r in containers)
 
 
 def test_the_demo_renders_for_people() -> None:
@@ -42,5 +45,7 @@ def test_the_demo_renders_for_people() -> None:
         "still the learner's own",
         "A serverless items API",
         "every_dynamodb_action",
+        "A containerized orders API",
+        "it runs orders-api:1, not orders-api:2",
     ):
         assert text in done.stdout
