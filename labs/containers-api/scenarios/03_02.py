@@ -3,10 +3,15 @@
 from harness.authoring.scenarios import equivalent, mistake, solve
 
 
+def _vpc(aws, handles):
+    """The database group's VPC."""
+    groups = aws.client("ec2").describe_security_groups(GroupIds=[handles["03_01_db_group"]])["SecurityGroups"]
+    return groups[0]["VpcId"]
+
+
 def _subnet_group(aws, handles):
-    ec2 = aws.client("ec2")
-    vpc = ec2.describe_security_groups(GroupIds=[handles["03_01_db_group"]])["SecurityGroups"][0]["VpcId"]
-    subnets = ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc]}])["Subnets"]
+    in_vpc = [{"Name": "vpc-id", "Values": [_vpc(aws, handles)]}]
+    subnets = aws.client("ec2").describe_subnets(Filters=in_vpc)["Subnets"]
     two_zones = sorted({s["AvailabilityZone"]: s["SubnetId"] for s in subnets}.items())[:2]
     aws.client("rds").create_db_subnet_group(
         DBSubnetGroupName="orders-db", DBSubnetGroupDescription="orders", SubnetIds=[s for _, s in two_zones]
@@ -29,10 +34,8 @@ def _database(
 
 
 def _default_group(aws, handles):
-    ec2 = aws.client("ec2")
-    vpc = ec2.describe_security_groups(GroupIds=[handles["03_01_db_group"]])["SecurityGroups"][0]["VpcId"]
-    filters = [{"Name": "vpc-id", "Values": [vpc]}, {"Name": "group-name", "Values": ["default"]}]
-    return ec2.describe_security_groups(Filters=filters)["SecurityGroups"][0]["GroupId"]
+    filters = [{"Name": "vpc-id", "Values": [_vpc(aws, handles)]}, {"Name": "group-name", "Values": ["default"]}]
+    return aws.client("ec2").describe_security_groups(Filters=filters)["SecurityGroups"][0]["GroupId"]
 
 
 @equivalent(
