@@ -7,8 +7,11 @@ import subprocess
 import time
 
 import httpx
+import pytest
 
 from tests.conftest import ANSWER_KEYS, LABS, STEPEVAL, MotoAccount
+
+pytestmark = pytest.mark.process
 
 
 def stepeval_run(*args: str, endpoint: str, context: dict | None = None, lab: str = "seed_examples"):

@@ -18,6 +18,8 @@ from harness.sandbox.pool import EvaluationProcess, WorkerPool, loading_pool, pl
 from harness.sandbox.runner import Runner
 from tests.conftest import LABS
 
+pytestmark = [pytest.mark.process, pytest.mark.moto]
+
 
 def test_each_evaluation_runs_in_a_process_of_its_own(misbehaving_runner: Runner, sandbox) -> None:
     processes = set()
@@ -114,7 +116,7 @@ def test_poisoned_client_claims_never_reach_the_template(sandbox, aws) -> None:
             answer = runner.evaluate("05.01", ContextInput(), sandbox)
             assert answer.status == "pass" and answer.validated[0].id == "still-served", answer
         assert pool._template is template and template.process.poll() is None
-        assert all(region == "us-east-1" for _, region in pool._warm)
+        assert all(region == "us-east-1" for _, region in pool._warming.clients)
 
 
 def write_step(tmp_path: Path, source: str) -> tuple[Path, Path]:
@@ -275,7 +277,9 @@ def test_an_evaluation_that_clears_its_parent_death_signal_still_dies_when_the_t
                 time.sleep(0.05)
             assert running, "the job's process runs as its uid"
             os.kill(template, 9)
-            assert outcome.result().failure == "timeout"
+            # timeout: the pool's deadline ended it; crash: the template died before the process's last look at it
+            # (the end of its confinement, after its uid switch), and it ended itself
+            assert outcome.result().failure in ("timeout", "crash")
         deadline = time.monotonic() + 10
         while any(Path(f"/proc/{pid}").exists() for pid in running) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -290,10 +294,10 @@ def test_a_pool_that_only_imports_modules_builds_no_clients_for_them(tmp_path: P
     )
     with loading_pool() as pool:
         pool.expect([str(modules)])
-        assert pool._warm == {} and "harness.kit.ec2" in pool._imports
+        assert list(pool._warming.clients) == [] and "harness.kit.ec2" in pool._warming.imports
     with WorkerPool(1) as pool:
         pool.expect([str(modules)])
-        assert set(pool._warm) == {("ec2", "us-east-1"), ("s3", "us-east-1")}
+        assert set(pool._warming.clients) == {("ec2", "us-east-1"), ("s3", "us-east-1")}
 
 
 def test_a_loading_pool_holds_only_what_importing_needs_and_runs_nothing(tmp_path: Path) -> None:
