@@ -972,7 +972,12 @@ CASES: dict[str, Callable[[Any], Case]] = {
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
+SPAWNS = {"secretsmanager.rotated_by"}  # moto runs the rotation function: it probes for docker in a shell
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=[pytest.mark.process] if name in SPAWNS else []) for name in CASES]
+)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_the_same_resource_passes_in_every_spelling_and_another_fails(aws_session, cases, name: str, data) -> None:
