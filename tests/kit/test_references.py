@@ -48,6 +48,7 @@ from harness.kit import (
 )
 from harness.kit.require import Requirement
 from tests.kit.conftest import described, unique
+from tests.kit.test_apigateway import rest_api
 
 ACCOUNT, REGION = "123456789012", "us-east-1"
 
@@ -789,17 +790,8 @@ def http_api_route(session: Any) -> Case:
 def rest_method(session: Any) -> Case:
     runner = role(session)
     right, other = function(session, runner["Arn"]), function(session, runner["Arn"])
-    client = session.client("apigateway")
-    api = client.create_rest_api(name=unique("rest"))["id"]
-    root = next(r["id"] for r in client.get_resources(restApiId=api)["items"] if r["path"] == "/")
-    orders = client.create_resource(restApiId=api, parentId=root, pathPart="orders")["id"]
-    client.put_method(restApiId=api, resourceId=orders, httpMethod="POST", authorizationType="NONE")
-    uri = f"arn:aws:apigateway:{REGION}:lambda:path/2015-03-31/functions/{right['FunctionArn']}/invocations"
-    client.put_integration(
-        restApiId=api, resourceId=orders, httpMethod="POST", type="AWS_PROXY", integrationHttpMethod="POST", uri=uri
-    )
     return Case(
-        [described(apigateway.REST_API, session, api)],
+        [described(apigateway.REST_API, session, rest_api(session, right["FunctionName"]))],
         lambda fn: apigateway.method_to_function("/orders", "POST", fn),
         function_forms(right),
         function_forms(other),
