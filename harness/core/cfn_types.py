@@ -168,7 +168,9 @@ def _verb(operation: str) -> str | None:
 def _noun(operation: str) -> str | None:
     """`CreateQueue` -> "queue"; None when the operation does not start with a creating verb or names nothing."""
     verb = _verb(operation)
-    return _squash(operation[len(verb) :]) or None if verb else None
+    if verb is None:
+        return None
+    return _squash(operation[len(verb) :]) or None
 
 
 def _closeness(noun: str, resource_name: str) -> int:
