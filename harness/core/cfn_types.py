@@ -22,10 +22,6 @@ from pathlib import Path
 
 INDEX_REGION = "us-east-1"  # the region with the most types; others are read only when a type is not here
 CREATING_VERBS = ("Create", "Put", "Allocate", "Run", "Register", "Add", "Import", "Request", "Subscribe")
-GENERIC_NOUNS = frozenset({"tags", "tagstoresource", "grant", "servicelinkedrole", "servicelinkedchannel"})
-"""Nouns of calls a create handler makes on the side of any resource (tagging it, granting a key to it)."""
-_LINK = re.compile(r"[a-z0-9](To|For|From|With|On)[A-Z]")
-"""A word that relates the call's object to another resource: `AddRoleToDBInstance` makes a role association."""
 
 
 class SchemasMissing(RuntimeError):
@@ -42,8 +38,8 @@ class TypeInfo:
     create_permissions: frozenset[str]
     """IAM actions the create handler needs, lower-cased ("sqs:createqueue")."""
     creating_calls: tuple[str, ...] = ()
-    """Of those, the ones that make the resource itself, as written ("sqs:CreateQueue"; empty for a service whose
-    schemas list HTTP verbs)."""
+    """Of those, the ones that make the resource itself, as written, the likeliest first ("rds:CreateDBInstance"
+    before "rds:AddRoleToDBInstance"; empty for a service whose schemas list HTTP verbs)."""
 
 
 @cache
@@ -104,38 +100,27 @@ def info(resource_type: str) -> TypeInfo | None:
     schema = json.loads((schema_dir() / "resources" / f"{digest}.json").read_text(encoding="utf-8"))
     identifier = tuple(p.removeprefix("/properties/") for p in schema.get("primaryIdentifier", []))
     permissions = schema.get("handlers", {}).get("create", {}).get("permissions", [])
-    return TypeInfo(
-        resource_type, identifier, frozenset(p.lower() for p in permissions), _creating(resource_type, permissions)
+    creating = _creating_calls(permissions, resource_type.split("::")[2])
+    return TypeInfo(resource_type, identifier, frozenset(p.lower() for p in permissions), creating)
+
+
+def _creating_calls(permissions: list[str], name: str) -> tuple[str, ...]:
+    """The create permissions that make the resource itself, the likeliest first: those whose noun is the type's
+    name before those that only end with it (`rds:CreateDBInstance` before `rds:AddRoleToDBInstance`), a Create
+    before the other verbs, then the schema's order. A type whose call names something else (`ec2:AllocateAddress`
+    for an EIP, `sns:Subscribe` for a subscription) gets every call with a creating verb, in the schema's order.
+    Tagging calls (`ec2:CreateTags`, `kinesis:AddTagsToStream`) make nothing."""
+    making = [
+        (permission, operation, verb)
+        for permission in permissions
+        if (verb := _verb(operation := permission.partition(":")[2])) and "tags" not in _squash(operation)
+    ]
+    ranked = sorted(
+        (-closeness, CREATING_VERBS.index(verb), position, permission)
+        for position, (permission, operation, verb) in enumerate(making)
+        if (noun := _noun(operation)) and (closeness := _closeness(noun, name))
     )
-
-
-def _creating(resource_type: str, permissions: list[str]) -> tuple[str, ...]:
-    """The create permissions that make the resource itself, the likeliest first.
-
-    A creating call starts with a creating verb and its noun names the type: the type's name exactly
-    (`rds:CreateDBInstance`) before a qualified one (`cloudwatch:PutMetricAlarm` for Alarm), Create before the other
-    verbs. A noun that relates the type to something else (`rds:AddRoleToDBInstance`, `...ForObjectLambda`) makes
-    that other thing. A type no noun names (`AWS::EC2::EIP`) takes the one creating call of its own service the
-    permissions list, if there is exactly one beside the generic ones (tags, grants, service-linked roles).
-    """
-    _, namespace, name = resource_type.split("::")
-    ranked = []
-    for permission in dict.fromkeys(permissions):
-        prefix, _, operation = permission.partition(":")
-        operation = operation[:1].upper() + operation[1:]  # a few schemas write `createNotificationRule`
-        noun = _noun(operation)
-        closeness = _closeness(noun, name) if noun is not None else 0
-        if noun is None or (closeness < 2 and _LINK.search(operation)):  # SiteToSiteVpnAttachment is its name
-            continue
-        verb = next(v for v in CREATING_VERBS if operation.startswith(v))
-        own = _squash(prefix) == _squash(namespace)
-        ranked.append((-closeness, CREATING_VERBS.index(verb), not own, permission, noun))
-    ranked.sort(key=lambda r: r[:3])
-    named = tuple(r[3] for r in ranked if r[0] < 0)
-    if named:
-        return named
-    own = [r[3] for r in ranked if not r[2] and r[4] not in GENERIC_NOUNS]
-    return tuple(own) if len(own) == 1 else ()
+    return tuple(r[-1] for r in ranked) or tuple(m[0] for m in making)
 
 
 def types_in(namespaces: set[str]) -> list[str]:
@@ -152,8 +137,7 @@ def created_by(namespaces: frozenset[str], iam_prefixes: frozenset[str], operati
     `iam_prefixes`: its IAM action prefixes. The operation must start with a creating verb and its noun must name
     the type (`CreateQueue` -> Queue, `PutMetricAlarm` -> Alarm, `RunInstances` -> Instance); among such types,
     one whose create permissions list the operation wins, else (services whose schemas list HTTP verbs, such as
-    API Gateway's `apigateway:POST`) a type the noun names exactly. A noun relating two things
-    (`AddRoleToDBInstance`) names neither.
+    API Gateway's `apigateway:POST`) a type the noun names exactly.
     """
     noun = _noun(operation)
     if noun is None:
@@ -162,7 +146,7 @@ def created_by(namespaces: frozenset[str], iam_prefixes: frozenset[str], operati
     ranked = []
     for resource_type in types_in(set(namespaces)):
         closeness = _closeness(noun, resource_type.split("::")[2])
-        if closeness == 2 or (closeness and not _LINK.search(operation)):
+        if closeness:
             type_info = info(resource_type)
             if type_info is not None and type_info.primary_identifier:
                 listed = bool(actions & type_info.create_permissions)
@@ -173,12 +157,20 @@ def created_by(namespaces: frozenset[str], iam_prefixes: frozenset[str], operati
     return max(ranked, key=lambda r: r[:3])[3]
 
 
-def _noun(operation: str) -> str | None:
-    """`CreateQueue` -> "queue"; None when the operation does not start with a creating verb."""
+def _verb(operation: str) -> str | None:
+    """The creating verb an operation starts with (`CreateQueue` -> Create, `Subscribe` -> Subscribe), else None."""
     for verb in CREATING_VERBS:
         if operation.startswith(verb) and (len(operation) == len(verb) or operation[len(verb)].isupper()):
-            return _squash(operation[len(verb) :]) or None
+            return verb
     return None
+
+
+def _noun(operation: str) -> str | None:
+    """`CreateQueue` -> "queue"; None when the operation does not start with a creating verb or names nothing."""
+    verb = _verb(operation)
+    if verb is None:
+        return None
+    return _squash(operation[len(verb) :]) or None
 
 
 def _closeness(noun: str, resource_name: str) -> int:

@@ -1,7 +1,8 @@
 """`stepeval stats`: per step, what learners did: attempts, pass rate, common issues, durations, errors by kind.
 
-A `pending` answer (AWS was still working on a resource, nothing was wrong) is counted apart: never a failure,
-and its issue is never among the common issues of failed attempts."""
+A `pending` answer (AWS was still working on a resource, nothing was wrong) is counted apart: never a failure, not
+in the pass rate (a learner who asked a minute too early did not fail), and its issue is never among the common
+issues of failed attempts."""
 
 from __future__ import annotations
 
@@ -30,9 +31,10 @@ class StepStats:
 
     def as_dict(self) -> dict[str, Any]:
         ordered = sorted(self.durations)
+        judged = self.attempts - self.pending
         return {
             "attempts": self.attempts,
-            "pass_rate": round(self.passed / self.attempts, 4) if self.attempts else None,
+            "pass_rate": round(self.passed / judged, 4) if judged else None,
             "passed": self.passed,
             "failed": self.failed,
             "pending": self.pending,

@@ -24,6 +24,8 @@ from harness.kit import cloudfront, ec2, ecr, ecs, elbv2, events, kms, net, rds,
 from harness.kit.step import Step
 from tests.kit.conftest import held_to_contract, make_context
 
+pytestmark = pytest.mark.moto  # each state on a fresh mock_aws account
+
 REGION, ACCOUNT = "us-east-1", "123456789012"
 SPEC = """\
 project: learner-states

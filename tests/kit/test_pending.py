@@ -18,7 +18,7 @@ from moto.moto_api import state_manager
 
 from harness.core.contract import Answer
 from harness.core.lab import StepSpec, load_lab
-from harness.kit import awslambda, cloudfront, compute, dynamodb, ec2, ecs, elbv2, kms, rds
+from harness.kit import awslambda, catalog, cloudfront, compute, dynamodb, ec2, ecs, elbv2, kms, rds
 from harness.kit.kinds import Kind
 from harness.kit.require import Requirement
 from harness.kit.step import Step
@@ -148,6 +148,12 @@ def test_every_kind_with_a_transitional_state_answers_pending(tmp_path, kind, re
     }  # fmt: skip
     for stubber in session.stubbers:
         stubber.assert_no_pending_responses()
+
+
+def test_every_kind_with_a_transitional_state_is_tested() -> None:
+    """Here on recorded answers, or below on moto (a CloudFront distribution InProgress)."""
+    tested = {param.values[0].type for param in TRANSITIONAL} | {cloudfront.DISTRIBUTION.type}
+    assert {kind.type for kind in catalog.kinds().values() if kind.settling is not None} == tested
 
 
 def test_the_retry_is_as_the_kind_declares() -> None:

@@ -5,17 +5,22 @@ family's latest revision, a tag's digest, a launch template's name) goes through
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import io
 import json
+import pkgutil
+import re
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import harness.kit as kit
 from harness.kit import (
     apigateway,
     autoscaling,
@@ -43,6 +48,7 @@ from harness.kit import (
 )
 from harness.kit.require import Requirement
 from tests.kit.conftest import described, unique
+from tests.kit.test_apigateway import rest_api
 
 ACCOUNT, REGION = "123456789012", "us-east-1"
 
@@ -299,6 +305,14 @@ def subscription_topic(session: Any) -> Case:
         "SubscriptionArn"
     ]
     return Case([described(sns.SUBSCRIPTION, session, arn)], sns.on_topic, topic_forms(right), topic_forms(other))
+
+
+def subscription_endpoint(session: Any) -> Case:
+    right, other, found = queue(session), queue(session), topic(session)
+    arn = session.client("sns").subscribe(TopicArn=found["TopicArn"], Protocol="sqs", Endpoint=right["QueueArn"])[
+        "SubscriptionArn"
+    ]
+    return Case([described(sns.SUBSCRIPTION, session, arn)], sns.endpoint, queue_forms(right), queue_forms(other))
 
 
 def rule_target(session: Any) -> Case:
@@ -692,23 +706,42 @@ def private_zone(session: Any) -> Case:
     )
 
 
-def managed_policy(session: Any) -> Case:
-    """An AWS managed policy by ARN is not a customer policy of the same name; by name alone, either is."""
+def nat_subnet(session: Any) -> Case:
+    found = network(session)
+    client = session.client("ec2")
+    allocation = client.allocate_address(Domain="vpc")["AllocationId"]
+    nat = client.create_nat_gateway(SubnetId=found["subnets"][0]["SubnetId"], AllocationId=allocation)
+    return Case(
+        [described(ec2.NAT_GATEWAY, session, nat["NatGateway"]["NatGatewayId"])],
+        ec2.nat_in_subnet,
+        subnet_forms(found["subnets"][0]),
+        subnet_forms(found["subnets"][1]),
+    )
+
+
+def managed_policy(session: Any, name: str = "ReadOnlyAccess") -> Case:
+    """An AWS managed policy by ARN is not a customer policy of the same name (`name` is one); by name alone,
+    either is."""
     client = session.client("iam")
     holder = role(session)
     document = json.dumps(
         {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}
     )
-    mine = client.create_policy(PolicyName="ReadOnlyAccess", PolicyDocument=document)["Policy"]["Arn"]
+    mine = client.create_policy(PolicyName=name, PolicyDocument=document)["Policy"]["Arn"]
     other = client.create_policy(PolicyName=unique("Other"), PolicyDocument=document)["Policy"]["Arn"]
     client.attach_role_policy(RoleName=holder["RoleName"], PolicyArn=mine)
     found = described(iam.ROLE, session, holder["RoleName"])
     return Case(
         [found],
         iam.has_managed_policy,
-        [mine, "ReadOnlyAccess", "readonlyaccess"],
-        ["arn:aws:iam::aws:policy/ReadOnlyAccess", other, other.rsplit("/", 1)[1]],
+        [mine, name, name.lower()],
+        [f"arn:aws:iam::aws:policy/{name}", other, other.rsplit("/", 1)[1]],
     )
+
+
+def managed_policies(session: Any) -> Case:
+    """`managed_policies_exactly` with the one policy attached, as `has_managed_policy` reads it."""
+    return replace(managed_policy(session, "AmazonS3ReadOnlyAccess"), requirement=iam.managed_policies_exactly)
 
 
 def user_group(session: Any) -> Case:
@@ -750,6 +783,17 @@ def http_api_route(session: Any) -> Case:
     return Case(
         [described(apigateway.HTTP_API, session, api)],
         lambda fn: apigateway.route_to_function("GET /items", fn),
+        function_forms(right),
+        function_forms(other),
+    )
+
+
+def rest_method(session: Any) -> Case:
+    runner = role(session)
+    right, other = function(session, runner["Arn"]), function(session, runner["Arn"])
+    return Case(
+        [described(apigateway.REST_API, session, rest_api(session, right["FunctionName"]))],
+        lambda fn: apigateway.method_to_function("/orders", "POST", fn),
         function_forms(right),
         function_forms(other),
     )
@@ -942,9 +986,11 @@ CASES: dict[str, Callable[[Any], Case]] = {
     "cloudwatch.watches_function": alarm_function,
     "sns.subscribed": subscription,
     "sns.on_topic": subscription_topic,
+    "sns.endpoint": subscription_endpoint,
     "events.targets": rule_target,
     "ec2.in_vpc": subnet_in_vpc,
     "ec2.attached_to": gateway_attachment,
+    "ec2.nat_in_subnet": nat_subnet,
     "ec2.associated_with": route_table,
     "ec2.route_to": route_target,
     "ec2.ingress_exactly (a group source)": group_source,
@@ -965,9 +1011,11 @@ CASES: dict[str, Callable[[Any], Case]] = {
     "cloudtrail.to_bucket": trail_bucket,
     "route53.private": private_zone,
     "iam.has_managed_policy": managed_policy,
+    "iam.managed_policies_exactly": managed_policies,
     "iam.in_group": user_group,
     "iam.holds_role": profile_role,
     "apigateway.route_to_function": http_api_route,
+    "apigateway.method_to_function": rest_method,
     "cloudfront.origin": distribution_origin,
     "s3.grants_public_read": bucket_policy,
     "ecs.container_image": container_image,
@@ -977,7 +1025,12 @@ CASES: dict[str, Callable[[Any], Case]] = {
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
+SPAWNS = {"secretsmanager.rotated_by"}  # moto runs the rotation function: it probes for docker in a shell
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=[pytest.mark.process] if name in SPAWNS else []) for name in CASES]
+)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_the_same_resource_passes_in_every_spelling_and_another_fails(aws_session, cases, name: str, data) -> None:
@@ -989,6 +1042,28 @@ def test_the_same_resource_passes_in_every_spelling_and_another_fails(aws_sessio
     assert not holds(aws_session, case.requirement(wrong), resource), f"{name} should refuse {wrong!r}"
     for elsewhere in case.fails_too:
         assert not holds(aws_session, case.requirement(right), elsewhere), f"{name} should refuse {elsewhere!r}"
+
+
+def reference_requirements() -> set[str]:
+    """The kit's public requirements that read a reference through harness.kit.refs (its spaces, refers...)."""
+    found = set()
+    for module in pkgutil.iter_modules(kit.__path__):
+        namespace = importlib.import_module(f"harness.kit.{module.name}")
+        for name, function in vars(namespace).items():
+            if name.startswith("_") or not inspect.isfunction(function) or function.__module__ != namespace.__name__:
+                continue
+            function = inspect.unwrap(function)
+            if function.__annotations__.get("return") != "Requirement":
+                continue
+            if re.search(r"\brefs\.|_REFERENCE\b", inspect.getsource(function)):
+                found.add(f"{module.name}.{name}")
+    return found
+
+
+def test_every_requirement_that_reads_a_reference_has_a_case() -> None:
+    cased = {name.split(" ")[0] for name in CASES}
+    assert reference_requirements() - cased == set()
+    assert {"kms.points_to", "ecs.runs", "ecs.logs_to", "ec2.nat_in_subnet"} <= reference_requirements()
 
 
 @pytest.fixture
