@@ -100,7 +100,7 @@ def logs_to_another_group(aws, handles):
     _task(aws, handles, group="/ecs/default")
 
 
-@mistake(issue=r"(?i)awslogs-region|region")
+@mistake(issue=r"without awslogs-region")
 def logs_without_a_region(aws, handles):
     """On Fargate the awslogs driver needs awslogs-region: without it the task does not start."""
     container = _container("api", _image(aws, handles), handles["04_01_log_group"])
@@ -108,7 +108,7 @@ def logs_without_a_region(aws, handles):
     _register(aws, container)
 
 
-@mistake(issue=r"(?i)awslogs-stream-prefix|prefix")
+@mistake(issue=r"without awslogs-stream-prefix")
 def logs_without_a_stream_prefix(aws, handles):
     """On Fargate the awslogs driver needs awslogs-stream-prefix: without it the task does not start."""
     container = _container("api", _image(aws, handles), handles["04_01_log_group"])
