@@ -46,6 +46,7 @@ ANSWER_KEYS = frozenset(
         "error",
         "resolved",
         "progress",
+        "retry_after_s",
         "duration_ms",
         "diagnostics",
     }
