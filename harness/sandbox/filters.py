@@ -122,9 +122,10 @@ NEWER_CALLS = {
     "open_tree_attr": 467,
     "file_setattr": 469,
 }
-# Calls that name a process by its pid (first argument): only itself may be named. Another process
-# of its uid (the service, the template, the next evaluation, in mode none) must not be reniced, pinned, given a
-# scheduling policy or an rlimit (RLIMIT_CPU kills it), nor probed (the host's pids, which exist).
+# Calls that name a process by its pid (first argument): only itself may be named. Another process of its uid (the
+# service, the template, the next evaluation, in mode none) must not be reniced, pinned, given a scheduling policy
+# or an rlimit (RLIMIT_CPU of 1 s kills it), nor probed (which of the host's pids exist). pidfd_open stays (asyncio may
+# wait for its children by pidfd): what a pidfd could do to another process is refused above.
 OWN_PID_CALLS = (
     "sched_setaffinity",
     "sched_getaffinity",
