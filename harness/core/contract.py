@@ -12,6 +12,7 @@ from harness.core.lab import Lab, ResourceType, StepSpec
 Status = Literal["pass", "fail", "error"]
 ErrorKind = Literal[
     "read_only",
+    "bad_request",  # a request the read-only gateway would not read (malformed, or past one of its bounds)
     "timeout",
     "exception",
     "crash",
@@ -147,6 +148,14 @@ class Operation(_Model):
     status: int | None = None
     ms: float = 0.0
     detail: str = ""
+
+    @property
+    def refusal(self) -> ErrorKind | None:
+        """What a refusal of this request makes the evaluation: `read_only` for a request that is not a read (the
+        gateway's 403), `bad_request` for one it would not read at all; None if it was allowed."""
+        if self.allowed:
+            return None
+        return "read_only" if self.status == 403 else "bad_request"
 
 
 class Diagnostics(_Model):

@@ -7,7 +7,16 @@ import dataclasses
 import time
 
 from harness.core.account import Account
-from harness.core.contract import Answer, ContextInput, ContractViolation, Diagnostics, build_context, check_result
+from harness.core.contract import (
+    Answer,
+    ContextInput,
+    ContractViolation,
+    Diagnostics,
+    ErrorKind,
+    Operation,
+    build_context,
+    check_result,
+)
 from harness.core.lab import Lab, StepSpec
 from harness.core.paths import module_root
 from harness.sandbox.pool import ProcessOutcome, WorkerPool
@@ -61,12 +70,9 @@ class Runner:
         elapsed_ms = (time.perf_counter() - started) * 1000
         answer = self._answer(step, outcome, limit, elapsed_ms)
         found = answer.diagnostics or Diagnostics()  # the module's checks and log lines
-        refused = [f"{op.service}:{op.operation}" for op in operations if not op.allowed]
-        if refused:
-            detail = (
-                f"refused {', '.join(dict.fromkeys(refused))}: evaluation code may only read (the gateway refused it)"
-            )
-            answer = Answer.failed_to_run(step.key, "read_only", detail, elapsed_ms)
+        refusal = gateway_refusal(operations)
+        if refusal is not None:
+            answer = Answer.failed_to_run(step.key, refusal[0], refusal[1], elapsed_ms)
             found = Diagnostics(log=found.log)
         diagnostics = found.model_copy(
             update={"operations": operations, "output": outcome.output, "output_truncated": outcome.output_truncated}
@@ -99,6 +105,19 @@ class Runner:
             first_line = outcome.reply.get("detail", "").splitlines()[0]
             return f"{where}: {first_line}"
         return None
+
+
+def gateway_refusal(operations: list[Operation]) -> tuple[ErrorKind, str] | None:
+    """The evaluation's error when the gateway refused any of its requests, whatever the module did with the
+    refusal: `read_only` for a request that is not a read, else `bad_request` (one the gateway would not read)."""
+    refused = [op for op in operations if not op.allowed]
+    if not refused:
+        return None
+    writes = [f"{op.service}:{op.operation}" for op in refused if op.refusal == "read_only"]
+    if writes:
+        detail = f"refused {', '.join(dict.fromkeys(writes))}: evaluation code may only read (the gateway refused it)"
+        return "read_only", detail
+    return "bad_request", f"the gateway refused a request it would not read: {refused[0].detail}"
 
 
 def log_lines(raw: object) -> list[str]:
