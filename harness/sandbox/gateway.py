@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -532,7 +533,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         if closing:
             headers.append(("Connection", "close"))
         with contextlib.suppress(OSError):
-            self.send("POST", status, "Refused", headers, body)
+            self.send("POST", status, HTTPStatus(status).phrase, headers, body)
             self.wfile.flush()
 
 
