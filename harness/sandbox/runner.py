@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import get_args
 
 from harness.core.account import Account
 from harness.core.contract import (
@@ -25,6 +26,8 @@ from harness.sandbox.tap import Tap
 # The process may need this long beyond the step's own limit to start and answer; it is not given to run().
 DEADLINE_GRACE_S = 0.5
 MAX_LOG_LINES, MAX_LOG_LINE_CHARS = 200, 500  # of the module's logger, kept in the answer's diagnostics
+MAX_DETAIL_CHARS = 16 * 1024  # of an error's detail (a trimmed traceback) as the evaluation process reports it
+ERROR_KINDS = frozenset(get_args(ErrorKind))
 
 
 class Runner:
@@ -64,6 +67,8 @@ class Runner:
         }
         try:
             outcome = self.pool.submit(job, limit + DEADLINE_GRACE_S)
+        except Exception as exc:  # the pool's own failure: still an answer, with the operations made
+            outcome = ProcessOutcome(None, "crash", f"the evaluation could not run: {type(exc).__name__}: {exc}")
         finally:
             operations = gateway.finish(token)
         self.pool.remember_operations(operations)
@@ -85,13 +90,22 @@ class Runner:
             return Answer.failed_to_run(step.key, "timeout", detail, elapsed_ms)
         reply = outcome.reply
         if reply is None:
-            return Answer.failed_to_run(step.key, outcome.failure or "crash", outcome.detail, elapsed_ms)  # type: ignore[arg-type]
+            kind = outcome.failure if outcome.failure in ERROR_KINDS else "crash"
+            return Answer.failed_to_run(step.key, kind, outcome.detail, elapsed_ms)  # type: ignore[arg-type]
         log = log_lines(reply.get("log"))
+        if reply.get("outcome") == "error":
+            kind, detail = reply.get("kind"), reply.get("detail")
+            if kind not in ERROR_KINDS or not isinstance(detail, str):
+                detail = f"the evaluation process answered an error of no known kind ({str(kind)[:40]!r})"
+                return Answer.failed_to_run(step.key, "contract", detail, elapsed_ms, log)
+            return Answer.failed_to_run(step.key, kind, detail[:MAX_DETAIL_CHARS], elapsed_ms, log)
         if reply.get("outcome") != "returned":
-            kind, detail = reply.get("kind", "crash"), reply.get("detail", "")
-            return Answer.failed_to_run(step.key, kind, detail, elapsed_ms, log)
+            detail = (
+                f"the evaluation process answered neither a result nor an error ({str(reply.get('outcome'))[:40]!r})"
+            )
+            return Answer.failed_to_run(step.key, "contract", detail, elapsed_ms, log)
         try:
-            return check_result(reply["result"], step, elapsed_ms, log)
+            return check_result(reply.get("result"), step, elapsed_ms, log)
         except ContractViolation as exc:
             return Answer.failed_to_run(step.key, "contract", str(exc), elapsed_ms, log)
 
