@@ -27,22 +27,10 @@ from typing import TYPE_CHECKING, Any
 
 from harness.core.frames import ChannelClosed, FrameBuffer, write_frame
 from harness.core.limits import Limits
-from harness.core.paths import (
-    DEFAULT_REGION,
-    REGION,
-    SERVICE,
-    covered,
-    environment_region,
-    job_paths,
-    kit_modules_named_in,
-    kit_source,
-    lab_sources,
-    new_gateway_directory,
-    services_named_in,
-    socket_in,
-)
+from harness.core.paths import covered, environment_region, job_paths, new_gateway_directory, socket_in
 from harness.sandbox.confine import UID_SPAN, Protections, uid_base
 from harness.sandbox.template import ANSWERED, sweep_uid
+from harness.sandbox.warming import Warming, named_by
 
 if TYPE_CHECKING:
     from harness.core.contract import Operation
@@ -74,9 +62,6 @@ KEPT_ENV = (
 )
 STARTUP_TIMEOUT_S = 30.0
 STATUS_TIMEOUT_S = 10.0
-MAX_WARM = 16  # (service, region) pairs the template keeps warm for the next evaluations
-MAX_REHEARSED = 64  # (service, operation) pairs the template rehearses on them
-MAX_LABS = 8  # labs' `evaluation/` directories a spare's root holds ahead of its job
 KEPT_OUTPUT_BYTES = 64 * 1024  # of a module's output, what the answer's diagnostics carry
 CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 MALLOC_ARENA_MAX = "1"  # glibc gives each new thread an arena reserving 64 MiB of address space: RLIMIT_AS felt them
@@ -452,7 +437,6 @@ class WorkerPool:
         self.rehearse_jobs = rehearse_jobs and not loads_only
         self._gateway: Gateway | None = None
         self._gateway_directory: str | None = None  # made before the gateway: spares bind it ahead
-        self._labs: dict[str, None] = {}  # the labs' `evaluation/` directories jobs will need, oldest first
         self.restarts = 0  # evaluations that ended without an answer (timeout, crash, a limit)
         self._template: TemplateProcess | None = None
         self._spares: list[EvaluationProcess] = []
@@ -462,9 +446,7 @@ class WorkerPool:
         self._cond = threading.Condition()
         self._reaper = _Reaper(self._reaped)
         self._closed = False
-        self._warm: dict[tuple[str, str], None] = {}  # (service, region) recent evaluations used, oldest first
-        self._imports: dict[str, None] = {}  # the kit modules the expected labs import
-        self._rehearse: dict[tuple[str, str], None] = {}  # (service, operation) the gateway let through, oldest first
+        self._warming = Warming()  # what spares' roots hold and what the template readies them with
         self._running = 0  # jobs being run now (a spare rehearses its job only while fewer run than there are CPUs)
 
     # -- life cycle ----------------------------------------------------------------------------------------------
@@ -479,7 +461,7 @@ class WorkerPool:
 
                 self._gateway = Gateway(self._directory_for_gateway())
                 self._gateway.start()
-                self._gateway.prepare(service for service, _ in self._warm)
+                self._gateway.prepare(self._warming.services())
             return self._gateway
 
     def _directory_for_gateway(self) -> str:
@@ -494,23 +476,9 @@ class WorkerPool:
         modules import, imported, and (unless the pool only loads modules: `stepeval check`) the clients for the
         services they and those kit modules name, in `region` (the environment's default region if not given),
         built: by the template, once, not by every evaluation."""
-        region = region or environment_region() or DEFAULT_REGION
-        if not REGION.fullmatch(region):
-            region = DEFAULT_REGION
         with self._cond:
-            for directory in lab_directories:
-                self._labs.pop(directory, None)
-                self._labs[directory] = None
-                sources = lab_sources(directory)
-                kit = kit_modules_named_in(sources)
-                self._imports.update(dict.fromkeys(sorted(kit)))
-                named = () if self.loads_only else services_named_in([*sources, *map(kit_source, kit)])
-                for service in sorted(named):
-                    self._warm.setdefault((service, region), None)
-            while len(self._labs) > MAX_LABS:
-                del self._labs[next(iter(self._labs))]
-            while len(self._warm) > MAX_WARM:
-                del self._warm[next(iter(self._warm))]
+            labs = [named_by(directory, services=not self.loads_only) for directory in lab_directories]
+            self._warming.expect(labs, region or environment_region())
 
     def start(self, count: int | None = None) -> None:
         """Start the template and fork spares ahead of time (without waiting for them)."""
@@ -576,34 +544,14 @@ class WorkerPool:
             with self._cond:
                 if outcome.reply is None:
                     self.restarts += 1
-                else:
-                    self._remember(outcome.reply.pop("clients", None))
+                else:  # the clients it used: later spares are built with them
+                    self._warming.used_clients(outcome.reply.pop("clients", None))
             return outcome
-
-    def _remember(self, clients: Any) -> None:
-        """Note the clients an evaluation used (its claim: only well-formed service and region names are kept, and
-        the template builds only services botocore knows)."""
-        if not isinstance(clients, list):
-            return
-        for pair in clients[:MAX_WARM]:
-            if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
-                continue
-            if SERVICE.fullmatch(pair[0]) and REGION.fullmatch(pair[1]):
-                self._warm.pop((pair[0], pair[1]), None)
-                self._warm[(pair[0], pair[1])] = None
-        while len(self._warm) > MAX_WARM:
-            del self._warm[next(iter(self._warm))]
 
     def remember_operations(self, operations: Iterable[Operation]) -> None:
         """Note the reads an evaluation made, as the gateway logged them: the template rehearses them."""
         with self._cond:
-            warm_services = {service for service, _ in self._warm}
-            for operation in operations:
-                if operation.allowed and operation.service in warm_services:
-                    self._rehearse.pop((operation.service, operation.operation), None)
-                    self._rehearse[(operation.service, operation.operation)] = None
-            while len(self._rehearse) > MAX_REHEARSED:
-                del self._rehearse[next(iter(self._rehearse))]
+            self._warming.used_operations(operations)
 
     def _take(self, needed: list[str]) -> EvaluationProcess:
         """A spare whose root holds `needed`; if none does, the oldest spare gives way to one prepared for it."""
@@ -616,7 +564,7 @@ class WorkerPool:
                     if all(covered(path, spare.ahead) for path in needed):
                         return self._spares.pop(index)
                 if self._spares:  # a lab no spare was prepared for: expected from now on
-                    self._labs.update(dict.fromkeys(path for path in needed if not covered(path, self._ahead())))
+                    self._warming.expect_paths([path for path in needed if not covered(path, self._ahead())])
                     stale = self._spares.pop(0)
                     stale.kill()
                     self._reaper.reap(stale)
@@ -638,15 +586,13 @@ class WorkerPool:
                 return
 
     def _preparation(self) -> dict[str, Any]:
-        """What the template readies a spare with: the clients recent evaluations used, their operations
-        rehearsed, a connection to the gateway (once it listens), and whether it rehearses its job: only while fewer
-        jobs run than there are CPUs (a rehearsal copies ahead the pages its job will write: it costs the same CPU
-        as the job's own copies would, and more for its replays; on a saturated pool it would only slow the jobs
-        running, for a latency nobody waits for)."""
+        """What the template readies a spare with: the clients, kit imports and rehearsals `Warming` keeps, a
+        connection to the gateway (once it listens), and whether it rehearses its job: only while fewer jobs run
+        than there are CPUs (a rehearsal copies ahead the pages its job will write: it costs the same CPU as the
+        job's own copies would, and more for its replays; on a saturated pool it would only slow the jobs running,
+        for a latency nobody waits for)."""
         return {
-            "warm": list(self._warm),
-            "imports": list(self._imports),
-            "rehearse": list(self._rehearse),
+            **self._warming.preparation(),
             "rehearse_job": self.rehearse_jobs and self._running < CPUS,
             "ahead": self._ahead(),
             "gateway": socket_in(self._directory_for_gateway()),
@@ -654,12 +600,15 @@ class WorkerPool:
 
     def _ahead(self) -> list[str]:
         """What a spare's root holds for the jobs to come: the gateway's directory and the labs expected."""
-        return [self._directory_for_gateway(), *self._labs]
+        return [self._directory_for_gateway(), *self._warming.labs]
 
     def _ensure_template(self) -> TemplateProcess:
         if self._template is None or self._template.process.poll() is not None:
             self._template = TemplateProcess(
-                (*self.preload, *self._imports), self.namespaces, list(self._warm), loads_only=self.loads_only
+                (*self.preload, *self._warming.imports),
+                self.namespaces,
+                list(self._warming.clients),
+                loads_only=self.loads_only,
             )
         return self._template
 

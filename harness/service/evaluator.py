@@ -12,7 +12,6 @@ import hashlib
 import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,18 +23,18 @@ from harness.sandbox.confine import Protections
 from harness.sandbox.pool import WorkerPool
 from harness.sandbox.runner import DEADLINE_GRACE_S, Runner
 from harness.service.assume import AccountAccess, AccountRefused
+from harness.service.claims import ClaimLoop
 from harness.service.metrics import Metrics
 from harness.service.models import EvaluationRequest, parse_request
-from harness.service.problems import Problem
+from harness.service.problems import Problem, deadline_problem
 from harness.service.records import ServiceStore
 from harness.service.settings import ServiceSettings
 from harness.service.webhooks import WebhookVerifier
 from harness.store.evaluations import Retention
-from harness.store.idempotency import Abandoned, Claim, IdempotencyStore
+from harness.store.idempotency import IdempotencyStore
 from harness.store.shared_idempotency import FallbackIdempotency
 
 MIN_RUN_S = 0.2  # below this much time left, an evaluation is not started at all (503)
-MAX_CLAIM_TRIES = 3
 
 
 @dataclass(frozen=True)
@@ -56,15 +55,6 @@ class Reply:
     status: int
     body: dict[str, Any]
     headers: dict[str, str] = field(default_factory=dict)
-
-
-def deadline_problem(what: str, retry_after_s: int) -> Problem:
-    return Problem(
-        503,
-        "deadline",
-        f"the request's deadline passed {what}; nothing was evaluated: retry later",
-        headers={"Retry-After": str(retry_after_s)},
-    )
 
 
 class Evaluator:
@@ -206,14 +196,9 @@ class Evaluator:
         )
         return body
 
-    def conflict_or_wait(self, claim: Claim) -> None:
-        if claim.conflict:
-            raise Problem(
-                409,
-                "idempotency_conflict",
-                "webhook-id: already used for a request with a different body",
-                field="webhook-id",
-            )
+    def claims(self, admitted: Admitted, deadline: float) -> ClaimLoop:
+        """The claim loop on `admitted`'s idempotency key, waits bounded by `deadline`."""
+        return ClaimLoop(self.store, admitted.request_id, admitted.fingerprint, deadline)
 
     def refusal(self, problem: Problem, request_id: str | None) -> Reply:
         self.metrics.rejections.labels(code=str(problem.status)).inc()
@@ -243,26 +228,14 @@ class Evaluator:
                 request_id = self.verifier.verify(body, headers)
             assert request_id is not None
             admitted = self.admit(body, headers.get("content-type"), request_id, started)
-            for _ in range(MAX_CLAIM_TRIES):
-                claim = self.store.claim(request_id, admitted.fingerprint)
-                if claim.owner:
-                    break
-                self.conflict_or_wait(claim)
-                try:
-                    stored = claim.future.result(timeout=max(deadline - time.monotonic(), 0))
-                except Abandoned:
-                    continue
-                except FutureTimeout:
-                    raise deadline_problem("while a request with this webhook-id ran", 1) from None
-                return Reply(200, self.replayed(admitted, stored))
-            else:
-                raise deadline_problem("while requests with this webhook-id kept giving up", 1)
-            try:
+            claims = self.claims(admitted, deadline)
+            for holder in claims.holders():
+                claims.wait(holder)
+            if claims.stored is not None:
+                return Reply(200, self.replayed(admitted, claims.stored))
+            with claims.evaluating():
                 reached = self.reach(admitted)
                 answer = reached if isinstance(reached, Answer) else self.run(admitted, reached, deadline)
-            except BaseException:
-                self.store.abandon(request_id)
-                raise
             return Reply(200, self.finish(admitted, answer))
         except Problem as problem:
             return self.refusal(problem, request_id)

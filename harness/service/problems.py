@@ -57,6 +57,16 @@ class Problem(Exception):
         return ProblemBody(error=info, request_id=request_id).model_dump(mode="json")
 
 
+def deadline_problem(what: str, retry_after_s: int) -> Problem:
+    """503: the request's deadline passed at `what`, before anything was evaluated."""
+    return Problem(
+        503,
+        "deadline",
+        f"the request's deadline passed {what}; nothing was evaluated: retry later",
+        headers={"Retry-After": str(retry_after_s)},
+    )
+
+
 def show(value: Any, limit: int = 60) -> str:
     """A value for an error message, cut short: a caller's megabyte does not come back to it."""
     text = repr(value)

@@ -114,7 +114,7 @@ def test_poisoned_client_claims_never_reach_the_template(sandbox, aws) -> None:
             answer = runner.evaluate("05.01", ContextInput(), sandbox)
             assert answer.status == "pass" and answer.validated[0].id == "still-served", answer
         assert pool._template is template and template.process.poll() is None
-        assert all(region == "us-east-1" for _, region in pool._warm)
+        assert all(region == "us-east-1" for _, region in pool._warming.clients)
 
 
 def write_step(tmp_path: Path, source: str) -> tuple[Path, Path]:
@@ -290,10 +290,10 @@ def test_a_pool_that_only_imports_modules_builds_no_clients_for_them(tmp_path: P
     )
     with loading_pool() as pool:
         pool.expect([str(modules)])
-        assert pool._warm == {} and "harness.kit.ec2" in pool._imports
+        assert list(pool._warming.clients) == [] and "harness.kit.ec2" in pool._warming.imports
     with WorkerPool(1) as pool:
         pool.expect([str(modules)])
-        assert set(pool._warm) == {("ec2", "us-east-1"), ("s3", "us-east-1")}
+        assert set(pool._warming.clients) == {("ec2", "us-east-1"), ("s3", "us-east-1")}
 
 
 def test_a_loading_pool_holds_only_what_importing_needs_and_runs_nothing(tmp_path: Path) -> None:

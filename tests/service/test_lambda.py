@@ -107,3 +107,18 @@ def test_a_mismatched_account_is_refused_in_lambda_too(lambda_env: None, account
     body["sandbox"]["account_id"] = accounts[1].account_id
     answer = lambda_handler.handler(body, FakeContext("req-6"))
     assert answer["status"] == "error" and answer["error"]["kind"] == "sandbox"
+
+
+def test_a_retried_direct_invocation_gets_the_stored_answer_without_running_again(
+    lambda_env: None, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    """Lambda retries an asynchronous invoke with the same request id: the claim loop the HTTP path runs too."""
+    a, _ = accounts
+    event = request(a)
+    first = lambda_handler.handler(event, FakeContext("req-7"))
+    assert first["status"] == "pass", first
+    a.learner("s3").delete_bucket(Bucket="alpha-bucket")  # a fresh run would now fail
+    assert lambda_handler.handler(event, FakeContext("req-7")) == first
+    registry = lambda_handler.get_evaluator().metrics.registry
+    assert registry.get_sample_value("stepeval_idempotent_replays_total") == 1
+    assert lambda_handler.handler(request(a), FakeContext("req-8"))["status"] == "fail"  # a new id runs afresh

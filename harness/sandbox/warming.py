@@ -1,0 +1,139 @@
+"""What the pool readies ahead of its jobs: which labs a spare's root holds, which kit modules the template imports,
+which clients it builds and which reads it rehearses on them.
+
+Four caches, each bounded, oldest dropped first:
+- labs: the labs' `evaluation/` directories jobs will need, at most MAX_LABS;
+- imports: the kit modules the expected labs import, at most the kit's own modules (no other name is kept);
+- clients: (service, region) pairs to build, at most MAX_WARM;
+- rehearsals: (service, operation) reads to rehearse on those clients, at most MAX_REHEARSED.
+
+Two kinds of input: what the labs' files name (`named_by`, `Warming.expect`), and what evaluations did
+(`Warming.used_clients`, their own report; `Warming.used_operations`, the gateway's log). `Warming` is not
+thread-safe: the pool calls it under its lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from harness.core.paths import (
+    DEFAULT_REGION,
+    REGION,
+    SERVICE,
+    kit_modules_named_in,
+    kit_source,
+    lab_sources,
+    services_named_in,
+)
+
+if TYPE_CHECKING:
+    from harness.core.contract import Operation
+
+MAX_LABS = 8  # labs' `evaluation/` directories a spare's root holds ahead of its job
+MAX_WARM = 16  # (service, region) pairs the template keeps warm for the next evaluations
+MAX_REHEARSED = 64  # (service, operation) pairs the template rehearses on them
+
+Key = TypeVar("Key")
+
+
+class Recent(Generic[Key]):
+    """Keys oldest first, at most `bound` of them after each `put` (the oldest go); `bound` None: the caller's
+    keys are bounded by what they can be."""
+
+    def __init__(self, bound: int | None) -> None:
+        self.bound = bound
+        self._keys: dict[Key, None] = {}
+
+    def put(self, keys: Iterable[Key], *, renew: bool) -> None:
+        """Add `keys` in order; `renew`: one already here becomes the newest (else it keeps its place)."""
+        for key in keys:
+            if renew:
+                self._keys.pop(key, None)
+            self._keys.setdefault(key, None)
+        while self.bound is not None and len(self._keys) > self.bound:
+            del self._keys[next(iter(self._keys))]
+
+    def __iter__(self) -> Iterator[Key]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+
+@dataclass(frozen=True)
+class LabNames:
+    """What one lab's files name, read as text: its `evaluation/` directory, the kit modules its modules import
+    (with those they import in turn), and the AWS services they and those kit modules name."""
+
+    directory: str
+    kit: frozenset[str]
+    services: frozenset[str]
+
+
+def named_by(directory: str, *, services: bool = True) -> LabNames:
+    """Read what the lab under `directory` names; `services` False: not the services (a pool that builds no
+    clients need not read the kit's sources for them)."""
+    sources = lab_sources(directory)
+    kit = kit_modules_named_in(sources)
+    named = services_named_in([*sources, *map(kit_source, kit)]) if services else set()
+    return LabNames(directory, frozenset(kit), frozenset(named))
+
+
+class Warming:
+    """The four caches and the rules that fill them (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self.labs: Recent[str] = Recent(MAX_LABS)
+        self.imports: Recent[str] = Recent(None)  # only `harness.kit.*` modules that exist (`named_by`)
+        self.clients: Recent[tuple[str, str]] = Recent(MAX_WARM)
+        self.rehearsals: Recent[tuple[str, str]] = Recent(MAX_REHEARSED)
+
+    def expect(self, labs: Iterable[LabNames], region: str | None) -> None:
+        """Jobs of these labs are coming: their directories become the newest held, their kit modules are
+        imported, and the clients for the services they name are built in `region` (a malformed or missing one:
+        the default region). A pair already warm keeps its place."""
+        region = region if region and REGION.fullmatch(region) else DEFAULT_REGION
+        labs = list(labs)
+        self.labs.put((lab.directory for lab in labs), renew=True)
+        self.imports.put((module for lab in labs for module in sorted(lab.kit)), renew=False)
+        self.clients.put(((service, region) for lab in labs for service in sorted(lab.services)), renew=False)
+
+    def expect_paths(self, paths: Iterable[str]) -> None:
+        """A job needed these paths and no spare held them: spares hold them from now on."""
+        self.labs.put(paths, renew=False)
+
+    def used_clients(self, claim: Any) -> None:
+        """The clients an evaluation says it used (its claim, untrusted: only the first MAX_WARM well-formed
+        [service, region] pairs count, and the template builds only services botocore knows)."""
+        if not isinstance(claim, list):
+            return
+        pairs = [pair for pair in claim[:MAX_WARM] if _service_and_region(pair)]
+        self.clients.put(((service, region) for service, region in pairs), renew=True)
+
+    def used_operations(self, operations: Iterable[Operation]) -> None:
+        """The reads the gateway let through for an evaluation: those on a warm client's service are rehearsed."""
+        warm = self.services()
+        allowed = [op for op in operations if op.allowed and op.service in warm]
+        self.rehearsals.put(((op.service, op.operation) for op in allowed), renew=True)
+
+    def services(self) -> set[str]:
+        """The services of the warm clients (the gateway readies their models)."""
+        return {service for service, _ in self.clients}
+
+    def preparation(self) -> dict[str, list[Any]]:
+        """What the template readies a spare with, as its message's fields: clients, kit imports, rehearsals."""
+        return {"warm": list(self.clients), "imports": list(self.imports), "rehearse": list(self.rehearsals)}
+
+
+def _service_and_region(pair: Any) -> bool:
+    return (
+        isinstance(pair, list)
+        and len(pair) == 2
+        and all(isinstance(part, str) for part in pair)
+        and bool(SERVICE.fullmatch(pair[0]) and REGION.fullmatch(pair[1]))
+    )
