@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness.core.frames import ChannelClosed, FrameBuffer, write_frame
+from harness.core.frames import ChannelClosed, FrameBuffer, FrameRefused, write_frame
 from harness.core.limits import Limits
 from harness.core.paths import covered, environment_region, job_paths, new_gateway_directory, socket_in
 from harness.sandbox.confine import UID_SPAN, Protections, uid_base
@@ -33,7 +33,6 @@ from harness.sandbox.template import ANSWERED, sweep_uid
 from harness.sandbox.warming import Warming, named_by
 
 if TYPE_CHECKING:
-    from harness.core.contract import Operation
     from harness.sandbox.gateway import Gateway
 
 PRELOAD_ENV = "STEPEVAL_WORKER_PRELOAD"
@@ -239,6 +238,8 @@ class EvaluationProcess:
         except OutputExceeded:
             detail = f"it wrote more than the step's output limit ({limits.output_kib} KiB) on stdout/stderr"
             return self._ended(started, capture, "output", detail, limits)
+        except FrameRefused as exc:  # a reply the protocol does not send (a module may write the channel)
+            return self._ended(started, capture, "contract", f"a reply the harness does not read: {exc}", limits)
         except ChannelClosed as exc:
             return self._ended(started, capture, "crash", str(exc), limits)
         self.kill(answered=True)
@@ -544,14 +545,7 @@ class WorkerPool:
             with self._cond:
                 if outcome.reply is None:
                     self.restarts += 1
-                else:  # the clients it used: later spares are built with them
-                    self._warming.used_clients(outcome.reply.pop("clients", None))
             return outcome
-
-    def remember_operations(self, operations: Iterable[Operation]) -> None:
-        """Note the reads an evaluation made, as the gateway logged them: the template rehearses them."""
-        with self._cond:
-            self._warming.used_operations(operations)
 
     def _take(self, needed: list[str]) -> EvaluationProcess:
         """A spare whose root holds `needed`; if none does, the oldest spare gives way to one prepared for it."""

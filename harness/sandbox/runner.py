@@ -71,8 +71,19 @@ class Runner:
             outcome = ProcessOutcome(None, "crash", f"the evaluation could not run: {type(exc).__name__}: {exc}")
         finally:
             operations = gateway.finish(token)
-        self.pool.remember_operations(operations)
         elapsed_ms = (time.perf_counter() - started) * 1000
+        try:
+            return self._complete(step, outcome, operations, limit, elapsed_ms)
+        except Exception as exc:  # a reply the checks above let through but the answer cannot hold
+            detail = f"the evaluation's reply could not make an answer: {type(exc).__name__}"
+            answer = Answer.failed_to_run(step.key, "contract", detail, elapsed_ms)
+            return answer.model_copy(update={"diagnostics": Diagnostics(operations=operations)})
+
+    def _complete(
+        self, step: StepSpec, outcome: ProcessOutcome, operations: list[Operation], limit: float, elapsed_ms: float
+    ) -> Answer:
+        """The answer from the reply, made `read_only`/`bad_request` by any request the gateway refused, with the
+        operations and the captured output in its diagnostics."""
         answer = self._answer(step, outcome, limit, elapsed_ms)
         found = answer.diagnostics or Diagnostics()  # the module's checks and log lines
         refusal = gateway_refusal(operations)
