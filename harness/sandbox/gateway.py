@@ -25,20 +25,14 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from functools import lru_cache
+from collections.abc import Iterable
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit
 
-import botocore.loaders
-import botocore.session
 import urllib3
-from botocore import UNSIGNED
 from botocore.auth import S3SigV4Auth, SigV4Auth
 from botocore.awsrequest import AWSRequest
-from botocore.config import Config
 from botocore.credentials import Credentials as BotoCredentials
 
 from harness.core.account import Account
@@ -47,163 +41,24 @@ from harness.core.paths import REGION, SERVICE, new_gateway_directory, socket_in
 from harness.core.readonly import refusal
 from harness.inside.link import PREAMBLE
 from harness.sandbox import redact
+from harness.sandbox.audit import Evaluation, Flight, TooManyServices
 from harness.sandbox.faults import error_body
 from harness.sandbox.models import MODELS
 from harness.sandbox.operations import Identified, Unidentified, identify, loaded, prepare, secret_asked
 from harness.sandbox.tap import MAX_RECORDED_BODY_BYTES, Canned, Exchange, RawRequest, Tap
+from harness.sandbox.upstream import HOP_BY_HOP, Upstream, forwarded_headers, upstream_for
 from harness.sandbox.wire import WRITE_S, ConnectionEnded, Malformed, Reader
 
 CHUNK_BYTES = 64 * 1024
-HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host"})
-# Headers the gateway sets itself: the worker's signature, date and token mean nothing here.
-RESIGNED = frozenset(
-    {"authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256", "content-length", "expect"}
-)
-# What goes upstream of a request's headers: those botocore's protocols send, and those the operation's model
-# names; nothing else (a header no model names is no parameter of the read, and may be one of a server's own).
-FORWARDED = frozenset({"content-type", "accept", "user-agent", "x-amz-target", "smithy-protocol", "content-md5"})
-FORWARDED_PREFIXES = ("x-amz-", "x-amzn-", "amz-sdk-")
 PRESIGNED = frozenset({"x-amz-signature", "x-amz-credential", "x-amz-security-token"})
-GLOBAL_SIGNING_REGION = {"aws": "us-east-1", "aws-cn": "cn-north-1", "aws-us-gov": "us-gov-west-1"}
 CONNECT_TIMEOUT_S = 5.0
 READ_TIMEOUT_S = 30.0
 SETTLE_S = 1.0  # how long `finish` waits for requests still being forwarded before it calls them cut off
 MAX_CONNECTIONS_PER_UID = 32  # open at once, from one evaluation (all its processes)
-MAX_SERVICES = 24  # distinct services one evaluation may call (each may be a model to read)
-MAX_LOGGED = 1000  # operations one evaluation's log keeps; the rest are counted
 MAX_DETAIL_CHARS = 300
 SHUTDOWN_POLL_S = 0.02  # how often the listening loop looks for `close` (a `stepeval run` waits that long at most)
-UPSTREAMS = 256  # (service, region) endpoints remembered
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Flight:
-    """A request being forwarded: what it is, once known, for the log if the evaluation ends first."""
-
-    started: float
-    service: str = "?"
-    operation: str = "(unread)"
-
-
-@dataclass
-class Evaluation:
-    """One evaluation's account and its log of operations, keyed by its token."""
-
-    sandbox: Account
-    operations: list[Operation] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    tap: Tap | None = None  # recording (keeps each exchange) or replay (answers from a recording)
-    in_flight: dict[int, Flight] = field(default_factory=dict)  # the requests being forwarded, by id
-    idle: threading.Condition = field(default_factory=threading.Condition)
-    services: set[str] = field(default_factory=set)
-    unlogged: Counter[str] = field(default_factory=Counter)  # operations past MAX_LOGGED, by outcome
-    over: bool = False  # finished: what still arrives is cut off
-
-    def record(self, operation: Operation) -> None:
-        with self.lock:
-            if self.over:
-                return
-            if len(self.operations) < MAX_LOGGED:
-                self.operations.append(operation)
-            else:
-                self.unlogged[operation.refusal or "allowed"] += 1
-
-    def uses(self, service: str) -> None:
-        """Count a service this evaluation calls; Refused past MAX_SERVICES."""
-        with self.lock:
-            if service not in self.services and len(self.services) >= MAX_SERVICES:
-                raise Refused(400, f"more than {MAX_SERVICES} services in one evaluation")
-            self.services.add(service)
-
-    @contextlib.contextmanager
-    def forwarding(self) -> Iterator[Flight]:
-        flight = Flight(time.perf_counter())
-        with self.idle:
-            self.in_flight[id(flight)] = flight
-        try:
-            yield flight
-        finally:
-            with self.idle:
-                self.in_flight.pop(id(flight), None)
-                self.idle.notify_all()
-
-    def end(self, timeout_s: float) -> None:
-        """Wait (at most `timeout_s`) for requests still being forwarded, then log those still going as cut off at
-        the answer; nothing is logged after."""
-        with self.idle:
-            self.idle.wait_for(lambda: not self.in_flight, timeout_s)
-            going = list(self.in_flight.values())
-        now = time.perf_counter()
-        for flight in going:
-            ms = round((now - flight.started) * 1000, 3)
-            detail = "cut off at the answer: still being forwarded when the evaluation ended"
-            cut = Operation(service=flight.service, operation=flight.operation, allowed=True, ms=ms, detail=detail)
-            self.record(cut)
-        with self.lock:
-            self.over = True
-
-    def log(self) -> list[Operation]:
-        """The operations, in order, and one line for those past MAX_LOGGED (refused, if any of them was)."""
-        with self.lock:
-            found = list(self.operations)
-            if self.unlogged:
-                refused = [kind for kind in ("read_only", "bad_request") if self.unlogged[kind]]
-                counts = ", ".join(f"{n} {outcome}" for outcome, n in sorted(self.unlogged.items()))
-                found.append(
-                    Operation(
-                        service="*",
-                        operation=f"(not logged: {sum(self.unlogged.values())} more requests)",
-                        allowed=not refused,
-                        status=(403 if "read_only" in refused else 400) if refused else None,
-                        detail=f"past the log's {MAX_LOGGED} entries: {counts}",
-                    )
-                )
-            return found
-
-
-@dataclass(frozen=True)
-class Upstream:
-    """Where a (service, region) request goes, and how it is signed."""
-
-    endpoint_url: str
-    signing_name: str
-    signing_region: str
-
-
-def partition_of(region: str) -> str:
-    if region.startswith("cn-"):
-        return "aws-cn"
-    return "aws-us-gov" if region.startswith("us-gov-") else "aws"
-
-
-@lru_cache(maxsize=UPSTREAMS)
-def aws_upstream(service: str, region: str) -> Upstream:
-    """The public endpoint of `service` in `region`, as botocore resolves it, and its signing scope.
-
-    S3 goes path-style to its regional endpoint. A global endpoint (IAM, Route 53, CloudFront...) has no region
-    in its host and signs in its partition's home region. Resolved by a client made on a loader of its own, dropped
-    after: only the endpoint is kept.
-    """
-    model = loaded(service).model
-    if service == "s3":
-        return Upstream(f"https://s3.{region}.amazonaws.com", "s3", region)
-    core = botocore.session.get_session()
-    core.register_component("data_loader", botocore.loaders.create_loader())
-    client = core.create_client(service, region_name=region, config=Config(signature_version=UNSIGNED))
-    endpoint = client.meta.endpoint_url
-    host = urllib3.util.parse_url(endpoint).host or ""
-    signing_region = region if region in host.split(".") else GLOBAL_SIGNING_REGION[partition_of(region)]
-    return Upstream(endpoint, model.signing_name or model.endpoint_prefix, signing_region)
-
-
-def upstream_for(sandbox: Account, service: str, region: str) -> Upstream:
-    """The emulator's endpoint when the sandbox names one; the service's AWS endpoint otherwise."""
-    if sandbox.endpoint_url:
-        model = loaded(service).model
-        return Upstream(sandbox.endpoint_url.rstrip("/"), model.signing_name or model.endpoint_prefix, region)
-    return aws_upstream(service, region)
 
 
 class Refused(Exception):
@@ -218,40 +73,6 @@ class Refused(Exception):
 class UpstreamFailed(Exception):
     """An allowed request the endpoint did not answer (or whose answer could not be relayed): a 502 to the module,
     an `aws` matter, not a refusal."""
-
-
-def forwarded_headers(service: str, request: RawRequest, identified: Identified) -> dict[str, str]:
-    """The request's headers that go upstream: the protocols' own and those its operations' models name."""
-    names: set[str] = set()
-    prefixes: list[str] = list(FORWARDED_PREFIXES)
-    for operation in identified.operations:
-        exact, prefixed = modelled_headers(service, operation)
-        names |= exact
-        prefixes += prefixed
-    kept = tuple(prefixes)
-    return {
-        name: value
-        for name, value in request.headers.items()
-        if name not in RESIGNED
-        and name not in HOP_BY_HOP
-        and (name in FORWARDED or name in names or name.startswith(kept))
-    }
-
-
-def modelled_headers(service: str, operation: str) -> tuple[frozenset[str], tuple[str, ...]]:
-    """The header names, and header-name prefixes, `operation`'s input takes (kept with the model)."""
-    entry = loaded(service)
-    key = f"headers:{operation}"
-    with entry.lock:
-        found = entry.derived.get(key)
-        if found is None:
-            shape = entry.model.operation_model(operation).input_shape
-            members = shape.members.values() if shape is not None else []
-            located = [(m.serialization.get("location"), str(m.serialization.get("name", "")).lower()) for m in members]
-            exact = frozenset(name for where, name in located if where == "header" and name)
-            prefixed = tuple(name for where, name in located if where == "headers" and name)
-            found = entry.derived[key] = (exact, prefixed)
-    return found  # type: ignore[return-value]
 
 
 class GatewayHandler(socketserver.BaseRequestHandler):
@@ -296,6 +117,8 @@ class GatewayHandler(socketserver.BaseRequestHandler):
             return False  # the evaluation is over: a connection kept alive from it is closed unanswered, like a new one
         self.request.settimeout(WRITE_S)
         with evaluation.forwarding() as flight:
+            if flight is None:
+                return False  # the evaluation is ending: this request is not forwarded
             self.forward(evaluation, raw, flight)
         self.wfile.flush()
         return not closing
@@ -307,7 +130,10 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         try:
             service, region, request = self.split(raw)
             flight.service = service
-            evaluation.uses(service)
+            try:
+                evaluation.uses(service)
+            except TooManyServices as exc:
+                raise Refused(400, str(exc)) from None
             identified = self.classify(service, request)
             operation = flight.operation = identified.operations[0]
             tap = evaluation.tap

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from harness.sandbox.gateway import MAX_LOGGED
+from harness.sandbox.audit import MAX_LOGGED
 from harness.sandbox.redact import MARKER
 from harness.store.engine import open_engine
 from harness.store.records import RecordStore

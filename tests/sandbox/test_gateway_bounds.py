@@ -16,6 +16,7 @@ import pytest
 from harness.core.account import Account, Credentials
 from harness.core.frames import FrameRefused, parse_frame
 from harness.inside.link import GatewayLink
+from harness.sandbox import audit
 from harness.sandbox import gateway as gateway_module
 from harness.sandbox.gateway import Gateway
 from harness.sandbox.models import ModelCache, read_model
@@ -76,7 +77,7 @@ def post(line: http.client.HTTPConnection, target: str, body: bytes) -> int:
 def test_the_log_keeps_its_first_entries_and_counts_the_rest_refusals_included(
     opened: tuple[Gateway, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(gateway_module, "MAX_LOGGED", 20)
+    monkeypatch.setattr(audit, "MAX_LOGGED", 20)
     gateway, token = opened
     line = connection(gateway, token)
     for _ in range(30):
@@ -99,7 +100,7 @@ def test_a_refusals_detail_is_bounded(opened: tuple[Gateway, str]) -> None:
 def test_an_evaluation_calls_a_bounded_number_of_services(
     opened: tuple[Gateway, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(gateway_module, "MAX_SERVICES", 2)
+    monkeypatch.setattr(audit, "MAX_SERVICES", 2)
     gateway, token = opened
     line = connection(gateway, token)
     assert post(line, "/sts/us-east-1/", b"Action=GetCallerIdentity") == 200
