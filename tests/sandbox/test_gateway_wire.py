@@ -21,7 +21,7 @@ from harness.core.account import Account, Credentials
 from harness.core.readonly import is_read
 from harness.inside.link import PREAMBLE
 from harness.sandbox import wire
-from harness.sandbox.gateway import Gateway
+from harness.sandbox.gateway import Gateway, GatewayHandler, Refused
 from harness.sandbox.operations import identify
 from harness.sandbox.tap import RawRequest
 
@@ -346,3 +346,20 @@ def test_a_fragment_never_turns_a_read_into_a_write(line: Line, pair: Pair) -> N
     assert Recorder.seen == []
     log = line.gateway.finish(line.token)
     assert [(op.allowed, op.refusal) for op in log] == [(False, "bad_request")]
+
+
+@pytest.mark.parametrize(
+    ("url", "headers"),
+    [("http://upstream/#x", FORM), ("http://upstream/a/../", FORM), ("http://upstream/", {})],
+    ids=["a fragment in what would be sent", "a path the HTTP client would rewrite", "a form no longer sent as one"],
+)
+def test_what_would_be_signed_and_sent_must_read_as_what_was_classified(url: str, headers: dict[str, str]) -> None:
+    """The last check before signing: the URL as the signer and the HTTP client split it, and the headers kept,
+    identify the same operations; anything else is refused (and logged as the gateway's fault)."""
+    read = RawRequest("POST", "/", "", {k.lower(): v for k, v in FORM.items()}, b"Action=DescribeVpcs")
+    classified = identify("ec2", read)
+    GatewayHandler.check_sent("ec2", "http://upstream/", "http://upstream", read, dict(read.headers), classified)
+    with pytest.raises(Refused, match="sent otherwise than it was read"):
+        GatewayHandler.check_sent(
+            "ec2", url, "http://upstream", read, {k.lower(): v for k, v in headers.items()}, classified
+        )
