@@ -21,6 +21,7 @@ from harness.sandbox.tap import Tap
 
 MAX_LOGGED = 1000  # operations one evaluation's log keeps; the rest are counted
 MAX_SERVICES = 24  # distinct services one evaluation may call (each may be a model to read)
+MAX_ENDPOINTS = 64  # distinct (service, region) pairs it may call (each may be an endpoint to resolve)
 CUT_OFF = "cut off at the answer: still being forwarded when the evaluation ended"
 
 
@@ -47,7 +48,7 @@ class Evaluation:
     tap: Tap | None = None  # recording (keeps each exchange) or replay (answers from a recording)
     in_flight: dict[int, Flight] = field(default_factory=dict)  # the requests being forwarded, by id
     idle: threading.Condition = field(default_factory=threading.Condition)
-    services: set[str] = field(default_factory=set)
+    endpoints: set[tuple[str, str]] = field(default_factory=set)
     unlogged: Counter[str] = field(default_factory=Counter)  # operations past MAX_LOGGED, by outcome
     closing: bool = False  # ending: no request is forwarded any more
     over: bool = False  # ended: nothing more is logged
@@ -61,12 +62,18 @@ class Evaluation:
             else:
                 self.unlogged[operation.refusal or "allowed"] += 1
 
-    def uses(self, service: str) -> None:
-        """Count a service this evaluation calls; TooManyServices past MAX_SERVICES."""
+    def uses(self, service: str, region: str) -> None:
+        """Count a (service, region) this evaluation calls; TooManyServices past MAX_SERVICES services or
+        MAX_ENDPOINTS pairs."""
         with self.lock:
-            if service not in self.services and len(self.services) >= MAX_SERVICES:
+            if (service, region) in self.endpoints:
+                return
+            services = {known for known, _ in self.endpoints}
+            if service not in services and len(services) >= MAX_SERVICES:
                 raise TooManyServices(f"more than {MAX_SERVICES} services in one evaluation")
-            self.services.add(service)
+            if len(self.endpoints) >= MAX_ENDPOINTS:
+                raise TooManyServices(f"more than {MAX_ENDPOINTS} (service, region) pairs in one evaluation")
+            self.endpoints.add((service, region))
 
     @contextlib.contextmanager
     def forwarding(self) -> Iterator[Flight | None]:

@@ -131,7 +131,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
             service, region, request = self.split(raw)
             flight.service = service
             try:
-                evaluation.uses(service)
+                evaluation.uses(service, region)
             except TooManyServices as exc:
                 raise Refused(400, str(exc)) from None
             identified = self.classify(service, request)
@@ -177,8 +177,12 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         model = entry.model.operation_model(operation)
         if 200 <= response.status < 300 and redact.needed(entry.secrets, model):
             try:
-                body = self.read_whole(response)
-                body = redact.redact(entry.secrets, model, identified.protocol, body)
+                if not self.server.gateway.redacting.acquire(timeout=redact.WAIT_S):
+                    raise redact.Unredactable(f"no turn to blank it within {redact.WAIT_S:g} s")
+                try:
+                    body = redact.redact(entry.secrets, model, identified.protocol, self.read_whole(response))
+                finally:
+                    self.server.gateway.redacting.release()
             except redact.Unredactable as exc:
                 detail = f"its answer's secrets could not be removed: {exc}"
                 self.log(evaluation, service, operation, started, allowed=True, status=502, detail=detail)
@@ -416,6 +420,7 @@ class Gateway:
         self._directory = directory
         self._owns_directory = directory is None
         self.http = urllib3.PoolManager(maxsize=32, block=False)
+        self.redacting = threading.BoundedSemaphore(redact.AT_ONCE)  # answers read whole at once: memory
 
     @property
     def socket_path(self) -> str:

@@ -22,7 +22,9 @@ from botocore.model import OperationModel, Shape
 from harness.core.secret_shapes import VALUE_NAMES, ModelSecrets, Secret
 
 MARKER = "(removed by the stepeval gateway: a secret)"
-MAX_REDACTED_BYTES = 8 * 1024 * 1024  # an answer read whole to blank its secrets
+MAX_REDACTED_BYTES = 4 * 1024 * 1024  # an answer read whole to blank its secrets
+AT_ONCE = 2  # answers being blanked at once in this process (a parsed answer takes several times its size)
+WAIT_S = 30.0  # for a turn to blank one
 XML_PROTOCOLS = frozenset({"query", "ec2", "rest-xml"})
 JSON_PROTOCOLS = frozenset({"json", "rest-json"})
 NAMESPACE = re.compile(r"\{[^}]*\}")

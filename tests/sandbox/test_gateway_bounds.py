@@ -20,6 +20,9 @@ from harness.sandbox import audit
 from harness.sandbox import gateway as gateway_module
 from harness.sandbox.gateway import Gateway
 from harness.sandbox.models import ModelCache, read_model
+from harness.sandbox.tap import Exchange, RawRequest
+from harness.store import recording
+from harness.store.recording import RecordingTap
 from tests.conftest import REGION
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"}
@@ -161,3 +164,30 @@ def test_a_frame_nested_past_the_bound_is_refused_without_a_recursion_error(dept
     for _ in range(29):
         (within,) = within
     assert within == []
+
+
+def test_an_evaluation_calls_a_bounded_number_of_endpoints(
+    opened: tuple[Gateway, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(audit, "MAX_ENDPOINTS", 2)
+    gateway, token = opened
+    line = connection(gateway, token)
+    for region in ("us-east-1", "eu-west-1", "us-east-1"):
+        assert post(line, f"/sts/{region}/", b"Action=GetCallerIdentity") == 200
+    line = connection(gateway, token)
+    assert post(line, "/sts/eu-west-2/", b"Action=GetCallerIdentity") == 400
+    log = gateway.finish(token)
+    assert [op.refusal for op in log] == [None, None, None, "bad_request"]
+    assert "(service, region) pairs" in log[-1].detail
+
+
+def test_a_recording_keeps_a_bounded_number_of_exchanges_and_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(recording, "MAX_EXCHANGES", 3)
+    monkeypatch.setattr(recording, "MAX_RECORDED_BYTES", 250)
+    tap = RecordingTap()
+    request = RawRequest("POST", "/", "", {}, b"Action=GetCallerIdentity")
+    for _ in range(5):
+        tap.observe(Exchange("sts", REGION, "GetCallerIdentity", request, 200, [], b"x" * 100, truncated=False))
+    assert len(tap.exchanges) == 3 and tap.dropped == 2
+    assert [exchange["response"]["truncated"] for exchange in tap.exchanges] == [False, False, True]
+    assert tap.body_bytes <= 250
