@@ -120,6 +120,7 @@ class ModelSecrets:
         self._not_secret = NOT_SECRET_MEMBERS.get(self.service, frozenset())
         self._holds: dict[str, bool] = {}
         self._outputs: dict[str, list[str]] = {}
+        self._parameters: dict[str, list[tuple[str, Shape]]] = {}
 
     def member(self, structure: Shape, name: str) -> Secret | None:
         """Whether `structure.name` holds a secret, and how."""
@@ -194,6 +195,12 @@ class ModelSecrets:
 
     def parameters(self, operation: str) -> list[tuple[str, Shape]]:
         """The input members of `operation` that ask for secrets: flags named for it, and the listed ones."""
+        found = self._parameters.get(operation)
+        if found is None:
+            found = self._parameters[operation] = self._asking(operation)
+        return found
+
+    def _asking(self, operation: str) -> list[tuple[str, Shape]]:
         model = self._model()
         if model is None or operation not in model.operation_names:
             return []

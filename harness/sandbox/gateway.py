@@ -44,7 +44,15 @@ from harness.sandbox import redact
 from harness.sandbox.audit import Evaluation, Flight, TooManyServices
 from harness.sandbox.faults import error_body
 from harness.sandbox.models import MODELS
-from harness.sandbox.operations import Identified, Unidentified, identify, loaded, prepare, secret_asked
+from harness.sandbox.operations import (
+    IDENTIFYING_HEADERS,
+    Identified,
+    Unidentified,
+    identify,
+    loaded,
+    prepare,
+    secret_asked,
+)
 from harness.sandbox.tap import MAX_RECORDED_BODY_BYTES, Canned, Exchange, RawRequest, Tap
 from harness.sandbox.upstream import HOP_BY_HOP, Upstream, forwarded_headers, upstream_for
 from harness.sandbox.wire import WRITE_S, ConnectionEnded, Malformed, Reader
@@ -280,7 +288,9 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         service: str, url: str, endpoint: str, request: RawRequest, headers: dict[str, str], classified: Identified
     ) -> None:
         """What the signer signs and the HTTP client sends (the URL as each splits it, the headers kept) must read
-        as the operations classified; Refused (and logged as the gateway's fault) if not."""
+        as the operations classified; Refused (and logged as the gateway's fault) if not. When the URL's path and
+        query and the headers `identify` reads are the ones classified, the reading is the same by construction;
+        otherwise the request as it would be sent is identified again."""
         prefix = urlsplit(endpoint).path
         split, parsed = urlsplit(url), urllib3.util.parse_url(url)
         sent_path = split.path.removeprefix(prefix) if prefix else split.path
@@ -292,7 +302,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
             and sent_path == request.path
             and split.query == request.query
         )
-        if same:
+        if same and any(request.headers.get(name) != headers.get(name) for name in IDENTIFYING_HEADERS):
             sent = RawRequest(request.method, sent_path, split.query, headers, request.body)
             try:
                 same = identify(service, sent) == classified

@@ -32,6 +32,8 @@ UNSENT_QUERY_KEY = "x-id"  # in S3's templates (`?x-id=GetObject`), never sent b
 LABEL = re.compile(r"\{([^}]+?)(\+?)\}")
 LOCATED = frozenset({"uri", "querystring", "header", "headers", "statusCode"})
 FALSE = frozenset({"false", "0", ""})
+# The headers `identify` reads (with the method, path, query and body): the same values, the same reading.
+IDENTIFYING_HEADERS = ("x-amz-target", "smithy-protocol", "content-type", "content-encoding")
 
 
 class Unidentified(Exception):
