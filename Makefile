@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup bytecode postgresql demo test lint bench serve clean
+.PHONY: setup bytecode postgresql demo test test-fast test-deps lint bench serve clean
 
 setup: $(STAMP) bytecode postgresql /usr/bin/chromium
 
@@ -36,6 +36,34 @@ demo: setup
 test: setup
 	$(BIN)/python -m pytest
 
+# The tests that start no process and use no moto, PostgreSQL or chromium (markers: tests/fixtures/markers.py).
+FAST := not process and not moto and not postgres and not browser
+test-fast: setup
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m "$(FAST)" tests
+
+# The tests at both ends of pyproject.toml's ranges, each end in a throw-away venv (build/deps/lowest, highest): uv
+# resolves every direct dependency at the lowest version it allows (what they need, at the newest), then all at the
+# newest allowed. Each end runs the fast subset (the guards of harness/_compat among it), then DEPS_TESTS: the tests
+# that drive each door end to end, the store's on PostgreSQL and the service's HTTP. DEPS_TESTS=tests: everything.
+DEPS := build/deps
+DEPS_TESTS ?= tests/authoring/test_emulator.py tests/authoring/test_emulator_needs.py tests/authoring/test_moto_http.py \
+	tests/inside/test_link.py tests/service/test_transport.py tests/service/test_http.py tests/store \
+	tests/kit/test_identity_vs_moto.py
+test-deps:
+	rm -rf $(DEPS) && $(PYTHON) -m venv $(DEPS)/uv && $(DEPS)/uv/bin/python -m pip install --quiet uv
+	@failed=""; for end in lowest highest; do \
+	  resolution=$$([ $$end = lowest ] && echo lowest-direct || echo highest); \
+	  echo "== $$end: uv pip compile --resolution $$resolution"; \
+	  $(DEPS)/uv/bin/uv pip compile --quiet pyproject.toml --extra dev --resolution $$resolution -o $(DEPS)/$$end.txt \
+	  && $(DEPS)/uv/bin/uv venv --quiet --python $(PYTHON) $(DEPS)/$$end \
+	  && $(DEPS)/uv/bin/uv pip install --quiet --python $(DEPS)/$$end/bin/python -r $(DEPS)/$$end.txt -e . \
+	  && grep -iE '^(boto3|botocore|moto|werkzeug|uvicorn|fastapi|pydantic|sqlalchemy|pytest)==' $(DEPS)/$$end.txt | tr '\n' ' ' && echo \
+	  || { failed="$$failed $$end(install)"; continue; }; \
+	  $(DEPS)/$$end/bin/python -m pytest -q -p no:cacheprovider -m "$(FAST)" tests || failed="$$failed $$end(fast)"; \
+	  $(DEPS)/$$end/bin/python -m pytest -q -p no:cacheprovider $(DEPS_TESTS) || failed="$$failed $$end(DEPS_TESTS)"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make test-deps: failed at:$$failed (versions in $(DEPS)/*.txt)"; exit 1; fi
+
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -56,4 +84,4 @@ serve: setup
 	$(BIN)/stepeval serve --lab $(LAB) $(if $(ENDPOINT_URL),--endpoint-url $(ENDPOINT_URL))
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build/deps

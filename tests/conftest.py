@@ -24,8 +24,9 @@ from harness.sandbox.pool import PRELOAD_ENV, WorkerPool
 from harness.sandbox.runner import Runner
 
 LABS = Path(__file__).parent / "labs"
-# Fixtures every part of the suite may use: a real `stepeval serve` with two accounts, a real PostgreSQL server.
-pytest_plugins = ["tests.fixtures.service", "tests.fixtures.store"]
+# Fixtures every part of the suite may use: a real `stepeval serve` with two accounts, a real PostgreSQL server, a
+# headless chromium; the markers, put on each test from the fixtures it uses and checked (tests/fixtures/markers.py).
+pytest_plugins = ["tests.fixtures.needs", "tests.fixtures.markers", "tests.fixtures.service", "tests.fixtures.store"]
 STEPEVAL = str(Path(sys.executable).parent / "stepeval")  # the console script of the venv running the tests
 # What `stepeval run` prints, written out (not derived from the model) so that a change to the answer shows here.
 ANSWER_KEYS = frozenset(

@@ -14,15 +14,13 @@ copy themselves by forking, so that a playthrough starts every scenario from a c
 
 Each process has a Unix socket to this process (commands, and file descriptors passed along) and ends when it
 closes, so nothing outlives this process. A process forks only between requests: its server threads are idle.
-Relies on moto's server internals (its WSGI app, its seeded random): moto's range is pinned in pyproject.toml
-and tests/authoring/test_emulator.py fails when they move.
+Relies on moto's and werkzeug's internals, through harness/_compat/moto.py and werkzeug.py only.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
-import importlib
 import logging
 import os
 import selectors
@@ -266,109 +264,26 @@ class Emulator:
 def serve_root(control_fd: int, services: list[str]) -> NoReturn:
     """The first moto process: empty accounts, serving nothing; it forks the copies."""
     gc.disable()  # little here is garbage: importing moto would otherwise run ~0.15 s of collections
-    _share_botocore_loader()  # before moto is imported: importing EC2 asks for region lists
-    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+    from harness._compat.botocore import share_one_loader
+
+    # one botocore data loader for every session, before moto is imported: moto makes a new boto3 Session for each
+    # region list it needs (11 while EC2's models import), each parsing endpoints.json again (~0.6 s in all)
+    share_one_loader()
+    from harness._compat import moto, werkzeug
 
     _ROOT_PID[0] = os.getpid()
     _become_subreaper()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    _reuse_aws_managed_policies()
+    moto.build_managed_policies_once()  # only built when MOTO_IAM_LOAD_MANAGED_POLICIES asks for them
     _take_prebuilt_backends()
-    app = DomainDispatcherApplication(create_backend_app)
-    _preload(app, services)
-    _warm_request_path(app)
-    importlib.import_module("harness.authoring.moto_http")  # what each serving copy uses, imported once
+    moto.skip_rebuild_on_reset()
+    app = moto.server_app(services)  # the services' apps, built once here (no backend built): no copy builds them
+    moto.cache_request_path(app)  # inherited by every copy; none of it draws on moto's random or builds a backend
+    werkzeug.cache_version_lookups()
+    moto.request_handler()  # what each serving copy uses, made once
     gc.freeze()  # what is here now is shared by every copy: the collector must not write to it
     _answer(socket.socket(fileno=control_fd), app)
-
-
-def _preload(app: Any, services: list[str]) -> None:
-    """Build moto's app for each service now (it imports the service's models); build no backend.
-
-    moto builds an app from a backend of its service, of which it reads only the class's URL paths: it is given
-    one not built (EC2's build alone, its AMI catalogue, was ~50 ms of the root's start). Whatever else was made
-    is dropped, so the accounts are empty and a copy builds its backends after it is seeded, as a reset server
-    would.
-    """
-    from moto import backends
-    from moto.core.base_backend import AccountSpecificBackend
-    from moto.moto_api._internal.models import moto_api_backend
-    from moto.moto_server.werkzeug_app import create_backend_app
-
-    made_on_request = AccountSpecificBackend.__getitem__
-    AccountSpecificBackend.__getitem__ = _unbuilt  # type: ignore[method-assign]
-    try:
-        for name in services:
-            if name in backends.list_of_moto_modules():
-                app.app_instances[name] = create_backend_app(name)
-    finally:
-        AccountSpecificBackend.__getitem__ = made_on_request  # type: ignore[method-assign]
-    _lean_reset()
-    moto_api_backend.reset()
-
-
-def _unbuilt(accounts: Any, region_name: str) -> Any:
-    """A backend of the service's class, not built and not kept: an app reads its URL paths, which are the class's."""
-    return accounts.backend.__new__(accounts.backend)
-
-
-def _share_botocore_loader() -> None:
-    """One botocore data loader for every botocore session of this process (and its copies).
-
-    moto makes a new `boto3.Session()` for each region list it needs (11 while EC2's models import), and each new
-    session's loader parses botocore's endpoints.json again: ~0.6 s of the root's start. The data read is the same.
-    """
-    import functools
-
-    import botocore.loaders
-    import botocore.session
-
-    shared = functools.cache(botocore.loaders.create_loader)
-    botocore.loaders.create_loader = shared
-    botocore.session.create_loader = shared  # type: ignore[attr-defined]
-
-
-def _warm_request_path(app: Any) -> None:
-    """Fill in the root what moto and werkzeug compute on each request or each server, so that copies inherit it.
-
-    moto lists its package directory on every request (`list_of_moto_modules`, ~1 ms) and the methods of the
-    response class on every query-protocol request (`method_names_from_class`, ~1 ms), and loads a service's
-    botocore model on its first request (EC2's: ~80 ms, in every copy that had not inherited it); werkzeug asks
-    importlib.metadata for its version for each server made (one per serving copy). None of these draws on moto's
-    random ids or builds a backend.
-    """
-    import functools
-    import importlib.metadata
-
-    from moto import backends
-    from moto.core import responses
-    from moto.core.utils import get_service_model
-
-    modules = tuple(backends.list_of_moto_modules())
-    backends.list_of_moto_modules = lambda: modules  # type: ignore[assignment]
-    responses.method_names_from_class = functools.cache(responses.method_names_from_class)  # classes do not change
-    importlib.metadata.version = functools.cache(importlib.metadata.version)  # type: ignore[assignment]
-    importlib.metadata.version("werkzeug")
-    for name in app.app_instances:
-        with contextlib.suppress(Exception):  # a moto module named unlike botocore's service: loaded on request
-            get_service_model(name)
-
-
-def _lean_reset() -> None:
-    """Make moto's reset skip work whose result it throws away (in the moto process only).
-
-    moto's reset calls each backend's `reset()`, which empties the backend and builds it again (for EC2: 1300
-    AMIs with their volumes and snapshots, ~45 ms), and then drops every backend anyway: the next request
-    builds new ones. Only the building again is skipped; what subclasses release first (S3's global bucket
-    names, open files) still is. The state after a reset is the same: no backend at all.
-    """
-    from moto.core.base_backend import BaseBackend
-
-    def reset(self: BaseBackend) -> None:
-        """Nothing: the backend is dropped right after (see `_lean_reset`)."""
-
-    BaseBackend.reset = reset  # type: ignore[method-assign]
 
 
 def _prebuild(seed: int, services: list[str]) -> None:
@@ -376,47 +291,40 @@ def _prebuild(seed: int, services: list[str]) -> None:
     request, and keep it aside with moto's random state before and after: `_take_prebuilt_backends` gives it to
     the copy whose random state is the one before. This state's own accounts and random state stay as they were;
     a build that fails is left to the copies (they fail as they would have)."""
-    from moto.backends import get_backend
-    from moto.core import DEFAULT_ACCOUNT_ID
-    from moto.moto_api._internal import mock_random
+    from harness._compat import moto
 
-    own = mock_random.getstate()
+    own = moto.random_state()
     for name in services:
-        accounts = get_backend(name)  # type: ignore[call-overload]
-        account = accounts[DEFAULT_ACCOUNT_ID]
-        if dict.__contains__(account, REGION):
+        if moto.has_backend(name, REGION):
             continue
-        mock_random.seed(seed)
-        before = mock_random.getstate()
-        if (ahead := _PREBUILT.get((name, DEFAULT_ACCOUNT_ID))) is not None and ahead[0] == before:
+        moto.seed_ids(seed)
+        before = moto.random_state()
+        if (ahead := _PREBUILT.get((name, moto.DEFAULT_ACCOUNT_ID))) is not None and ahead[0] == before:
             continue  # built ahead for this seed already (a second playthrough on the same root)
         try:
-            backend = account[REGION]
+            backend = moto.detached_backend(name, REGION)
         except Exception:  # moto's own failure: met again by the copy that needs the backend
             continue
-        _PREBUILT[(name, DEFAULT_ACCOUNT_ID)] = (before, backend, mock_random.getstate())
-        dict.__delitem__(account, REGION)
-    mock_random.setstate(own)
+        _PREBUILT[(name, moto.DEFAULT_ACCOUNT_ID)] = (before, backend, moto.random_state())
+    moto.set_random_state(own)
 
 
 def _take_prebuilt_backends() -> None:
-    """A region's backend is made on its first request (moto's `AccountSpecificBackend.__getitem__`); when one was
-    built ahead for it (`_prebuild`) from the random state moto has now, that one is taken instead, and the random
-    state moves on to where the build left it: the same backend, ids included, without building it again."""
-    from moto.core.base_backend import AccountSpecificBackend
-    from moto.moto_api._internal import mock_random
+    """A region's backend is made on its first request; when one was built ahead for it (`_prebuild`) from the
+    random state moto has now, that one is taken instead, and the random state moves on to where the build left
+    it: the same backend, ids included, without building it again."""
+    from harness._compat import moto
 
-    made_on_request = AccountSpecificBackend.__getitem__
+    def prebuilt(service: str, account: str, region: str) -> object | None:
+        if not _PREBUILT or region != REGION:
+            return None
+        ahead = _PREBUILT.pop((service, account), None)
+        if ahead is None or moto.random_state() != ahead[0]:
+            return None
+        moto.set_random_state(ahead[2])
+        return ahead[1]
 
-    def getitem(self: AccountSpecificBackend, region_name: str) -> Any:
-        if _PREBUILT and region_name == REGION and not dict.__contains__(self, region_name):
-            ahead = _PREBUILT.pop((self.service_name, self.account_id), None)
-            if ahead is not None and mock_random.getstate() == ahead[0]:
-                dict.__setitem__(self, region_name, ahead[1])
-                mock_random.setstate(ahead[2])
-        return made_on_request(self, region_name)
-
-    AccountSpecificBackend.__getitem__ = getitem  # type: ignore[method-assign]
+    moto.offer_backends(prebuilt)
 
 
 def _become_subreaper() -> None:
@@ -433,29 +341,6 @@ def _reap(*, block: bool) -> None:
     with contextlib.suppress(ChildProcessError):
         while os.waitpid(-1, 0 if block else os.WNOHANG)[0] != 0:
             pass
-
-
-def _reuse_aws_managed_policies() -> None:
-    """Build moto's ~1,600 AWS managed policies once per account and partition, not in every copy (only when
-    MOTO_IAM_LOAD_MANAGED_POLICIES asks for them: ~0.3 s per build, and a scenario touches several partitions).
-    Each IAM backend gets shallow copies, so what one scenario changes on a policy (its attachment count) does not
-    reach the next; a build in the root (its preload) or in a template is inherited by every copy made after.
-    Relies on moto's `IAMBackend._init_aws_policies` (pinned; tests/authoring/test_emulator_needs.py
-    fails if it moves)."""
-    import copy
-
-    from moto.iam.models import IAMBackend
-
-    build = IAMBackend._init_aws_policies
-    built: dict[tuple[str, str], list[Any]] = {}
-
-    def reused(self: IAMBackend) -> list[Any]:
-        key = (self.account_id, self.region_name)
-        if key not in built:
-            built[key] = build(self)
-        return [copy.copy(policy) for policy in built[key]]
-
-    IAMBackend._init_aws_policies = reused  # type: ignore[method-assign]
 
 
 def _answer(control: socket.socket, app: Any) -> NoReturn:
@@ -549,14 +434,13 @@ def _become_copy(
 
 def _serve_on(listener: int, seed: str, app: Any) -> threading.Event:
     """Seed moto's ids (unless NO_SEED) and serve `app` on the listening socket `listener`; what stops it."""
-    from moto.moto_api._internal import mock_random
     from werkzeug.serving import make_server
 
-    from harness.authoring.moto_http import KeptAliveHandler  # imported by the root already: here a lookup
+    from harness._compat import moto  # imported by the root already: here a lookup
 
     if seed != NO_SEED:
-        mock_random.seed(int(seed))
-    server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=KeptAliveHandler, fd=listener)
+        moto.seed_ids(int(seed))
+    server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=moto.request_handler(), fd=listener)
     os.close(listener)  # the server holds a duplicate
     stop = threading.Event()
     threading.Thread(target=_accept, args=(server, stop), name=ACCEPT_THREAD, daemon=True).start()

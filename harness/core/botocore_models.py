@@ -7,7 +7,7 @@ from functools import cache
 import botocore.loaders
 from botocore.model import ServiceModel
 
-GENERIC_DATA = ("endpoints", "partitions", "sdk-default-configuration", "_retry")
+from harness._compat.botocore import CLIENT_DATA
 
 
 @cache
@@ -19,7 +19,7 @@ def shared_loader() -> botocore.loaders.Loader:
 def warm_up() -> None:
     """Read the data every client needs, whatever its service: done while a fresh worker waits for its job."""
     loader = shared_loader()
-    for name in GENERIC_DATA:
+    for name in CLIENT_DATA:
         loader.load_data(name)
 
 

@@ -17,6 +17,7 @@ from botocore import xform_name
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
 from botocore.model import OperationModel, Shape
 
+from harness._compat.botocore import send_through
 from harness.inside.link import GatewayConnection, GatewayLink
 
 MAX_DEPTH = 6
@@ -97,15 +98,14 @@ def rehearse(client: Any, operation_name: str) -> bool:
     operation = model.operation_model(operation_name)
     if operation.has_event_stream_output:  # a stream of events: no empty answer to give
         return False
-    endpoint = client._endpoint  # the same internal the sandbox session sets (tests/inside/test_link.py)
     rehearsal = Rehearsal(operation)
-    sending, endpoint.http_session = endpoint.http_session, rehearsal
+    sending = send_through(client, rehearsal)
     try:
         getattr(client, xform_name(operation_name))(**minimal_input(operation.input_shape))
     except Exception as exc:  # a made-up parameter the service's rules reject: the rehearsal is only shorter
         log.debug("rehearsal of %s:%s stopped early: %s", model.service_name, operation_name, exc)
         return False
     finally:
-        endpoint.http_session = sending
+        send_through(client, sending)
         rehearsal.close()
     return True

@@ -22,6 +22,7 @@ import botocore.session
 from botocore import UNSIGNED
 from botocore.config import Config
 
+from harness._compat.botocore import send_through
 from harness.core.botocore_models import shared_loader, warm_up
 from harness.core.readonly import ReadOnlyGuard
 from harness.inside.link import GatewayLink
@@ -86,10 +87,9 @@ class GatewaySession(boto3.Session):
             return self._clients[key]
 
     def _linked(self, client: Any) -> Any:
-        """The client's endpoint sends over the link (botocore's `Endpoint.http_session`, an internal that
-        tests/inside/test_link.py pins), whatever endpoint URL it was given."""
+        """The client sends over the link, whatever endpoint URL it was given."""
         config = client.meta.config
-        client._endpoint.http_session = self.link.http((config.connect_timeout, config.read_timeout))
+        send_through(client, self.link.http((config.connect_timeout, config.read_timeout)))
         return client
 
     def resource(self, service_name: str, region_name: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]

@@ -13,7 +13,7 @@ import asyncio
 import socket
 from typing import Any
 
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from harness._compat.uvicorn import H11Protocol
 
 FLUSH_AT_BYTES = 64 * 1024
 """A larger response is sent as it is written (a streamed body must not pile up here)."""

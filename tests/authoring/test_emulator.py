@@ -1,7 +1,7 @@
 """The forking emulator: copies hold their template's state, are independent, seeded alike, and hang up when done.
 
-These also pin what harness.authoring.emulator borrows from moto's internals (its WSGI app and request handler, its
-seeded random ids, its reset): when moto moves them, these fail.
+These also exercise what harness.authoring.emulator borrows from moto's and werkzeug's internals (its WSGI app and
+request handler, its seeded random ids, its reset) end to end; tests/_compat/ guards each internal on its own.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import pytest
 from harness.authoring import emulator as emulator_module
 from harness.authoring.emulator import Emulator, EmulatorError, MotoState, Seat
 from harness.inside.session import client_config
+
+pytestmark = [pytest.mark.process, pytest.mark.moto]
 
 
 def client(service: str, seat: Seat):
@@ -218,53 +220,6 @@ def alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
-
-
-def test_what_the_root_warms_is_where_moto_botocore_and_werkzeug_keep_it() -> None:
-    """harness.authoring.emulator replaces these in moto's processes (cached, shared): when they move, this fails."""
-    import importlib.metadata
-    import inspect
-
-    import botocore.loaders
-    import botocore.session
-    from moto import backends
-    from moto.core import responses, utils
-    from moto.ec2.responses import EC2Response
-    from moto.moto_server.werkzeug_app import MotoRequestHandler
-    from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler
-
-    assert "ec2" in list(backends.list_of_moto_modules())
-    assert "describe_vpcs" in responses.method_names_from_class(EC2Response)
-    assert utils.get_service_model("ec2").service_name == "ec2"
-    assert botocore.session.create_loader is botocore.loaders.create_loader
-    assert "importlib.metadata.version" in inspect.getsource(BaseWSGIServer.__init__)
-    assert importlib.metadata.version("werkzeug")
-    assert issubclass(MotoRequestHandler, WSGIRequestHandler)
-    assert {"make_environ", "run_wsgi"} <= set(vars(WSGIRequestHandler))
-    from moto.core.base_backend import AccountSpecificBackend
-    from moto.moto_api._internal import mock_random
-
-    assert "self.backend(region_name" in inspect.getsource(AccountSpecificBackend.__getitem__)  # built on request
-    assert {"getstate", "setstate", "seed"} <= set(dir(mock_random))
-
-
-def test_an_app_built_on_an_unbuilt_backend_routes_as_one_built_on_a_built_backend() -> None:
-    """The root builds moto's apps without building backends (`_preload`): moto must read only the class's URLs."""
-    from moto.core.base_backend import AccountSpecificBackend
-    from moto.moto_server.werkzeug_app import create_backend_app
-
-    def rules(app) -> list[tuple[str, str]]:
-        return sorted((str(rule), rule.endpoint) for rule in app.url_map.iter_rules())
-
-    services = ["ec2", "s3", "elbv2", "iam", "dynamodb", "lambda", "sts"]
-    made_on_request = AccountSpecificBackend.__getitem__
-    AccountSpecificBackend.__getitem__ = emulator_module._unbuilt  # type: ignore[method-assign]
-    try:
-        unbuilt = {name: rules(create_backend_app(name)) for name in services}
-    finally:
-        AccountSpecificBackend.__getitem__ = made_on_request  # type: ignore[method-assign]
-    assert unbuilt == {name: rules(create_backend_app(name)) for name in services}
-    assert all(unbuilt.values())
 
 
 class CountingServer:

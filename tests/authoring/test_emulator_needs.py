@@ -9,6 +9,8 @@ from botocore.exceptions import ClientError
 from harness.authoring.emulator import Emulator, moto_process
 from harness.core.lab import EmulatorNeeds
 
+pytestmark = [pytest.mark.process, pytest.mark.moto]
+
 MANAGED = "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
 
 
@@ -28,11 +30,8 @@ def test_aws_managed_policies_are_loaded_when_the_lab_asks(needs: bool, expected
 
 
 def test_managed_policies_built_once_start_clean_in_each_copy() -> None:
-    """The root builds AWS managed policies once (moto's IAMBackend._init_aws_policies, patched in the moto
-    processes) and hands each IAM backend copies: an attachment made in one copy is not in the next."""
-    from moto.iam.models import IAMBackend
-
-    assert callable(IAMBackend._init_aws_policies)  # the moto internal harness.authoring.emulator relies on
+    """The root builds AWS managed policies once (harness/_compat/moto.py, guarded in tests/_compat/test_moto.py)
+    and hands each IAM backend copies: an attachment made in one copy is not in the next."""
     trust = '{"Version": "2012-10-17", "Statement": []}'
     environment = EmulatorNeeds(iam_managed_policies=True).environment()
     with Emulator(1, env=environment, services=["iam"]) as emulator:

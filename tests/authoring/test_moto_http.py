@@ -1,6 +1,6 @@
-"""moto's copies keep connections alive (harness/authoring/moto_http.py): one request after another on a connection,
-whatever
-the request's body, each answer with its length; a client that asks to close gets its connection closed.
+"""moto's copies keep connections alive (harness/_compat/werkzeug.py's KeptAliveHandler): one request after
+another on a connection, whatever the request's body, each answer with its length; a client that asks to close gets
+its connection closed.
 
 Raw HTTP against a serving copy: an unsigned request reaches moto's S3.
 """
@@ -13,6 +13,8 @@ from collections.abc import Iterator
 import pytest
 
 from harness.authoring.emulator import Emulator, MotoState, Seat
+
+pytestmark = [pytest.mark.process, pytest.mark.moto]
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,8 @@ from harness.authoring.scenarios import Scenario
 from harness.core.lab import load_lab
 from tests.conftest import LABS, STEPEVAL, MotoAccount
 
+pytestmark = [pytest.mark.process, pytest.mark.moto]
+
 PERMISSIVE = LABS / "permissive"
 
 

@@ -21,6 +21,8 @@ from harness.sandbox.runner import Runner
 from tests.authoring.replay_reference import replayed_playthrough
 from tests.conftest import LABS, REGION
 
+pytestmark = [pytest.mark.process, pytest.mark.moto]
+
 LAB_DIR = LABS / "scenario_checks"
 REPO = Path(__file__).parents[2]
 Played = dict[tuple[str, str], ScenarioResult]

@@ -11,9 +11,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from harness.authoring.lanes import moto_lanes
 from harness.authoring.prestart import prestart, services_named
 from harness.core.lab import load_lab
+
+pytestmark = [pytest.mark.process, pytest.mark.moto]
 
 REPO = Path(__file__).resolve().parents[2]
 SERVERLESS = REPO / "labs" / "serverless-api"

@@ -14,6 +14,8 @@ import pytest
 from harness.core.contract import Answer
 from tests.conftest import ANSWER_KEYS, LABS, STEPEVAL
 
+pytestmark = pytest.mark.process
+
 SEED_LAB = LABS / "seed_examples"
 UNREACHABLE = "http://127.0.0.1:9"  # never called: bad input is refused before any AWS call
 

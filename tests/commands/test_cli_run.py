@@ -6,7 +6,11 @@ import json
 import subprocess
 import time
 
+import pytest
+
 from tests.conftest import ANSWER_KEYS, LABS, STEPEVAL, MotoAccount
+
+pytestmark = pytest.mark.process
 
 
 def stepeval_run(*args: str, endpoint: str, context: dict | None = None, lab: str = "seed_examples"):

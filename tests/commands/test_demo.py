@@ -6,7 +6,11 @@ import json
 import os
 import subprocess
 
+import pytest
+
 from tests.conftest import STEPEVAL
+
+pytestmark = [pytest.mark.process, pytest.mark.moto]
 
 
 def test_the_demo_plays_the_sample_lab_and_refuses_a_write() -> None:

@@ -6,9 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from harness.commands.lint import lint_lab
 from harness.core.lab import load_lab
 from tests.conftest import LABS
+
+pytestmark = pytest.mark.process
 
 PLANTED = LABS / "lint_planted"
 MODULE = PLANTED / "evaluation" / "boto3" / "01_02.py"

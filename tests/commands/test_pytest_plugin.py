@@ -11,6 +11,8 @@ import pytest
 
 from tests.conftest import LABS
 
+pytestmark = [pytest.mark.process, pytest.mark.moto]
+
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -25,6 +25,8 @@ from harness.store.records import RecordStore
 from harness.store.schema import evaluations
 from tests.conftest import LABS, REGION, STEPEVAL, MotoAccount
 
+pytestmark = pytest.mark.process
+
 MODULE = Path("evaluation/boto3/01_01.py")
 
 

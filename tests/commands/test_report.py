@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,15 +12,8 @@ from harness.commands.report import render
 from harness.core.lab import load_lab
 from tests.conftest import LABS, STEPEVAL
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",  # we run as root here and in CI
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-gpu",
-]
+pytestmark = [pytest.mark.process, pytest.mark.moto]
+
 LAB = LABS / "scenario_checks"
 
 
@@ -34,18 +26,6 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert done.returncode == 1, done.stderr  # some scenarios are not as expected
     return path
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make setup` installs Debian's chromium for this test")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 def test_the_report_needs_nothing_from_the_network(report: Path) -> None:

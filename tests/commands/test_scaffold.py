@@ -16,6 +16,8 @@ from harness.core.lab import load_lab
 from harness.inside.loader import load_step
 from tests.conftest import STEPEVAL
 
+pytestmark = [pytest.mark.process, pytest.mark.moto]
+
 REPO = Path(__file__).parents[2]
 
 

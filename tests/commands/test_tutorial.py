@@ -7,7 +7,11 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import STEPEVAL
+
+pytestmark = [pytest.mark.process, pytest.mark.moto]
 
 USER_DOC = Path(__file__).parents[2] / "docs" / "user.md"
 

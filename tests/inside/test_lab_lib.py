@@ -5,6 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from harness.commands.check import check_lab
 from harness.commands.lint import lint_lab
 from harness.core.account import Account
@@ -12,6 +14,8 @@ from harness.core.contract import ContextInput
 from harness.core.lab import load_lab
 from harness.sandbox.pool import WorkerPool
 from harness.sandbox.runner import Runner
+
+pytestmark = pytest.mark.process
 
 SPEC = """\
 project: lib-lab

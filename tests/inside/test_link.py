@@ -1,8 +1,8 @@
 """The evaluation process's line to the gateway (harness/inside/link.py) and the template's rehearsals
 (harness/inside/rehearsal.py), against a real gateway in front of a real moto server.
 
-Both lean on one botocore internal, `client._endpoint.http_session` (what an Endpoint sends with): these tests
-fail if botocore stops sending through it.
+Both lean on one botocore internal, what a client's Endpoint sends with (harness/_compat/botocore.py; its guard
+is tests/_compat/test_botocore.py): these tests fail if botocore stops sending through it.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from botocore.exceptions import EndpointConnectionError
 
+from harness._compat.botocore import sender
 from harness.core.account import Account
 from harness.core.readonly import is_read
 from harness.inside.link import GatewayHTTP, GatewayLink
@@ -30,7 +31,7 @@ def test_every_client_sends_over_the_link_whatever_its_endpoint(gateway: Gateway
         elsewhere = session.client("ec2", endpoint_url="http://169.254.169.254")  # a module's own endpoint
         resource = session.resource("s3")
         for client in (plain, elsewhere, resource.meta.client):
-            assert isinstance(client._endpoint.http_session, GatewayHTTP)
+            assert isinstance(sender(client), GatewayHTTP)
         plain.describe_vpcs()
         list(resource.buckets.all())
         log = gateway.finish(token)
@@ -91,7 +92,7 @@ def test_minimal_input_passes_validation_for_every_read(service: str) -> None:
     assert reads
     failed = [name for name in reads if not rehearse(client, name)]
     assert failed == []
-    assert isinstance(client._endpoint.http_session, GatewayHTTP)  # given back after each rehearsal
+    assert isinstance(sender(client), GatewayHTTP)  # given back after each rehearsal
 
 
 def test_a_rehearsed_client_still_reaches_the_gateway(gateway: Gateway, sandbox: Account) -> None:

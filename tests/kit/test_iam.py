@@ -17,6 +17,8 @@ from harness.kit.aws import fetch_or_none
 from harness.kit.step import Step
 from tests.kit.conftest import TABLE_AND_ROLE_SPEC, described, miss, passes, unique
 
+pytestmark = pytest.mark.moto
+
 ACCOUNT = "123456789012"
 LAMBDA_TRUST = {
     "Version": "2012-10-17",

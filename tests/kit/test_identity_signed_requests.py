@@ -23,6 +23,8 @@ from moto import settings as moto_settings
 from harness.kit.identity import decide, sources
 from tests.kit.conftest import unique
 
+pytestmark = pytest.mark.moto
+
 TABLE = "arn:aws:dynamodb:us-east-1:123456789012:table/orders"
 CALLS = {"dynamodb:ListTables": ("dynamodb", "list_tables"), "sqs:ListQueues": ("sqs", "list_queues")}
 ACTIONS = ["dynamodb:ListTables", "dynamodb:*", "dynamodb:List*", "dynamodb:GetItem", "sqs:*", "sqs:List*", "*"]

@@ -5,7 +5,7 @@ Both are asked the same question the way moto asks it for a signed request (ever
 action, one resource; a DENIED anywhere refuses, else a PERMITTED anywhere allows). On policies without the
 features moto simplifies, the answers agree exactly; on any policy, every disagreement is one of moto's known
 simplifications (docs/dev.md lists them), and each has a test of its own below. This relies on moto internals
-(`IAMPolicy`, `PermissionResult`): pyproject pins moto < 6, and these tests fail when they move.
+(`IAMPolicy`, `PermissionResult`): pyproject pins moto's range, and tests/_compat/test_moto.py fails when they move.
 """
 
 from __future__ import annotations
@@ -13,11 +13,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto.iam.access_control import IAMPolicy, PermissionResult
 
 from harness.kit.identity import decide, extra_permissions, reaches, sources
+
+pytestmark = pytest.mark.moto  # moto's IAM evaluator, on hundreds of generated policies
 
 ACCOUNT = "123456789012"
 TABLE = f"arn:aws:dynamodb:us-east-1:{ACCOUNT}:table/orders"

@@ -6,9 +6,13 @@ import io
 import json
 import zipfile
 
+import pytest
+
 from harness.kit import kms, secretsmanager
 from harness.kit.aws import fetch_or_none
 from tests.kit.conftest import described, miss, passes, unique
+
+pytestmark = pytest.mark.process  # moto runs the rotation function: it probes for docker in a shell
 
 
 def test_key_rotation_and_alias(aws_session) -> None:

@@ -15,6 +15,8 @@ from harness.kit import ec2
 from harness.kit.kinds import Kind, RegionalSession, in_region, region_of, short_name
 from harness.kit.step import Step
 
+pytestmark = pytest.mark.moto
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -21,6 +21,8 @@ from harness.kit.kinds import Kind, LazyResource
 from harness.kit.require import Outcome, Requirement
 from harness.kit.step import Step
 
+pytestmark = pytest.mark.moto
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REGION = "us-east-1"
 _serial = itertools.count(1)

@@ -12,6 +12,8 @@ from harness.sandbox import kernel
 from harness.sandbox.confine import RootBuilder, interpreter_paths
 from harness.sandbox.template import _try_in_child
 
+pytestmark = pytest.mark.process
+
 
 def test_a_root_can_hold_paths_under_tmp(tmp_path: Path) -> None:
     """A checkout (or a lab) under /tmp: the root's own /tmp is made where binds made it already (a sandbox that

@@ -10,9 +10,13 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
+
 from harness.sandbox.pool import NO_NAMESPACES_ENV, WorkerPool
 from tests.conftest import LABS, STEPEVAL, MotoAccount
 from tests.fixtures.service import LAUNCH, SECRET, SERVICE_LAB, Sandbox, bucket_events
+
+pytestmark = pytest.mark.process
 
 DEGRADED = {**os.environ, NO_NAMESPACES_ENV: "1"}
 

@@ -13,6 +13,7 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConnectionError
 
+from harness._compat.botocore import send_through, sender
 from harness.core.account import Account, Credentials
 from harness.core.contract import ContextInput
 from harness.core.lab import load_lab
@@ -22,6 +23,8 @@ from harness.sandbox.pool import WorkerPool
 from harness.sandbox.runner import Runner
 from harness.sandbox.upstream import aws_upstream
 from tests.conftest import LABS, REGION, MotoAccount, gateway_session
+
+pytestmark = pytest.mark.process
 
 ACCOUNT_A, ACCOUNT_B = "111111111111", "222222222222"
 
@@ -74,7 +77,7 @@ def test_a_write_with_copied_credentials_is_refused_and_logged(
         frozen = session.get_credentials().get_frozen_credentials()
         rogue = boto3.Session(frozen.access_key, frozen.secret_key, region_name=REGION)
         ec2 = rogue.client("ec2", endpoint_url=session.client("ec2").meta.endpoint_url)
-        ec2._endpoint.http_session = session.client("ec2")._endpoint.http_session  # the session's line, copied
+        send_through(ec2, sender(session.client("ec2")))  # the session's line, copied
         with pytest.raises(ClientError) as refused:
             ec2.create_vpc(CidrBlock="10.70.0.0/16")
         log = gateway.finish(token)

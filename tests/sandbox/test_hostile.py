@@ -23,6 +23,8 @@ from harness.sandbox.gateway import MAX_CONNECTIONS_PER_UID
 from tests.conftest import LABS, STEPEVAL, MotoAccount
 from tests.fixtures.service import SECRET, Sandbox, Service
 
+pytestmark = pytest.mark.process
+
 HOSTILE = LABS / "hostile"
 BYPASS = LABS / "bypass"  # writes past the in-process guard: copied credentials, no guard, by hand, a subprocess
 BYPASSES = ["01.01", "01.02", "01.03", "01.04", "01.05"]

@@ -18,6 +18,8 @@ from harness.sandbox.pool import EvaluationProcess, WorkerPool, loading_pool, pl
 from harness.sandbox.runner import Runner
 from tests.conftest import LABS
 
+pytestmark = [pytest.mark.process, pytest.mark.moto]
+
 
 def test_each_evaluation_runs_in_a_process_of_its_own(misbehaving_runner: Runner, sandbox) -> None:
     processes = set()

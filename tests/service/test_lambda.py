@@ -14,6 +14,8 @@ from harness.service import lambda_handler
 from harness.service.webhooks import sign
 from tests.fixtures.service import SECRET, SERVICE_LAB, Sandbox, bucket_events
 
+pytestmark = pytest.mark.process  # the handler starts its own worker pool
+
 
 @dataclass
 class FakeContext:

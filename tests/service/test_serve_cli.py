@@ -5,8 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 
+import pytest
+
 from tests.conftest import STEPEVAL
 from tests.fixtures.service import SECRET, SERVICE_LAB
+
+pytestmark = pytest.mark.process
 
 
 def serve(*args: str, secret: str | None = SECRET) -> subprocess.CompletedProcess:

@@ -11,11 +11,15 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import pytest
+
 from harness.store.engine import open_engine
 from harness.store.records import RecordStore
 from tests.conftest import LABS
 from tests.fixtures.service import LAUNCH, SECRET, Sandbox, bucket_events
 from tests.fixtures.store import pg_url, running_postgresql
+
+pytestmark = pytest.mark.process
 
 LAB = str(LABS / "recorded")
 

@@ -28,6 +28,8 @@ from harness.store.records import CorruptRecording, RecordStore
 from harness.store.schema import evaluations
 from tests.conftest import LABS, REGION, MotoAccount
 
+pytestmark = pytest.mark.process
+
 LAB = load_lab(LABS / "recorded")
 SECRET = "sEcReTkEy-should-never-be-stored"
 TOKEN = "SeSsIoNtOkEn-should-never-be-stored"

@@ -6,11 +6,15 @@ import json
 import os
 import subprocess
 
+import pytest
+
 from harness.core.contract import Answer, ContextInput, FailureContext
 from harness.store.engine import open_engine
 from harness.store.records import NewRecord, RecordStore
 from harness.store.stats import percentile
 from tests.conftest import LABS, REGION, STEPEVAL
+
+pytestmark = pytest.mark.process
 
 
 def answer(status: str, duration: float, issue: str | None = None, kind: str | None = None) -> Answer:

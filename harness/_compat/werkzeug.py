@@ -1,28 +1,42 @@
-"""moto's WSGI app served on kept-alive connections: one request after another on a connection, each answer in
-one write.
+"""werkzeug's internals that moto's processes rely on (harness/authoring/emulator.py), and nothing else.
+
+Internals touched (checked against werkzeug 3.1.0 and 3.1.9 by `make test-deps`, pinned < 3.2 in pyproject.toml;
+tests/_compat/test_werkzeug.py fails when one moves):
+- `WSGIRequestHandler.run_wsgi` (what `handle_one_request` calls for each request: overridden) and
+  `make_environ()` (kept: moto's handler extends it), `self.server.app`;
+- `BaseWSGIServer.__init__` asks `importlib.metadata.version("werkzeug")` for every server made (one per serving
+  copy of moto): that lookup is cached.
 
 werkzeug's development server, which moto's server uses, closes the connection after every answer (and then
 waits up to 10 ms for the client to hang up), so every AWS call of a scenario or an evaluation opened a new
-connection and cost moto a new thread. `KeptAliveHandler` keeps moto's reading of a request
-(`MotoRequestHandler.make_environ`) and replaces how the answer is written: the whole answer in one write, with
-its length, the request's unread body (if any) read to its end so that the next request starts where it should.
-It runs only in the emulator's moto processes (harness/authoring/emulator.py), which werkzeug and moto are pinned for.
+connection and cost moto a new thread. `KeptAliveHandler` keeps werkzeug's reading of a request and replaces how
+the answer is written: one request after another on a connection, the whole answer in one write, with its length,
+the request's unread body (if any) read to its end so that the next request starts where it should.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import io
 import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from moto.moto_server.werkzeug_app import MotoRequestHandler
 from werkzeug.exceptions import InternalServerError
+from werkzeug.serving import WSGIRequestHandler
 
 DRAIN_CHUNK_BYTES = 1 << 16
 NO_BODY_CODES = frozenset({204, 304})
 NOT_FORWARDED = frozenset({"connection", "keep-alive", "transfer-encoding"})
 log = logging.getLogger(__name__)
+
+
+def cache_version_lookups() -> None:
+    """`importlib.metadata.version` answers from a cache from now on (in moto's processes only: werkzeug asks it
+    for its own version for each server made, ~1 ms)."""
+    importlib.metadata.version = functools.cache(importlib.metadata.version)  # type: ignore[assignment]
+    importlib.metadata.version("werkzeug")
 
 
 class _CountedInput(io.RawIOBase):
@@ -47,8 +61,8 @@ class _CountedInput(io.RawIOBase):
         return line
 
 
-class KeptAliveHandler(MotoRequestHandler):
-    """moto's request handler, answering on a connection the client may use again (HTTP/1.1 keep-alive)."""
+class KeptAliveHandler(WSGIRequestHandler):
+    """werkzeug's request handler, answering on a connection the client may use again (HTTP/1.1 keep-alive)."""
 
     protocol_version = "HTTP/1.1"
 

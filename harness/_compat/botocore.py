@@ -1,0 +1,53 @@
+"""botocore's internals that stepeval relies on, and nothing else: every caller goes through these functions.
+
+Internals touched (checked against botocore 1.43.125 and 1.44.8 by `make test-deps`; tests/_compat/test_botocore.py
+fails when one moves):
+- `BaseClient._endpoint.http_session`: what a client's Endpoint sends each request with, an object with
+  `send(AWSPreparedRequest) -> AWSResponse` and `close()`. The evaluation process's clients send over the gateway
+  link (harness/inside/session.py); the template's rehearsals answer in-process (harness/inside/rehearsal.py).
+- `botocore.session.create_loader`: the name a Session calls to make its data loader (imported there from
+  botocore.loaders); moto's processes replace it with a cached one (harness/authoring/emulator.py).
+- which data files every client loads, whatever its service (CLIENT_DATA, `_retry` among them): read ahead by a
+  worker waiting for its job (harness/core/botocore_models.py).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Protocol
+
+import botocore.loaders
+import botocore.session
+from botocore.awsrequest import AWSPreparedRequest, AWSResponse
+
+CLIENT_DATA = ("endpoints", "partitions", "sdk-default-configuration", "_retry")
+"""The data files botocore loads for a client of any service (the session's endpoints and defaults, the client's
+partitions and legacy retry rules)."""
+
+
+class Sender(Protocol):
+    """What an Endpoint sends with (botocore's URLLib3Session, or ours)."""
+
+    def send(self, request: AWSPreparedRequest) -> AWSResponse: ...
+
+    def close(self) -> None: ...
+
+
+def sender(client: Any) -> Sender:
+    """What `client` sends its requests with."""
+    return client._endpoint.http_session
+
+
+def send_through(client: Any, new: Sender) -> Sender:
+    """Make `client` send every request with `new`, whatever its endpoint URL; what it sent with before."""
+    endpoint = client._endpoint
+    previous, endpoint.http_session = endpoint.http_session, new
+    return previous
+
+
+def share_one_loader() -> None:
+    """Every botocore session made in this process from now on reads its data through one loader (a new loader
+    parses endpoints.json again: ~50 ms per session)."""
+    shared = functools.cache(botocore.loaders.create_loader)
+    botocore.loaders.create_loader = shared
+    botocore.session.create_loader = shared  # type: ignore[attr-defined]

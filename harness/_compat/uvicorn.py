@@ -1,0 +1,16 @@
+"""uvicorn's internals that `stepeval serve` relies on (harness/service/transport.py), and nothing else.
+
+Internals touched (checked against uvicorn 0.29.0 and 0.54.0 by `make test-deps`, pinned < 0.55 in pyproject.toml;
+tests/_compat/test_uvicorn.py fails when one moves):
+- `uvicorn.protocols.http.h11_impl.H11Protocol`, subclassed: its `connection_made(transport)` is given a transport
+  of ours, which sends what uvicorn `write`s in one write per turn of the event loop and passes uvicorn's other
+  calls on (close, is_closing, get_extra_info, pause_reading, resume_reading, set_protocol): a call uvicorn starts
+  making, e.g. `writelines`, would pass the coalescing by;
+- `uvicorn.Config(http=<protocol class>)`: a class given for `http` is the protocol each connection gets.
+"""
+
+from __future__ import annotations
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+__all__ = ["H11Protocol"]

@@ -1,0 +1,101 @@
+"""The botocore internals behind harness/_compat/botocore.py: each test fails when one moves or changes shape."""
+
+from __future__ import annotations
+
+import botocore.loaders
+import botocore.session
+import pytest
+from botocore.awsrequest import AWSPreparedRequest, AWSResponse
+from botocore.config import Config
+
+from harness._compat import botocore as door
+
+IDENTITY = (
+    b"<GetCallerIdentityResponse><GetCallerIdentityResult><Account>123456789012</Account>"
+    b"<Arn>arn:aws:iam::123456789012:user/guard</Arn><UserId>GUARD</UserId></GetCallerIdentityResult>"
+    b"</GetCallerIdentityResponse>"
+)
+
+
+class Body:
+    """A raw body as botocore reads it (`stream()`)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def stream(self, **_: object):
+        yield self.data
+
+
+class Recorder:
+    """A Sender that answers every request with one GetCallerIdentity answer, and keeps what it was sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[AWSPreparedRequest] = []
+        self.closed = False
+
+    def send(self, request: AWSPreparedRequest) -> AWSResponse:
+        self.sent.append(request)
+        return AWSResponse(request.url, 200, {"Content-Type": "text/xml"}, Body(IDENTITY))
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def sts(retries: str = "standard"):
+    session = botocore.session.Session()
+    return session.create_client(
+        "sts",
+        region_name="us-east-1",
+        endpoint_url="http://127.0.0.1:9",  # nothing listens there: only the Sender answers
+        aws_access_key_id="guard",
+        aws_secret_access_key="guard",
+        config=Config(retries={"mode": retries}),
+    )
+
+
+def test_a_client_sends_every_request_with_the_sender_it_is_given() -> None:
+    client = sts()
+    recorder = Recorder()
+    previous = door.send_through(client, recorder)
+    assert callable(previous.send) and callable(previous.close)  # botocore's own (URLLib3Session)
+    assert door.sender(client) is recorder
+    assert client.get_caller_identity()["Account"] == "123456789012"
+    assert len(recorder.sent) == 1 and isinstance(recorder.sent[0], AWSPreparedRequest)
+    assert recorder.sent[0].url.startswith("http://127.0.0.1:9")
+    assert door.send_through(client, previous) is recorder
+    assert door.sender(client) is previous
+
+
+def test_sessions_make_their_loader_through_the_name_share_one_loader_replaces(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert botocore.session.create_loader is botocore.loaders.create_loader  # the name a Session calls
+    for module in (botocore.loaders, botocore.session):
+        monkeypatch.setattr(module, "create_loader", module.create_loader)  # put back after the test
+    assert botocore.session.Session().get_component("data_loader") is not (
+        botocore.session.Session().get_component("data_loader")
+    )
+    door.share_one_loader()
+    first = botocore.session.Session().get_component("data_loader")
+    assert botocore.session.Session().get_component("data_loader") is first
+
+
+def test_the_data_every_client_loads_is_client_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a worker reads ahead (harness/core/botocore_models.warm_up) is what making any client reads."""
+    loaded: list[str] = []
+    load_data = botocore.loaders.Loader.load_data
+    load_data_with_path = botocore.loaders.Loader.load_data_with_path
+
+    def recorded(self, name):
+        loaded.append(name)
+        return load_data(self, name)
+
+    def recorded_with_path(self, name):
+        loaded.append(name)
+        return load_data_with_path(self, name)
+
+    monkeypatch.setattr(botocore.loaders.Loader, "load_data", recorded)
+    monkeypatch.setattr(botocore.loaders.Loader, "load_data_with_path", recorded_with_path)
+    sts(retries="legacy")
+    assert set(door.CLIENT_DATA) <= set(loaded)
+    loader = botocore.loaders.create_loader()
+    assert all(loader.load_data(name) for name in door.CLIENT_DATA)

@@ -1,0 +1,76 @@
+"""The uvicorn internals behind harness/_compat/uvicorn.py: each test fails when one moves or changes shape."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import inspect
+import re
+import threading
+import time
+from typing import Any, ClassVar
+
+import uvicorn
+from uvicorn.protocols.http import flow_control
+from uvicorn.protocols.utils import get_local_addr
+
+from harness._compat.uvicorn import H11Protocol
+
+# What harness/service/transport.py's CoalescingTransport expects uvicorn to call on a transport.
+TRANSPORT_CALLS = frozenset(
+    {"write", "close", "is_closing", "get_extra_info", "pause_reading", "resume_reading", "set_protocol"}
+)
+
+
+class Watched:
+    """A transport that records the name of everything asked of it."""
+
+    def __init__(self, transport: asyncio.Transport, asked: set[str]) -> None:
+        self._transport = transport
+        self._asked = asked
+
+    def __getattr__(self, name: str) -> Any:
+        self._asked.add(name)
+        return getattr(self._transport, name)
+
+
+class WatchedH11(H11Protocol):
+    asked: ClassVar[set[str]] = set()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(Watched(transport, WatchedH11.asked))  # type: ignore[arg-type]
+
+
+async def app(scope: dict, receive: Any, send: Any) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+def test_connection_made_takes_the_transport_and_calls_only_what_ours_passes_on() -> None:
+    assert list(inspect.signature(H11Protocol.connection_made).parameters) == ["self", "transport"]
+    called = set()
+    for code in (H11Protocol, flow_control, get_local_addr):
+        called |= set(re.findall(r"transport\.(\w+)", inspect.getsource(code)))
+    assert called <= TRANSPORT_CALLS
+
+
+def test_a_protocol_class_given_for_http_serves_each_connection_and_asks_only_those_calls() -> None:
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, http=WatchedH11, log_level="warning", lifespan="off")
+    server = uvicorn.Server(config)
+    sock = config.bind_socket()
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.01)
+        assert config.http_protocol_class is WatchedH11
+        connection = http.client.HTTPConnection(*sock.getsockname()[:2], timeout=10)
+        for headers in ({}, {"Connection": "close"}):
+            connection.request("GET", "/", headers=headers)
+            assert connection.getresponse().read() == b"ok"
+        connection.close()
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    assert "write" in WatchedH11.asked
+    assert WatchedH11.asked <= TRANSPORT_CALLS
