@@ -59,6 +59,7 @@ class Review:
                 print(f"  {kind} {name}: {what if isinstance(what, str) else ', '.join(what)}")
 
 
+@pytest.mark.timeout(900)  # reads ~90 models; on a loaded machine past the suite's default
 def test_no_read_of_prowlers_checks_is_refused() -> None:
     corpus = json.loads(CORPUS.read_text())
     assert corpus["commit"] and len(corpus["calls"]) > 400
@@ -72,6 +73,7 @@ def test_no_read_of_prowlers_checks_is_refused() -> None:
     assert review.refused == {call: review.refused[call] for call in REFUSED_ON_PURPOSE}, review.refused
 
 
+@pytest.mark.timeout(1800)  # reads all of botocore's ~445 models
 def test_what_each_rule_does_over_every_model() -> None:
     review = Review()
     for service in botocore.loaders.create_loader().list_available_services("service-2"):

@@ -28,6 +28,8 @@ from tests.conftest import LABS, STEPEVAL, MotoAccount
 from tests.fixtures.service import Sandbox, Service
 from tests.sandbox.test_hostile import assert_nothing_left
 
+pytestmark = pytest.mark.process  # `stepeval run` subprocesses of its own
+
 LAB = LABS / "boundary"
 SECRET = f"boundary-{uuid.uuid4().hex}"
 SPELLED = ["eu-west-3", "ap-south-2", "me-central-1", "sa-east-1", "ca-central-1", "af-south-1", "eu-north-1",
@@ -209,15 +211,15 @@ def peak_rss_mib(pid: int) -> tuple[float, float]:
 
 
 @pytest.fixture(scope="module")
-def store_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+def records_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     return f"sqlite:///{tmp_path_factory.mktemp('boundary') / 'records.db'}"
 
 
 @pytest.fixture(scope="module")
-def boundary_service(service_factory: Any, moto_server: str, store_url: str) -> Service:
+def boundary_service(service_factory: Any, moto_server: str, records_url: str) -> Service:
     return service_factory(
         "boundary", "--lab", str(LAB), "--workers", "3", "--queue", "64", "--endpoint-url", moto_server,
-        "--store", store_url,
+        "--store", records_url,
     )  # fmt: skip
 
 
@@ -228,7 +230,7 @@ def ask(service: Service, account: Sandbox, step: str) -> dict[str, Any]:
 
 
 def test_service_every_attack_fails_safely_beside_good_evaluations(
-    boundary_service: Service, accounts: tuple[Sandbox, Sandbox], store_url: str
+    boundary_service: Service, accounts: tuple[Sandbox, Sandbox], records_url: str
 ) -> None:
     a, b = accounts
     planted = plant(a.learner)
@@ -251,7 +253,7 @@ def test_service_every_attack_fails_safely_beside_good_evaluations(
     assert_nothing_left()
     texts = [json.dumps(answer) for answer in [*answers.values(), *beside]]
     assert_no_secret(planted, *texts, boundary_service.log_path.read_text(errors="replace"))
-    store = RecordStore(open_engine(store_url))
+    store = RecordStore(open_engine(records_url))
     try:
         records = list(store.select(lab="boundary"))
         assert len(records) == len(steps) + len(beside) + len(bigs) + 2, "an evaluation was not recorded"
