@@ -28,7 +28,7 @@ from moto.server import ThreadedMotoServer
 from rich.console import Console
 from rich.table import Table
 
-from bench.common import interleaved_medians, median_ms
+from bench.common import interleaved_cpu_ms, interleaved_medians, median_ms
 from harness.authoring.emulator import moto_process
 from harness.core.contract import ContextInput
 from harness.core.lab import load_lab
@@ -70,7 +70,9 @@ def warm(runs: int) -> dict[str, float]:
             link = GatewayLink()
             link.attach(gateway.socket_path, gateway.open(sandbox))
             gated = GatewaySession(link, REGION).client("ec2")
-            paired = interleaved_medians({"bare": client.describe_vpcs, "gateway": gated.describe_vpcs}, runs)
+            calls = {"bare": client.describe_vpcs, "gateway": gated.describe_vpcs}
+            paired = interleaved_medians(calls, runs)
+            cpu = interleaved_cpu_ms(calls, runs)
         run = load_step(lab.steps["01.01"].module_path)
         spec_context = {"resolved": [], "events": [], "spec": lab.steps["01.01"].slice()}
         logger = logging.getLogger("bench")
@@ -91,6 +93,7 @@ def warm(runs: int) -> dict[str, float]:
         "bare paced": bare_paced_ms,
         "gateway": paired["gateway"],
         "gateway bare": paired["bare"],
+        "gateway cpu": cpu["gateway"] - cpu["bare"],
         "naive": naive_ms,
     }
 
@@ -157,6 +160,7 @@ def main() -> int:
             "",
             "",
         ),
+        ("  ... its CPU per call (this process's: client and gateway, minus bare)", f"{w['gateway cpu']:.2f} ms", "", ""),
         (
             "evaluation through the pool, a spare ready (a hook at a service not saturated)",
             f"{w['harness']:.2f} ms",
