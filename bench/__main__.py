@@ -160,7 +160,7 @@ def main() -> int:
             "",
             "",
         ),
-        ("  ... its CPU per call (this process's: client and gateway, minus bare)", f"{w['gateway cpu']:.2f} ms", "", ""),
+        ("  ... its CPU per call (client and gateway, minus bare)", f"{w['gateway cpu']:.2f} ms", "", ""),
         (
             "evaluation through the pool, a spare ready (a hook at a service not saturated)",
             f"{w['harness']:.2f} ms",
