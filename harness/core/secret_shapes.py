@@ -39,20 +39,30 @@ EXACT_SECRET_NAMES = frozenset({"token", "pin"})
 ENVIRONMENT_NAMES = frozenset({"environment", "environmentvariables", "variables", "runtimeenvironmentvariables"})
 VALUE_NAMES = frozenset({"value"})  # in a bag given as a list of {name, value}: the member that is a secret
 
-# Secrets no rule sees, as (structure, member) of each service's model.
-SECRET_MEMBERS: dict[str, frozenset[tuple[str, str]]] = {
-    "appsync": frozenset({("ApiKey", "id")}),  # an AppSync API key's id is the key itself
-    "apigateway": frozenset({("ApiKey", "value")}),
-    "ec2": frozenset({("InstanceAttribute", "UserData")}),  # DescribeInstanceAttribute(userData)
-    "glue": frozenset(
-        {
-            ("Connection", "ConnectionProperties"),  # PASSWORD, among the connection's settings
-            ("Connection", "SparkProperties"),
-            ("Connection", "AthenaProperties"),
-            ("Connection", "PythonProperties"),
-        }
-    ),
-    "iam": frozenset({("VirtualMFADevice", "QRCodePNG")}),  # the seed, as a picture
+
+class Secret(enum.Enum):
+    """How a member holds a secret: all its text (`WHOLE`, `LISTED`), the values of a bag of variables (`VALUES`:
+    in a map, every value; in a list of {name, value}, each `value`), or the values of a map whose keys name a
+    credential (`KEYED`: a connection's `PASSWORD`, not its URL)."""
+
+    WHOLE = "named like a credential"
+    LISTED = "listed"
+    VALUES = "environment variables"
+    KEYED = "secret keys"
+
+
+# Secrets no rule sees, as (structure, member) of each service's model, and how each holds them (`Secret`).
+SECRET_MEMBERS: dict[str, dict[tuple[str, str], Secret]] = {
+    "appsync": {("ApiKey", "id"): Secret.LISTED},  # an AppSync API key's id is the key itself
+    "apigateway": {("ApiKey", "value"): Secret.LISTED},
+    "ec2": {("InstanceAttribute", "UserData"): Secret.LISTED},  # DescribeInstanceAttribute(userData)
+    "glue": {  # PASSWORD, ENCRYPTED_PASSWORD, KAFKA_..._PASSWORD among a connection's settings, which stay
+        ("Connection", "ConnectionProperties"): Secret.KEYED,
+        ("Connection", "SparkProperties"): Secret.KEYED,
+        ("Connection", "AthenaProperties"): Secret.KEYED,
+        ("Connection", "PythonProperties"): Secret.KEYED,
+    },
+    "iam": {("VirtualMFADevice", "QRCodePNG"): Secret.LISTED},  # the seed, as a picture
 }
 # Members a rule would take for secrets that are not: role ARNs named "credentials".
 NOT_SECRET_MEMBERS: dict[str, frozenset[tuple[str, str]]] = {
@@ -70,13 +80,10 @@ SECRET_PARAMETERS: dict[str, frozenset[tuple[str, str]]] = {}
 MAX_PATHS = 8  # of one answer's secrets, what a review or a refusal names
 
 
-class Secret(enum.Enum):
-    """How a member holds a secret: all its text (`WHOLE`), or the values of a bag of variables (`VALUES`: in a
-    map, every value; in a list of {name, value}, each `value`)."""
-
-    WHOLE = "named like a credential"
-    LISTED = "listed"
-    VALUES = "environment variables"
+def secret_key(key: str) -> bool:
+    """Whether a map's key names a credential (`PASSWORD`, `KAFKA_CLIENT_KEY_PASSWORD`; not `SECRET_ID`, an ARN)."""
+    plain = re.sub(r"[^a-z0-9]", "", key.lower())
+    return bool(SECRET_NAME.search(plain)) or plain in EXACT_SECRET_NAMES
 
 
 def _textual(shape: Shape) -> bool:
@@ -116,7 +123,7 @@ class ModelSecrets:
     def __init__(self, model: ServiceModel) -> None:
         self.service = model.service_name
         self._model = weakref.ref(model)
-        self._listed = SECRET_MEMBERS.get(self.service, frozenset())
+        self._listed = SECRET_MEMBERS.get(self.service, {})
         self._not_secret = NOT_SECRET_MEMBERS.get(self.service, frozenset())
         self._holds: dict[str, bool] = {}
         self._outputs: dict[str, list[str]] = {}
@@ -129,7 +136,7 @@ class ModelSecrets:
             return None
         shape = structure.members[name]
         if key in self._listed:
-            return Secret.LISTED
+            return self._listed[key]
         lowered = name.lower()
         if (SECRET_NAME.search(lowered) or lowered in EXACT_SECRET_NAMES) and _textual(shape):
             return Secret.WHOLE
@@ -185,7 +192,8 @@ class ModelSecrets:
             for name, member in shape.members.items():
                 how = self.member(shape, name)
                 if how is not None and len(found) < MAX_PATHS:
-                    found.append(f"{path}.{name}".lstrip(".") + ("{values}" if how is Secret.VALUES else ""))
+                    suffix = {Secret.VALUES: "{values}", Secret.KEYED: "{secret keys}"}.get(how, "")
+                    found.append(f"{path}.{name}".lstrip(".") + suffix)
                 elif how is None:
                     self._paths(member, f"{path}.{name}", stack, found)
         elif shape.type_name == "list":

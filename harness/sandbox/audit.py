@@ -101,8 +101,8 @@ class Evaluation:
         now = time.perf_counter()
         for flight in going:
             ms = round((now - flight.started) * 1000, 3)
-            self.record(Operation(service=flight.service, operation=flight.operation, allowed=True, ms=ms,
-                                  detail=CUT_OFF))  # fmt: skip
+            cut = Operation(service=flight.service, operation=flight.operation, allowed=True, ms=ms, detail=CUT_OFF)
+            self.record(cut)
         with self.lock:
             self.over = True
 

@@ -153,10 +153,10 @@ class GatewayHandler(socketserver.BaseRequestHandler):
             upstream = upstream_for(evaluation.sandbox, service, region)
             response = self.open_upstream(evaluation, upstream, service, request, identified)
         except Refused as refused:
-            self.log(evaluation, service, refused.operation, started, allowed=False, status=refused.status,
-                     detail=str(refused))  # fmt: skip
-            code = "AccessDenied" if refused.status == 403 else "InvalidRequest"
-            self.answer_error(service, refused.status, code, str(refused), closing=refused.status != 403)
+            reason, status = str(refused), refused.status
+            self.log(evaluation, service, refused.operation, started, allowed=False, status=status, detail=reason)
+            code = "AccessDenied" if status == 403 else "InvalidRequest"
+            self.answer_error(service, status, code, reason, closing=status != 403)
             return
         except UpstreamFailed as failure:
             self.log(evaluation, service, operation, started, allowed=True, status=502, detail=str(failure))
@@ -207,12 +207,8 @@ class GatewayHandler(socketserver.BaseRequestHandler):
             self.stream(request.method, response, headers, kept_buffer)
             kept = bytes(kept_buffer or b"")
         if tap is not None:
-            tap.observe(
-                Exchange(
-                    service, region, operation, request, response.status, headers,
-                    kept[:MAX_RECORDED_BODY_BYTES], truncated=len(kept) > MAX_RECORDED_BODY_BYTES,
-                )
-            )  # fmt: skip
+            body, truncated = kept[:MAX_RECORDED_BODY_BYTES], len(kept) > MAX_RECORDED_BODY_BYTES
+            tap.observe(Exchange(service, region, operation, request, response.status, headers, body, truncated))
 
     def log(self, evaluation: Evaluation, service: str, operation: str, started: float, **outcome: Any) -> None:
         ms = round((time.perf_counter() - started) * 1000, 3)

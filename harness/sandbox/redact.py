@@ -19,7 +19,7 @@ from typing import Any
 
 from botocore.model import OperationModel, Shape
 
-from harness.core.secret_shapes import VALUE_NAMES, ModelSecrets, Secret
+from harness.core.secret_shapes import VALUE_NAMES, ModelSecrets, Secret, secret_key
 
 MARKER = "(removed by the stepeval gateway: a secret)"
 MAX_REDACTED_BYTES = 4 * 1024 * 1024  # an answer read whole to blank its secrets
@@ -65,7 +65,7 @@ def redact(secrets: ModelSecrets, operation: OperationModel, protocol: str, body
     if protocol in JSON_PROTOCOLS:
         return _redact_json(secrets, shape, body)
     if protocol in XML_PROTOCOLS:
-        return _redact_xml(secrets, shape, body, operation)
+        return _redact_xml(secrets, shape, body)
     raise Unredactable(f"an answer in {protocol}")
 
 
@@ -81,7 +81,10 @@ def redact_headers(
         location = member.serialization.get("location")
         if location in ("header", "headers") and secrets.member(shape, name) is not None:
             wire = str(member.serialization.get("name", name)).lower()
-            (exact.add(wire) if location == "header" else prefixes.append(wire))
+            if location == "header":
+                exact.add(wire)
+            else:
+                prefixes.append(wire)
     if not exact and not prefixes:
         return headers
     return [
@@ -137,7 +140,8 @@ def _json_blank(value: Any, shape: Shape, how: Secret | None = Secret.WHOLE) -> 
     if shape.type_name == "list" and isinstance(value, list):
         return [_json_blank(item, shape.member, how) for item in value]
     if shape.type_name == "map" and isinstance(value, dict):
-        return {key: _json_blank(item, shape.value) for key, item in value.items()}
+        keyed = how is Secret.KEYED
+        return {k: v if keyed and not secret_key(k) else _json_blank(v, shape.value) for k, v in value.items()}
     if shape.type_name == "structure" and isinstance(value, dict):
         kept = {}
         for key, item in value.items():
@@ -166,7 +170,7 @@ def _local(tag: str) -> str:
     return NAMESPACE.sub("", tag)
 
 
-def _redact_xml(secrets: ModelSecrets, shape: Shape | None, body: bytes, operation: OperationModel) -> bytes:
+def _redact_xml(secrets: ModelSecrets, shape: Shape | None, body: bytes) -> bytes:
     if shape is None or not body.strip():
         return body
     try:
@@ -240,8 +244,12 @@ def _xml_blank(element: ET.Element, shape: Shape, how: Secret = Secret.WHOLE, *,
         for item in [element] if flattened else list(element):
             _xml_blank(item, shape.member, how)
     elif shape.type_name == "map":
+        key_name = shape.key.serialization.get("name") or "key"
         value_name = shape.value.serialization.get("name") or "value"
         for entry in [element] if flattened else list(element):
+            keys = [part.text or "" for part in entry if _local(part.tag) == key_name]
+            if how is Secret.KEYED and not any(map(secret_key, keys)):
+                continue
             for part in entry:
                 if _local(part.tag) == value_name:
                     _xml_blank(part, shape.value)

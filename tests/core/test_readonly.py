@@ -132,7 +132,7 @@ def test_side_effect_and_deny_lists_name_real_operations() -> None:
         ("cognito-idp", "DescribeUserPoolClient", ["UserPoolClient.ClientSecret"]),
         ("lambda", "GetFunction", ["Configuration.Environment.Variables{values}"]),
         ("lambda", "GetFunctionConfiguration", ["Environment.Variables{values}"]),
-        ("glue", "GetConnections", ["ConnectionList[].ConnectionProperties"]),
+        ("glue", "GetConnections", ["ConnectionList[].ConnectionProperties{secret keys}"]),
         ("appsync", "ListApiKeys", ["apiKeys[].id"]),
         ("codepipeline", "GetJobDetails", ["jobDetails.data.artifactCredentials.secretAccessKey"]),
         ("ecs", "DescribeTaskDefinition", ["taskDefinition.containerDefinitions[].environment{values}"]),
