@@ -323,29 +323,38 @@ def fragment_pairs() -> list[Pair]:
     return found
 
 
-PAIRS = fragment_pairs()
+@pytest.fixture(scope="module")
+def pairs() -> list[Pair]:
+    """Computed when the tests run, not when they are collected: it reads every REST model botocore has."""
+    return fragment_pairs()
 
 
-def test_the_pairs_are_real_attacks() -> None:
+def test_the_pairs_are_real_attacks(pairs: list[Pair]) -> None:
     """Each pair: what the HTTP client sends of the target is the write's request, and there are as many as the
     issue found (52 across the models of its botocore; the count moves with botocore's models)."""
-    assert len(PAIRS) >= 40 and {"guardduty", "iot", "s3"} <= {pair.service for pair in PAIRS}
-    for pair in PAIRS:
+    assert len(pairs) >= 40 and {"guardduty", "iot", "s3"} <= {pair.service for pair in pairs}
+    for pair in pairs:
         sent = urllib3.util.parse_url(pair.target)
         path = sent.path.split("/", 3)[3]
         readings = identify(pair.service, RawRequest(pair.method, "/" + path, "", {}, b"")).operations
         assert pair.write in readings, (pair, readings)
 
 
-@pytest.mark.parametrize("pair", PAIRS, ids=str)
-def test_a_fragment_never_turns_a_read_into_a_write(line: Line, pair: Pair) -> None:
-    body = b"{}" if pair.service != "s3" else b""
-    headers = {"Content-Type": "application/json"} if body else {}
-    answer = line.exchange(request(pair.method, pair.target, headers, body), timeout=3.0)
-    assert status_of(answer) == 400 and b"fragment" in answer, answer[:300]
+def test_a_fragment_never_turns_a_read_into_a_write(upstream: str, pairs: list[Pair]) -> None:
+    """Every pair, each on an evaluation of its own: refused as bad_request, nothing reaches the upstream."""
+    Recorder.seen.clear()
+    got = {}
+    with Gateway() as gateway:
+        for pair in pairs:
+            line = Line(gateway, gateway.open(Account(Credentials("testing", "testing"), REGION, upstream)))
+            body = b"{}" if pair.service != "s3" else b""
+            headers = {"Content-Type": "application/json"} if body else {}
+            answer = line.exchange(request(pair.method, pair.target, headers, body), timeout=3.0)
+            log = gateway.finish(line.token)
+            got[str(pair)] = (status_of(answer), b"fragment" in answer, [(op.allowed, op.refusal) for op in log])
+    wrong = {name: outcome for name, outcome in got.items() if outcome != (400, True, [(False, "bad_request")])}
+    assert not wrong, wrong
     assert Recorder.seen == []
-    log = line.gateway.finish(line.token)
-    assert [(op.allowed, op.refusal) for op in log] == [(False, "bad_request")]
 
 
 @pytest.mark.parametrize(
