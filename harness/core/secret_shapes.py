@@ -4,8 +4,9 @@ models at any depth (structures, lists and maps alike).
 Two rules and the explicit lists beside them:
 - a member is a secret when its name says it holds a credential (`...Password`, `ClientSecret`,
   `SecretAccessKey`, `SessionToken`, `PreSharedKey`, `UserData`, ...) and it holds text (a string or a blob, not
-  an enum such as a token's validity unit, nor a number, a flag or a date), or when it is a bag of environment
-  variables (`Environment.Variables`, a container's `environment`): their values are secrets, their names are not;
+  an enum such as a token's validity unit, nor a number, a flag or a date); in a bag of environment variables
+  (`Environment.Variables`, a container's `environment`), the values whose names say so (`DB_PASSWORD`, not
+  `TABLE_NAME`, which labs check) or which look like a credential (an `AKIA...` key, a private key, a JWT);
 - a request parameter asks for secrets when it is a flag named like `WithDecryption`, `includeValues`, `unmask`.
 botocore's own `sensitive` trait is no rule here: AWS puts it on names, e-mail addresses, descriptions, state
 machine definitions and KMS key ids as well (1,090 reads carry one), which labs need to read.
@@ -37,18 +38,25 @@ SECRET_NAME = re.compile(
 )
 EXACT_SECRET_NAMES = frozenset({"token", "pin"})
 ENVIRONMENT_NAMES = frozenset({"environment", "environmentvariables", "variables", "runtimeenvironmentvariables"})
-VALUE_NAMES = frozenset({"value"})  # in a bag given as a list of {name, value}: the member that is a secret
+VALUE_NAMES = frozenset({"value"})  # in a bag given as a list of {name, value}: the member that may be a secret
+NAME_NAMES = frozenset({"name", "key"})  # and the member that names it
+# A bag's key that names a credential: free-form names (`GITHUB_TOKEN`, `DB_PWD`), read more broadly than members'.
+SECRET_KEY = re.compile(r"pass(?:word|wd|phrase)|pwd|secret|token|apikey|accesskey|privatekey|credential|signingkey")
+# Values that are credentials whatever their name: AWS access keys, private keys, JWTs, well-known token formats.
+CREDENTIAL_VALUE = re.compile(
+    r"(?:AKIA|ASIA)[A-Z0-9]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\."
+    r"|(?:ghp|gho|ghs|ghu|github_pat|xox[abpr]|sk_live|rk_live|AIza)[A-Za-z0-9_-]{10,}"
+)
 
 
 class Secret(enum.Enum):
-    """How a member holds a secret: all its text (`WHOLE`, `LISTED`), the values of a bag of variables (`VALUES`:
-    in a map, every value; in a list of {name, value}, each `value`), or the values of a map whose keys name a
-    credential (`KEYED`: a connection's `PASSWORD`, not its URL)."""
+    """How a member holds a secret: all its text (`WHOLE`, `LISTED`), or some of the values of a bag of variables or
+    properties (`KEYED`: a map, or a list of {name, value}): those whose names say they hold a credential or which
+    look like one (`DB_PASSWORD`, a connection's `PASSWORD`, an `AKIA...` key; not `TABLE_NAME`, nor a URL)."""
 
     WHOLE = "named like a credential"
     LISTED = "listed"
-    VALUES = "environment variables"
-    KEYED = "secret keys"
+    KEYED = "secret entries"
 
 
 # Secrets no rule sees, as (structure, member) of each service's model, and how each holds them (`Secret`).
@@ -80,10 +88,12 @@ SECRET_PARAMETERS: dict[str, frozenset[tuple[str, str]]] = {}
 MAX_PATHS = 8  # of one answer's secrets, what a review or a refusal names
 
 
-def secret_key(key: str) -> bool:
-    """Whether a map's key names a credential (`PASSWORD`, `KAFKA_CLIENT_KEY_PASSWORD`; not `SECRET_ID`, an ARN)."""
-    plain = re.sub(r"[^a-z0-9]", "", key.lower())
-    return bool(SECRET_NAME.search(plain)) or plain in EXACT_SECRET_NAMES
+def secret_entry(key: object, value: object) -> bool:
+    """Whether an entry of a bag holds a credential: its key names one (`PASSWORD`, `STRIPE_API_KEY`,
+    `GITHUB_TOKEN`, `KAFKA_CLIENT_KEY_PASSWORD`; not `TABLE_NAME` nor `JDBC_CONNECTION_URL`), or its value looks
+    like one."""
+    named = bool(SECRET_KEY.search(re.sub(r"[^a-z0-9]", "", str(key).lower())))
+    return named or (isinstance(value, str) and bool(CREDENTIAL_VALUE.search(value)))
 
 
 def _textual(shape: Shape) -> bool:
@@ -98,11 +108,12 @@ def _textual(shape: Shape) -> bool:
 
 
 def _bag_of_values(shape: Shape) -> bool:
-    """A map of text, or a list of structures with a textual `value`: environment variables as AWS gives them."""
+    """A map of text, or a list of structures with a name and a textual value: variables as AWS gives them."""
     if shape.type_name == "map":
         return _textual(shape.value)
     if shape.type_name == "list" and shape.member.type_name == "structure":
-        return any(n.lower() in VALUE_NAMES and _textual(m) for n, m in shape.member.members.items())
+        names = {n.lower(): m for n, m in shape.member.members.items()}
+        return bool(NAME_NAMES & names.keys()) and any(_textual(names[v]) for v in VALUE_NAMES & names.keys())
     return False
 
 
@@ -141,7 +152,7 @@ class ModelSecrets:
         if (SECRET_NAME.search(lowered) or lowered in EXACT_SECRET_NAMES) and _textual(shape):
             return Secret.WHOLE
         if lowered in ENVIRONMENT_NAMES and _bag_of_values(shape):
-            return Secret.VALUES
+            return Secret.KEYED
         return None
 
     def holds(self, shape: Shape | None) -> bool:
@@ -192,7 +203,7 @@ class ModelSecrets:
             for name, member in shape.members.items():
                 how = self.member(shape, name)
                 if how is not None and len(found) < MAX_PATHS:
-                    suffix = {Secret.VALUES: "{values}", Secret.KEYED: "{secret keys}"}.get(how, "")
+                    suffix = "{secret entries}" if how is Secret.KEYED else ""
                     found.append(f"{path}.{name}".lstrip(".") + suffix)
                 elif how is None:
                     self._paths(member, f"{path}.{name}", stack, found)

@@ -19,7 +19,7 @@ from typing import Any
 
 from botocore.model import OperationModel, Shape
 
-from harness.core.secret_shapes import VALUE_NAMES, ModelSecrets, Secret, secret_key
+from harness.core.secret_shapes import NAME_NAMES, VALUE_NAMES, ModelSecrets, Secret, secret_entry
 
 MARKER = "(removed by the stepeval gateway: a secret)"
 MAX_REDACTED_BYTES = 4 * 1024 * 1024  # an answer read whole to blank its secrets
@@ -121,7 +121,12 @@ def _json(secrets: ModelSecrets, value: Any, shape: Shape) -> Any:
             key = str(member.serialization.get("name", name))
             for found in [k for k in value if k == key or k.lower() == key.lower()]:
                 how = secrets.member(shape, name)
-                value[found] = _json_blank(value[found], member, how) if how else _json(secrets, value[found], member)
+                if how is Secret.KEYED:
+                    value[found] = _json_keyed(value[found], member)
+                elif how is not None:
+                    value[found] = _json_blank(value[found], member)
+                else:
+                    value[found] = _json(secrets, value[found], member)
     elif shape.type_name == "list" and isinstance(value, list):
         return [_json(secrets, item, shape.member) for item in value]
     elif shape.type_name == "map" and isinstance(value, dict):
@@ -129,8 +134,8 @@ def _json(secrets: ModelSecrets, value: Any, shape: Shape) -> Any:
     return value
 
 
-def _json_blank(value: Any, shape: Shape, how: Secret | None = Secret.WHOLE) -> Any:
-    """`value` with all its text blanked (`VALUES`: in a list of {name, value}, the values only)."""
+def _json_blank(value: Any, shape: Shape) -> Any:
+    """`value` with all its text blanked."""
     if value is None:
         return None
     if shape.type_name == "string":
@@ -138,22 +143,31 @@ def _json_blank(value: Any, shape: Shape, how: Secret | None = Secret.WHOLE) -> 
     if shape.type_name == "blob":
         return base64.b64encode(MARKER.encode()).decode()
     if shape.type_name == "list" and isinstance(value, list):
-        return [_json_blank(item, shape.member, how) for item in value]
+        return [_json_blank(item, shape.member) for item in value]
     if shape.type_name == "map" and isinstance(value, dict):
-        keyed = how is Secret.KEYED
-        return {k: v if keyed and not secret_key(k) else _json_blank(v, shape.value) for k, v in value.items()}
+        return {key: _json_blank(item, shape.value) for key, item in value.items()}
     if shape.type_name == "structure" and isinstance(value, dict):
         kept = {}
         for key, item in value.items():
             member = _member_by_wire(shape, key)
-            if member is None:
-                kept[key] = MARKER if isinstance(item, str) else None
-            elif how is Secret.VALUES and member[0].lower() not in VALUE_NAMES:
-                kept[key] = item
-            else:
-                kept[key] = _json_blank(item, member[1])
+            kept[key] = _json_blank(item, member[1]) if member else (MARKER if isinstance(item, str) else None)
         return kept
     return MARKER if isinstance(value, str) else value
+
+
+def _json_keyed(value: Any, shape: Shape) -> Any:
+    """A bag (a map, or a list of {name, value}) with its secret entries' values blanked (`secret_entry`)."""
+    if shape.type_name == "map" and isinstance(value, dict):
+        return {k: _json_blank(v, shape.value) if secret_entry(k, v) else v for k, v in value.items()}
+    if shape.type_name == "list" and isinstance(value, list):
+        for item in value:
+            if not isinstance(item, dict):
+                continue
+            names = [v for k, v in item.items() if k.lower() in NAME_NAMES]
+            for key in [k for k in item if k.lower() in VALUE_NAMES]:
+                if any(secret_entry(name, item[key]) for name in names or [""]):
+                    item[key] = MARKER
+    return value
 
 
 def _member_by_wire(shape: Shape, wire: str) -> tuple[str, Shape] | None:
@@ -216,8 +230,10 @@ def _xml(secrets: ModelSecrets, element: ET.Element, shape: Shape) -> None:
             nodes = [child for child in element if _local(child.tag) == key]
             flattened = member.type_name in ("list", "map") and member.serialization.get("flattened")
             for node in nodes:
-                if how:
-                    _xml_blank(node, member, how, flattened=bool(flattened))
+                if how is Secret.KEYED:
+                    _xml_keyed(node, member, flattened=bool(flattened))
+                elif how:
+                    _xml_blank(node, member, flattened=bool(flattened))
                 elif flattened:
                     _xml(secrets, node, member.member if member.type_name == "list" else member)
                 else:
@@ -234,7 +250,7 @@ def _xml(secrets: ModelSecrets, element: ET.Element, shape: Shape) -> None:
                     _xml(secrets, part, shape.value)
 
 
-def _xml_blank(element: ET.Element, shape: Shape, how: Secret = Secret.WHOLE, *, flattened: bool = False) -> None:
+def _xml_blank(element: ET.Element, shape: Shape, *, flattened: bool = False) -> None:
     """Blank the text of `element` as a value of `shape` (a flattened list's element is one item)."""
     if shape.type_name in ("string", "blob"):
         for child in list(element):
@@ -242,22 +258,34 @@ def _xml_blank(element: ET.Element, shape: Shape, how: Secret = Secret.WHOLE, *,
         element.text = MARKER if shape.type_name == "string" else base64.b64encode(MARKER.encode()).decode()
     elif shape.type_name == "list":
         for item in [element] if flattened else list(element):
-            _xml_blank(item, shape.member, how)
+            _xml_blank(item, shape.member)
     elif shape.type_name == "map":
-        key_name = shape.key.serialization.get("name") or "key"
         value_name = shape.value.serialization.get("name") or "value"
         for entry in [element] if flattened else list(element):
-            keys = [part.text or "" for part in entry if _local(part.tag) == key_name]
-            if how is Secret.KEYED and not any(map(secret_key, keys)):
-                continue
-            for part in entry:
-                if _local(part.tag) == value_name:
-                    _xml_blank(part, shape.value)
+            for part in [p for p in entry if _local(p.tag) == value_name]:
+                _xml_blank(part, shape.value)
     elif shape.type_name == "structure":
         for name, member in shape.members.items():
-            if how is Secret.VALUES and name.lower() not in VALUE_NAMES:
-                continue
             key = _xml_key(name, member)
             for child in [c for c in element if _local(c.tag) == key]:
                 flattened = member.type_name in ("list", "map") and bool(member.serialization.get("flattened"))
                 _xml_blank(child, member, flattened=flattened)
+
+
+def _xml_keyed(element: ET.Element, shape: Shape, *, flattened: bool = False) -> None:
+    """A bag (a map, or a list of {name, value}) with its secret entries' values blanked (`secret_entry`)."""
+    if shape.type_name == "map":
+        key_name = shape.key.serialization.get("name") or "key"
+        value_name = shape.value.serialization.get("name") or "value"
+        entries, names = [element] if flattened else list(element), {key_name}
+    elif shape.type_name == "list":
+        entries, names, value_name = [element] if flattened else list(element), NAME_NAMES, "value"
+    else:
+        return
+    for entry in entries:
+        keys = [part.text or "" for part in entry if _local(part.tag).lower() in names]
+        for part in [p for p in entry if _local(p.tag).lower() == value_name.lower()]:
+            if any(secret_entry(key, part.text or "") for key in keys or [""]):
+                for child in list(part):
+                    part.remove(child)
+                part.text = MARKER

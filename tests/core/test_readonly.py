@@ -130,12 +130,12 @@ def test_side_effect_and_deny_lists_name_real_operations() -> None:
     [
         # issue 25: read for their settings; the gateway relays them with these members blanked
         ("cognito-idp", "DescribeUserPoolClient", ["UserPoolClient.ClientSecret"]),
-        ("lambda", "GetFunction", ["Configuration.Environment.Variables{values}"]),
-        ("lambda", "GetFunctionConfiguration", ["Environment.Variables{values}"]),
-        ("glue", "GetConnections", ["ConnectionList[].ConnectionProperties{secret keys}"]),
+        ("lambda", "GetFunction", ["Configuration.Environment.Variables{secret entries}"]),
+        ("lambda", "GetFunctionConfiguration", ["Environment.Variables{secret entries}"]),
+        ("glue", "GetConnections", ["ConnectionList[].ConnectionProperties{secret entries}"]),
         ("appsync", "ListApiKeys", ["apiKeys[].id"]),
         ("codepipeline", "GetJobDetails", ["jobDetails.data.artifactCredentials.secretAccessKey"]),
-        ("ecs", "DescribeTaskDefinition", ["taskDefinition.containerDefinitions[].environment{values}"]),
+        ("ecs", "DescribeTaskDefinition", ["taskDefinition.containerDefinitions[].environment{secret entries}"]),
         ("ec2", "DescribeLaunchTemplateVersions", ["LaunchTemplateVersions[].LaunchTemplateData.UserData"]),
     ],
 )

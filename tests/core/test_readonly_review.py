@@ -90,7 +90,7 @@ def test_what_each_rule_does_over_every_model() -> None:
     assert refused["stepfunctions:GetActivityTask"].startswith("side-effect list")
     assert "jobDetails.data.artifactCredentials.secretAccessKey" in blanked["codepipeline:GetJobDetails"]
     assert blanked["appsync:ListApiKeys"] == ["apiKeys[].id"]
-    assert "ConnectionList[].ConnectionProperties{secret keys}" in blanked["glue:GetConnections"]
+    assert "ConnectionList[].ConnectionProperties{secret entries}" in blanked["glue:GetConnections"]
     assert asked["ssm:GetParameterHistory"] == ["WithDecryption"]
     assert asked["apigateway:GetApiKeys"] == ["includeValues"]
     assert set(by_rule) == {"deny list", "side-effect list", "named for a credential"}

@@ -58,7 +58,7 @@ def test_json_secrets_are_blanked_at_any_depth_and_the_rest_is_left() -> None:
         "MasterUserPassword": "hunter2",
         "Users": [{"Name": "a", "SessionToken": "t1"}, {"Name": "b", "sessiontoken": "t2"}],
         "Connection": {"ConnectionProperties": {"PASSWORD": "p", "KAFKA_CLIENT_KEY_PASSWORD": "k", "URL": "jdbc:x"}},
-        "Environment": [{"name": "TABLE", "value": "orders"}],
+        "Environment": [{"name": "TABLE", "value": "orders"}, {"name": "KEY", "value": "AKIAABCDEFGHIJKLMNOP"}],
         "Unmodelled": "kept",
     }
     body = redact(secrets_of(service), service.operation_model("Read"), "json", json.dumps(answer).encode())
@@ -69,7 +69,7 @@ def test_json_secrets_are_blanked_at_any_depth_and_the_rest_is_left() -> None:
         "Connection": {
             "ConnectionProperties": {"PASSWORD": MARKER, "KAFKA_CLIENT_KEY_PASSWORD": MARKER, "URL": "jdbc:x"}
         },
-        "Environment": [{"name": "TABLE", "value": MARKER}],
+        "Environment": [{"name": "TABLE", "value": "orders"}, {"name": "KEY", "value": MARKER}],  # by its value
         "Unmodelled": "kept",
     }  # fmt: skip
 
@@ -86,7 +86,8 @@ def test_xml_secrets_are_blanked_however_the_elements_repeat_or_wrap(protocol: s
         "<Connection><ConnectionProperties>"
         "<entry><key>PASSWORD</key><value>p</value></entry><entry><key>URL</key><value>jdbc:x</value></entry>"
         "</ConnectionProperties></Connection>"
-        "<Environment><member><name>TABLE</name><value>orders</value></member></Environment>"
+        "<Environment><member><name>TABLE</name><value>orders</value></member>"
+        "<member><name>DB_PASSWORD</name><value>pw</value></member></Environment>"
     )
     xmlns = 'xmlns="https://glue.example/doc/"'
     document = (
@@ -97,9 +98,9 @@ def test_xml_secrets_are_blanked_however_the_elements_repeat_or_wrap(protocol: s
     body = redact(secrets_of(service), service.operation_model("Read"), protocol, document.encode())
     root = ET.fromstring(body)
     texts = {element.tag.split("}")[-1] + ":" + (element.text or "") for element in root.iter()}
-    for secret in ("hunter2", "again", "t1", "t2", "t3", ":p", "orders"):
+    for secret in ("hunter2", "again", "t1", "t2", "t3", ":p", ":pw"):
         assert not any(text.endswith(secret) for text in texts), (secret, texts)
-    for kept in ("Name:db", "Name:a", "Name:b", "Name:c", "key:PASSWORD", "value:jdbc:x", "name:TABLE"):
+    for kept in ("Name:db", "Name:a", "Name:b", "Name:c", "key:PASSWORD", "value:jdbc:x", "value:orders"):
         assert kept in texts, (kept, texts)
 
 
