@@ -56,6 +56,7 @@ DENIED_READS = frozenset(
         "ssm:GetParameters",
         "ssm:GetParametersByPath",
         "kms:GetParametersForImport",
+        "ec2:GetVpnConnectionDeviceSampleConfiguration",  # a router's configuration with the tunnels' keys
     }
 )
 

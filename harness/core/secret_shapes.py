@@ -9,7 +9,9 @@ Two rules and the explicit lists beside them:
   `TABLE_NAME`, which labs check) or which look like a credential (an `AKIA...` key, a private key, a JWT);
 - a request parameter asks for secrets when it is a flag named like `WithDecryption`, `includeValues`, `unmask`.
 botocore's own `sensitive` trait is no rule here: AWS puts it on names, e-mail addresses, descriptions, state
-machine definitions and KMS key ids as well (1,090 reads carry one), which labs need to read.
+machine definitions and KMS key ids as well (1,090 reads carry one), which labs need to read; the review over every
+model (tests/core/test_readonly_review.py) prints the `sensitive` members no rule blanks, and the lists below hold
+those of them that are secrets (a stream key, a VPN's configuration, a CHAP secret).
 
 The gateway blanks what these name in the answers it relays (harness/sandbox/redact.py) and refuses requests that
 ask for secrets; harness/core/readonly.py refuses the reads whose whole answer is a credential.
@@ -29,10 +31,11 @@ SECRET_NAME = re.compile(
         pass(?:word|wd|phrase)|passworddata
       | secret(?:string|binary|value|key)?|clientsecretvalue
       | (?:secret)?accesskey|privatekey|presharedkey|authkey|apikey|(?:app|apps|genapp|nwk|nwksenc|fnwksint|snwksint)key
+      | mackey|streamkey|activationkey|activationcode
       | (?:access|auth|authorization|bearer|id|jwt|oauth|refresh|security|session|secret|webidentity|join|hec
-          |grafana|registration|task|walletauth)token
+          |grafana|registration|task|walletauth|device|voipdevice|issued)token
       | credentials?|seed|userdata
-      | (?:pre)?signed(?:s3|log)?url|embedurl|streamingsessionurl
+      | (?:pre)?signed(?:s3|log)?url|embedurl|stream(?:ingsession)?url
     )\Z""",
     re.VERBOSE,
 )
@@ -63,7 +66,12 @@ class Secret(enum.Enum):
 SECRET_MEMBERS: dict[str, dict[tuple[str, str], Secret]] = {
     "appsync": {("ApiKey", "id"): Secret.LISTED},  # an AppSync API key's id is the key itself
     "apigateway": {("ApiKey", "value"): Secret.LISTED},
-    "ec2": {("InstanceAttribute", "UserData"): Secret.LISTED},  # DescribeInstanceAttribute(userData)
+    "ec2": {
+        ("InstanceAttribute", "UserData"): Secret.LISTED,  # DescribeInstanceAttribute(userData)
+        ("VpnConnection", "CustomerGatewayConfiguration"): Secret.LISTED,  # XML holding the tunnels' keys
+        ("S3Storage", "UploadPolicySignature"): Secret.LISTED,  # signs an upload to the bundle's bucket
+    },
+    "evs": {("LicenseInfo", "solutionKey"): Secret.LISTED, ("LicenseInfo", "vsanKey"): Secret.LISTED},
     "glue": {  # PASSWORD, ENCRYPTED_PASSWORD, KAFKA_..._PASSWORD among a connection's settings, which stay
         ("Connection", "ConnectionProperties"): Secret.KEYED,
         ("Connection", "SparkProperties"): Secret.KEYED,
@@ -71,6 +79,20 @@ SECRET_MEMBERS: dict[str, dict[tuple[str, str], Secret]] = {
         ("Connection", "PythonProperties"): Secret.KEYED,
     },
     "iam": {("VirtualMFADevice", "QRCodePNG"): Secret.LISTED},  # the seed, as a picture
+    "iot-managed-integrations": {
+        ("GetManagedThingResponse", "DeviceSpecificKey"): Secret.LISTED,
+        ("DiscoveredDeviceSummary", "AuthenticationMaterial"): Secret.LISTED,
+    },
+    "ivs": {("StreamKey", "value"): Secret.LISTED},  # who holds it may stream to the channel
+    "kafkaconnect": {  # a connector's settings, among them its sources' and sinks' passwords
+        ("DescribeConnectorResponse", "connectorConfiguration"): Secret.KEYED,
+        ("DescribeConnectorOperationResponse", "originConnectorConfiguration"): Secret.KEYED,
+        ("DescribeConnectorOperationResponse", "targetConnectorConfiguration"): Secret.KEYED,
+    },
+    "storagegateway": {
+        ("ChapInfo", "SecretToAuthenticateInitiator"): Secret.LISTED,
+        ("ChapInfo", "SecretToAuthenticateTarget"): Secret.LISTED,
+    },
 }
 # Members a rule would take for secrets that are not: role ARNs named "credentials".
 NOT_SECRET_MEMBERS: dict[str, frozenset[tuple[str, str]]] = {

@@ -3,7 +3,9 @@
 - Prowler's AWS checks (tests/core/data/prowler_aws_calls.json: the 455 operations its service classes call, with
   the commit they were extracted from): none may be refused; each refusal is printed with its reason.
 - Every read-named operation of every model: what each rule refuses, what the gateway answers with secrets
-  blanked, and which parameters it refuses, printed for review (`pytest -s`).
+  blanked, which parameters it refuses, and which members botocore marks `sensitive` it relays as they are
+  (where a secret the rules miss shows: the lists in harness/core/secret_shapes.py came from reading it), printed
+  for review (`pytest -s`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import pytest
 from botocore.model import ServiceModel
 
 from harness.core.readonly import ALLOWED_READS, READ_PREFIXES, refusal
-from harness.core.secret_shapes import secrets_of
+from harness.core.secret_shapes import children, secrets_of
 
 CORPUS = Path(__file__).parent / "data" / "prowler_aws_calls.json"
 MUST_PASS = ("glue:SearchTables", "iam:GenerateCredentialReport", "iam:GenerateServiceLastAccessedDetails")
@@ -39,6 +41,7 @@ class Review:
     refused: dict[str, str] = field(default_factory=dict)
     blanked: dict[str, list[str]] = field(default_factory=dict)
     asked: dict[str, list[str]] = field(default_factory=dict)
+    sensitive: dict[str, list[str]] = field(default_factory=dict)  # botocore's trait on what is relayed as it is
 
     def judge(self, service: str, operation: str, model: ServiceModel) -> None:
         name, secrets = f"{service}:{operation}", secrets_of(model)
@@ -50,13 +53,36 @@ class Review:
             self.blanked[name] = found
         if parameters := secrets.parameters(operation):
             self.asked[name] = [parameter for parameter, _ in parameters]
+        if kept := sensitive_kept(model, operation):
+            self.sensitive[name] = kept
 
     def show(self, title: str) -> None:
         print(f"\n{title}: {len(self.refused)} refused, {len(self.blanked)} relayed blanked, {len(self.asked)} "
-              "refused when a parameter asks for secrets")  # fmt: skip
-        for kind, found in (("refused", self.refused), ("blanked", self.blanked), ("asks", self.asked)):
+              f"refused when a parameter asks for secrets, {len(self.sensitive)} relayed with members botocore "
+              "marks sensitive (names, addresses, descriptions, ...) as they are")  # fmt: skip
+        kinds = {"refused": self.refused, "blanked": self.blanked, "asks": self.asked, "sensitive": self.sensitive}
+        for kind, found in kinds.items():
             for name, what in sorted(found.items()):
                 print(f"  {kind} {name}: {what if isinstance(what, str) else ', '.join(what)}")
+
+
+def sensitive_kept(model: ServiceModel, operation: str) -> list[str]:
+    """The members of `operation`'s answer botocore marks `sensitive` that no rule blanks (`Structure.member`):
+    what a reviewer reads to find a secret the rules miss (it goes to the lists in secret_shapes.py)."""
+    secrets, output = secrets_of(model), model.operation_model(operation).output_shape
+    kept: list[str] = []
+    seen, pending = set(), [output] if output is not None else []
+    while pending:
+        shape = pending.pop()
+        if shape.type_name == "structure":
+            for name, member in shape.members.items():
+                if member.metadata.get("sensitive") and secrets.member(shape, name) is None:
+                    kept.append(f"{shape.name}.{name}")
+        for child in children(shape):
+            if child.name not in seen:
+                seen.add(child.name)
+                pending.append(child)
+    return sorted(kept)
 
 
 @pytest.mark.timeout(900)  # reads ~90 models; on a loaded machine past the suite's default
@@ -93,6 +119,17 @@ def test_what_each_rule_does_over_every_model() -> None:
     assert "ConnectionList[].ConnectionProperties{secret entries}" in blanked["glue:GetConnections"]
     assert asked["ssm:GetParameterHistory"] == ["WithDecryption"]
     assert asked["apigateway:GetApiKeys"] == ["includeValues"]
+    # found by reading the sensitive members no rule blanked: each now refused or blanked by a rule or a list
+    assert refused["acm:GetAcmeExternalAccountBindingCredentials"].startswith("named for a credential")
+    assert refused["cognito-idp:GetDerivedToken"].startswith("named for a credential")
+    assert refused["storagegateway:DescribeChapCredentials"].startswith("named for a credential")
+    assert refused["ec2:GetVpnConnectionDeviceSampleConfiguration"].startswith("deny list")
+    assert "VpnConnections[].CustomerGatewayConfiguration" in blanked["ec2:DescribeVpnConnections"]
+    assert blanked["ivs:GetStreamKey"] == ["streamKey.value"]
+    assert "ingestConfiguration.streamKey" in blanked["ivs-realtime:GetIngestConfiguration"]
+    assert blanked["kafkaconnect:DescribeConnector"] == ["connectorConfiguration{secret entries}"]
+    assert "VpnConnection.CustomerGatewayConfiguration" not in review.sensitive.get("ec2:DescribeVpnConnections", [])
+    assert "AlternateContact.Name" in review.sensitive["account:GetAlternateContact"]  # the trait is no rule
     assert set(by_rule) == {"deny list", "side-effect list", "named for a credential"}
     assert len(refused) < 100 and len(blanked) < 400  # a rule that starts refusing plain reads shows here
 

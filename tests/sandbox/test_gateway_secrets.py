@@ -113,6 +113,23 @@ def test_xml_answers_lose_their_secrets_too(recorded: tuple[GatewaySession, Reco
                                                                      "ListVirtualMFADevices"]  # fmt: skip
 
 
+def test_a_vpn_connection_without_its_tunnels_keys(recorded: tuple[GatewaySession, RecordingTap],
+                                                   aws: MotoAccount) -> None:  # fmt: skip
+    """Found by reading the members botocore marks sensitive that no rule blanked (tests/core/test_readonly_review):
+    the customer gateway's configuration, an XML document holding each tunnel's pre-shared key."""
+    session, _ = recorded
+    ec2 = aws.client("ec2")
+    customer = ec2.create_customer_gateway(Type="ipsec.1", PublicIp="198.51.100.7", BgpAsn=65000)
+    vpn_gateway = ec2.create_vpn_gateway(Type="ipsec.1")["VpnGateway"]["VpnGatewayId"]
+    ec2.create_vpn_connection(
+        Type="ipsec.1", CustomerGatewayId=customer["CustomerGateway"]["CustomerGatewayId"], VpnGatewayId=vpn_gateway
+    )
+    assert "<pre_shared_key>" in ec2.describe_vpn_connections()["VpnConnections"][0]["CustomerGatewayConfiguration"]
+    seen = session.client("ec2").describe_vpn_connections()["VpnConnections"][0]
+    assert seen["VpnGatewayId"] == vpn_gateway and seen["Type"] == "ipsec.1"  # the settings a lab checks
+    assert seen["CustomerGatewayConfiguration"] == MARKER
+
+
 def test_a_parameter_that_asks_for_secrets_is_refused(recorded: tuple[GatewaySession, RecordingTap],
                                                       aws: MotoAccount) -> None:  # fmt: skip
     session, _ = recorded
@@ -143,6 +160,11 @@ def test_a_parameter_that_asks_for_secrets_is_refused(recorded: tuple[GatewaySes
             endpointIdentifier="e", virtualClusterIdentifier="v", executionRoleArn="arn:aws:iam::1:role/r",
             credentialType="TOKEN"), "named for a credential"),
         ("secretsmanager", lambda c: c.get_secret_value(SecretId="x"), "deny list"),
+        ("storagegateway", lambda c: c.describe_chap_credentials(
+            TargetARN="arn:aws:storagegateway:us-east-1:111122223333:gateway/sgw-12A3456B/target/iqn.1997-05.com.x"),
+         "named for a credential"),
+        ("ec2", lambda c: c.get_vpn_connection_device_sample_configuration(
+            VpnConnectionId="vpn-1", VpnConnectionDeviceTypeId="d"), "deny list"),
     ],
 )  # fmt: skip
 def test_reads_whose_point_is_a_secret_never_leave(
