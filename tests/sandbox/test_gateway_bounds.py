@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from harness.core.account import Account, Credentials
+from harness.core.contract import Operation
 from harness.core.frames import FrameRefused, parse_frame
 from harness.inside.link import GatewayLink
 from harness.sandbox import audit
@@ -64,6 +65,9 @@ def opened(upstream: str) -> Iterator[tuple[Gateway, str]]:
         yield gateway, gateway.open(Account(Credentials("testing", "testing"), REGION, upstream))
 
 
+READ_OF = {"sts": b"Action=GetCallerIdentity", "iam": b"Action=ListUsers", "sqs": b"Action=ListQueues"}
+
+
 def connection(gateway: Gateway, token: str) -> http.client.HTTPConnection:
     link = GatewayLink()
     link.attach(gateway.socket_path, token)
@@ -100,32 +104,47 @@ def test_a_refusals_detail_is_bounded(opened: tuple[Gateway, str]) -> None:
     assert not refused.allowed and len(refused.detail) <= gateway_module.MAX_DETAIL_CHARS
 
 
-def test_an_evaluation_calls_a_bounded_number_of_services(
-    opened: tuple[Gateway, str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(audit, "MAX_SERVICES", 2)
+@pytest.mark.parametrize(
+    ("bound", "allowed", "past", "detail"),
+    [
+        ("MAX_SERVICES", ["/sts/us-east-1/", "/iam/us-east-1/", "/sts/us-east-1/"], "/sqs/us-east-1/",
+         "more than 2 services"),
+        ("MAX_ENDPOINTS", ["/sts/us-east-1/", "/sts/eu-west-1/", "/sts/us-east-1/"], "/sts/eu-west-2/",
+         "(service, region) pairs"),
+    ],
+)  # fmt: skip
+def test_an_evaluation_calls_a_bounded_number_of_services_and_endpoints(
+    opened: tuple[Gateway, str], monkeypatch: pytest.MonkeyPatch, bound: str, allowed: list[str], past: str,
+    detail: str,
+) -> None:  # fmt: skip
+    """Each may be a model to read or an endpoint to resolve; one already counted (the third) counts no more."""
+    monkeypatch.setattr(audit, bound, 2)
     gateway, token = opened
     line = connection(gateway, token)
-    assert post(line, "/sts/us-east-1/", b"Action=GetCallerIdentity") == 200
-    assert post(line, "/iam/us-east-1/", b"Action=ListUsers") == 200
-    assert post(line, "/sts/us-east-1/", b"Action=GetCallerIdentity") == 200  # a service already counted
+    for target in allowed:
+        assert post(line, target, READ_OF[target.split("/")[1]]) == 200
     line = connection(gateway, token)  # the refusal below closes its connection
-    assert post(line, "/sqs/us-east-1/", b"Action=ListQueues") == 400
+    assert post(line, past, READ_OF[past.split("/")[1]]) == 400
     log = gateway.finish(token)
     assert [op.refusal for op in log] == [None, None, None, "bad_request"]
-    assert "more than 2 services" in log[-1].detail
+    assert detail in log[-1].detail
+
+
+def answered_during_a_read(opened: tuple[Gateway, str], delay_s: float) -> list[Operation]:
+    """The evaluation's log when it answers while a read it sent is still upstream (answered after `delay_s`)."""
+    Slow.delay_s = delay_s
+    gateway, token = opened
+    line = connection(gateway, token)
+    threading.Thread(target=post, args=(line, "/sts/us-east-1/", b"Action=GetCallerIdentity"), daemon=True).start()
+    assert Slow.arrived.wait(10)
+    return gateway.finish(token)
 
 
 def test_a_request_still_forwarded_at_the_answer_is_logged_as_cut_off(
     opened: tuple[Gateway, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(gateway_module, "SETTLE_S", 0.2)
-    Slow.delay_s = 3.0
-    gateway, token = opened
-    line = connection(gateway, token)
-    threading.Thread(target=post, args=(line, "/sts/us-east-1/", b"Action=GetCallerIdentity"), daemon=True).start()
-    assert Slow.arrived.wait(10)
-    (cut,) = gateway.finish(token)
+    (cut,) = answered_during_a_read(opened, delay_s=3.0)
     assert (cut.service, cut.operation, cut.allowed) == ("sts", "GetCallerIdentity", True)
     assert cut.detail.startswith("cut off at the answer")
 
@@ -134,12 +153,7 @@ def test_a_request_that_ends_within_the_settling_time_is_logged_as_itself(
     opened: tuple[Gateway, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(gateway_module, "SETTLE_S", 5.0)
-    Slow.delay_s = 0.5
-    gateway, token = opened
-    line = connection(gateway, token)
-    threading.Thread(target=post, args=(line, "/sts/us-east-1/", b"Action=GetCallerIdentity"), daemon=True).start()
-    assert Slow.arrived.wait(10)
-    (done,) = gateway.finish(token)
+    (done,) = answered_during_a_read(opened, delay_s=0.5)
     assert (done.operation, done.status, done.detail) == ("GetCallerIdentity", 200, "")
 
 
@@ -164,21 +178,6 @@ def test_a_frame_nested_past_the_bound_is_refused_without_a_recursion_error(dept
     for _ in range(29):
         (within,) = within
     assert within == []
-
-
-def test_an_evaluation_calls_a_bounded_number_of_endpoints(
-    opened: tuple[Gateway, str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(audit, "MAX_ENDPOINTS", 2)
-    gateway, token = opened
-    line = connection(gateway, token)
-    for region in ("us-east-1", "eu-west-1", "us-east-1"):
-        assert post(line, f"/sts/{region}/", b"Action=GetCallerIdentity") == 200
-    line = connection(gateway, token)
-    assert post(line, "/sts/eu-west-2/", b"Action=GetCallerIdentity") == 400
-    log = gateway.finish(token)
-    assert [op.refusal for op in log] == [None, None, None, "bad_request"]
-    assert "(service, region) pairs" in log[-1].detail
 
 
 def test_a_recording_keeps_a_bounded_number_of_exchanges_and_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
