@@ -7,6 +7,8 @@ Two rules and the explicit lists beside them:
   an enum such as a token's validity unit, nor a number, a flag or a date); in a bag of environment variables
   (`Environment.Variables`, a container's `environment`), the values whose names say so (`DB_PASSWORD`, not
   `TABLE_NAME`, which labs check) or which look like a credential (an `AKIA...` key, a private key, a JWT);
+- a member is a secret when its model documents it as a presigned URL (a Lambda function's code `Location`, an
+  ECR layer's `downloadUrl`, a Snowball job's logs): whoever holds one reads or writes the object it signs;
 - a request parameter asks for secrets when it is a flag named like `WithDecryption`, `includeValues`, `unmask`.
 botocore's own `sensitive` trait is no rule here: AWS puts it on names, e-mail addresses, descriptions, state
 machine definitions and KMS key ids as well (1,090 reads carry one), which labs need to read; the review over every
@@ -40,6 +42,9 @@ SECRET_NAME = re.compile(
     re.VERBOSE,
 )
 EXACT_SECRET_NAMES = frozenset({"token", "pin"})
+# A URL, URI, location or link its model documents as presigned (and not as "not presigned").
+PRESIGNED_NAME = re.compile(r"(?:url|uri|location|link)\Z")
+PRESIGNED_DOC = re.compile(r"(?<!not )\bpre-?signed\b[^.]*\b(?:url|uri)", re.IGNORECASE)
 ENVIRONMENT_NAMES = frozenset({"environment", "environmentvariables", "variables", "runtimeenvironmentvariables"})
 VALUE_NAMES = frozenset({"value"})  # in a bag given as a list of {name, value}: the member that may be a secret
 NAME_NAMES = frozenset({"name", "key"})  # and the member that names it
@@ -84,11 +89,13 @@ SECRET_MEMBERS: dict[str, dict[tuple[str, str], Secret]] = {
         ("DiscoveredDeviceSummary", "AuthenticationMaterial"): Secret.LISTED,
     },
     "ivs": {("StreamKey", "value"): Secret.LISTED},  # who holds it may stream to the channel
+    "lambda": {("LayerVersionContentOutput", "Location"): Secret.LISTED},  # presigned ("valid for 10 minutes")
     "kafkaconnect": {  # a connector's settings, among them its sources' and sinks' passwords
         ("DescribeConnectorResponse", "connectorConfiguration"): Secret.KEYED,
         ("DescribeConnectorOperationResponse", "originConnectorConfiguration"): Secret.KEYED,
         ("DescribeConnectorOperationResponse", "targetConnectorConfiguration"): Secret.KEYED,
     },
+    "customer-profiles": {("GetUploadJobPathResponse", "ClientToken"): Secret.LISTED},  # a plaintext data key
     "storagegateway": {
         ("ChapInfo", "SecretToAuthenticateInitiator"): Secret.LISTED,
         ("ChapInfo", "SecretToAuthenticateTarget"): Secret.LISTED,
@@ -127,6 +134,12 @@ def _textual(shape: Shape) -> bool:
     if shape.type_name == "map":
         return _textual(shape.value)
     return False
+
+
+def _presigned(structure: Shape, name: str) -> bool:
+    """Whether the model documents `structure.name` as a presigned URL."""
+    documentation = structure.members[name].documentation
+    return isinstance(documentation, str) and bool(PRESIGNED_DOC.search(documentation))
 
 
 def _bag_of_values(shape: Shape) -> bool:
@@ -175,6 +188,8 @@ class ModelSecrets:
             return Secret.WHOLE
         if lowered in ENVIRONMENT_NAMES and _bag_of_values(shape):
             return Secret.KEYED
+        if PRESIGNED_NAME.search(lowered) and shape.type_name == "string" and _presigned(structure, name):
+            return Secret.WHOLE
         return None
 
     def holds(self, shape: Shape | None) -> bool:

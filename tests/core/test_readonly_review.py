@@ -128,6 +128,9 @@ def test_what_each_rule_does_over_every_model() -> None:
     assert blanked["ivs:GetStreamKey"] == ["streamKey.value"]
     assert "ingestConfiguration.streamKey" in blanked["ivs-realtime:GetIngestConfiguration"]
     assert blanked["kafkaconnect:DescribeConnector"] == ["connectorConfiguration{secret entries}"]
+    # presigned URLs, by their documentation (the rest of the answer is the settings)
+    assert "Code.Location" in blanked["lambda:GetFunction"] and blanked["ecr:GetDownloadUrlForLayer"] == ["downloadUrl"]
+    assert blanked["lambda:GetLayerVersion"] == ["Content.Location"]
     assert "VpnConnection.CustomerGatewayConfiguration" not in review.sensitive.get("ec2:DescribeVpnConnections", [])
     assert "AlternateContact.Name" in review.sensitive["account:GetAlternateContact"]  # the trait is no rule
     assert set(by_rule) == {"deny list", "side-effect list", "named for a credential"}

@@ -66,8 +66,10 @@ def test_environment_variables_keep_their_settings_not_their_secrets(recorded: t
         Code={"ZipFile": code.getvalue()}, Environment={"Variables": {"TABLE": "orders", "DB_PASSWORD": SECRET}},
     )  # fmt: skip
     lambda_ = session.client("lambda")
+    function = lambda_.get_function(FunctionName="fn")
+    assert function["Code"]["Location"] == MARKER  # a presigned URL: whoever holds it downloads the code
     for variables in (
-        lambda_.get_function(FunctionName="fn")["Configuration"]["Environment"]["Variables"],
+        function["Configuration"]["Environment"]["Variables"],
         lambda_.get_function_configuration(FunctionName="fn")["Environment"]["Variables"],
         lambda_.list_functions()["Functions"][0]["Environment"]["Variables"],
     ):
