@@ -1,7 +1,7 @@
 """Which parts of an AWS answer are secrets, and which request parameters ask for them, read from botocore's
 models at any depth (structures, lists and maps alike).
 
-Two rules and the explicit lists beside them:
+Three rules and the explicit lists beside them:
 - a member is a secret when its name says it holds a credential (`...Password`, `ClientSecret`,
   `SecretAccessKey`, `SessionToken`, `PreSharedKey`, `UserData`, ...) and it holds text (a string or a blob, not
   an enum such as a token's validity unit, nor a number, a flag or a date); in a bag of environment variables
