@@ -16,6 +16,7 @@ step judges and nothing else is wrong (not yet: ask again after `retry_after_s`)
 MAX_RETRY_AFTER_S = 3600
 ErrorKind = Literal[
     "read_only",
+    "bad_request",  # a request the read-only gateway would not read (malformed, or past one of its bounds)
     "timeout",
     "exception",
     "crash",
@@ -153,6 +154,14 @@ class Operation(_Model):
     status: int | None = None
     ms: float = 0.0
     detail: str = ""
+
+    @property
+    def refusal(self) -> ErrorKind | None:
+        """What a refusal of this request makes the evaluation: `read_only` for a request that is not a read (the
+        gateway's 403), `bad_request` for one it would not read at all; None if it was allowed."""
+        if self.allowed:
+            return None
+        return "read_only" if self.status == 403 else "bad_request"
 
 
 class Diagnostics(_Model):

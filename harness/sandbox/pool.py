@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness.core.frames import HEADER, ChannelClosed, FrameBuffer, write_frame
+from harness.core.frames import HEADER, ChannelClosed, FrameBuffer, FrameRefused, write_frame
 from harness.core.limits import Limits
 from harness.core.paths import covered, environment_region, job_paths, new_gateway_directory, socket_in
 from harness.sandbox import kernel
@@ -35,7 +35,6 @@ from harness.sandbox.template import ANSWERED, sweep_uid
 from harness.sandbox.warming import Warming, named_by
 
 if TYPE_CHECKING:
-    from harness.core.contract import Operation
     from harness.sandbox.gateway import Gateway
 
 PRELOAD_ENV = "STEPEVAL_WORKER_PRELOAD"
@@ -256,6 +255,8 @@ class EvaluationProcess:
         except AnswerExceeded:
             detail = f"its answer was larger than the step's answer limit ({limits.answer_kib} KiB)"
             return self._ended(started, capture, "answer", detail, limits)
+        except FrameRefused as exc:  # a reply the protocol does not send (a module may write the channel)
+            return self._ended(started, capture, "contract", f"a reply the harness does not read: {exc}", limits)
         except ChannelClosed as exc:
             return self._ended(started, capture, "crash", str(exc), limits)
         self.kill(answered=True)
@@ -569,14 +570,7 @@ class WorkerPool:
             with self._cond:
                 if outcome.reply is None:
                     self.restarts += 1
-                else:  # the clients it used: later spares are built with them
-                    self._warming.used_clients(outcome.reply.pop("clients", None))
             return outcome
-
-    def remember_operations(self, operations: Iterable[Operation]) -> None:
-        """Note the reads an evaluation made, as the gateway logged them: the template rehearses them."""
-        with self._cond:
-            self._warming.used_operations(operations)
 
     def _take(self, needed: list[str]) -> EvaluationProcess:
         """A spare whose root holds `needed`; if none does, the oldest spare gives way to one prepared for it."""

@@ -75,21 +75,22 @@ class Evaluator:
         self.metrics = Metrics(self.pool)
         self.access = access or AccountAccess(settings, on_assume=self._count_assume)
         self.verifier = WebhookVerifier(settings.webhook_secret.get_secret_value())
+        local = IdempotencyStore(
+            settings.idempotency_window_s,
+            settings.idempotency_max_entries,
+            max_bytes=settings.idempotency_max_bytes,
+            max_answer_bytes=settings.idempotency_max_answer_bytes,
+        )
         self.records: ServiceStore | None = None
         if settings.store_url:
             self.records = ServiceStore.open(
                 settings.store_url,
                 self.lab,
                 Retention(settings.store_max_age_days, settings.store_max_evaluations),
-                window_s=settings.idempotency_window_s,
-                max_entries=settings.idempotency_max_entries,
+                local=local,
                 running_ttl_s=settings.deadline_s + DEADLINE_GRACE_S + 30,
             )
-        self.store: IdempotencyStore | FallbackIdempotency = (
-            self.records.idempotency
-            if self.records
-            else IdempotencyStore(settings.idempotency_window_s, settings.idempotency_max_entries)
-        )
+        self.store: IdempotencyStore | FallbackIdempotency = self.records.idempotency if self.records else local
         self.ready = False
         self.module_problems: list[str] = []
         self.protections: Protections | None = None
@@ -157,12 +158,20 @@ class Evaluator:
         request = admitted.request
         context = ContextInput(resolved=request.resolved, events=request.events)
         tap = self.records.recorder.tap() if self.records else None
-        answer = self.runner.evaluate(admitted.step.key, context, sandbox, timeout_s=limit, tap=tap)
-        total_ms = (time.monotonic() - admitted.started) * 1000
-        answer = answer.model_copy(update={"duration_ms": round(total_ms, 2)})
-        if self.records is not None and tap is not None:  # recorded before it is answered
-            self.records.recorder.record(admitted.step.key, admitted.request_id, sandbox.region, context, answer, tap)
-        return answer
+        answer: Answer | None = None
+        try:
+            answer = self.runner.evaluate(admitted.step.key, context, sandbox, timeout_s=limit, tap=tap)
+            total_ms = (time.monotonic() - admitted.started) * 1000
+            answer = answer.model_copy(update={"duration_ms": round(total_ms, 2)})
+            return answer
+        finally:  # recorded before it is answered, whatever became of it
+            if self.records is not None and tap is not None:
+                recorded = answer or Answer.failed_to_run(
+                    admitted.step.key, "crash", "the evaluation ended without an answer (the harness failed)"
+                )
+                self.records.recorder.record(
+                    admitted.step.key, admitted.request_id, sandbox.region, context, recorded, tap
+                )
 
     def finish(self, admitted: Admitted, answer: Answer) -> dict[str, Any]:
         """Count, log and store the answer; the response body."""

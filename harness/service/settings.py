@@ -41,6 +41,12 @@ class ServiceSettings(BaseSettings):
     webhook_secret: SecretStr = Field(description="whsec_... Standard Webhooks secret shared with the platform")
     idempotency_window_s: float = Field(86_400.0, ge=0, description="how long a webhook-id's answer is kept")
     idempotency_max_entries: int = Field(10_000, ge=0, description="answers kept at most (oldest go first)")
+    idempotency_max_bytes: int = Field(
+        64 * 1024 * 1024, ge=0, description="bytes of answers kept in memory at most, as JSON (oldest go first)"
+    )
+    idempotency_max_answer_bytes: int = Field(
+        1024 * 1024, ge=0, description="an answer larger than this (as JSON) is not kept: a duplicate runs again"
+    )
     endpoint_url: str | None = Field(None, description="send every AWS call, STS included, here (an emulator)")
     session_policy_arns: Annotated[tuple[str, ...], NoDecode] = Field(
         DEFAULT_SESSION_POLICY_ARNS, description="managed policies capping the assumed session (comma-separated)"
