@@ -20,12 +20,19 @@ LANES = 2
 """Seats played on at once (2 cores here); the pool evaluates as many at once."""
 MODULE_DIR = Path("evaluation") / "boto3"  # as harness.core.lab has it (which imports pydantic: not here)
 SCENARIO_DIR = "scenarios"
+SOLUTION_DIR = Path("solution") / "boto3"  # a lab's reference solutions (harness.authoring.solutions)
 EMULATOR_KEY = re.compile(r"^emulator\s*:", re.MULTILINE)
 
 
 def services_named(root: Path) -> set[str]:
-    """The AWS services a lab's step modules and scenarios name (`client("ec2")`), for `Emulator(services=)`."""
-    return services_named_in([*(root / MODULE_DIR).glob("*.py"), *(root / SCENARIO_DIR).glob("*.py")])
+    """The AWS services a lab's step modules, solutions and scenarios name (`client("ec2")`), for
+    `Emulator(services=)`."""
+    sources = [
+        *(root / MODULE_DIR).glob("*.py"),
+        *(root / SOLUTION_DIR).glob("*.py"),
+        *(root / SCENARIO_DIR).glob("*.py"),
+    ]
+    return services_named_in(sources)
 
 
 @dataclass
