@@ -51,14 +51,15 @@ class Prestarted:
         self.pool.close()
 
 
-def prestart(lab_dir: Path) -> Prestarted:
-    """Start the pool's template, and moto's root if the spec in `lab_dir/specs/` has no `emulator:` key."""
+def prestart(lab_dir: Path, region: str | None = None) -> Prestarted:
+    """Start the pool's template, and moto's root (its accounts in `region`, by default us-east-1) if the spec in
+    `lab_dir/specs/` has no `emulator:` key."""
     pool = playthrough_pool(LANES)
     pool.expect([lab_modules(lab_dir)])  # its spares hold the lab's modules in their root
     pool.start()
     emulator = None
     if _asks_nothing_of_the_emulator(lab_dir):
-        emulator = Emulator(LANES, services=services_named(lab_dir.resolve()))
+        emulator = Emulator(LANES, services=services_named(lab_dir.resolve()), region=region)
         emulator.start()
     return Prestarted(pool, emulator)
 
