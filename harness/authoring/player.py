@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import threading
 import time
+import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import boto3
@@ -215,11 +217,19 @@ class Player:
         except SolutionError as exc:
             raise ScenarioBroken(str(exc)) from exc
         except Exception as exc:
-            raise ScenarioBroken(f"{what}:\n{trimmed_traceback(exc, step.path)}") from exc
+            raise ScenarioBroken(f"{what}:\n{trimmed_traceback(exc, _focus(exc, step))}") from exc
 
     def _evaluate(self, key: str, events: Sequence[Event], before: StateBefore) -> Answer:
         context = ContextInput(resolved=list(before.resolved.values()), events=list(events))
         return self.runner.evaluate(key, context, self.sandbox)
+
+
+def _focus(exc: BaseException, step: StepScenarios) -> Path:
+    """The file of the step's the traceback passes through first (a mistake's scenario file, a solve's): where a
+    trimmed traceback starts."""
+    passed = [frame.filename for frame in traceback.extract_tb(exc.__traceback__)]
+    sources = {str(path.resolve()): path for path in (*step.sources, step.path)}
+    return next((sources[name] for name in passed if name in sources), step.path)
 
 
 def given_events(scenario: Scenario, recorded: list[dict[str, str]]) -> tuple[Event, ...]:

@@ -21,6 +21,7 @@ LANES = 2
 MODULE_DIR = Path("evaluation") / "boto3"  # as harness.core.lab has it (which imports pydantic: not here)
 SCENARIO_DIR = "scenarios"
 SOLUTION_DIR = Path("solution") / "boto3"  # a lab's reference solutions (harness.authoring.solutions)
+SOLUTION_STEM = re.compile(r"(?P<key>[0-9]{2}_[0-9]{2})(?:_(?P<variant>\w+))?")  # 01_02.py, 01_02_cli.py
 EMULATOR_KEY = re.compile(r"^emulator\s*:", re.MULTILINE)
 
 
@@ -33,6 +34,12 @@ def services_named(root: Path) -> set[str]:
         *(root / SCENARIO_DIR).glob("*.py"),
     ]
     return services_named_in(sources)
+
+
+def solution_paths(root: Path) -> list[Path]:
+    """The reference solution files of the lab in `root`, in name order."""
+    directory = root / SOLUTION_DIR
+    return sorted(directory.glob("[!_]*.py")) if directory.is_dir() else []
 
 
 @dataclass

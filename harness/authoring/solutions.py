@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,7 @@ import yaml
 
 from harness.authoring.events import aws_form
 from harness.authoring.output import prints_to_stderr
-from harness.authoring.prestart import SOLUTION_DIR
+from harness.authoring.prestart import SOLUTION_STEM, solution_paths
 from harness.authoring.scenarios import EQUIVALENT_ATTRIBUTE, Equivalent, Scenario
 from harness.core.contract import Handle
 from harness.core.errors import LabError
@@ -37,7 +36,6 @@ from harness.core.lab import STRING, Lab, StepSpec
 from harness.inside.loader import LoadError, StepRun, load_step, trimmed_traceback
 
 EQUIVALENT_FILE = Path("solution") / "equivalent.yaml"
-STEM = re.compile(r"(?P<key>[0-9]{2}_[0-9]{2})(?:_(?P<variant>\w+))?")
 RESOURCE_KEYS = ("name", "type", "id")
 
 
@@ -62,11 +60,10 @@ class Solution:
 def load_solutions(lab: Lab) -> dict[str, tuple[Solution, ...]]:
     """Every `solution/boto3/NN_NN*.py` of the lab by step key, the step's own file first, then the variants in
     name order; LabError names each file that is wrong (not a step's, does not import, no proper `run`)."""
-    directory = lab.root / SOLUTION_DIR
     found: dict[str, list[Solution]] = {}
     problems: list[str] = []
-    for path in sorted(directory.glob("[!_]*.py")) if directory.is_dir() else []:
-        match = STEM.fullmatch(path.stem)
+    for path in solution_paths(lab.root):
+        match = SOLUTION_STEM.fullmatch(path.stem)
         key = match["key"].replace("_", ".") if match else None
         if key is None:
             problems.append(f"{path}: the file name is not a step key such as 01_02.py (or 01_02_cli.py)")
@@ -83,12 +80,6 @@ def load_solutions(lab: Lab) -> dict[str, tuple[Solution, ...]]:
         key: tuple(sorted(each, key=lambda s: (s.name != s.key.replace(".", "_"), s.name)))
         for key, each in found.items()
     }
-
-
-def solution_paths(lab_root: Path) -> list[Path]:
-    """The lab's solution files (for the services they name, and for lint)."""
-    directory = lab_root / SOLUTION_DIR
-    return sorted(directory.glob("[!_]*.py")) if directory.is_dir() else []
 
 
 def run_solution(solution: Solution, session: Any, resolved: Sequence[Handle], step: StepSpec) -> list[Handle]:
