@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
-from harness.authoring.emulator import Emulator
+from harness.authoring.emulator import REGION, Emulator
 from harness.authoring.playthrough import Lane, LaneSession, lab_services, load_scenarios
 from harness.authoring.prestart import LANES, Prestarted
 from harness.core.lab import Lab
@@ -18,10 +18,15 @@ from harness.sandbox.runner import Runner
 
 @contextmanager
 def moto_lanes(
-    lab: Lab, count: int = LANES, env: Mapping[str, str] | None = None, prestarted: Prestarted | None = None
+    lab: Lab,
+    count: int = LANES,
+    env: Mapping[str, str] | None = None,
+    prestarted: Prestarted | None = None,
+    region: str | None = None,
 ) -> Iterator[list[Lane]]:
     """An `Emulator` with `count` seats and one started worker pool of `count` for all of them; all stopped after.
 
+    The accounts are in `region` (by default us-east-1): the scenarios act and the steps are evaluated there.
     moto's processes get `env`, by default what the lab spec's `emulator:` asks (e.g. AWS managed policies). The
     pool's template starts first and moto's root right after, before anything waits on either: the template
     imports boto3 while the root imports moto (`prestarted`: both started before the lab was loaded; taken over
@@ -32,7 +37,7 @@ def moto_lanes(
     environment = lab.spec.emulator.environment() if env is None else env
     pool = prestarted.pool if prestarted is not None and prestarted.pool.size == count else playthrough_pool(count)
     early = prestarted.emulator if prestarted is not None else None
-    if early is not None and (environment or len(early.seats) != count):
+    if early is not None and (environment or len(early.seats) != count or early.region != (region or REGION)):
         early.__exit__(None, None, None)
         early = None
     services = lab_services(lab)
@@ -40,7 +45,7 @@ def moto_lanes(
         pool.start()
         closing = threading.Thread(target=pool.close, name="closing-the-pool", daemon=True)
         try:
-            emulator = early or Emulator(count, env=environment, services=services)
+            emulator = early or Emulator(count, env=environment, services=services, region=region)
             try:
                 emulator.start()  # no wait: the lanes' sessions and clients are made while moto's root starts
             except BaseException:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -64,9 +65,11 @@ def run_mutate(
     html: Path | None = None,
     quiet: bool = False,
     prestarted: Prestarted | None = None,
+    region: str | None = None,
 ) -> int:
-    """`stepeval mutate`: play the lab and its mutants on moto servers of its own, then report (`quiet`: only the
-    verdict line). With `html`, the lab report is written there too. `prestarted`: as for `stepeval test`."""
+    """`stepeval mutate`: play the lab and its mutants on moto servers of its own (in `region`), then report
+    (`quiet`: only the verdict line). With `html`, the lab report is written there too. `prestarted`: as for
+    `stepeval test`."""
     from harness.authoring.lanes import moto_lanes, no_collections, selector
     from harness.core.lab import load_lab
 
@@ -81,7 +84,8 @@ def run_mutate(
             status.update(f"{phase}: {counts[phase]} played: {result.step} {result.scenario}")
 
         with no_collections():  # as `stepeval test` plays
-            run = run_mutants(lab, lambda: moto_lanes(lab, prestarted=prestarted), select=select, on_result=progress)
+            lanes = partial(moto_lanes, lab, prestarted=prestarted, region=region)
+            run = run_mutants(lab, lanes, select=select, on_result=progress)
     if html is not None:
         from harness.commands.report import write_report
 

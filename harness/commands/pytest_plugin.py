@@ -1,9 +1,11 @@
-"""pytest plugin: a lab's `scenarios/NN_NN.py` files collected as test items, one per scenario.
+"""pytest plugin: a lab's steps collected as test items, one per scenario.
 
-`pytest` in a lab repository (a directory with `specs/`, `evaluation/boto3/` and `scenarios/`) then runs every
-scenario with ordinary pytest output, `-k` and `-x`. The steps are played once, in spec order, on moto servers
-of their own (as `stepeval test` does), through the same Runner as `stepeval run`; each item reports its own
-scenario's verdict. Only the steps that hold a selected item (and the solves before them) are played.
+`pytest` in a lab repository (a directory with `specs/`, `evaluation/boto3/` and `solution/boto3/` or
+`scenarios/`) then runs every scenario with ordinary pytest output, `-k` and `-x`: a step's items come from its
+`scenarios/NN_NN.py`, or from its solution file when it has no scenario file (`pytest solution` in a lab of the
+platform's format). The steps are played once, in spec order, on moto servers of their own (as `stepeval test`
+does), through the same Runner as `stepeval run`; each item reports its own scenario's verdict. Only the steps
+that hold a selected item (and the solves before them) are played.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import pytest
 
 from harness.authoring.lanes import moto_lanes
 from harness.authoring.playthrough import UNTOUCHED, ScenarioResult, load_scenarios, play_lanes
+from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_DIR, SOLUTION_STEM
 from harness.core.errors import LabError
 from harness.core.lab import STEP_KEY, Lab, load_lab
 
@@ -76,30 +79,40 @@ class ScenarioItem(pytest.Item):
 
 
 class ScenarioFile(pytest.File):
-    """`scenarios/NN_NN.py`: the untouched-account check, each mistake, then the solve."""
+    """`scenarios/NN_NN.py` (or a step's solution file, when it has no scenario file): the untouched-account check,
+    each mistake (and each other solution), then the solve."""
 
     def collect(self) -> list[ScenarioItem]:
-        lab_root = self.path.parent.parent
+        lab_root = _lab_of(self.path)
         playthroughs: dict[Path, Playthrough] = self.config.stash.setdefault(PLAYTHROUGH_KEY, {})
         try:
             if lab_root not in playthroughs:
                 playthroughs[lab_root] = Playthrough(load_lab(lab_root))
         except LabError as error:
             raise self.CollectError("\n".join(error.problems)) from None
-        step = playthroughs[lab_root].scenarios[self.path.stem.replace("_", ".")]
+        match = STEP_KEY.match(self.path.stem)
+        step = playthroughs[lab_root].scenarios.get(f"{match.group(1)}.{match.group(2)}") if match else None
+        if step is None or self.path not in (step.path, lab_root / SCENARIO_DIR / self.path.name):
+            return []  # another solution of a step: its items are collected from the step's own file
         names = [UNTOUCHED, *(m.name for m in step.mistakes), step.solve.name]
         return [
             ScenarioItem.from_parent(self, name=name, step=step.key, scenario=name, lab_root=lab_root) for name in names
         ]
 
 
+def _lab_of(path: Path) -> Path:
+    """The lab directory of a scenario file (`LAB/scenarios/`) or a solution file (`LAB/solution/boto3/`)."""
+    return path.parent.parent.parent if path.parent.name == SOLUTION_DIR.name else path.parent.parent
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ScenarioFile | None:
-    """Collect `LAB/scenarios/NN_NN.py` where LAB holds `specs/`."""
-    if (
-        file_path.suffix == ".py"
-        and file_path.parent.name == "scenarios"
-        and STEP_KEY.fullmatch(file_path.stem)
-        and (file_path.parent.parent / "specs").is_dir()
-    ):
-        return ScenarioFile.from_parent(parent, path=file_path)
+    """Collect `LAB/scenarios/NN_NN.py`, and `LAB/solution/boto3/NN_NN*.py` of a step with no scenario file, where
+    LAB holds `specs/`."""
+    if file_path.suffix != ".py" or not STEP_KEY.match(file_path.stem):
+        return None
+    scenario = file_path.parent.name == SCENARIO_DIR and STEP_KEY.fullmatch(file_path.stem)
+    solution = file_path.parent.match(f"*/{SOLUTION_DIR}") and SOLUTION_STEM.fullmatch(file_path.stem)
+    lab = _lab_of(file_path)
+    if scenario or (solution and not (lab / SCENARIO_DIR / f"{file_path.stem[:5]}.py").is_file()):
+        return ScenarioFile.from_parent(parent, path=file_path) if (lab / "specs").is_dir() else None
     return None

@@ -52,8 +52,10 @@ def run_tests(
     as_json: bool = False,
     html: Path | None = None,
     prestarted: Prestarted | None = None,
+    region: str | None = None,
 ) -> int:
-    """`stepeval test`: play the lab on moto servers of its own, then report (and write the HTML report to `html`).
+    """`stepeval test`: play the lab on moto servers of its own (its accounts in `region`, by default us-east-1),
+    then report (and write the HTML report to `html`).
 
     `prestarted`: the pool (and moto's root) `stepeval test` started before loading anything
     (harness/authoring/prestart.py).
@@ -63,7 +65,7 @@ def run_tests(
     console = Console(stderr=as_json)
     started = time.perf_counter()
     with ThreadPoolExecutor(1, thread_name_prefix="report") as output:
-        with moto_lanes(lab, prestarted=prestarted) as lanes, no_collections():
+        with moto_lanes(lab, prestarted=prestarted, region=region) as lanes, no_collections():
             results = play_live(lab, lanes, console, select)
             elapsed_s = time.perf_counter() - started
             # written while moto's processes and the pool end (the gateway takes up to half a second to stop)

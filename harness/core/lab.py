@@ -31,6 +31,7 @@ MODULE_DIR = Path("evaluation") / "boto3"
 PLACEHOLDER = re.compile(r"\{(\w*)\}")
 FEEDBACK_FIELDS = frozenset({"subject", "check", "expected", "actual"})
 HANDLE_LIKE = re.compile(r"[0-9]{2}_[0-9]{2}_\w+")
+STRING = "string"  # an output's type when it is a value, not a resource: its id is the value
 
 
 class _Strict(BaseModel):
@@ -55,15 +56,22 @@ def _resource_type(value: str) -> str:
     return value
 
 
+def _output_type(value: str) -> str:
+    return value if value == STRING else _resource_type(value)
+
+
 TwoDigitId = Annotated[str, BeforeValidator(_two_digits)]
 ResourceType = Annotated[str, AfterValidator(_resource_type)]
+OutputType = Annotated[str, AfterValidator(_output_type)]
+"""A resource type, or "string": a value (an ARN, a URL, a name) that is no resource of its own."""
 
 
 class Output(_Strict):
-    """A resource the step asks the learner to build: its handle name and CloudFormation type."""
+    """What the step asks the learner to build: its handle name and CloudFormation type (or "string": a value such
+    as an ARN, a URL or a name, whose id is the value itself)."""
 
     name: str
-    type: ResourceType
+    type: OutputType
     description: str | None = None
 
     @field_validator("name")
