@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from harness.core.frames import ChannelClosed, FrameBuffer, write_frame
 from harness.core.limits import Limits
 from harness.core.paths import covered, environment_region, job_paths, new_gateway_directory, socket_in
+from harness.sandbox.capacity import CPUS
 from harness.sandbox.confine import UID_SPAN, Protections, uid_base
 from harness.sandbox.template import ANSWERED, sweep_uid
 from harness.sandbox.warming import Warming, named_by
@@ -63,7 +64,6 @@ KEPT_ENV = (
 STARTUP_TIMEOUT_S = 30.0
 STATUS_TIMEOUT_S = 10.0
 KEPT_OUTPUT_BYTES = 64 * 1024  # of a module's output, what the answer's diagnostics carry
-CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 MALLOC_ARENA_MAX = "1"  # glibc gives each new thread an arena reserving 64 MiB of address space: RLIMIT_AS felt them
 
 
@@ -491,6 +491,12 @@ class WorkerPool:
         with self._cond:
             template = self._ensure_template()
         return template.protections()
+
+    def template_pid(self) -> int | None:
+        """The template's process id, while it runs (what `capacity.measured_mib` reads the children of)."""
+        with self._cond:
+            template = self._template
+        return template.process.pid if template is not None and template.process.poll() is None else None
 
     def warn_if_degraded(self) -> None:
         """Say once per process, on stderr, which protections are off here (if any)."""

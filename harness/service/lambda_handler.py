@@ -10,7 +10,7 @@ Two ways in:
 
 Configuration is the service's (STEPEVAL_* variables); the evaluator (lab, workers) is built on the first
 invocation of an execution environment and kept while it lives. One environment handles one request at a time,
-so STEPEVAL_WORKERS=1 is the natural setting.
+so its workers are 1 unless STEPEVAL_WORKERS says otherwise (not the service's default, sized by the machine).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Any
 from harness.service.evaluator import Evaluator, Reply
 from harness.service.settings import ServiceSettings
 
+LAMBDA_WORKERS = 1
 SAFETY_MARGIN_S = 1.0  # answer this long before Lambda's own timeout would cut us off
 _evaluator: Evaluator | None = None
 _lock = threading.Lock()
@@ -37,7 +38,10 @@ def get_evaluator() -> Evaluator:
             from harness.core import logs
 
             logs.configure()
-            evaluator = Evaluator(ServiceSettings())
+            settings = ServiceSettings()
+            if settings.workers is None:  # one request at a time here
+                settings = settings.model_copy(update={"workers": LAMBDA_WORKERS})
+            evaluator = Evaluator(settings)
             evaluator.start()
             _evaluator = evaluator
         return _evaluator
