@@ -10,9 +10,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from harness.authoring.lanes import moto_lanes, no_collections, selector
-from harness.authoring.playthrough import Lane, ScenarioResult, play_lanes
+from harness.authoring.lanes import moto_lanes, no_collections
+from harness.authoring.playthrough import Lane, ScenarioResult, load_scenarios, play_lanes
 from harness.authoring.prestart import Prestarted
+from harness.authoring.selection import select
 from harness.commands.render import results_table
 from harness.core.lab import Lab, load_lab
 
@@ -59,12 +60,14 @@ def run_tests(
     (harness/authoring/prestart.py).
     """
     lab = load_lab(lab_dir)
-    select = selector(lab, pattern)
+    selection = select(pattern, load_scenarios(lab), str(lab_dir))
     console = Console(stderr=as_json)
     started = time.perf_counter()
     with ThreadPoolExecutor(1, thread_name_prefix="report") as output:
         with moto_lanes(lab, prestarted=prestarted) as lanes, no_collections():
-            results = play_live(lab, lanes, console, select)
+            results = play_live(lab, lanes, console, selection.plays if selection else None)
+            if selection is not None:
+                results = [r for r in results if selection.shows(r)]
             elapsed_s = time.perf_counter() - started
             # written while moto's processes and the pool end (the gateway takes up to half a second to stop)
             written = output.submit(_write, lab, results, elapsed_s, console, as_json, html)
