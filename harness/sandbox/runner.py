@@ -7,7 +7,15 @@ import dataclasses
 import time
 
 from harness.core.account import Account
-from harness.core.contract import Answer, ContextInput, ContractViolation, Diagnostics, build_context, check_result
+from harness.core.contract import (
+    Answer,
+    ContextInput,
+    ContractViolation,
+    Diagnostics,
+    Operation,
+    build_context,
+    check_result,
+)
 from harness.core.lab import Lab, StepSpec
 from harness.core.paths import module_root
 from harness.sandbox.pool import ProcessOutcome, WorkerPool
@@ -68,6 +76,7 @@ class Runner:
             )
             answer = Answer.failed_to_run(step.key, "read_only", detail, elapsed_ms)
             found = Diagnostics(log=found.log)
+        answer = with_unreachable_endpoint(answer, operations)
         diagnostics = found.model_copy(
             update={"operations": operations, "output": outcome.output, "output_truncated": outcome.output_truncated}
         )
@@ -99,6 +108,16 @@ class Runner:
             first_line = outcome.reply.get("detail", "").splitlines()[0]
             return f"{where}: {first_line}"
         return None
+
+
+def with_unreachable_endpoint(answer: Answer, operations: list[Operation]) -> Answer:
+    """An `aws` error whose cause is an endpoint that did not answer says so: the module saw only the gateway's
+    502 (botocore reads no message from a HEAD's answer), the gateway's log says which endpoint and why."""
+    failed = next((op for op in operations if op.allowed and op.status == 502 and op.detail), None)
+    if failed is None or answer.error is None or answer.error.kind != "aws":
+        return answer
+    error = answer.error.model_copy(update={"detail": f"{failed.operation}: {failed.detail}"})
+    return answer.model_copy(update={"error": error})
 
 
 def log_lines(raw: object) -> list[str]:
