@@ -43,6 +43,12 @@ def run_demo(*, as_json: bool) -> int:
         raise BadInput(f"the demo needs the source checkout (specs/, tests/labs/ and labs/ under {REPO})")
     os.environ[LOG_LEVEL_ENV] = "WARNING"  # the step modules' info lines would drown the answers
     console = Console(stderr=as_json)
+    console.print(
+        "stepeval demo: two sample labs, every step checked on an untouched account, on common mistakes and on "
+        "its solution, all on moto on loopback (no AWS account); then a module that tries to write, refused. "
+        "About 1-2 minutes.",
+        style="bold",
+    )
     refusal: list[tuple[Answer, bool]] = []
 
     def refuse_a_write(results: list[ScenarioResult], lanes: list[Lane]) -> None:
