@@ -3,10 +3,15 @@
 # The lab (specs/ and evaluation/) is baked into the image at /var/task/lab. Configuration: docs/service.md.
 FROM public.ecr.aws/lambda/python:3.12
 
+# libseccomp: the evaluation processes' seccomp filter is built by it (pyseccomp); without it the handler refuses
+# to evaluate (the filter is in the sandbox's minimum set); unpinned, so that a rebuild takes security fixes
+# hadolint ignore=DL3041
+RUN dnf install -y libseccomp && dnf clean all
+
 ARG LAB=.
 COPY pyproject.toml README.md ${LAMBDA_TASK_ROOT}/src/
 COPY harness ${LAMBDA_TASK_ROOT}/src/harness
-RUN pip install --no-cache-dir ${LAMBDA_TASK_ROOT}/src && rm -rf ${LAMBDA_TASK_ROOT}/src
+RUN pip install --no-cache-dir "${LAMBDA_TASK_ROOT}/src" && rm -rf "${LAMBDA_TASK_ROOT}/src"
 COPY ${LAB}/specs ${LAMBDA_TASK_ROOT}/lab/specs
 COPY ${LAB}/evaluation ${LAMBDA_TASK_ROOT}/lab/evaluation
 

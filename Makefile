@@ -96,6 +96,7 @@ bench: setup
 	$(BIN)/python -m bench.mutate
 	$(BIN)/python -m bench.store
 	$(BIN)/python -m bench.playthrough
+	$(BIN)/python -m bench.confinement
 
 # The evaluator service (docs/service.md): make serve LAB=path/to/lab [ENDPOINT_URL=http://127.0.0.1:5000]
 # STEPEVAL_WEBHOOK_SECRET must be set (whsec_...); the other STEPEVAL_* variables apply too.

@@ -28,7 +28,7 @@ from moto.server import ThreadedMotoServer
 from rich.console import Console
 from rich.table import Table
 
-from bench.common import interleaved_medians, median_ms
+from bench.common import MODES, interleaved_medians, median_ms, run_in_mode
 from harness.authoring.emulator import moto_process
 from harness.core.contract import ContextInput
 from harness.core.lab import load_lab
@@ -128,7 +128,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--runs", type=int, default=300, help="warm evaluations to time (default 300)")
     parser.add_argument("--cold-runs", type=int, default=11, help="cold stepeval runs to time (default 11)")
+    parser.add_argument("--mode", choices=MODES, default="root", help="the sandbox's mode (as root: userns, none)")
     args = parser.parse_args()
+    run_in_mode(args.mode, "bench")
     os.environ["PYTHONPATH"] = os.pathsep.join(
         filter(None, [str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH")])
     )

@@ -19,6 +19,24 @@ ROOT = Path(__file__).resolve().parents[1]
 LAUNCH = "import sys, bench.service; from harness.commands.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
+MODES = ("root", "userns", "none")
+RELAUNCHED_ENV = "STEPEVAL_BENCH_MODE"
+
+
+def run_in_mode(mode: str, module: str) -> None:
+    """Run this benchmark again in sandbox mode `mode` (as root: `userns` as an unprivileged uid, `none` as that uid
+    under a filter refusing namespaces, as a default container profile does: tests/fixtures/modes.py) and exit with
+    it; nothing when it is already running there (or `mode` is root)."""
+    if mode == "root" or os.environ.get(RELAUNCHED_ENV) == mode:
+        return
+    sys.path.insert(0, str(ROOT))
+    from tests.fixtures.modes import launcher
+
+    env = {**os.environ, RELAUNCHED_ENV: mode, "HOME": "/nonexistent", "PYTHONPATH": str(ROOT)}
+    command = [*launcher(mode), sys.executable, "-m", module, *sys.argv[1:]]
+    sys.exit(subprocess.run(command, env=env, cwd=ROOT).returncode)
+
+
 def median_ms(action: Callable[[], object], runs: int, warmup: int = 3, pause_s: float = 0.0) -> float:
     """Median wall time of `action` in milliseconds (`pause_s` untimed between runs)."""
     for _ in range(warmup):

@@ -165,27 +165,52 @@ def run_mutants(
             extra=_extra(lab_scenarios, notes),
             then=_passed(notes),
         )
-    scenarios = [r for r in played if (r.step, r.scenario) not in notes.names]
-    by_id = {(r.step, r.scenario): r for r in played if (r.step, r.scenario) in notes.names}
-    chosen = list(dict.fromkeys(r.step for r in scenarios if select is None or select(r.step)))
-    solved = {r.step: r for r in scenarios if r.kind == "solve"}
-    run = MutationRun(scenarios, [], [key for key in chosen if key not in solved or not solved[key].ok])
-    for key, step_mutants in notes.planned.items():
-        if key in run.unsolved or key not in chosen:
-            continue
-        marks = equivalents(lab_scenarios[key].solve.action)
-        calls = notes.solves[key][0]
-        for mutant in step_mutants:
-            result = by_id.get((key, mutant.id))
-            if result is not None:
-                run.mutants.append(_judge(key, mutant, calls, result, marks, notes))
-        run.stale_marks += [
-            f"{key}: @equivalent({mark.pattern!r}) matches no mutant"
-            for mark in marks
-            if not any(_matches(mark, m) for m in step_mutants)
-        ]
+    run = _scored(played, lab_scenarios, notes, select)
     run.elapsed_s = time.perf_counter() - started
     return run
+
+
+def _scored(
+    played: Sequence[ScenarioResult],
+    lab_scenarios: Mapping[str, StepScenarios],
+    notes: _Notes,
+    select: Callable[[str], bool] | None,
+) -> MutationRun:
+    """The playthrough's results told apart: the scenarios', and each chosen step's mutants judged (none for a
+    step whose solve did not pass), with the `@equivalent` marks that matched none of them."""
+    scenarios = [r for r in played if (r.step, r.scenario) not in notes.names]
+    mutated = {(r.step, r.scenario): r for r in played if (r.step, r.scenario) in notes.names}
+    chosen = list(dict.fromkeys(r.step for r in scenarios if select is None or select(r.step)))
+    solved = {r.step for r in scenarios if r.kind == "solve" and r.ok}
+    run = MutationRun(scenarios, [], [key for key in chosen if key not in solved])
+    for key, step_mutants in notes.planned.items():
+        if key in solved and key in chosen:
+            marks = equivalents(lab_scenarios[key].solve.action)
+            run.mutants += _judged_step(key, step_mutants, mutated, marks, notes)
+            run.stale_marks += _stale_marks(key, marks, step_mutants)
+    return run
+
+
+def _judged_step(
+    key: str,
+    step_mutants: Sequence[Mutant],
+    mutated: Mapping[tuple[str, str], ScenarioResult],
+    marks: tuple[Equivalent, ...],
+    notes: _Notes,
+) -> list[MutantResult]:
+    """Each of a step's mutants that was played (`mutated`: results by step and mutant id), judged."""
+    calls = notes.solves[key][0]
+    played = [(mutant, mutated.get((key, mutant.id))) for mutant in step_mutants]
+    return [_judge(key, mutant, calls, result, marks, notes) for mutant, result in played if result is not None]
+
+
+def _stale_marks(key: str, marks: tuple[Equivalent, ...], step_mutants: Sequence[Mutant]) -> list[str]:
+    """The step's `@equivalent` marks that match none of its mutants."""
+    return [
+        f"{key}: @equivalent({mark.pattern!r}) matches no mutant"
+        for mark in marks
+        if not any(_matches(mark, mutant) for mutant in step_mutants)
+    ]
 
 
 def _recorder(key: str, solve: Scenario, notes: _Notes, chosen: bool) -> Callable[[Any, dict[str, str]], None]:

@@ -23,6 +23,8 @@ ErrorKind = Literal[
     "cpu",  # its CPU-time limit
     "processes",  # its process limit
     "output",  # its stdout/stderr limit
+    "files",  # its open-file limit
+    "answer",  # its answer-size limit
 ]
 
 LEARNER_SAFE_ERROR = (

@@ -102,6 +102,8 @@ class StepLimits(_Strict):
     processes: int | None = Field(default=None, ge=4, le=4096)
     cpu_seconds: float | None = Field(default=None, gt=0, le=900)
     output_kib: int | None = Field(default=None, ge=1, le=64 * 1024)
+    files: int | None = Field(default=None, ge=16, le=4096)
+    answer_kib: int | None = Field(default=None, ge=16, le=16 * 1024)
 
 
 class StepEntry(_Strict):

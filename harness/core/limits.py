@@ -10,23 +10,32 @@ from typing import Any
 DEFAULT_MEMORY_MIB = 512
 DEFAULT_PROCESSES = 64
 DEFAULT_OUTPUT_KIB = 1024
+DEFAULT_FILES = 256
+DEFAULT_ANSWER_KIB = 1024
 MIB = 1024 * 1024
 
 
 @dataclass(frozen=True)
 class Limits:
     """What one evaluation may use. `memory_mib` is address space beyond the harness's own (measured at the job's
-    start); `processes` counts processes and threads of the evaluation's uid; `cpu_seconds` is the CPU time of
-    the evaluation's main process; `output_kib` caps what it writes on stdout and stderr together."""
+    start), per process; `processes` counts its processes and threads; `cpu_seconds` is the CPU time of the
+    evaluation's main process; `output_kib` caps what it writes on stdout and stderr together; `files` its open
+    file descriptors (per process); `answer_kib` the reply it sends (its result, checks and log lines)."""
 
     memory_mib: int = DEFAULT_MEMORY_MIB
     processes: int = DEFAULT_PROCESSES
     cpu_seconds: float | None = None  # None: the step's timeout (the runner fills it in)
     output_kib: int = DEFAULT_OUTPUT_KIB
+    files: int = DEFAULT_FILES
+    answer_kib: int = DEFAULT_ANSWER_KIB
 
     @property
     def output_bytes(self) -> int:
         return self.output_kib * 1024
+
+    @property
+    def answer_bytes(self) -> int:
+        return self.answer_kib * 1024
 
     def to_message(self) -> dict[str, Any]:
         return asdict(self)
@@ -45,15 +54,19 @@ def address_space_now() -> int:
     raise OSError("no VmSize in /proc/self/status")
 
 
-def apply_limits(limits: Limits, *, count_processes: bool) -> None:
-    """Set the rlimits for the code about to run: memory, CPU, processes (only where the uid is the evaluation's
-    own, else RLIMIT_NPROC would count the caller's processes), no core files, no file writes."""
+def apply_limits(limits: Limits, *, tasks_before: int) -> None:
+    """Set the rlimits for the code about to run: memory, CPU, open files, processes and threads (RLIMIT_NPROC
+    counts every task of the uid in its user namespace: `tasks_before` is how many are not the evaluation's own,
+    0 where the uid or the user namespace is its own), no core files, no file may grow (a write to any file,
+    tmpfs and memfd included, fails with EFBIG: no memory held there), no POSIX message queue."""
     memory = address_space_now() + limits.memory_mib * MIB
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     if limits.cpu_seconds is not None:
         cpu = max(1, math.ceil(limits.cpu_seconds))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU at the limit, SIGKILL a second later
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))  # no file may grow: writes fail with EFBIG
-    if count_processes:
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.files, limits.files))
+    tasks = tasks_before + limits.processes
+    resource.setrlimit(resource.RLIMIT_NPROC, (tasks, tasks))

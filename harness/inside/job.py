@@ -49,7 +49,9 @@ def limit_hit(exc: BaseException, limits: Limits) -> dict[str, Any] | None:
     no_process = isinstance(exc, OSError) and exc.errno == errno.EAGAIN
     no_thread = isinstance(exc, RuntimeError) and "can't start new thread" in str(exc)
     if no_process or no_thread:
-        return error("processes", f"the step's process limit ({limits.processes}) was reached")
+        return error("processes", f"the step's process limit ({limits.processes} processes and threads) was reached")
+    if isinstance(exc, OSError) and exc.errno == errno.EMFILE:
+        return error("files", f"the step's open-file limit ({limits.files}) was reached")
     return None
 
 

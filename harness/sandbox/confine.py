@@ -1,10 +1,13 @@
 """Confinement of one evaluation process with the kernel's own tools: namespaces, a read-only root, a uid.
 
-`Protections` says which layers this machine allows (probed once, by the template). The template forks each
-evaluation process into a new PID namespace; the process (PID 1 there) enters its other namespaces, builds its
-root (`RootBuilder.prepare`) and enters it with what jobs may need (`enter`) before its job; when the job arrives
-it keeps only what the job names (`narrow`) and drops privileges (`drop_privileges`). Nothing of the host is
-visible inside but the read-only binds listed here.
+`Protections` says which layers this machine allows (probed once, by the template), in one of three modes:
+`root` (the template may make namespaces as it is), `userns` (an unprivileged user, in a user namespace of its
+own that gives it the others) and `none` (no namespace at all: AWS Lambda, a default container profile). With
+namespaces the template forks each evaluation process into a new PID namespace; the process (PID 1 there) enters
+its other namespaces, builds its root (`RootBuilder.prepare`) and enters it with what jobs may need (`enter`)
+before its job; when the job arrives it keeps only what the job names (`narrow`) and drops privileges
+(`drop_privileges`). Nothing of the host is visible inside but the read-only binds listed here. In every mode it
+then loads the Landlock ruleset and the seccomp filter (harness/sandbox/filters.py).
 """
 
 from __future__ import annotations
@@ -31,41 +34,101 @@ NAMESPACES = kernel.CLONE_NEWNS | kernel.CLONE_NEWPID | kernel.CLONE_NEWIPC | ke
 HOSTNAME = b"stepeval"
 
 
+MODES = ("root", "userns", "none")
+# What no evaluation runs without: `stepeval serve` and the Lambda handler refuse to start below it.
+MINIMUM = ("fresh_process", "non_dumpable", "seccomp", "no_new_privs", "rlimits", "subreaper")
+# What each layer, when off, leaves open (the service says it at start; docs/service.md has the table); layers
+# that another one stands in for are said in `Protections.gaps`.
+GAPS = {
+    "network_namespace": "a module may connect to unix sockets the service's uid may write (pathname ones)",
+    "ipc_uts_namespaces": "a module sees the host's name",
+    "own_uid": "evaluations share the service's uid: a process count or a file lock of one is felt by others",
+    "seccomp": "a module may open network sockets, trace or signal processes of its uid and hold SysV shared memory",
+    "non_dumpable": "a module may read the harness's memory and environment where it shares its uid",
+    "subreaper": "what a module's processes leave may outlive its answer",
+    "rlimits": "a module may exhaust memory, CPU, processes and files",
+}
+
+
 @dataclass(frozen=True)
 class Protections:
-    """Which layers confine evaluation processes on this machine (each True when in force)."""
+    """Which layers confine evaluation processes on this machine (each True when in force), and the mode."""
 
+    mode: str = "none"  # root | userns | none: how the namespaces below are had, if they are
     fresh_process: bool = False  # a process of its own per evaluation, forked from the clean template
     pid_namespace: bool = False  # cannot see or signal anything outside; its whole tree dies with it
     mount_namespace: bool = False  # a read-only root of the interpreter and the lab's modules only (pivot_root)
     network_namespace: bool = False  # no network at all: the gateway's unix socket is its only way out
-    ipc_uts_namespaces: bool = False
+    ipc_uts_namespaces: bool = False  # SysV IPC of its own (shm limits zero), its own host name
     own_uid: bool = False  # an unprivileged uid per live evaluation (RLIMIT_NPROC counts only its own)
     no_new_privs: bool = False
-    rlimits: bool = False  # memory, CPU, processes, no core, no file writes
+    rlimits: bool = False  # memory, CPU, processes and threads, files, no core, no file growth, no mqueue
+    seccomp: bool = False  # the syscall filter: AF_UNIX only, no ptrace, no namespace or mount calls, no SysV shm
+    landlock: bool = False  # reads only the interpreter and its lab, writes nothing
+    landlock_scopes: bool = False  # its signals and abstract sockets stay inside it (Landlock ABI 6)
+    non_dumpable: bool = False  # the harness and the template: no same-uid process reads their memory or environ
+    subreaper: bool = False  # the template adopts whatever a module's processes leave, and kills it
 
     @property
     def full(self) -> bool:
-        return all(getattr(self, f.name) for f in fields(self))
+        return not self.missing()
+
+    @property
+    def sufficient(self) -> bool:
+        """The minimum set holds (MINIMUM): the service may start."""
+        return all(getattr(self, name) for name in MINIMUM)
 
     def missing(self) -> list[str]:
-        return [f.name for f in fields(self) if not getattr(self, f.name)]
+        """The protections off, but Landlock's scopes where a PID namespace holds signals already."""
+        return [
+            f.name
+            for f in fields(self)
+            if f.name != "mode"
+            and not getattr(self, f.name)
+            and not (f.name == "landlock_scopes" and self.pid_namespace)
+        ]
+
+    def gaps(self) -> list[str]:
+        """What this mode cannot stop, one phrase each."""
+        said = []
+        if not (self.mount_namespace or self.landlock):
+            said.append(
+                "a module reads every file the service's uid may read, and truncates or removes those it may write"
+            )
+        if not (self.pid_namespace or self.landlock):
+            said.append("a module sees the host's processes and their command lines")
+        if not (self.pid_namespace or self.landlock_scopes):
+            said.append("a module may signal only its own process, not its children")
+        return said + [GAPS[name] for name in self.missing() if name in GAPS]
 
     def notice(self) -> str | None:
-        """One line naming the protections that are off, or None when every one is on."""
+        """One line naming the mode, the protections that are off and what that leaves open; None when all hold."""
         if self.full:
             return None
+        gaps = "; ".join(self.gaps())
         return (
-            f"sandbox degraded: off: {', '.join(self.missing())} (each evaluation still runs in a fresh process"
-            " with rlimits and the read-only guard; docs/dev.md, 'Isolation')"
+            f"sandbox mode {self.mode}: off: {', '.join(self.missing())}"
+            + (f" ({gaps})" if gaps else "")
+            + " (docs/service.md, 'What each mode protects')"
         )
 
-    def to_message(self) -> dict[str, bool]:
+    def to_message(self) -> dict[str, Any]:
         return asdict(self)
+
+    def log_fields(self) -> dict[str, Any]:
+        """The first log line's fields: the mode, each protection on and off, what the mode cannot stop."""
+        on = [f.name for f in fields(self) if f.name != "mode" and getattr(self, f.name)]
+        return {"mode": self.mode, "on": on, "off": self.missing(), "cannot_stop": self.gaps()}
+
+    def summary(self) -> dict[str, Any]:
+        """What /healthz says: the mode, each protection, whether all or the minimum set hold, what it cannot stop."""
+        return {**asdict(self), "full": self.full, "sufficient": self.sufficient, "cannot_stop": self.gaps()}
 
     @classmethod
     def from_message(cls, raw: dict[str, Any]) -> Protections:
-        return cls(**{f.name: bool(raw.get(f.name)) for f in fields(cls)})
+        mode = raw.get("mode")
+        flags = {f.name: bool(raw.get(f.name)) for f in fields(cls) if f.name != "mode"}
+        return cls(mode=mode if mode in MODES else "none", **flags)
 
 
 def interpreter_paths() -> list[str]:
@@ -161,10 +224,43 @@ def uid_base() -> int:
     return int(os.environ.get(UID_BASE_ENV) or UID_BASE)
 
 
-def drop_privileges(uid: int | None) -> None:
-    """Become `uid` (no groups, gid = uid) if given; never regain privileges (no setuid binaries, no caps)."""
+def drop_privileges(uid: int | None, *, user_namespace: bool = False) -> None:
+    """Become `uid` (no groups, gid = uid) if given; in a user namespace without one, move into a user namespace of
+    its own (so that RLIMIT_NPROC counts its own tasks only) with no capability left; never regain privileges (no
+    setuid binaries, no caps)."""
     if uid is not None:
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
+    elif user_namespace:
+        enter_user_namespace(0, 0)
+        kernel.drop_capabilities()
     kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
+
+
+def enter_user_namespace(uid: int, gid: int) -> None:
+    """unshare(CLONE_NEWUSER), this process's uid and gid mapped to `uid` and `gid` inside (and only they): the
+    caps it holds there reach only what the new namespace owns."""
+    outside_uid, outside_gid = os.geteuid(), os.getegid()
+    kernel.unshare(kernel.CLONE_NEWUSER)
+    for name, text in (
+        ("setgroups", "deny"),
+        ("uid_map", f"{uid} {outside_uid} 1"),
+        ("gid_map", f"{gid} {outside_gid} 1"),
+    ):
+        with open(f"/proc/self/{name}", "w") as mapping:
+            mapping.write(text)
+
+
+def tasks_of_my_uid() -> int:
+    """Processes and threads of this process's uid (what RLIMIT_NPROC counts where the uid is shared)."""
+    uid = os.getuid()
+    count = 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    count += len(os.listdir(os.path.join(entry.path, "task")))
+            except OSError:
+                continue
+    return count

@@ -389,6 +389,31 @@ class GatewayHandler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+def evaluation_of(pid: int) -> int:
+    """The evaluation process a process of the harness's uid belongs to (host pid): the nearest ancestor that is
+    PID 1 of a PID namespace of its own (sandbox modes root and userns), else its process group (mode none, where
+    the filter keeps every process of an evaluation in its group); `pid` itself if /proc says nothing."""
+    current = pid
+    for _ in range(64):
+        try:
+            with open(f"/proc/{current}/status", "rb") as status:
+                lines = status.read().splitlines()
+        except OSError:
+            return pid
+        nspid = next((line.split()[1:] for line in lines if line.startswith(b"NSpid:")), [])
+        if len(nspid) > 1 and nspid[-1] == b"1":
+            return current
+        if len(nspid) <= 1:
+            break
+        current = next((int(line.split()[1]) for line in lines if line.startswith(b"PPid:")), 0)
+        if current <= 1:
+            break
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return pid
+
+
 class GatewayServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     block_on_close = False
@@ -396,18 +421,21 @@ class GatewayServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
     def __init__(self, path: str, gateway: Gateway) -> None:
         self.gateway = gateway
-        self._open_by_uid: Counter[int] = Counter()  # connections open now, per evaluation uid
-        self._uid_of: dict[int, int] = {}  # connection (its fd) -> the uid it counts against
+        self._open_by_uid: Counter[int] = Counter()  # connections open now, per evaluation (its uid, or its process)
+        self._uid_of: dict[int, int] = {}  # connection (its fd) -> the evaluation it counts against
         self._counting = threading.Lock()
         super().__init__(path, GatewayHandler)
 
     def verify_request(self, request: Any, client_address: Any) -> bool:
-        """At most MAX_CONNECTIONS_PER_UID open connections per evaluation uid (the kernel says whose a connection
-        is): a module opening thousands would otherwise hold as many threads of the service. The harness's own
-        uid and root (a spare connects before it drops privileges) are not counted."""
-        _, uid, _ = struct.unpack("i2I", request.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
-        if uid in (0, os.geteuid()):
+        """At most MAX_CONNECTIONS_PER_UID open connections per evaluation (the kernel says whose a connection is):
+        a module opening thousands would otherwise hold as many threads of the service. An evaluation is its uid
+        where it has one of its own (root's are a spare's, before it drops privileges: not counted); where it shares
+        the harness's uid, the evaluation process the peer descends from (`evaluation_of`)."""
+        pid, uid, _ = struct.unpack("i2I", request.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+        if uid == 0:
             return True
+        if uid == os.geteuid():
+            uid = -evaluation_of(pid)  # negative: never an evaluation's own uid
         with self._counting:
             if self._open_by_uid[uid] >= MAX_CONNECTIONS_PER_UID:
                 return False

@@ -1,5 +1,5 @@
-"""The few Linux system calls Python 3.11's `os` lacks (unshare, setns, mount, umount2, pivot_root, prctl), via
-ctypes."""
+"""The few Linux system calls Python 3.11's `os` lacks (unshare, setns, mount, umount2, pivot_root, prctl,
+capset), via ctypes."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import os
 from functools import cache
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWCGROUP = 0x02000000
 CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
@@ -24,7 +26,12 @@ MS_PRIVATE = 1 << 18
 MNT_DETACH = 2
 
 PR_SET_PDEATHSIG = 1
+PR_GET_DUMPABLE = 3
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
+PR_GET_CHILD_SUBREAPER = 37
 PR_SET_NO_NEW_PRIVS = 38
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 
@@ -72,3 +79,32 @@ def pivot_root(new_root: str, put_old: str) -> None:
 
 def prctl(option: int, arg: int) -> None:
     _check(libc().prctl(option, ctypes.c_ulong(arg), 0, 0, 0), f"prctl {option}")
+
+
+def prctl_get(option: int) -> int:
+    """A prctl whose answer is its return value (PR_GET_DUMPABLE...)."""
+    result = libc().prctl(option, 0, 0, 0, 0)
+    if result < 0:
+        _check(result, f"prctl {option}")
+    return result
+
+
+def is_child_subreaper() -> bool:
+    value = ctypes.c_int(0)
+    _check(libc().prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(value), 0, 0, 0), "prctl PR_GET_CHILD_SUBREAPER")
+    return value.value == 1
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_capabilities() -> None:
+    """Empty this process's effective, permitted and inheritable capability sets (capset(2))."""
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    _check(libc().capset(ctypes.byref(header), data), "capset")

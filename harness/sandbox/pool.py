@@ -9,6 +9,7 @@ it started. Its stdout and stderr are captured here (capped), never mixed with t
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import os
@@ -25,9 +26,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness.core.frames import ChannelClosed, FrameBuffer, write_frame
+from harness.core.frames import HEADER, ChannelClosed, FrameBuffer, write_frame
 from harness.core.limits import Limits
 from harness.core.paths import covered, environment_region, job_paths, new_gateway_directory, socket_in
+from harness.sandbox import kernel
 from harness.sandbox.capacity import CPUS
 from harness.sandbox.confine import UID_SPAN, Protections, uid_base
 from harness.sandbox.template import ANSWERED, sweep_uid
@@ -63,6 +65,7 @@ KEPT_ENV = (
 )
 STARTUP_TIMEOUT_S = 30.0
 STATUS_TIMEOUT_S = 10.0
+TEMPLATE_END_TIMEOUT_S = 5.0
 KEPT_OUTPUT_BYTES = 64 * 1024  # of a module's output, what the answer's diagnostics carry
 MALLOC_ARENA_MAX = "1"  # glibc gives each new thread an arena reserving 64 MiB of address space: RLIMIT_AS felt them
 
@@ -83,7 +86,7 @@ def worker_environment() -> dict[str, str]:
 @dataclass(frozen=True)
 class ProcessOutcome:
     """What came back from an evaluation process: its reply, or why none came (`timeout`, `crash`, or the limit
-    reached: `memory`, `cpu`, `processes`, `output`), and what it printed."""
+    reached: `memory`, `cpu`, `processes`, `output`, `answer`), and what it printed."""
 
     reply: dict[str, Any] | None
     failure: str | None = None
@@ -100,7 +103,9 @@ class TemplateProcess:
         self, preload: tuple[str, ...], namespaces: bool, warm: list[tuple[str, str]], *, loads_only: bool = False
     ) -> None:
         """`warm`: (service, region) clients to build while it starts (and probes the machine); `loads_only`: its
-        processes only import modules (see `WorkerPool`)."""
+        processes only import modules (see `WorkerPool`). The calling process becomes non-dumpable first: no
+        process of its uid (an evaluation's, where they share it) may read its memory or its environment."""
+        kernel.prctl(kernel.PR_SET_DUMPABLE, 0)
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         flags = [] if namespaces else ["--no-namespaces"]
         flags += ["--loads-only"] if loads_only else []
@@ -115,10 +120,12 @@ class TemplateProcess:
             )
         self._protections: Protections | None = None
         self._lock = threading.Lock()
+        self._asked = False  # whether it was ever asked to fork: until then it has nothing to end
 
     def spawn(self, request: dict[str, Any], fds: list[int]) -> None:
         """Ask for one evaluation process (forked when the template gets to it)."""
         with self._lock:
+            self._asked = True
             socket.send_fds(self.control, [json.dumps(request).encode()], fds)
 
     def protections(self, timeout_s: float = STARTUP_TIMEOUT_S) -> Protections:
@@ -136,14 +143,20 @@ class TemplateProcess:
                     self.control.settimeout(None)
                 if not data:
                     raise ChannelClosed(f"the template exited (code {self.process.poll()})")
-                self._protections = Protections.from_message(json.loads(data)["protections"])
+                found = Protections.from_message(json.loads(data)["protections"])
+                harness_non_dumpable = kernel.prctl_get(kernel.PR_GET_DUMPABLE) == 0
+                self._protections = dataclasses.replace(found, non_dumpable=found.non_dumpable and harness_non_dumpable)
             return self._protections
 
     def close(self) -> None:
+        """Closing its control socket tells the template to kill what it forked (their process groups, where no
+        PID namespace holds them) and end; killed only if it does not end soon, or at once if it forked nothing."""
         self.control.close()
-        with contextlib.suppress(ProcessLookupError):
+        try:
+            self.process.wait(timeout=TEMPLATE_END_TIMEOUT_S if self._asked else 0)
+        except subprocess.TimeoutExpired:
             self.process.kill()
-        self.process.wait()
+            self.process.wait()
 
 
 class EvaluationProcess:
@@ -192,7 +205,8 @@ class EvaluationProcess:
             self._status.close()
 
     def status(self, timeout_s: float = STATUS_TIMEOUT_S) -> dict[str, Any]:
-        """How the process ended (exit, killed, cpu_s, tasks), as the template reported it; {} if it did not."""
+        """How the process ended (exit, killed, cpu_s, tasks, at_task_limit), as the template reported it; {} if it
+        did not."""
         if self._report is None:
             report: dict[str, Any] = {}
             with contextlib.suppress(OSError, ValueError):
@@ -233,20 +247,24 @@ class EvaluationProcess:
         capture = OutputCapture(limits.output_bytes)
         try:
             write_frame(self.channel.fileno(), job)
-            reply = self._answer(started + timeout_s, capture)
+            reply = self._answer(started + timeout_s, capture, limits.answer_bytes)
         except TimeoutError:
             return self._ended(started, capture, "timeout", f"no answer within {timeout_s:g} s", limits)
         except OutputExceeded:
             detail = f"it wrote more than the step's output limit ({limits.output_kib} KiB) on stdout/stderr"
             return self._ended(started, capture, "output", detail, limits)
+        except AnswerExceeded:
+            detail = f"its answer was larger than the step's answer limit ({limits.answer_kib} KiB)"
+            return self._ended(started, capture, "answer", detail, limits)
         except ChannelClosed as exc:
             return self._ended(started, capture, "crash", str(exc), limits)
         self.kill(answered=True)
         capture.drain(self._output)
         return ProcessOutcome(reply, elapsed_ms=_ms(started), output=capture.text, output_truncated=capture.truncated)
 
-    def _answer(self, deadline: float, capture: OutputCapture) -> dict[str, Any]:
+    def _answer(self, deadline: float, capture: OutputCapture, limit: int) -> dict[str, Any]:
         buffer = FrameBuffer()
+        received = 0
         watched: list[Any] = [self.channel, self._output]
         while buffer.message is None:
             wait = deadline - time.monotonic()
@@ -262,6 +280,9 @@ class EvaluationProcess:
                 if not chunk:
                     capture.drain(self._output)
                     raise ChannelClosed("it exited without answering")
+                received += len(chunk)
+                if received > limit + HEADER.size:
+                    raise AnswerExceeded()
                 buffer.feed(chunk)
         return buffer.message
 
@@ -282,13 +303,13 @@ def classify(failure: str, detail: str, report: dict[str, Any], limits: Limits) 
     code = report.get("exit")
     cpu_s = report.get("cpu_s") or 0.0
     tasks = report.get("tasks") or 0
-    if failure == "output":
+    if failure in ("output", "answer"):
         return failure, detail
     cpu_limit = limits.cpu_seconds
     over_cpu = cpu_limit is not None and cpu_s >= cpu_limit
     if code == -signal.SIGXCPU or (code == -signal.SIGKILL and over_cpu):  # RLIMIT_CPU's hard limit is a SIGKILL
         return "cpu", f"the step's CPU-time limit ({cpu_limit:g} s) was reached"
-    if tasks >= limits.processes:
+    if tasks >= limits.processes or report.get("at_task_limit"):
         return "processes", f"the step's process limit ({limits.processes}) was reached ({tasks} running)"
     if failure == "crash" and code is not None:
         how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
@@ -298,6 +319,10 @@ def classify(failure: str, detail: str, report: dict[str, Any], limits: Limits) 
 
 class OutputExceeded(Exception):
     """The module wrote more than its output limit."""
+
+
+class AnswerExceeded(Exception):
+    """The evaluation's reply is larger than its answer limit."""
 
 
 class OutputCapture:

@@ -169,7 +169,7 @@ def problem_response(evaluator: Evaluator, problem: Problem, request_id: str | N
 async def healthz(request: Request) -> dict[str, Any]:
     ev = evaluator_of(request)
     protections = ev.protections
-    sandbox = None if protections is None else {**protections.to_message(), "full": protections.full}
+    sandbox = None if protections is None else protections.summary()
     body: dict[str, Any] = {"status": "ok", "sandbox": sandbox}
     if ev.records is not None:  # the shared store: "ok", or why idempotency is per instance for now
         body["store"] = ev.records.idempotency.degraded or "ok"

@@ -7,6 +7,7 @@ credentials come from the standard chain (environment, profile, container or ins
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -17,6 +18,8 @@ from botocore.config import Config
 from harness.core.account import Credentials
 from harness.inside.session import shared_loader
 
+# The service's own secrets where a platform puts them in its environment (Lambda: the role's credentials)
+CREDENTIAL_ENV = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN")
 STS_CONFIG = Config(connect_timeout=3, read_timeout=10, retries={"mode": "standard", "max_attempts": 3})
 
 
@@ -31,6 +34,14 @@ class ClientCache:
         self._clients: OrderedDict[tuple[str | None, str, str], Any] = OrderedDict()
         self._lock = threading.Lock()
         self.built = 0
+
+    def hold_own_credentials(self) -> None:
+        """Resolve the service's own credentials now, into this cache's session, and take them out of the process's
+        environment: nothing it starts inherits them (the evaluations' template is started with a whitelisted
+        environment anyway; the process is non-dumpable, so no module reads /proc/<pid>/environ)."""
+        self._core.get_credentials()
+        for name in CREDENTIAL_ENV:
+            os.environ.pop(name, None)
 
     def get(self, service: str, region: str, credentials: Credentials | None = None) -> Any:
         key = (credentials.access_key if credentials else None, region, service)

