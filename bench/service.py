@@ -229,7 +229,7 @@ def measure(args: Any, delay_ms: float, *, hanging: int) -> Measured:
         latencies_ms = sorted(x * 1000 for x in latencies)
         p99 = latencies_ms[max(int(len(latencies_ms) * 0.99) - 1, 0)]
         good_beside_hanging = beside_hanging(load, args.concurrency, hanging) if hanging else None
-        pss = [mib for pid in template_family() if (mib := proc_mib(pid, "Pss:", "smaps_rollup"))]
+        pss = [mib for pid in template_family(service.pid) if (mib := proc_mib(pid, "Pss:", "smaps_rollup"))]
         service_rss = proc_mib(service.pid, "VmRSS:", "status") or 0.0
     finally:
         stop(*processes)
@@ -254,18 +254,26 @@ def beside_hanging(load: Any, concurrency: int, hanging: int) -> float:
     return asyncio.run(both())
 
 
-def template_family() -> list[int]:
-    """The template processes and the evaluation processes they forked."""
+def template_family(service_pid: int) -> list[int]:
+    """This service's template processes and the evaluation processes they forked: its descendants only (other
+    services on a shared machine run templates of their own)."""
     from pathlib import Path
 
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
+    found, todo = [], [service_pid]
+    while todo:
+        pid = todo.pop()
+        for task in Path(f"/proc/{pid}/task").glob("*"):
             try:
-                if b"harness.sandbox.template" in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
+                children = [int(child) for child in (task / "children").read_text().split()]
             except OSError:
                 continue
+            todo += children
+            for child in children:
+                try:
+                    if b"harness.sandbox.template" in Path(f"/proc/{child}/cmdline").read_bytes():
+                        found.append(child)
+                except OSError:
+                    continue
     return found
 
 
