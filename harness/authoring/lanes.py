@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from harness.authoring.emulator import REGION, Emulator
-from harness.authoring.playthrough import Lane, LaneSession, lab_services, load_scenarios
+from harness.authoring.playthrough import Lane, LaneSession, lab_services
 from harness.authoring.prestart import LANES, Prestarted
 from harness.core.lab import Lab
 from harness.sandbox.pool import playthrough_pool
@@ -65,15 +65,6 @@ def moto_lanes(
         finally:
             if closing.ident is not None:
                 closing.join()
-
-
-def selector(lab: Lab, pattern: str | None) -> Callable[[str], bool] | None:
-    """Steps whose key, or one of whose scenario names, contains `pattern` (case-insensitive)."""
-    if not pattern:
-        return None
-    needle = pattern.lower()
-    names = {key: [step.solve.name, *(m.name for m in step.mistakes)] for key, step in load_scenarios(lab).items()}
-    return lambda key: needle in key or any(needle in name.lower() for name in names.get(key, []))
 
 
 @contextmanager

@@ -8,20 +8,23 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from harness.commands.lint import lint_lib, lint_module, lint_solutions
-from harness.core.errors import LabError
+from harness.core.errors import LabError, LabUnreadable
 from harness.core.lab import MODULE_DIR, STEP_KEY, load_lab
 from harness.sandbox.pool import WorkerPool, loading_pool
 from harness.sandbox.runner import Runner
 
 
 def check_lab(lab_dir: Path, pool: WorkerPool | None = None) -> tuple[list[str], str]:
-    """Every problem as one line naming file and step, and a one-line summary.
+    """Every problem as one line naming file and step, and a one-line summary; LabUnreadable (bad input) for a lab
+    that cannot be read at all.
 
     Modules load in `pool` (started early by the caller, so that it starts while the spec is read), else in a
     `loading_pool` of its own; several at once.
     """
     try:
         lab = load_lab(lab_dir)
+    except LabUnreadable:
+        raise  # bad input (exit 2), as every command says it
     except LabError as exc:
         return exc.problems, f"{len(exc.problems)} problem(s) in the spec"
     problems: list[str] = []

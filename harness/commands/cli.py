@@ -291,8 +291,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--lab", help="lab directory (default: STEPEVAL_LAB, else .)")
     serve.add_argument("--host", help="address to listen on (default: STEPEVAL_HOST, else 127.0.0.1)")
     serve.add_argument("--port", type=int, help="TCP port, 0 for any free one (default: STEPEVAL_PORT, else 8080)")
-    serve.add_argument("--workers", type=int, help="worker processes (default: STEPEVAL_WORKERS, else 4)")
-    serve.add_argument("--queue", type=int, help="requests that may wait for a worker before 429 (default 32)")
+    serve.add_argument(
+        "--workers", type=int, help="evaluations at once (default: STEPEVAL_WORKERS, else from memory and cores)"
+    )
+    serve.add_argument("--queue", type=int, help="evaluations that may wait before 429 (default: as many as workers)")
     serve.add_argument("--deadline", dest="deadline_s", type=float, help="seconds a request may take (default 60)")
     serve.add_argument("--endpoint-url", help="send every AWS call, STS included, to this emulator (moto server)")
     serve.add_argument(

@@ -10,6 +10,7 @@ that hold a selected item (and the solves before them) are played.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,8 @@ from harness.core.errors import LabError
 from harness.core.lab import STEP_KEY, Lab, load_lab
 
 PLAYTHROUGH_KEY = pytest.StashKey["Playthrough"]()
+COLLECTED_KEY = pytest.StashKey[set[tuple[str, str]]]()
+EXIT_BAD_INPUT = 2  # as the stepeval commands exit when -k selects nothing
 
 
 class Playthrough:
@@ -95,9 +98,13 @@ class ScenarioFile(pytest.File):
         if step is None or self.path not in (step.path, lab_root / SCENARIO_DIR / self.path.name):
             return []  # another solution of a step: its items are collected from the step's own file
         names = [UNTOUCHED, *(m.name for m in step.mistakes), step.solve.name]
-        return [
+        items = [
             ScenarioItem.from_parent(self, name=name, step=step.key, scenario=name, lab_root=lab_root) for name in names
         ]
+        for item in items:  # `-k 01.02` as `stepeval test -k 01.02` (`01_02` matches the file's name)
+            item.extra_keyword_matches.add(step.key)
+        self.config.stash.setdefault(COLLECTED_KEY, set()).update((step.key, name) for name in names)
+        return items
 
 
 def _lab_of(path: Path) -> Path:
@@ -116,3 +123,27 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ScenarioFi
     if scenario or (solution and not (lab / SCENARIO_DIR / f"{file_path.stem[:5]}.py").is_file()):
         return ScenarioFile.from_parent(parent, path=file_path) if (lab / "specs").is_dir() else None
     return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """What a lab repository outside this one needs, so that its own pytest configuration may be empty: scenario
+    items use no asyncio fixture, so pytest-asyncio's warning that its fixture loop scope is unset (printed at
+    every run of a repository that sets nothing) says nothing about them; it stays where the option is set or
+    wrong. Runs before pytest-asyncio's own `pytest_configure`, inside the warnings filter pytest sets up for it."""
+    if config.pluginmanager.hasplugin("asyncio") and not config.getini("asyncio_default_fixture_loop_scope"):
+        warnings.filterwarnings(
+            "ignore", message='The configuration option "asyncio_default_fixture_loop_scope" is unset'
+        )
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """`-k PATTERN` that leaves nothing to run where scenarios were collected: exit 2 naming the pattern, as
+    `stepeval test -k` does (pytest's own exit 5 reads as "no tests", not as a typo)."""
+    pattern = session.config.option.keyword
+    collected = session.config.stash.get(COLLECTED_KEY, set())
+    if pattern and collected and not session.items:
+        keys = ", ".join(sorted({step for step, _ in collected}))
+        pytest.exit(
+            f"-k {pattern!r} selects no scenario: no step key ({keys}) or scenario name contains it", EXIT_BAD_INPUT
+        )
