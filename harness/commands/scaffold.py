@@ -11,8 +11,8 @@ from pathlib import Path
 
 from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_DIR
 from harness.core import cfn_types
-from harness.core.errors import BadInput
-from harness.core.lab import STRING, StepSpec
+from harness.core.errors import BadInput, LabError
+from harness.core.lab import STRING, Lab, StepSpec
 from harness.kit import catalog
 
 TODO_HINT = "no kit Kind for {type}: write one, or check it by hand with step.check(...)"
@@ -34,6 +34,26 @@ def scaffold(step: StepSpec, lab_root: Path, handle_types: dict[str, str]) -> li
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return list(texts)
+
+
+def write_draft(lab: Lab, key: str, *, force: bool = False, region: str | None = None) -> Path:
+    """Draft step `key`'s evaluation from its solution (harness.authoring.drafting) and write it; BadInput if the
+    module exists (unless `force`), the step has no solution, or the solution fails."""
+    from harness.authoring.drafting import draft
+    from harness.authoring.solutions import SolutionError
+
+    step = lab.step(key)
+    if step.module_path.exists() and not force:
+        raise BadInput(f"step {step.key}: {step.module_path} already exists; --force replaces it with a draft")
+    try:
+        text = draft(lab, step.key, region=region)
+    except LabError as error:
+        raise BadInput(error.problems[-1]) from None
+    except SolutionError as error:
+        raise BadInput(f"step {step.key}: the solution cannot be drafted from: {error}") from None
+    step.module_path.parent.mkdir(parents=True, exist_ok=True)
+    step.module_path.write_text(text, encoding="utf-8")
+    return step.module_path
 
 
 def _kind(resource_type: str) -> str | None:

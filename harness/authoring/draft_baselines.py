@@ -1,0 +1,198 @@
+"""Baselines for a drafted evaluation: what AWS gives a resource the solution did not shape, made on the emulator.
+
+For each output, the call that created it is sent again with only its required parameters (fresh names), and
+with each of its parameters got wrong as a mutant would (what the solution chose there); calls that overwrite
+(`Put*`, `Modify*`...) are replayed on the resource itself, changed, and then sent as the solution sent them, to
+leave it as it was. A requirement that holds for the solution's resource and not for some baseline is a choice
+the solution made.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from botocore import xform_name
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+
+from harness.authoring.events import event_for
+from harness.authoring.mutants import Call, mutants
+from harness.kit.aws import fetch_or_none
+from harness.kit.kinds import Kind, LazyResource
+
+OVERWRITES = ("Put", "Modify", "Update", "Set")
+FREE = ("Tags", "TagSpecifications", "tags", "Description")
+
+
+def described(kind: Kind, session: Any, resource_id: str) -> dict[str, Any] | None:
+    """The resource as `kind` describes it, every lazy attribute loaded (a plain dict), or None."""
+    found = fetch_or_none(lambda: kind.fetch_in(session, resource_id), service=kind.service_name)
+    if isinstance(found, LazyResource):
+        return _loaded(found)
+    return dict(found) if found is not None else None
+
+
+def _loaded(resource: LazyResource) -> dict[str, Any] | None:
+    try:
+        return resource.complete()
+    except (ClientError, BotoCoreError):
+        return None
+
+
+def event_of(session: Any, call: Call) -> dict[str, str] | None:
+    """The event `{type, id}` the call made (as the recorder writes it), or None."""
+    client = session.client(call.service)
+    model = client.meta.service_model.operation_model(call.operation)
+    return event_for(model, call.params, call.response, session.region_name)
+
+
+def acts_on(call: Call, resource_id: str) -> bool:
+    """Whether the call names `resource_id` as one of its parameters (the resource it acts on)."""
+    return resource_id in call.params.values()
+
+
+def baselines(session: Any, kind: Kind, calls: Sequence[Call], resource_id: str) -> list[dict[str, Any]]:
+    """The resources described after each baseline of `resource_id` (see the module's docstring)."""
+    creating = next((c for c in calls if (event_of(session, c) or {}).get("id") == resource_id), None)
+    found: list[dict[str, Any]] = []
+    if creating is not None and not creating.operation.startswith(OVERWRITES):
+        found += _fresh(session, kind, creating)
+    for call in calls:
+        if call.operation.startswith(OVERWRITES) and acts_on(call, resource_id):
+            found += _in_place(session, kind, call, resource_id, required_only=call is creating)
+    return found
+
+
+_ONCE = Config(retries={"max_attempts": 1})
+
+
+def _send(session: Any, call: Call, params: dict[str, Any]) -> dict[str, Any] | None:
+    """Send `call` with `params` (once: a refusal is an answer); the parsed answer, or None when refused."""
+    client = session.client(call.service, config=_ONCE)
+    try:
+        return getattr(client, xform_name(call.operation))(**params)
+    except (ClientError, BotoCoreError, TypeError, ValueError):
+        return None
+
+
+def _required(call: Call) -> list[str]:
+    return list(getattr(call.shape, "required_members", []) or [])
+
+
+def _in_place(session: Any, kind: Kind, call: Call, resource_id: str, *, required_only: bool) -> list[dict[str, Any]]:
+    """The resource after `call` sent with each change (and with its required parameters only, if asked), each
+    change undone by sending the call as the solution did."""
+    changed = [m.params for m in mutants([call]) if m.params is not None]
+    if required_only:
+        changed.insert(0, {k: v for k, v in call.params.items() if k in _required(call)})
+    found = []
+    for params in changed:
+        if _send(session, call, params) is not None and (after := described(kind, session, resource_id)) is not None:
+            found.append(after)
+        _send(session, call, call.params)
+    return found
+
+
+def _fresh(session: Any, kind: Kind, call: Call) -> list[dict[str, Any]]:
+    """New resources made by `call` with fresh names: with its required parameters only (what the emulator also
+    needs added, one by one), and with each parameter changed as a mutant would."""
+    names = _fresh_names(call)
+    own = {k: v for k, v in call.params.items() if k not in FREE}
+    required = {k: v for k, v in own.items() if k in _required(call)}
+    found = []
+    minimal = _minimal(session, kind, call, required, own, names)
+    if minimal is not None:
+        found.append(minimal)
+    worked: dict[str, Any] | None = None
+    changes = [m.params for m in mutants([Call(call.service, call.operation, 1, own, call.response, call.shape)])]
+    for params in (p for p in changes if p is not None):
+        made = _made(session, kind, call, params, names)
+        if made is None and worked is not None:  # e.g. a zone moved but the CIDR taken: move both
+            made = _made(session, kind, call, _combined(params, worked, own), names)
+        if made is not None:
+            worked = worked or params
+            found.append(made)
+    return found
+
+
+def _minimal(
+    session: Any, kind: Kind, call: Call, required: dict[str, Any], own: dict[str, Any], names: dict[str, str]
+) -> dict[str, Any] | None:
+    """The resource made with the required parameters only, adding the solution's others one at a time (in its
+    order) until the emulator accepts it."""
+    params = dict(required)
+    for key in [None, *(k for k in own if k not in required)]:
+        if key is not None:
+            params[key] = own[key]
+        made = _made(session, kind, call, params, names)
+        if made is not None:
+            return made
+    return None
+
+
+def _combined(params: dict[str, Any], worked: dict[str, Any], original: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(params)
+    for key, value in worked.items():
+        if original.get(key) != value and params.get(key) == original.get(key):
+            merged[key] = value
+    return merged
+
+
+_counter = iter(range(1, 1_000_000))
+
+
+def _is_name(key: str) -> bool:
+    return key.endswith(("Name", "name")) or key in ("Bucket", "family")
+
+
+def _fresh_names(call: Call) -> dict[str, str]:
+    """Name parameters (`TableName`, `Bucket`, `Name`...) of the create call, each with a name of its own."""
+    return {k: f"{v[:40]}-draft{next(_counter)}".lower() for k, v in call.params.items() if isinstance(v, str) and _is_name(k)}
+
+
+def chosen_values(session: Any, calls: Sequence[Call], resource_id: str) -> set[Any]:
+    """The strings and numbers the solution set explicitly on the resource: the parameters (names, tags and
+    descriptions aside) of the call that made it and of the calls that act on it."""
+    chosen: set[Any] = set()
+    for call in calls:
+        if acts_on(call, resource_id) or (event_of(session, call) or {}).get("id") == resource_id:
+            for key, value in call.params.items():
+                if not _is_name(key) and key not in FREE and value != resource_id:
+                    chosen.update(_leaves(value))
+    return chosen
+
+
+def _leaves(value: Any) -> Iterator[Any]:
+    if isinstance(value, dict):
+        for member in value.values():
+            yield from _leaves(member)
+    elif isinstance(value, list):
+        for member in value:
+            yield from _leaves(member)
+    elif isinstance(value, str | int) and not isinstance(value, bool):
+        yield value
+
+
+def _made(session: Any, kind: Kind, call: Call, params: dict[str, Any], names: dict[str, str]) -> dict | None:
+    sent = {**copy.deepcopy(params), **{k: v for k, v in names.items() if k in params}}
+    for key in names:
+        names[key] = f"{names[key].rsplit('-draft', 1)[0]}-draft{next(_counter)}"  # the next one needs another
+    answer = _send(session, call, sent)
+    if answer is None:
+        return None
+    event = event_for(
+        session.client(call.service).meta.service_model.operation_model(call.operation),
+        sent,
+        answer,
+        session.region_name,
+    )
+    return described(kind, session, event["id"]) if event and event["type"] == kind.type else None
+
+
+def changed_inputs(calls: Sequence[Call], ids: dict[str, str]) -> Iterator[str]:
+    """The inputs (name -> id) a write call of the step acted on: their state is part of what the step built."""
+    for name, resource_id in ids.items():
+        if any(acts_on(c, resource_id) for c in calls):
+            yield name
