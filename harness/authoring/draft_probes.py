@@ -24,11 +24,24 @@ from harness.kit.require import Requirement
 class Candidate:
     """One kit call a module may write, and the requirements it builds (several when it is splatted)."""
 
-    text: str
+    head: str  # `dynamodb.keys` (with a leading `*` when splatted)
+    args: tuple[str, ...]
     requirements: tuple[Requirement, ...]
     modules: frozenset[str]
     refs: frozenset[str]
     values: frozenset[Any] = frozenset()  # the literal strings and numbers it is written with
+
+    @property
+    def text(self) -> str:
+        """The call on one line."""
+        return f"{self.head}({', '.join(self.args)})"
+
+    def lines(self, indent: int, width: int = 116) -> list[str]:
+        """The call as a list item at `indent`, one argument a line when one line would be too long."""
+        pad = " " * indent
+        if indent + len(self.text) < width:
+            return [f"{pad}{self.text},"]
+        return [f"{pad}{self.head}(", *(f"{pad}    {a}," for a in self.args), f"{pad}),"]
 
     def holds(self, resource: dict[str, Any]) -> bool:
         """Every requirement of the call passes on `resource` (a requirement that cannot read it does not)."""
@@ -44,12 +57,12 @@ def call(module: str, function: str, *args: Code, splat: bool = False, **kwargs:
         *(a.value for a in args), **{k: v.value for k, v in kwargs.items()}
     )
     shown = [a.text for a in args] + [f"{k}={v.text}" for k, v in kwargs.items()]
-    text = f"{'*' if splat else ''}{module}.{function}({', '.join(shown)})"
     helpers = {m for m in ("logs", "net") for t in shown if re.search(rf"(^|[\s(\[,*]){m}\.", t)}
     refs = frozenset().union(*(c.refs for c in [*args, *kwargs.values()]))
     requirements = tuple(built) if isinstance(built, list) else (built,)
     values = frozenset(v for c in [*args, *kwargs.values()] if not c.refs for v in _flat(c.value))
-    return Candidate(text, requirements, frozenset({module, *helpers}), refs, values)
+    head = f"{'*' if splat else ''}{module}.{function}"
+    return Candidate(head, tuple(shown), requirements, frozenset({module, *helpers}), refs, values)
 
 
 def _flat(value: Any) -> list[Any]:
@@ -119,7 +132,8 @@ def _route_table(table: dict[str, Any], refs: Refs) -> list[Candidate]:
         key = next((k for k in ROUTE_KEYS if route.get(k) and route[k] != "local"), None)
         if key and route.get("DestinationCidrBlock"):
             target = refs.resource(route[key])
-            found.append(call("ec2", "route_to", literal(route["DestinationCidrBlock"]), target, key=literal(key)))
+            held = literal(refs.key_of(target, route[key], key))
+            found.append(call("ec2", "route_to", literal(route["DestinationCidrBlock"]), target, key=held))
     subnets = [refs.resource(a["SubnetId"]) for a in table.get("Associations", []) if a.get("SubnetId")]
     if subnets:
         found.append(call("ec2", "associated_with", _code_list(subnets)))
@@ -244,8 +258,9 @@ def _role(role: dict[str, Any], refs: Refs) -> list[Candidate]:
     grants = _grants(role, refs)
     if grants:
         built = [Code(g.text, importlib.import_module("harness.kit.iam").grant(*g.value), g.refs) for g in grants]
-        found.append(call("iam", "may_exactly", *built))
-        found += [_streams_variant(found[-1], built, refs)] if refs.described else []
+        exact = call("iam", "may_exactly", *built)
+        written = _streams_variant(exact, built, refs)
+        found.append(written if written.holds(role) else exact)
     for attached in role.get("AttachedPolicies", []):
         found.append(call("iam", "has_managed_policy", literal(attached["PolicyName"])))
     return found

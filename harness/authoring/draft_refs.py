@@ -73,6 +73,14 @@ class Refs:
                     return Code(variable, resource, frozenset({variable}))
         return literal(value)
 
+    def key_of(self, code: Code, value: str, default: str) -> str:
+        """The key under which the resource `code` refers to holds `value` (`InternetGatewayId`), else `default`."""
+        for variable in code.refs:
+            found = next((k for k, v in _identifying(self.described[variable]).items() if v == value), None)
+            if found:
+                return found
+        return default
+
     def value(self, value: Any) -> Code:
         """`value` as a variable's identifying attribute (`table["TableName"]`) or a kit helper of one
         (`logs.function_log_group(function)`), else as a literal."""

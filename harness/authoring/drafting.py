@@ -79,9 +79,11 @@ def _draft(lab: Lab, step: StepSpec, region: str | None) -> str:
         after = {n: (refs.described[variable(n)], baselines(session, _kind(kinds[n]), play.calls, inputs[n])) for n in touched}
     if touched:
         changed = _before(lab, step, touched, inputs, region)
+    shown = {c.text for j in judged for c in j.kept}  # an output that is the input itself checks it already
     for name, (state, against) in after.items():
         offered = candidates(kinds[name], state, refs.without(variable(name)))
-        kept = [c for c in offered if any(not c.holds(b) for b in [*against, changed.get(name, {})] if b)]
+        before = [*against, changed.get(name, {})]
+        kept = [c for c in offered if c.text not in shown and any(not c.holds(b) for b in before if b)]
         if kept:
             judged.append(Judged(name, kinds[name], tuple(kept)))
     return render(step, inputs, _ordered(judged, set(outputs)), kinds)
@@ -163,7 +165,7 @@ def render(step: StepSpec, inputs: dict[str, str], judged: list[Judged], kinds: 
         bound = f"{variable(name)} = " if variable(name) in referenced else ""
         lines.append(f'        {bound}step.input("{name}", {kind})')
     for group in _groups(judged, referenced):
-        lines += _find(group, referenced)
+        lines += _find(group, referenced, inputs)
     lines += ["    return step.result()", ""]
     return "\n".join(lines)
 
@@ -186,23 +188,23 @@ def _groups(judged: list[Judged], referenced: set[str]) -> list[list[Judged]]:
     return groups
 
 
-def _requirements(kept: tuple[Candidate, ...], indent: str) -> list[str]:
-    return [f"{indent}{c.text}," for c in kept]
+def _requirements(kept: tuple[Candidate, ...], indent: int) -> list[str]:
+    return [line for c in kept for line in c.lines(indent)]
 
 
-def _find(group: list[Judged], referenced: set[str]) -> list[str]:
+def _find(group: list[Judged], referenced: set[str], inputs: dict[str, str]) -> list[str]:
     kind = _code_of(group[0].type)
     if len(group) == 1:
         (item,) = group
-        bound = f"{variable(item.name)} = " if variable(item.name) in referenced else ""
+        bound = f"{variable(item.name)} = " if variable(item.name) in referenced and item.name not in inputs else ""
         if not item.kept:
             return [f'        {bound}step.find("{item.name}", {kind}, [])']
         return [
             f'        {bound}step.find("{item.name}", {kind}, [',
-            *_requirements(item.kept, " " * 12),
+            *_requirements(item.kept, 12),
             "        ])  # fmt: skip",
         ]
     lines = [f"        step.find_all({kind}, {{"]
     for item in group:
-        lines += [f'            "{item.name}": [', *_requirements(item.kept, " " * 16), "            ],"]
+        lines += [f'            "{item.name}": [', *_requirements(item.kept, 16), "            ],"]
     return [*lines, "        })  # fmt: skip"]
