@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from botocore import xform_name
@@ -18,9 +19,11 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from harness.authoring.events import event_for
+from harness.authoring.draft_probes import Candidate
 from harness.authoring.mutants import Call, mutants
 from harness.kit.aws import fetch_or_none
 from harness.kit.kinds import Kind, LazyResource
+from harness.kit.require import Requirement
 
 OVERWRITES = ("Put", "Modify", "Update", "Set")
 FREE = ("Tags", "TagSpecifications", "tags", "Description")
@@ -53,16 +56,40 @@ def acts_on(call: Call, resource_id: str) -> bool:
     return resource_id in call.params.values()
 
 
-def baselines(session: Any, kind: Kind, calls: Sequence[Call], resource_id: str) -> list[dict[str, Any]]:
-    """The resources described after each baseline of `resource_id` (see the module's docstring)."""
+@dataclass(frozen=True)
+class Baselines:
+    """The baselines of one resource, and its minimal baseline made twice (`twins`): what differs between those
+    two is the emulator's chance (a zone picked for a subnet), never anybody's choice."""
+
+    made: tuple[dict[str, Any], ...]
+    twins: tuple[dict[str, Any], ...] = ()
+
+    def set_apart(self, candidate: Candidate) -> bool:
+        """The candidate fails on some baseline, and reads the same on both twins."""
+        if self.twins and any(_differs(r, self.twins) for r in candidate.requirements):
+            return False
+        return any(not candidate.holds(b) for b in self.made)
+
+
+def _differs(requirement: Requirement, twins: tuple[dict[str, Any], ...]) -> bool:
+    try:
+        return len({repr(requirement.actual(t)) for t in twins}) > 1
+    except Exception:  # noqa: BLE001 - a requirement that cannot read a twin tells nothing apart
+        return False
+
+
+def baselines(session: Any, kind: Kind, calls: Sequence[Call], resource_id: str) -> Baselines:
+    """The baselines of `resource_id` (see the module's docstring)."""
     creating = next((c for c in calls if (event_of(session, c) or {}).get("id") == resource_id), None)
-    found: list[dict[str, Any]] = []
+    made: list[dict[str, Any]] = []
+    twins: tuple[dict[str, Any], ...] = ()
     if creating is not None and not creating.operation.startswith(OVERWRITES):
-        found += _fresh(session, kind, creating)
+        twins, changed = _fresh(session, kind, creating)
+        made += [*twins[:1], *changed]
     for call in calls:
         if call.operation.startswith(OVERWRITES) and acts_on(call, resource_id):
-            found += _in_place(session, kind, call, resource_id, required_only=call is creating)
-    return found
+            made += _in_place(session, kind, call, resource_id, required_only=call is creating)
+    return Baselines(tuple(made), twins)
 
 
 _ONCE = Config(retries={"max_attempts": 1})
@@ -95,40 +122,60 @@ def _in_place(session: Any, kind: Kind, call: Call, resource_id: str, *, require
     return found
 
 
-def _fresh(session: Any, kind: Kind, call: Call) -> list[dict[str, Any]]:
-    """New resources made by `call` with fresh names: with its required parameters only (what the emulator also
-    needs added, one by one), and with each parameter changed as a mutant would."""
+def _fresh(session: Any, kind: Kind, call: Call) -> tuple[tuple[dict[str, Any], ...], list[dict[str, Any]]]:
+    """New resources made by `call` with fresh names: with its required parameters only (and what the emulator
+    also needs, added one by one), twice; and with each parameter changed as a mutant would."""
     names = _fresh_names(call)
-    own = {k: v for k, v in call.params.items() if k not in FREE}
-    required = {k: v for k, v in own.items() if k in _required(call)}
-    found = []
-    minimal = _minimal(session, kind, call, required, own, names)
-    if minimal is not None:
-        found.append(minimal)
+    required = {k: v for k, v in call.params.items() if k in _required(call)}
+    own = {k: v for k, v in call.params.items() if k not in FREE or k in required}  # tags and descriptions: free
+    accepted = _minimal(session, kind, call, required, own, names)
+    twins = tuple(t for t in (_made(session, kind, call, accepted, names) for _ in range(2)) if t) if accepted else ()
     worked: dict[str, Any] | None = None
-    changes = [m.params for m in mutants([Call(call.service, call.operation, 1, own, call.response, call.shape)])]
-    for params in (p for p in changes if p is not None):
+    found = []
+    for params in _changed(call, own):
         made = _made(session, kind, call, params, names)
         if made is None and worked is not None:  # e.g. a zone moved but the CIDR taken: move both
             made = _made(session, kind, call, _combined(params, worked, own), names)
         if made is not None:
+            if worked is None and not twins:  # the minimal one was taken (its CIDR in use): twins that differ
+                twins = _twins(session, kind, call, made, params, own, names)  # where this one did
             worked = worked or params
             found.append(made)
-    return found
+    return twins, found
+
+
+def _twins(
+    session: Any, kind: Kind, call: Call, made: dict[str, Any], params: dict, own: dict, names: dict[str, str]
+) -> tuple[dict[str, Any], ...]:
+    """`made` and one more resource whose parameters differ from `params` only where `params` differ from the
+    solution's (`own`): a CIDR moved once more."""
+    apart = _keys_apart(params, own)
+    again = next((p for p in _changed(call, params) if _keys_apart(p, params) == apart), None)
+    other = _made(session, kind, call, again, names) if again is not None else None
+    return (made, other) if other is not None else ()
+
+
+def _changed(call: Call, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """`params` of `call` changed as each of its mutants would change them."""
+    changes = mutants([Call(call.service, call.operation, 1, params, call.response, call.shape)])
+    return [m.params for m in changes if m.params is not None]
+
+
+def _keys_apart(params: dict[str, Any], other: dict[str, Any]) -> set[str]:
+    return {k for k in {*params, *other} if params.get(k) != other.get(k)}
 
 
 def _minimal(
     session: Any, kind: Kind, call: Call, required: dict[str, Any], own: dict[str, Any], names: dict[str, str]
 ) -> dict[str, Any] | None:
-    """The resource made with the required parameters only, adding the solution's others one at a time (in its
-    order) until the emulator accepts it."""
+    """The parameters the emulator accepts for the resource: the required ones, with the solution's others
+    added one at a time (in its order) until it does; None if it never does."""
     params = dict(required)
     for key in [None, *(k for k in own if k not in required)]:
         if key is not None:
             params[key] = own[key]
-        made = _made(session, kind, call, params, names)
-        if made is not None:
-            return made
+        if _made(session, kind, call, params, names) is not None:
+            return params
     return None
 
 

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from harness.authoring.draft_baselines import baselines, changed_inputs, chosen_values, described
+from harness.authoring.draft_baselines import Baselines, baselines, changed_inputs, chosen_values, described
 from harness.authoring.draft_probes import Candidate, candidates
 from harness.authoring.draft_refs import Refs
 from harness.authoring.solution_player import solution_played
@@ -74,7 +74,7 @@ def _draft(lab: Lab, step: StepSpec, region: str | None) -> str:
             offered = candidates(kind.type, solved[name], refs.without(variable(name)))
             against = baselines(session, kind, play.calls, resource_id)
             chosen = chosen_values(session, play.calls, resource_id)
-            kept = [c for c in offered if c.refs or c.values & chosen or any(not c.holds(b) for b in against)]
+            kept = [c for c in offered if c.refs or c.values & chosen or against.set_apart(c)]
             judged.append(Judged(name, kind.type, tuple(kept)))
         after = {n: (refs.described[variable(n)], baselines(session, _kind(kinds[n]), play.calls, inputs[n])) for n in touched}
     if touched:
@@ -82,8 +82,8 @@ def _draft(lab: Lab, step: StepSpec, region: str | None) -> str:
     shown = {c.text for j in judged for c in j.kept}  # an output that is the input itself checks it already
     for name, (state, against) in after.items():
         offered = candidates(kinds[name], state, refs.without(variable(name)))
-        before = [*against, changed.get(name, {})]
-        kept = [c for c in offered if c.text not in shown and any(not c.holds(b) for b in before if b)]
+        before = Baselines((*against.made, changed.get(name) or {}), against.twins)
+        kept = [c for c in offered if c.text not in shown and before.set_apart(c)]
         if kept:
             judged.append(Judged(name, kinds[name], tuple(kept)))
     return render(step, inputs, _ordered(judged, set(outputs)), kinds)

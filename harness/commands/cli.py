@@ -154,7 +154,7 @@ def cmd_new(args: argparse.Namespace) -> int:
         from harness.commands.scaffold import write_draft
 
         path = write_draft(lab, args.step, force=args.force, region=args.region)
-        print(f"wrote {path} (a draft: prune it and read every line); its mutants:", file=sys.stderr)
+        print(f"wrote {path} (a draft: prune it and read every line); its mutants:", flush=True)
         run_mutate(lab.root, pattern=lab.step(args.step).key, region=args.region)
         return EXIT_PASS
     if args.force:
