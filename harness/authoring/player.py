@@ -195,7 +195,8 @@ class Player:
             after, self.serving = self.serving, self.serving.hand_over(self.seat)
             after.prepare(work.seed + 1, ahead)  # while this evaluation runs
         answer = self._evaluate(step.key, events, before)
-        resolved = tuple(returned) if work.kind == "solve" and isinstance(returned, list) else None
+        own = work.kind == "solve" and isinstance(returned, list) and all(isinstance(h, Handle) for h in returned)
+        resolved = tuple(returned) if own else None  # a reference solution's resources (a @solve returns nothing)
         return Played(
             judged(step.key, scenario.name, kind, expected, pattern, answer, events, started), after, resolved
         )
@@ -225,8 +226,8 @@ class Player:
 
 
 def _focus(exc: BaseException, step: StepScenarios) -> Path:
-    """The file of the step's the traceback passes through first (a mistake's scenario file, a solve's): where a
-    trimmed traceback starts."""
+    """Where a trimmed traceback starts: the first of the step's files it passes through (a mistake's scenario
+    file, a solve's), else the file of the step's solve."""
     passed = [frame.filename for frame in traceback.extract_tb(exc.__traceback__)]
     sources = {str(path.resolve()): path for path in (*step.sources, step.path)}
     return next((sources[name] for name in passed if name in sources), step.path)

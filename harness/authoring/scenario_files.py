@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.authoring.prestart import SCENARIO_DIR
-from harness.authoring.scenarios import SCENARIO_ATTRIBUTE, Scenario
+from harness.authoring.scenarios import SCENARIO_ATTRIBUTE, Equivalent, Scenario
 from harness.authoring.solutions import Solution, load_equivalents, load_solutions, marked, solution_scenario
 from harness.core.errors import LabError
 from harness.core.lab import Lab
@@ -70,7 +70,7 @@ def _solved_by_solutions(
     key: str,
     solutions: tuple[Solution, ...],
     file: tuple[Path, list[Scenario]] | None,
-    marks: tuple,
+    marks: tuple[Equivalent, ...],
 ) -> StepScenarios:
     """The first solution as the solve, the scenario file's mistakes, then the other solutions (to pass)."""
     step = lab.steps[key]
