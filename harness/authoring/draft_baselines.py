@@ -18,8 +18,8 @@ from botocore import xform_name
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
-from harness.authoring.events import event_for
 from harness.authoring.draft_probes import Candidate
+from harness.authoring.events import event_for
 from harness.authoring.mutants import Call, mutants
 from harness.kit.aws import fetch_or_none
 from harness.kit.kinds import Kind, LazyResource
@@ -74,7 +74,7 @@ class Baselines:
 def _differs(requirement: Requirement, twins: tuple[dict[str, Any], ...]) -> bool:
     try:
         return len({repr(requirement.actual(t)) for t in twins}) > 1
-    except Exception:  # noqa: BLE001 - a requirement that cannot read a twin tells nothing apart
+    except Exception:  # a requirement that cannot read a twin tells nothing apart
         return False
 
 
@@ -100,7 +100,7 @@ def _send(session: Any, call: Call, params: dict[str, Any]) -> dict[str, Any] | 
     client = session.client(call.service, config=_ONCE)
     try:
         return getattr(client, xform_name(call.operation))(**params)
-    except Exception:  # noqa: BLE001 - refused, or answered so that botocore cannot parse it: no baseline
+    except Exception:  # refused, or answered so that botocore cannot parse it: no baseline
         return None
 
 
@@ -196,7 +196,11 @@ def _is_name(key: str) -> bool:
 
 def _fresh_names(call: Call) -> dict[str, str]:
     """Name parameters (`TableName`, `Bucket`, `Name`...) of the create call, each with a name of its own."""
-    return {k: f"{v[:40]}-draft{next(_counter)}".lower() for k, v in call.params.items() if isinstance(v, str) and _is_name(k)}
+    return {
+        k: f"{v[:40]}-draft{next(_counter)}".lower()
+        for k, v in call.params.items()
+        if isinstance(v, str) and _is_name(k)
+    }
 
 
 def chosen_values(session: Any, calls: Sequence[Call], resource_id: str) -> set[Any]:

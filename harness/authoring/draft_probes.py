@@ -47,7 +47,7 @@ class Candidate:
         """Every requirement of the call passes on `resource` (a requirement that cannot read it does not)."""
         try:
             return all(r.evaluate(resource).ok for r in self.requirements)
-        except Exception:  # noqa: BLE001 - a resource the requirement cannot read does not meet it
+        except Exception:  # a resource the requirement cannot read does not meet it
             return False
 
 
@@ -72,7 +72,9 @@ def _flat(value: Any) -> list[Any]:
 
 
 def _code_list(items: list[Code]) -> Code:
-    return Code(f"[{', '.join(i.text for i in items)}]", [i.value for i in items], frozenset().union(*(i.refs for i in items)))
+    return Code(
+        f"[{', '.join(i.text for i in items)}]", [i.value for i in items], frozenset().union(*(i.refs for i in items))
+    )
 
 
 Probe = Callable[[dict[str, Any], Refs], list[Candidate]]
@@ -185,7 +187,10 @@ def _load_balancer(lb: dict[str, Any], refs: Refs) -> list[Candidate]:
 
 
 def _target_group(group: dict[str, Any], refs: Refs) -> list[Candidate]:
-    found = [call("elbv2", "protocol", literal(group.get("Protocol"))), call("elbv2", "port", literal(group.get("Port")))]
+    found = [
+        call("elbv2", "protocol", literal(group.get("Protocol"))),
+        call("elbv2", "port", literal(group.get("Port"))),
+    ]
     return found + ([call("ec2", "in_vpc", refs.value(group["VpcId"]))] if group.get("VpcId") else [])
 
 
@@ -210,7 +215,11 @@ def _table(table: dict[str, Any], refs: Refs) -> list[Candidate]:
     keys = [literal((k["AttributeName"], types.get(k["AttributeName"], "S"))) for k in schema]
     found = [
         call("dynamodb", "keys", *keys),
-        call("dynamodb", "billing_mode", literal((table.get("BillingModeSummary") or {}).get("BillingMode", "PROVISIONED"))),
+        call(
+            "dynamodb",
+            "billing_mode",
+            literal((table.get("BillingModeSummary") or {}).get("BillingMode", "PROVISIONED")),
+        ),
         call("dynamodb", "point_in_time_recovery", literal(table.get("PointInTimeRecovery") == "ENABLED")),
         call("dynamodb", "encrypted_with_kms"),
     ]
@@ -279,7 +288,13 @@ def _streams_variant(candidate: Candidate, grants: list[Code], refs: Refs) -> Ca
     for grant in grants:
         if ":log-group:" in grant.text and grant.text.count('"arn:') == 1:
             actions = list(grant.value.actions)
-            rewritten.append(Code(f"iam.grant({literal(actions).text}, [{text}])", iam.grant(actions, [held]), grant.refs | {text.split("(")[1].rstrip(")")}))
+            rewritten.append(
+                Code(
+                    f"iam.grant({literal(actions).text}, [{text}])",
+                    iam.grant(actions, [held]),
+                    grant.refs | {text.split("(")[1].rstrip(")")},
+                )
+            )
         else:
             rewritten.append(grant)
     return call("iam", "may_exactly", *rewritten)
@@ -307,7 +322,7 @@ def _function(function: dict[str, Any], refs: Refs) -> list[Candidate]:
 def _log_group(group: dict[str, Any], refs: Refs) -> list[Candidate]:
     name = refs.value(group.get("logGroupName"))
     found = [call("logs", "named", name)] if name.refs else []  # a name of the learner's choosing is theirs
-    return found + [call("logs", "retention", literal(group.get("retentionInDays")))]
+    return [*found, call("logs", "retention", literal(group.get("retentionInDays")))]
 
 
 def _http_api(api: dict[str, Any], refs: Refs) -> list[Candidate]:
@@ -348,7 +363,11 @@ def _alarm(alarm: dict[str, Any], refs: Refs) -> list[Candidate]:
 def _queue(queue: dict[str, Any], refs: Refs) -> list[Candidate]:
     found = [
         call("sqs", f, literal(int(queue[key])))
-        for f, key in (("visibility_timeout", "VisibilityTimeout"), ("retention", "MessageRetentionPeriod"), ("delay", "DelaySeconds"))
+        for f, key in (
+            ("visibility_timeout", "VisibilityTimeout"),
+            ("retention", "MessageRetentionPeriod"),
+            ("delay", "DelaySeconds"),
+        )
         if key in queue
     ]
     found += [call("sqs", "fifo", literal(queue.get("FifoQueue") == "true")), call("sqs", "encrypted")]

@@ -61,9 +61,7 @@ class Refs:
     def without(self, variable: str) -> Refs:
         """These references but `variable` (a resource is not written as a reference to itself)."""
         keep = [v for v in self.described if v != variable]
-        return Refs(
-            {v: self.described[v] for v in keep}, {v: self.ids[v] for v in keep}, self.optional - {variable}
-        )
+        return Refs({v: self.described[v] for v in keep}, {v: self.ids[v] for v in keep}, self.optional - {variable})
 
     def resource(self, value: Any) -> Code:
         """`value` (an id, ARN or name) as the variable holding that resource, else as a literal."""

@@ -76,7 +76,10 @@ def _draft(lab: Lab, step: StepSpec, region: str | None) -> str:
             chosen = chosen_values(session, play.calls, resource_id)
             kept = [c for c in offered if c.refs or c.values & chosen or against.set_apart(c)]
             judged.append(Judged(name, kind.type, tuple(kept)))
-        after = {n: (refs.described[variable(n)], baselines(session, _kind(kinds[n]), play.calls, inputs[n])) for n in touched}
+        after = {
+            n: (refs.described[variable(n)], baselines(session, _kind(kinds[n]), play.calls, inputs[n]))
+            for n in touched
+        }
     if touched:
         changed = _before(lab, step, touched, inputs, region)
     shown = {c.text for j in judged for c in j.kept}  # an output that is the input itself checks it already
@@ -180,7 +183,9 @@ def _groups(judged: list[Judged], referenced: set[str]) -> list[list[Judged]]:
     groups: list[list[Judged]] = []
     for item in judged:
         last = groups[-1] if groups else None
-        joinable = variable(item.name) not in referenced and not any(r in {variable(j.name) for j in last or []} for c in item.kept for r in c.refs)
+        joinable = variable(item.name) not in referenced and not any(
+            r in {variable(j.name) for j in last or []} for c in item.kept for r in c.refs
+        )
         if last and last[0].type == item.type and joinable and variable(last[0].name) not in referenced:
             last.append(item)
         else:

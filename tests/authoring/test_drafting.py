@@ -88,7 +88,9 @@ def test_new_from_solution_prints_the_score_and_refuses_what_it_cannot_draft(lab
     (lab_dir / "solution" / "boto3" / "01_02.py").unlink()
     missing = subprocess.run([*new, "01.03"], capture_output=True, text=True, timeout=300)
     assert missing.returncode == 2
-    assert missing.stderr.strip().splitlines() == [f"stepeval: {lab_dir}: step 01.02 has no solution (solution/boto3/01_02.py)"]
+    assert missing.stderr.strip().splitlines() == [
+        f"stepeval: {lab_dir}: step 01.02 has no solution (solution/boto3/01_02.py)"
+    ]
     (lab_dir / "solution" / "boto3" / "01_02.py").write_text(
         "async def run(session, context, logger):\n    return {'error': 'denied', 'code': 'AccessDenied'}\n"
     )
