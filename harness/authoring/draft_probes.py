@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.authoring.draft_refs import Code, Refs, literal
+from harness.authoring.draft_refs import IDENTIFYING, Code, Refs, literal
 from harness.kit import net, policy
 from harness.kit.require import Requirement
 
@@ -400,11 +400,20 @@ PROBES: dict[str, Probe] = {
 }
 
 
+def _attributes(resource: dict[str, Any], refs: Refs) -> list[Candidate]:
+    """A kind without a probe of its own: `require.attribute` on each plain top-level attribute (ids, ARNs, names
+    and times aside), a reference where the value is another resource's id."""
+    found = []
+    for key, value in resource.items():
+        if key.endswith(IDENTIFYING) or not isinstance(value, str | int | bool) or "Date" in key or "Time" in key:
+            continue
+        found.append(call("require", "attribute", literal(key), literal(key), refs.value(value)))
+    return found
+
+
 def candidates(resource_type: str, resource: dict[str, Any], refs: Refs) -> list[Candidate]:
-    """The kit calls that hold for `resource` (of `resource_type`), in the probe's order; none without a probe."""
-    probe = PROBES.get(resource_type)
-    if probe is None:
-        return []
+    """The kit calls that hold for `resource` (of `resource_type`), in the probe's order."""
+    probe = PROBES.get(resource_type, _attributes)
     found = []
     for candidate in probe(resource, refs):
         if candidate.holds(resource) and candidate.text not in {c.text for c in found}:

@@ -51,12 +51,18 @@ class Refs:
     described: dict[str, dict[str, Any]] = field(default_factory=dict)
     ids: dict[str, str] = field(default_factory=dict)
     optional: set[str] = field(default_factory=set)  # outputs: `find` may return None
+    plain: set[str] = field(default_factory=set)  # values, not resources: written as themselves
 
-    def add(self, variable: str, resource_id: str, resource: dict[str, Any], *, optional: bool = False) -> None:
+    def add(
+        self, variable: str, resource_id: str, resource: dict[str, Any], *, optional: bool = False, plain: bool = False
+    ) -> None:
+        """Hold `variable`: a described resource, or (`plain`) a value such as a "string" input's."""
         self.described[variable] = resource
         self.ids[variable] = resource_id
         if optional:
             self.optional.add(variable)
+        if plain:
+            self.plain.add(variable)
 
     def without(self, variable: str) -> Refs:
         """These references but `variable` (a resource is not written as a reference to itself)."""
@@ -67,7 +73,10 @@ class Refs:
         """`value` (an id, ARN or name) as the variable holding that resource, else as a literal."""
         if isinstance(value, str):
             for variable, resource in self.described.items():
-                if value == self.ids[variable] or value in _identifying(resource).values():
+                if variable in self.plain:
+                    if value == self.ids[variable]:
+                        return Code(variable, value, frozenset({variable}))
+                elif value == self.ids[variable] or value in _identifying(resource).values():
                     return Code(variable, resource, frozenset({variable}))
         return literal(value)
 
@@ -84,6 +93,9 @@ class Refs:
         (`logs.function_log_group(function)`), else as a literal."""
         if not isinstance(value, str) or len(value) < 3:
             return literal(value)
+        for variable in self.plain:
+            if self.ids[variable] == value:
+                return Code(variable, value, frozenset({variable}))
         for variable, resource in self.described.items():
             for key, held in _identifying(resource).items():
                 if held == value:

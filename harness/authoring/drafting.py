@@ -18,10 +18,10 @@ from typing import Any
 
 from harness.authoring.draft_baselines import Baselines, baselines, changed_inputs, chosen_values, described
 from harness.authoring.draft_probes import Candidate, candidates
-from harness.authoring.draft_refs import Refs
+from harness.authoring.draft_refs import Refs, literal
 from harness.authoring.solution_player import solution_played
 from harness.core.errors import BadInput
-from harness.core.lab import Lab, StepSpec
+from harness.core.lab import STRING, Lab, StepSpec
 from harness.kit import catalog
 
 HEADER = """\
@@ -40,6 +40,16 @@ class Judged:
     kept: tuple[Candidate, ...]
 
 
+@dataclass(frozen=True)
+class FoundValue:
+    """A "string" output as the module reads it (`code`), what it requires of it, and the variables it reads."""
+
+    code: str
+    requirements: tuple[str, ...]
+    comment: str
+    refs: frozenset[str]
+
+
 def variable(name: str) -> str:
     """`02_02_public_subnet_a` -> `public_subnet_a`, the name a module gives the handle's resource."""
     return name.split("_", 2)[-1]
@@ -53,21 +63,22 @@ def draft(lab: Lab, key: str, region: str | None = None) -> str:
 
 def _draft(lab: Lab, step: StepSpec, region: str | None) -> str:
     kinds = {**step.input_types, **step.output_types}
-    missing = sorted({t for t in kinds.values() if catalog.kind_for(t) is None})
+    missing = sorted({t for t in step.output_types.values() if t != STRING and catalog.kind_for(t) is None})
     if missing:
         raise BadInput(f"step {step.key}: no kit Kind for {', '.join(missing)}: draft it with `stepeval new` instead")
-    changed: dict[str, dict[str, Any]] = {}
     with solution_played(lab, step.key, region=region) as play:
         session = play.session
         refs = Refs()
         inputs = {h.name: h.id for h in play.resolved if h.name in step.step.inputs}
         for name, resource_id in inputs.items():
-            refs.add(variable(name), resource_id, described(_kind(kinds[name]), session, resource_id) or {})
-        outputs = {h.name: h.id for h in play.resources}
+            kind = _kind(kinds[name])
+            found = described(kind, session, resource_id) if kind else None
+            refs.add(variable(name), resource_id, found or {}, plain=kind is None)
+        outputs = {h.name: h.id for h in play.resources if kinds.get(h.name) != STRING}
+        values = {h.name: h.id for h in play.resources if kinds.get(h.name) == STRING}
         solved = {n: described(_kind(kinds[n]), session, i) or {} for n, i in outputs.items()}
         for name, resource_id in outputs.items():
             refs.add(variable(name), resource_id, solved[name], optional=True)
-        touched = list(changed_inputs(play.calls, inputs))
         judged = []
         for name, resource_id in outputs.items():
             kind = _kind(kinds[name])
@@ -76,12 +87,12 @@ def _draft(lab: Lab, step: StepSpec, region: str | None) -> str:
             chosen = chosen_values(session, play.calls, resource_id)
             kept = [c for c in offered if c.refs or c.values & chosen or against.set_apart(c)]
             judged.append(Judged(name, kind.type, tuple(kept)))
+        touched = [n for n in changed_inputs(play.calls, inputs) if _kind(kinds[n])]
         after = {
             n: (refs.described[variable(n)], baselines(session, _kind(kinds[n]), play.calls, inputs[n]))
             for n in touched
         }
-    if touched:
-        changed = _before(lab, step, touched, inputs, region)
+    changed = _before(lab, step, touched, inputs, region) if touched else {}
     shown = {c.text for j in judged for c in j.kept}  # an output that is the input itself checks it already
     for name, (state, against) in after.items():
         offered = candidates(kinds[name], state, refs.without(variable(name)))
@@ -89,7 +100,21 @@ def _draft(lab: Lab, step: StepSpec, region: str | None) -> str:
         kept = [c for c in offered if c.text not in shown and before.set_apart(c)]
         if kept:
             judged.append(Judged(name, kinds[name], tuple(kept)))
-    return render(step, inputs, _ordered(judged, set(outputs)), kinds)
+    found_values = {name: _value_of(value, refs) for name, value in values.items()}
+    return render(step, inputs, _ordered(judged, set(outputs)), kinds, found_values)
+
+
+def _value_of(value: str, refs: Refs) -> FoundValue:
+    """A "string" output: how the module reads it off the resources it holds, and what it requires of it."""
+    code = refs.value(value)
+    if value.startswith("arn:"):
+        requirement = f"values.is_arn({literal(value.split(':')[2]).text})"
+    elif value.startswith(("https://", "http://")):
+        requirement = f"values.is_url({literal(value.split(':')[0]).text})"
+    else:
+        requirement = f"values.equals({code.text})" if not code.refs else ""
+    comment = "" if code.refs else "  # TODO: read the learner's value, not the solution's"
+    return FoundValue(code.text, (requirement,) if requirement else (), comment, code.refs)
 
 
 @contextmanager
@@ -145,11 +170,18 @@ def _needs_one(candidate: Candidate, by_variable: dict[str, Judged]) -> set[str]
     return {r for r in candidate.refs if r in by_variable}
 
 
-def render(step: StepSpec, inputs: dict[str, str], judged: list[Judged], kinds: dict[str, str]) -> str:
+def render(
+    step: StepSpec,
+    inputs: dict[str, str],
+    judged: list[Judged],
+    kinds: dict[str, str],
+    values: dict[str, FoundValue],
+) -> str:
     """The module: the header, the instruction as docstring, inputs re-verified, each handle found with what it
     keeps (several outputs of one kind that refer to none of the others matched together)."""
-    used = {catalog.reference(t)[0] for t in kinds.values()} | {m for j in judged for c in j.kept for m in c.modules}
-    referenced = {r for j in judged for c in j.kept for r in c.refs}
+    used = {m for t in kinds.values() if (found := catalog.reference(t)) for m in found[:1]}
+    used |= {m for j in judged for c in j.kept for m in c.modules} | ({"values"} if values else set())
+    referenced = {r for j in judged for c in j.kept for r in c.refs} | {r for v in values.values() for r in v.refs}
     instruction = "\n".join(textwrap.wrap(" ".join((step.step.description or f"Step {step.key}.").split()), 110))
     lines = [
         HEADER.format(key=step.key, stem=step.stem),
@@ -164,11 +196,18 @@ def render(step: StepSpec, inputs: dict[str, str], judged: list[Judged], kinds: 
         "    with step:",
     ]
     for name in inputs:
-        kind = _code_of(kinds[name])
         bound = f"{variable(name)} = " if variable(name) in referenced else ""
-        lines.append(f'        {bound}step.input("{name}", {kind})')
+        if kinds[name] == STRING:
+            lines.append(f'        {bound}step.input_value("{name}")')
+        elif catalog.kind_for(kinds[name]) is not None:
+            lines.append(f'        {bound}step.input("{name}", {_code_of(kinds[name])})')
+        elif bound:
+            lines.append(f'        {bound}step.input_value("{name}")  # no kit Kind for {kinds[name]}: its id only')
     for group in _groups(judged, referenced):
         lines += _find(group, referenced, inputs)
+    for name, found in values.items():
+        requirements = ", ".join(found.requirements)
+        lines.append(f'        step.value("{name}", {found.code}, [{requirements}]){found.comment}')
     lines += ["    return step.result()", ""]
     return "\n".join(lines)
 

@@ -97,3 +97,17 @@ def test_new_from_solution_prints_the_score_and_refuses_what_it_cannot_draft(lab
     failing = subprocess.run([*new, "01.02"], capture_output=True, text=True, timeout=300)
     assert failing.returncode == 2 and len(failing.stderr.strip().splitlines()) == 1
     assert "step 01.02" in failing.stderr and "AccessDenied" in failing.stderr
+
+
+def test_a_string_output_is_read_off_the_resource_it_comes_from(tmp_path: Path) -> None:
+    shutil.copytree(LABS / "solutions_only", tmp_path / "lab")
+    drafts = _drafts(tmp_path / "lab")
+    assert 'queue = step.find("01_01_queue", sqs.QUEUE, [' in drafts["01.01"]
+    assert 'step.value("01_01_queue_arn", (queue or {}).get("QueueArn"), [values.is_arn("sqs")])' in drafts["01.01"]
+    assert 'step.input_value("01_01_queue_arn")' in drafts["01.02"]
+    assert "sqs.dead_letter_queue(dlq, 5)" in drafts["01.02"]  # the queue the step changed, found again
+    done = subprocess.run(
+        [STEPEVAL, "mutate", "--lab", str(tmp_path / "lab"), "--json"], capture_output=True, text=True, timeout=600
+    )
+    run = json.loads(done.stdout)
+    assert run["unsolved"] == [] and [s["score"] for s in run["steps"]] == [1.0, 1.0], run["steps"]
