@@ -242,7 +242,8 @@ def _find(group: list[Judged], referenced: set[str], inputs: dict[str, str]) -> 
         (item,) = group
         bound = f"{variable(item.name)} = " if variable(item.name) in referenced and item.name not in inputs else ""
         if not item.kept:
-            return [f'        {bound}step.find("{item.name}", {kind}, [])']
+            note = "  # TODO: what sets it apart (the solution left it as AWS makes it)" if bound else ""
+            return [f'        {bound}step.find("{item.name}", {kind}, []){note}']
         return [
             f'        {bound}step.find("{item.name}", {kind}, [',
             *_requirements(item.kept, 12),
