@@ -20,7 +20,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from harness.authoring.draft_probes import Candidate
 from harness.authoring.events import event_for
-from harness.authoring.mutants import Call, mutants
+from harness.authoring.mutants import Call, leaves, mutants
 from harness.kit.aws import fetch_or_none
 from harness.kit.kinds import Kind, LazyResource
 from harness.kit.require import Requirement
@@ -211,19 +211,8 @@ def chosen_values(session: Any, calls: Sequence[Call], resource_id: str) -> set[
         if acts_on(call, resource_id) or (event_of(session, call) or {}).get("id") == resource_id:
             for key, value in call.params.items():
                 if not _is_name(key) and key not in FREE and value != resource_id:
-                    chosen.update(_leaves(value))
+                    chosen.update(v for v in leaves(value) if isinstance(v, str | int) and not isinstance(v, bool))
     return chosen
-
-
-def _leaves(value: Any) -> Iterator[Any]:
-    if isinstance(value, dict):
-        for member in value.values():
-            yield from _leaves(member)
-    elif isinstance(value, list):
-        for member in value:
-            yield from _leaves(member)
-    elif isinstance(value, str | int) and not isinstance(value, bool):
-        yield value
 
 
 def _made(session: Any, kind: Kind, call: Call, params: dict[str, Any], names: dict[str, str]) -> dict | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Any
 from harness.authoring.draft_baselines import Baselines, baselines, changed_inputs, chosen_values, described
 from harness.authoring.draft_probes import Candidate, candidates
 from harness.authoring.draft_refs import Refs, literal
+from harness.authoring.module_head import module_head
 from harness.authoring.solution_player import solution_played
 from harness.core.errors import BadInput
 from harness.core.lab import STRING, Lab, StepSpec
@@ -182,19 +182,7 @@ def render(
     used = {m for t in kinds.values() if (found := catalog.reference(t)) for m in found[:1]}
     used |= {m for j in judged for c in j.kept for m in c.modules} | ({"values"} if values else set())
     referenced = {r for j in judged for c in j.kept for r in c.refs} | {r for v in values.values() for r in v.refs}
-    instruction = "\n".join(textwrap.wrap(" ".join((step.step.description or f"Step {step.key}.").split()), 110))
-    lines = [
-        HEADER.format(key=step.key, stem=step.stem),
-        f'"""{instruction}"""',
-        "",
-        f"from harness.kit import {', '.join(sorted(used))}",
-        "from harness.kit.step import Step",
-        "",
-        "",
-        "async def run(session, context, logger):",
-        "    step = Step(session, context, logger)",
-        "    with step:",
-    ]
+    lines = [HEADER.format(key=step.key, stem=step.stem), *module_head(step, used)]
     for name in inputs:
         bound = f"{variable(name)} = " if variable(name) in referenced else ""
         if kinds[name] == STRING:

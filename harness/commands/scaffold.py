@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from harness.authoring.module_head import instruction, module_head
 from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_DIR
 from harness.core import cfn_types
 from harness.core.errors import BadInput, LabError
@@ -39,7 +40,7 @@ def scaffold(step: StepSpec, lab_root: Path, handle_types: dict[str, str]) -> li
 def write_draft(lab: Lab, key: str, *, force: bool = False, region: str | None = None) -> Path:
     """Draft step `key`'s evaluation from its solution (harness.authoring.drafting) and write it; BadInput if the
     module exists (unless `force`), the step has no solution, or the solution fails."""
-    from harness.authoring.drafting import draft
+    from harness.authoring.drafting import draft  # plays moto: imported when drafting only
     from harness.authoring.solutions import SolutionError
 
     step = lab.step(key)
@@ -66,27 +67,12 @@ def _todo(name: str, resource_type: str) -> str:
     return f'        step.todo("{name}",\n                  "{TODO_HINT.format(type=resource_type)}")'
 
 
-def _instruction(step: StepSpec) -> str:
-    text = step.step.description or step.step.title or f"Step {step.key}."
-    return "\n".join(textwrap.wrap(" ".join(text.split()), 110))
-
-
 def module_text(step: StepSpec, handle_types: dict[str, str]) -> str:
     """The module: the instruction as docstring, inputs re-verified, each output found with requirements to fill;
     a `step.todo(...)` for each handle of a type the kit has no Kind for."""
     types = [*step.output_types.values(), *step.input_types.values()]
     used = {reference[0] for t in types if (reference := catalog.reference(t))}
-    lines = [f'"""{_instruction(step)}"""', ""]
-    if used:
-        lines.append(f"from harness.kit import {', '.join(sorted(used))}")
-    lines += [
-        "from harness.kit.step import Step",
-        "",
-        "",
-        "async def run(session, context, logger):",
-        "    step = Step(session, context, logger)",
-        "    with step:",
-    ]
+    lines = module_head(step, used)
     for name in step.step.inputs:
         kind = _kind(handle_types[name])
         variable = name.split("_", 2)[-1]
@@ -126,7 +112,7 @@ def solution_text(step: StepSpec) -> str:
     outputs = step.output_types.items()
     resources = [f'            # {{"name": "{name}", "type": "{kind}", "id": ...}},' for name, kind in outputs]
     lines = [
-        f'"""{_instruction(step).splitlines()[0]}"""',
+        f'"""{instruction(step).splitlines()[0]}"""',
         "",
         "from botocore.exceptions import ClientError",
         "",
