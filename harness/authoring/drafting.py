@@ -56,7 +56,8 @@ def variable(name: str) -> str:
 
 
 def draft(lab: Lab, key: str, region: str | None = None) -> str:
-    """The drafted module for step `key`; BadInput when a handle's type has no kit Kind."""
+    """The drafted module for step `key`; BadInput when an output's type has no kit Kind (LabError, SolutionError
+    from playing the solutions)."""
     with _quiet():
         return _draft(lab, lab.step(key), region)
 
@@ -101,7 +102,7 @@ def _draft(lab: Lab, step: StepSpec, region: str | None) -> str:
         if kept:
             judged.append(Judged(name, kinds[name], tuple(kept)))
     found_values = {name: _value_of(value, refs) for name, value in values.items()}
-    return render(step, inputs, _ordered(judged, set(outputs)), kinds, found_values)
+    return render(step, inputs, _ordered(judged), kinds, found_values)
 
 
 def _value_of(value: str, refs: Refs) -> FoundValue:
@@ -112,7 +113,7 @@ def _value_of(value: str, refs: Refs) -> FoundValue:
     elif value.startswith(("https://", "http://")):
         requirement = f"values.is_url({literal(value.split(':')[0]).text})"
     else:
-        requirement = f"values.equals({code.text})" if not code.refs else ""
+        requirement = ""
     comment = "" if code.refs else "  # TODO: read the learner's value, not the solution's"
     return FoundValue(code.text, (requirement,) if requirement else (), comment, code.refs)
 
@@ -144,7 +145,7 @@ def _before(lab: Lab, step: StepSpec, names: list[str], inputs: dict[str, str], 
         return {n: described(_kind(step.input_types[n]), play.session, inputs[n]) or {} for n in names}
 
 
-def _ordered(judged: list[Judged], outputs: set[str]) -> list[Judged]:
+def _ordered(judged: list[Judged]) -> list[Judged]:
     """Handles in an order where each one's references come before it (a cycle's back-references dropped)."""
     by_variable = {variable(j.name): j for j in judged}
     done: set[str] = set()
@@ -189,8 +190,8 @@ def render(
             lines.append(f'        {bound}step.input_value("{name}")')
         elif catalog.kind_for(kinds[name]) is not None:
             lines.append(f'        {bound}step.input("{name}", {_code_of(kinds[name])})')
-        elif bound:
-            lines.append(f'        {bound}step.input_value("{name}")  # no kit Kind for {kinds[name]}: its id only')
+        elif bound:  # no kit Kind for the type: its id only
+            lines.append(f'        {bound}next(h["id"] for h in context["resolved"] if h["name"] == "{name}")')
     for group in _groups(judged, referenced):
         lines += _find(group, referenced, inputs)
     for name, found in values.items():
