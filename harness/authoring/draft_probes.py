@@ -8,6 +8,7 @@ Names and tags are never proposed: they are the learner's free choice.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import re
@@ -101,7 +102,10 @@ def _bucket_policy(bucket_policy: dict[str, Any], refs: Refs) -> list[Candidate]
 
 def _zone_letter(resource: dict[str, Any]) -> list[Candidate]:
     zone = resource.get("AvailabilityZone")
-    return [call("ec2", "zone", literal(zone[-1]))] if zone else []
+    if not zone:
+        return []
+    letter = call("ec2", "zone", literal(zone[-1]))
+    return [dataclasses.replace(letter, values=letter.values | {zone})]  # the solution chose the zone, not "a"
 
 
 def _vpc(vpc: dict[str, Any], refs: Refs) -> list[Candidate]:
@@ -378,6 +382,55 @@ def _queue(queue: dict[str, Any], refs: Refs) -> list[Candidate]:
     return found
 
 
+def _referred(refs: Refs, value: str, default_key: str) -> tuple[Code, Code]:
+    """A resource argument and the `key=` under which the referred resource holds `value`."""
+    target = refs.resource(value)
+    return target, literal(refs.key_of(target, value, default_key))
+
+
+def _topic(topic: dict[str, Any], refs: Refs) -> list[Candidate]:
+    found = [call("sns", "encrypted")] if topic.get("KmsMasterKeyId") else []
+    for subscription in topic.get("Subscriptions", []):
+        target, key = _referred(refs, subscription["Endpoint"], "QueueArn")
+        found.append(call("sns", "subscribed", literal(subscription["Protocol"]), target, key=key))
+    return found
+
+
+def _subscription(subscription: dict[str, Any], refs: Refs) -> list[Candidate]:
+    target, key = _referred(refs, subscription.get("Endpoint", ""), "QueueArn")
+    found = [
+        call("sns", "protocol", literal(subscription.get("Protocol"))),
+        call("sns", "endpoint", target, key=key),
+        call("sns", "on_topic", refs.resource(subscription.get("TopicArn"))),
+        call("sns", "raw_delivery", literal(subscription.get("RawMessageDelivery") == "true")),
+    ]
+    if subscription.get("FilterPolicy"):
+        found.append(call("sns", "filter_policy", literal(json.loads(subscription["FilterPolicy"]))))
+    return found
+
+
+def _event_rule(rule: dict[str, Any], refs: Refs) -> list[Candidate]:
+    found = [call("events", "enabled", literal(rule.get("State") == "ENABLED"))]
+    if rule.get("ScheduleExpression"):
+        found.append(call("events", "schedule", literal(rule["ScheduleExpression"])))
+    if rule.get("EventPattern"):
+        found.append(call("events", "event_pattern", literal(json.loads(rule["EventPattern"]))))
+    for target in rule.get("Targets", []):
+        code, key = _referred(refs, target["Arn"], "Arn")
+        found.append(call("events", "targets", code, key=key))
+    return found
+
+
+def _event_source_mapping(mapping: dict[str, Any], refs: Refs) -> list[Candidate]:
+    source, key = _referred(refs, mapping.get("EventSourceArn", ""), "Arn")
+    return [
+        call("awslambda", "source", source, key=key),
+        call("awslambda", "for_function", refs.resource(mapping.get("FunctionArn"))),
+        call("awslambda", "batch_size", literal(mapping.get("BatchSize"))),
+        call("awslambda", "mapping_enabled"),
+    ]
+
+
 PROBES: dict[str, Probe] = {
     "AWS::S3::Bucket": _bucket,
     "AWS::S3::BucketPolicy": _bucket_policy,
@@ -397,6 +450,10 @@ PROBES: dict[str, Probe] = {
     "AWS::ApiGatewayV2::Api": _http_api,
     "AWS::CloudWatch::Alarm": _alarm,
     "AWS::SQS::Queue": _queue,
+    "AWS::SNS::Topic": _topic,
+    "AWS::SNS::Subscription": _subscription,
+    "AWS::Events::Rule": _event_rule,
+    "AWS::Lambda::EventSourceMapping": _event_source_mapping,
 }
 
 
@@ -405,9 +462,11 @@ def _attributes(resource: dict[str, Any], refs: Refs) -> list[Candidate]:
     and times aside), a reference where the value is another resource's id."""
     found = []
     for key, value in resource.items():
-        if key.endswith(IDENTIFYING) or not isinstance(value, str | int | bool) or "Date" in key or "Time" in key:
+        if not isinstance(value, str | int | bool) or "Date" in key or "Time" in key:
             continue
-        found.append(call("require", "attribute", literal(key), literal(key), refs.value(value)))
+        code = refs.value(value)
+        if not key.endswith(IDENTIFYING) or code.refs:  # an id or ARN only as another resource's
+            found.append(call("require", "attribute", literal(key), literal(key), code))
     return found
 
 
