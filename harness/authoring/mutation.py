@@ -35,6 +35,7 @@ from harness.core.lab import Lab
 
 MutantOutcome = Literal["killed", "survived", "equivalent", "invalid", "error", "broken"]
 SAME = "the mutant built the same resources as the solve"
+NOT_YET = "the step answered pending: AWS was still working on a resource, so there is nothing to judge yet"
 
 
 @dataclass(frozen=True)
@@ -339,6 +340,8 @@ def _judge(
         return MutantResult(**base, outcome="killed", sentence=f"{key} failed: {result.issue}", issue=result.issue)
     if result.got == "error":
         return MutantResult(**base, outcome="error", sentence=f"{key} answered error: {result.detail}")
+    if result.got == "pending":
+        return MutantResult(**base, outcome="invalid", sentence=f"{key}: {NOT_YET}", reason=NOT_YET)
     if same(notes.mutant_prints.get((key, mutant.id), {}), notes.prints.get(key, {})):
         return MutantResult(**base, outcome="invalid", sentence=f"{key}: {SAME}", reason=SAME)
     sentence = (

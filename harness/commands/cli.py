@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from harness.store.evaluations import EvaluationRecorder
 
 EXIT_PASS, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_ERROR = 0, 1, 2, 3
-EXIT_BY_STATUS = {"pass": EXIT_PASS, "fail": EXIT_FAIL, "error": EXIT_ERROR}
+EXIT_PENDING = 75  # sysexits' EX_TEMPFAIL: not a verdict yet, nor an error; ask again after retry_after_s
+EXIT_BY_STATUS = {"pass": EXIT_PASS, "fail": EXIT_FAIL, "pending": EXIT_PENDING, "error": EXIT_ERROR}
 MAX_TIMEOUT_S = 900.0
 
 

@@ -107,13 +107,14 @@ def run_stats(url: str, *, lab_dir: str | None, as_json: bool) -> int:
     console = Console()
     for name, steps in plain["labs"].items():
         table = Table(title=f"{name}: per step")
-        for column in ("step", "attempts", "pass rate", "top issues", "p50 ms", "p95 ms", "errors"):
+        for column in ("step", "attempts", "pass rate", "pending", "top issues", "p50 ms", "p95 ms", "errors"):
             table.add_column(column)
         for key, s in steps.items():
             issues = "; ".join(f"{i['issue']} ({i['count']})" for i in s["top_issues"]) or "-"
             errors = ", ".join(f"{k} {n}" for k, n in s["errors"].items()) or "-"
             rate = f"{100 * s['pass_rate']:.0f}%" if s["pass_rate"] is not None else "-"
-            table.add_row(key, str(s["attempts"]), rate, issues, str(s["p50_ms"]), str(s["p95_ms"]), errors)
+            pending = str(s["pending"])
+            table.add_row(key, str(s["attempts"]), rate, pending, issues, str(s["p50_ms"]), str(s["p95_ms"]), errors)
         console.print(table)
     console.print(f"{count} evaluations, {size / 1024:.1f} KiB each on average (context, answer, compressed recording)")
     return EXIT_OK

@@ -11,7 +11,7 @@ from harness.authoring.mutation import MutationRun
 from harness.authoring.playthrough import ScenarioResult
 from harness.core.contract import Answer
 
-STATUS_STYLE = {"pass": "bold green", "fail": "bold yellow", "error": "bold red"}
+STATUS_STYLE = {"pass": "bold green", "fail": "bold yellow", "pending": "bold cyan", "error": "bold red"}
 
 
 def answer_panel(answer: Answer, title: str = "") -> Panel:
@@ -28,6 +28,10 @@ def answer_panel(answer: Answer, title: str = "") -> Panel:
     if answer.failure_context:
         parts.append(Text.assemble(("issue: ", "bold"), answer.failure_context.issue))
         parts.append(Text.assemble(("hint:  ", "bold"), answer.failure_context.hint_context))
+    if answer.retry_after_s is not None:
+        parts.append(
+            Text.assemble(("retry: ", "bold"), f"AWS is still working on it; ask again in {answer.retry_after_s} s")
+        )
     if answer.error:
         parts.append(Text.assemble(("error: ", "bold red"), f"{answer.error.kind}: ", answer.error.detail))
     if answer.resolved:

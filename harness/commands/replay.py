@@ -95,7 +95,7 @@ class Change:
 
     record_id: str
     step: str
-    kind: str  # regression (pass -> fail) | fixed (fail -> pass) | status | issue | unjudgeable
+    kind: str  # regression (pass -> fail or pending) | fixed (fail -> pass) | status | issue | unjudgeable
     before: str
     after: str
     missing: tuple[str, ...] = ()
@@ -169,7 +169,7 @@ def compare(record: StoredRecord, before: dict[str, Any], after: Answer, missing
         if issue_of(before) == issue_of(now):
             return None
         return Change(record.id, record.step, "issue", shown_before, shown_after)
-    if was == "pass" and now["status"] == "fail":
+    if was == "pass" and now["status"] in ("fail", "pending"):  # a learner who was right no longer passes
         kind = "regression"
     elif was == "fail" and now["status"] == "pass":
         kind = "fixed"

@@ -54,6 +54,7 @@ details > .body { padding: 4px 12px 10px; }
 .tag.pass, .tag.killed { color: var(--ok); border-color: var(--ok); }
 .tag.fail, .tag.survived, .tag.error, .tag.broken { color: var(--bad); border-color: var(--bad); }
 .tag.equivalent, .tag.invalid { color: var(--muted); }
+.tag.pending { color: #0969da; border-color: #0969da; }
 section.step { border-top: 2px solid var(--line); margin-top: 26px; }
 @media print {
   main { max-width: none; padding: 0; } section.step { break-inside: avoid-page; }
@@ -243,6 +244,11 @@ def _scenario(result: ScenarioResult) -> str:
     if answer is not None:
         if answer.failure_context:
             body.append(f"<p><b>hint:</b> {escape(answer.failure_context.hint_context)}</p>")
+        if answer.retry_after_s is not None:
+            body.append(
+                f"<p><b>pending:</b> AWS is still working on it (not a verdict); ask again in "
+                f"{answer.retry_after_s} s.</p>"
+            )
         if answer.error:
             body.append(f"<p class='bad'><b>error {answer.error.kind}:</b> {escape(answer.error.detail)}</p>")
         checks = answer.checks

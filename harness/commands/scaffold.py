@@ -62,14 +62,15 @@ def _kind(resource_type: str) -> str | None:
     return f"{found[0]}.{found[1]}" if found else None
 
 
-def _todo(name: str, resource_type: str) -> str:
+def _todo(name: str, resource_type: str, note: str | None = None) -> str:
     """A call `stepeval check` reports and the step answers as unfinished (a fail naming the TODO, no traceback)."""
-    return f'        step.todo("{name}",\n                  "{TODO_HINT.format(type=resource_type)}")'
+    return f'        step.todo("{name}",\n                  "{note or TODO_HINT.format(type=resource_type)}")'
 
 
 def module_text(step: StepSpec, handle_types: dict[str, str]) -> str:
-    """The module: the instruction as docstring, inputs re-verified, each output found with requirements to fill;
-    a `step.todo(...)` for each handle of a type the kit has no Kind for."""
+    """The module: the instruction as docstring, inputs re-verified, each output found with requirements to fill
+    (several outputs of one type in one joint `find_all`); a `step.todo(...)` for each handle of a type the kit has
+    no Kind for."""
     types = [*step.output_types.values(), *step.input_types.values()]
     used = {reference[0] for t in types if (reference := catalog.reference(t))}
     lines = module_head(step, used)
@@ -80,21 +81,39 @@ def module_text(step: StepSpec, handle_types: dict[str, str]) -> str:
             lines.append(f'        {variable} = step.input_value("{name}")')
             continue
         lines.append(f'        {variable} = step.input("{name}", {kind})' if kind else _todo(name, handle_types[name]))
+    by_type: dict[str, list[str]] = {}
     for name, resource_type in step.output_types.items():
+        by_type.setdefault(resource_type, []).append(name)
+    for resource_type, names in by_type.items():
         kind = _kind(resource_type)
         if resource_type == STRING:
-            lines.append(f'        step.todo("{name}",\n                  "{VALUE_HINT.format(name=name)}")')
+            lines += [_todo(name, resource_type, VALUE_HINT.format(name=name)) for name in names]
             continue
         if kind is None:
-            lines.append(_todo(name, resource_type))
-            continue
-        lines += [
-            f'        step.find("{name}", {kind}, [',
-            f"            # TODO: the requirements the instruction states (see docs/user.md for {kind}'s)",
-            "        ])",
-        ]
+            lines += [_todo(name, resource_type) for name in names]
+        elif len(names) == 1:
+            lines += [f'        step.find("{names[0]}", {kind}, [', _requirements_todo(kind, 12), "        ])"]
+        else:
+            lines += _joint_find(kind, names)
     lines += ["    return step.result()", ""]
     return "\n".join(lines)
+
+
+def _requirements_todo(kind: str, indent: int) -> str:
+    return f"{' ' * indent}# TODO: the requirements the instruction states (see docs/user.md for {kind}'s)"
+
+
+def _joint_find(kind: str, names: list[str]) -> list[str]:
+    """Several outputs of one type as one `find_all`: the step gives each a distinct resource by the requirements
+    each states (see docs/user.md, Matching), never by order."""
+    lines = [
+        f"        step.find_all({kind}, {{",
+        "            # matched together: each gets a distinct resource, told apart by its requirements (which may",
+        "            # refer to another output: step.output(name))",
+    ]
+    for name in names:
+        lines += [f'            "{name}": [', _requirements_todo(kind, 16), "            ],"]
+    return [*lines, "        })"]
 
 
 def _calls(step: StepSpec) -> str:

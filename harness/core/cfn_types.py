@@ -38,8 +38,8 @@ class TypeInfo:
     create_permissions: frozenset[str]
     """IAM actions the create handler needs, lower-cased ("sqs:createqueue")."""
     creating_calls: tuple[str, ...] = ()
-    """Of those, the ones that make the resource itself, as written ("sqs:CreateQueue"; empty for a service whose
-    schemas list HTTP verbs)."""
+    """Of those, the ones that make the resource itself, as written, the likeliest first ("rds:CreateDBInstance"
+    before "rds:AddRoleToDBInstance"; empty for a service whose schemas list HTTP verbs)."""
 
 
 @cache
@@ -100,11 +100,27 @@ def info(resource_type: str) -> TypeInfo | None:
     schema = json.loads((schema_dir() / "resources" / f"{digest}.json").read_text(encoding="utf-8"))
     identifier = tuple(p.removeprefix("/properties/") for p in schema.get("primaryIdentifier", []))
     permissions = schema.get("handlers", {}).get("create", {}).get("permissions", [])
-    name = resource_type.split("::")[2]
-    creating = tuple(
-        p for p in permissions if ":" in p and (noun := _noun(p.split(":")[1])) is not None and _closeness(noun, name)
-    )
+    creating = _creating_calls(permissions, resource_type.split("::")[2])
     return TypeInfo(resource_type, identifier, frozenset(p.lower() for p in permissions), creating)
+
+
+def _creating_calls(permissions: list[str], name: str) -> tuple[str, ...]:
+    """The create permissions that make the resource itself, the likeliest first: those whose noun is the type's
+    name before those that only end with it (`rds:CreateDBInstance` before `rds:AddRoleToDBInstance`), a Create
+    before the other verbs, then the schema's order. A type whose call names something else (`ec2:AllocateAddress`
+    for an EIP, `sns:Subscribe` for a subscription) gets every call with a creating verb, in the schema's order.
+    Tagging calls (`ec2:CreateTags`, `kinesis:AddTagsToStream`) make nothing."""
+    making = [
+        (permission, operation, verb)
+        for permission in permissions
+        if (verb := _verb(operation := permission.partition(":")[2])) and "tags" not in _squash(operation)
+    ]
+    ranked = sorted(
+        (-closeness, CREATING_VERBS.index(verb), position, permission)
+        for position, (permission, operation, verb) in enumerate(making)
+        if (noun := _noun(operation)) and (closeness := _closeness(noun, name))
+    )
+    return tuple(r[-1] for r in ranked) or tuple(m[0] for m in making)
 
 
 def types_in(namespaces: set[str]) -> list[str]:
@@ -141,12 +157,20 @@ def created_by(namespaces: frozenset[str], iam_prefixes: frozenset[str], operati
     return max(ranked, key=lambda r: r[:3])[3]
 
 
-def _noun(operation: str) -> str | None:
-    """`CreateQueue` -> "queue"; None when the operation does not start with a creating verb."""
+def _verb(operation: str) -> str | None:
+    """The creating verb an operation starts with (`CreateQueue` -> Create, `Subscribe` -> Subscribe), else None."""
     for verb in CREATING_VERBS:
         if operation.startswith(verb) and (len(operation) == len(verb) or operation[len(verb)].isupper()):
-            return _squash(operation[len(verb) :]) or None
+            return verb
     return None
+
+
+def _noun(operation: str) -> str | None:
+    """`CreateQueue` -> "queue"; None when the operation does not start with a creating verb or names nothing."""
+    verb = _verb(operation)
+    if verb is None:
+        return None
+    return _squash(operation[len(verb) :]) or None
 
 
 def _closeness(noun: str, resource_name: str) -> int:

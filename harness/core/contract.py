@@ -9,7 +9,11 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 from harness.core.errors import BadInput
 from harness.core.lab import Lab, OutputType, ResourceType, StepSpec
 
-Status = Literal["pass", "fail", "error"]
+Status = Literal["pass", "fail", "pending", "error"]
+"""pass and fail are verdicts on the learner's work; pending says AWS is still creating or changing a resource the
+step judges and nothing else is wrong (not yet: ask again after `retry_after_s`); error is no verdict at all."""
+
+MAX_RETRY_AFTER_S = 3600
 ErrorKind = Literal[
     "read_only",
     "timeout",
@@ -178,6 +182,7 @@ class Answer(_Model):
     error: ErrorInfo | None = None
     resolved: list[Handle] = Field(default_factory=list)
     progress: Progress | None = None
+    retry_after_s: int | None = None
     duration_ms: float = 0.0
     diagnostics: Diagnostics | None = None
 
@@ -216,7 +221,7 @@ REQUIRED_FAILURE_KEYS = ("step", "issue", "hint_context")
 
 
 def check_result(result: Any, step: StepSpec, duration_ms: float, log: list[str] | None = None) -> Answer:
-    """Hold a module's result to the seed contract and the step's spec; the pass/fail Answer if it holds.
+    """Hold a module's result to the seed contract and the step's spec; the pass, fail or pending Answer if it holds.
 
     The result's `checks` and the module's `log` lines go to the answer's author-only `diagnostics`.
     """
@@ -232,6 +237,7 @@ def check_result(result: Any, step: StepSpec, duration_ms: float, log: list[str]
     if not isinstance(result["message"], str):
         raise ContractViolation("message-is-text", f"message is {type(result['message']).__name__}, not a string")
     failure = _check_failure_context(result.get("failure_context"))
+    retry_after_s = _check_retry_after(result.get("retry_after_s"), success)
     missing = [e for e in entries if e.status == "not_found"]
     if success and missing:
         raise ContractViolation("success-matches-entries", f"success is true but {missing[0].name} is not_found")
@@ -244,7 +250,7 @@ def check_result(result: Any, step: StepSpec, duration_ms: float, log: list[str]
     outputs = step.output_types
     return Answer(
         step=step.key,
-        status="pass" if success else "fail",
+        status="pass" if success else "pending" if retry_after_s is not None else "fail",
         success=success,
         message=result["message"],
         validated=entries,
@@ -255,9 +261,25 @@ def check_result(result: Any, step: StepSpec, duration_ms: float, log: list[str]
             if e.status == "found" and e.name in outputs and e.id
         ],
         progress=Progress(passed=sum(c.ok for c in checks), total=len(checks)) if checks else None,
+        retry_after_s=retry_after_s,
         duration_ms=round(duration_ms, 2),
         diagnostics=Diagnostics(checks=checks, log=log or []) if checks or log else None,
     )
+
+
+def _check_retry_after(raw: Any, success: bool) -> int | None:
+    """A result's optional `retry_after_s`: it makes the answer `pending` (AWS is not finished; nothing is wrong),
+    so it needs success false and a whole number of seconds, 1 to MAX_RETRY_AFTER_S."""
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int) or not 1 <= raw <= MAX_RETRY_AFTER_S:
+        raise ContractViolation(
+            "retry-after-shape",
+            f"retry_after_s is {raw!r}, not a whole number of seconds from 1 to {MAX_RETRY_AFTER_S}",
+        )
+    if success:
+        raise ContractViolation("pending-is-not-success", "retry_after_s is set but success is true")
+    return raw
 
 
 def _check_checks(raw: Any) -> list[Check]:

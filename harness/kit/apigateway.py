@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
+from harness.kit import refs
+from harness.kit.kinds import Kind, LazyResource, Resource, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -55,17 +57,17 @@ def protocol(value: str = "HTTP") -> Requirement:
     return attribute("protocol", "ProtocolType", value)
 
 
-def _function_name(uri: str | None) -> str | None:
-    """The function an integration invokes, from a function ARN or an `arn:aws:apigateway:...:lambda:path/...` URI."""
+def _function_arn(uri: str | None) -> str | None:
+    """The function an integration invokes: a function ARN as given, or the one inside an
+    `arn:aws:apigateway:REGION:lambda:path/2015-03-31/functions/ARN/invocations` URI."""
     if not uri:
         return None
-    arn = uri.split("/functions/", 1)[1].removesuffix("/invocations") if "/functions/" in uri else uri
-    parts = arn.split(":")
-    return parts[6] if len(parts) > 6 and parts[5] == "function" else arn
+    return uri.split("/functions/", 1)[1].removesuffix("/invocations") if "/functions/" in uri else uri
 
 
 def _route_target(api: Resource, route_key: str) -> str | None:
-    """`lambda NAME` or the integration's type/uri, for the route `route_key`; None when there is no such route."""
+    """`lambda ARN` or the integration's type and uri, for the route `route_key`; None when there is no such
+    route."""
     route = next((r for r in api["Routes"] if r.get("RouteKey") == route_key), None)
     if route is None:
         return None
@@ -74,21 +76,40 @@ def _route_target(api: Resource, route_key: str) -> str | None:
     if integration is None:
         return "no integration"
     if integration.get("IntegrationType") == "AWS_PROXY":
-        return f"lambda {_function_name(integration.get('IntegrationUri'))}"
+        return f"lambda {_function_arn(integration.get('IntegrationUri'))}"
     return f"{integration.get('IntegrationType')} {integration.get('IntegrationUri')}"
 
 
+def _shown(target: str | None) -> str | None:
+    """A target as a sentence names it: `lambda NAME[:QUALIFIER]`, not the whole ARN."""
+    if not target or not target.startswith("lambda "):
+        return target
+    named = refs.FUNCTION.read(target.removeprefix("lambda "))
+    return f"lambda {named.name}{f':{named.version}' if named.version else ''}" if named else target
+
+
+def _invokes(target: str | None, function: Any) -> bool:
+    return (
+        bool(target)
+        and target.startswith("lambda ")
+        and refs.current().same(refs.FUNCTION, target.removeprefix("lambda "), function)
+    )
+
+
+@later
 def route_to_function(route_key: str, function: Resource | str | None) -> Requirement:
-    """The route (e.g. `POST /orders`, `GET /orders/{id}`, `$default`) invokes the Lambda function by proxy."""
-    name = id_of(function, "FunctionName")
+    """The route (e.g. `POST /orders`, `GET /orders/{id}`, `$default`) invokes the Lambda function (a described
+    function, its name or ARN) by proxy."""
+    name = refs.shown(refs.FUNCTION, function)
     return require(
         f"route {route_key}",
         f"lambda {name}",
         lambda api: _route_target(api, route_key),
+        compare=lambda actual, _: _invokes(actual, function),
         explain=lambda actual: (
             f"it has no route {route_key}."
             if actual is None
-            else f"its route {route_key} goes to {actual}, not to Lambda function {name}."
+            else f"its route {route_key} goes to {_shown(actual)}, not to Lambda function {name}."
         ),
         hint=f"Add the route {route_key} with a Lambda (proxy) integration to {name}.",
     )
@@ -119,9 +140,11 @@ def _methods(api: Resource, path: str) -> dict[str, dict[str, Any]]:
     return (resource or {}).get("resourceMethods") or {}
 
 
+@later
 def method_to_function(path: str, http_method: str, function: Resource | str | None) -> Requirement:
-    """REST API: `http_method` on the resource `path` (e.g. `/orders`) proxies to the Lambda function."""
-    name = id_of(function, "FunctionName")
+    """REST API: `http_method` on the resource `path` (e.g. `/orders`) proxies to the Lambda function (a
+    described function, its name or ARN)."""
+    name = refs.shown(refs.FUNCTION, function)
 
     def target(api: Resource) -> str | None:
         method = _methods(api, path).get(http_method.upper())
@@ -130,16 +153,17 @@ def method_to_function(path: str, http_method: str, function: Resource | str | N
         integration = method.get("methodIntegration") or {}
         if integration.get("type") not in ("AWS_PROXY", "AWS"):
             return f"{integration.get('type', 'no integration')}"
-        return f"lambda {_function_name(integration.get('uri'))}"
+        return f"lambda {_function_arn(integration.get('uri'))}"
 
     return require(
         f"method {http_method.upper()} {path}",
         f"lambda {name}",
         target,
+        compare=lambda actual, _: _invokes(actual, function),
         explain=lambda actual: (
             f"it has no {http_method.upper()} method on {path}."
             if actual is None
-            else f"its {http_method.upper()} {path} goes to {actual}, not to Lambda function {name}."
+            else f"its {http_method.upper()} {path} goes to {_shown(actual)}, not to Lambda function {name}."
         ),
     )
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from harness.kit.kinds import Kind, Resource, first, id_of, register
-from harness.kit.require import Requirement, attribute, includes, require
+from harness.kit import compute, refs
+from harness.kit.kinds import Kind, Resource, first, register
+from harness.kit.later import later
+from harness.kit.require import Requirement, attribute, require
 
 
 def _fetch_group(session: Any, name: str) -> Resource | None:
@@ -26,31 +28,39 @@ def sizes(minimum: int, desired: int, maximum: int) -> Requirement:
     )
 
 
+@later
 def uses_launch_template(template: Resource | str | None) -> Requirement:
-    """Launches from the launch template (a described template or its id)."""
-    template_id = id_of(template, "LaunchTemplateId")
+    """Launches from the launch template (a described template, its id or its name), directly or through a mixed
+    instances policy."""
 
     def actual(group: Resource) -> str | None:
         spec = group.get("LaunchTemplate") or (group.get("MixedInstancesPolicy") or {}).get("LaunchTemplate", {}).get(
             "LaunchTemplateSpecification"
         )
-        return (spec or {}).get("LaunchTemplateId")
+        return (spec or {}).get("LaunchTemplateId") or (spec or {}).get("LaunchTemplateName")
 
-    return require("launch template", template_id, actual)
+    return refs.refers("launch template", compute.LAUNCH_TEMPLATE_REFERENCE, template, actual)
 
 
+@later
 def in_subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
-    return require(
+    """Launches into exactly these subnets (described subnets, their ids or ARNs)."""
+    return refs.refers_exactly(
         "subnets",
-        sorted(str(id_of(s, "SubnetId")) for s in subnets),
-        lambda g: sorted(s for s in (g.get("VPCZoneIdentifier") or "").split(",") if s),
+        refs.SUBNET,
+        subnets,
+        lambda g: sorted(s.strip() for s in (g.get("VPCZoneIdentifier") or "").split(",") if s.strip()),
     )
 
 
+@later
 def registers_with(target_group: Resource | str | None) -> Requirement:
-    arn = id_of(target_group, "TargetGroupArn")
-    return includes("target groups", arn, lambda g: sorted(g.get("TargetGroupARNs", [])))
+    """Registers its instances with the target group (a described one, its ARN or name)."""
+    return refs.refers_among(
+        "target groups", refs.TARGET_GROUP, target_group, lambda g: sorted(g.get("TargetGroupARNs", []))
+    )
 
 
 def health_check(kind: str = "ELB") -> Requirement:
+    """How the group checks its instances: `ELB` (the load balancer's health checks) or `EC2`."""
     return attribute("health check type", "HealthCheckType", kind)

@@ -7,9 +7,11 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from harness.kit import refs
 from harness.kit.aws import is_not_found
 from harness.kit.grants import principal_may
-from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
+from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register, state_in
+from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -32,37 +34,60 @@ def _fetch_mapping(session: Any, uuid: str) -> Resource:
     return session.client("lambda").get_event_source_mapping(UUID=uuid)
 
 
-FUNCTION = register(Kind("AWS::Lambda::Function", "Lambda function", _fetch_function))
-EVENT_SOURCE_MAPPING = register(Kind("AWS::Lambda::EventSourceMapping", "event source mapping", _fetch_mapping))
+def _function_settling(function: Resource) -> str | None:
+    """State is Pending, or LastUpdateStatus is InProgress"""
+    if function.get("State") == "Pending":
+        return "state Pending"
+    return "an update InProgress" if function.get("LastUpdateStatus") == "InProgress" else None
+
+
+FUNCTION = register(
+    Kind("AWS::Lambda::Function", "Lambda function", _fetch_function, settling=_function_settling, retry_after_s=5)
+)
+EVENT_SOURCE_MAPPING = register(
+    Kind(
+        "AWS::Lambda::EventSourceMapping",
+        "event source mapping",
+        _fetch_mapping,
+        settling=state_in("State", {"Creating", "Enabling", "Updating"}),
+        retry_after_s=10,
+    )
+)
 
 
 def runtime(value: str) -> Requirement:
+    """The runtime, e.g. `python3.12`."""
     return attribute("runtime", "Runtime", value)
 
 
 def handler(value: str) -> Requirement:
+    """The handler, `FILE.FUNCTION` (e.g. `app.handler`)."""
     return attribute("handler", "Handler", value, hint="The handler is FILE.FUNCTION, e.g. app.handler for app.py.")
 
 
 def memory(megabytes: int) -> Requirement:
+    """The memory size, in MB."""
     return attribute("memory (MB)", "MemorySize", megabytes)
 
 
 def timeout(seconds: int) -> Requirement:
+    """The timeout, in seconds."""
     return attribute("timeout (s)", "Timeout", seconds)
 
 
 def architecture(value: str = "arm64") -> Requirement:
+    """The instruction set: `arm64` or `x86_64` (the default)."""
     return require("architecture", value, lambda f: ", ".join(f.get("Architectures") or ["x86_64"]))
 
 
+@later
 def execution_role(role: Resource | str | None) -> Requirement:
     """Runs as the role (a described role, its name or its ARN)."""
-    name = str(id_of(role, "RoleName"))
-    return require(
+    return refs.refers(
         "execution role",
-        name.rsplit("/", 1)[-1],
-        lambda f: str(f.get("Role", "")).rsplit("/", 1)[-1],
+        refs.ROLE,
+        role,
+        lambda f: f.get("Role"),
         hint="Choose the step's role as the function's execution role.",
     )
 
@@ -84,6 +109,7 @@ def environment(**variables: str) -> Requirement:
     )
 
 
+@later
 def invokable_by(principal: str, source_arn: str | None = None) -> Requirement:
     """The resource policy lets `principal` (e.g. `apigateway.amazonaws.com`) invoke the function, from
     `source_arn` if given (e.g. the API's `arn:aws:execute-api:REGION:ACCOUNT:API_ID/*`)."""
@@ -96,20 +122,25 @@ def invokable_by(principal: str, source_arn: str | None = None) -> Requirement:
     )
 
 
-def source(arn: Resource | str | None, *, key: str = "Arn") -> Requirement:
-    """The event source mapping reads from `arn` (a queue, a stream...)."""
-    return attribute("event source", "EventSourceArn", id_of(arn, key))
+@later
+def source(arn: Resource | str | None, *, key: str | None = None) -> Requirement:
+    """The event source mapping reads from `arn`: a queue (URL or ARN), a stream's ARN, or a described resource
+    (its ARN; a described table's latest stream; `key` names another attribute to read)."""
+    return refs.refers("event source", refs.ANY, id_of(arn, key) if key else arn, lambda m: m.get("EventSourceArn"))
 
 
+@later
 def for_function(function: Resource | str | None) -> Requirement:
-    """The event source mapping invokes the function (a described function or its name)."""
-    name = str(id_of(function, "FunctionName"))
-    return require("function", name, lambda m: str(m.get("FunctionArn", "")).rsplit(":", 1)[-1])
+    """The event source mapping invokes the function (a described function, its name or ARN; a qualifier, when
+    both name one, must be the same)."""
+    return refs.refers("function", refs.FUNCTION, function, lambda m: m.get("FunctionArn"))
 
 
 def batch_size(size: int) -> Requirement:
+    """How many records the mapping hands the function at once."""
     return attribute("batch size", "BatchSize", size)
 
 
 def mapping_enabled() -> Requirement:
+    """The event source mapping is enabled (or being enabled)."""
     return require("state", "Enabled", lambda m: m.get("State"), compare=lambda a, _: a in ("Enabled", "Enabling"))

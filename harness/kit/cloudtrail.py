@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register
+from harness.kit import refs
+from harness.kit.kinds import Kind, LazyResource, Resource, first, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -21,20 +23,26 @@ TRAIL = register(Kind("AWS::CloudTrail::Trail", "trail", _fetch_trail))
 
 
 def is_logging(enabled: bool = True) -> Requirement:
+    """The trail is logging (started)."""
     return attribute("logging", "IsLogging", enabled, hint="Start logging on the trail.")
 
 
 def multi_region(enabled: bool = True) -> Requirement:
+    """The trail records every region."""
     return attribute("multi-region", "IsMultiRegionTrail", enabled)
 
 
 def log_file_validation(enabled: bool = True) -> Requirement:
+    """Log file integrity validation is on."""
     return attribute("log file validation", "LogFileValidationEnabled", enabled)
 
 
+@later
 def to_bucket(bucket: Resource | str | None) -> Requirement:
-    return attribute("S3 bucket", "S3BucketName", id_of(bucket, "Name"))
+    """Delivers its logs to the bucket (a described bucket, its name or ARN)."""
+    return refs.refers("S3 bucket", refs.BUCKET, bucket, lambda t: t.get("S3BucketName"))
 
 
 def encrypted() -> Requirement:
+    """Log files are encrypted with a KMS key (any key)."""
     return require("KMS key", "set", lambda t: t.get("KmsKeyId"), compare=lambda actual, _: bool(actual))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.kit.kinds import Kind, Resource, first, id_of, register
-from harness.kit.require import Requirement, attribute, includes, require
+from harness.kit import refs
+from harness.kit.kinds import Kind, Resource, first, register
+from harness.kit.later import later
+from harness.kit.require import Requirement, attribute, require
 
 
 def _fetch_alarm(session: Any, name: str) -> Resource | None:
@@ -20,6 +22,7 @@ def metric(namespace: str, name: str) -> Requirement:
     return require("metric", f"{namespace}/{name}", lambda a: f"{a.get('Namespace')}/{a.get('MetricName')}")
 
 
+@later
 def dimension(name: str, value: str) -> Requirement:
     """Watches the metric of one resource, e.g. dimension("FunctionName", "orders-api")."""
     return require(
@@ -30,19 +33,31 @@ def dimension(name: str, value: str) -> Requirement:
 
 
 def watches_function(function: Resource | str | None, metric_name: str = "Errors") -> list[Requirement]:
-    """The alarm watches the Lambda function's `metric_name` (AWS/Lambda, dimension FunctionName)."""
-    return [metric("AWS/Lambda", metric_name), dimension("FunctionName", str(id_of(function, "FunctionName")))]
+    """The alarm watches the Lambda function's `metric_name` (AWS/Lambda, dimension FunctionName). The function
+    may be described or named by its name or ARN; the dimension itself must hold the name, as CloudWatch
+    publishes it (a dimension holding the ARN watches a metric that does not exist)."""
+    return [metric("AWS/Lambda", metric_name), dimension("FunctionName", _function_name(function))]
+
+
+@later
+def _function_name(function: Resource | str | None) -> str:
+    """A function's name, from a described function, its name or its ARN."""
+    named = refs.current().identity(refs.FUNCTION, function)
+    return named.name if named else ""
 
 
 def statistic(value: str = "Sum") -> Requirement:
+    """The statistic the alarm evaluates: `Sum`, `Average`, `Maximum`..."""
     return attribute("statistic", "Statistic", value)
 
 
 def period(seconds: int) -> Requirement:
+    """The period of each evaluation, in seconds."""
     return attribute("period (s)", "Period", seconds)
 
 
 def evaluation_periods(count: int) -> Requirement:
+    """How many periods are evaluated."""
     return attribute("evaluation periods", "EvaluationPeriods", count)
 
 
@@ -55,15 +70,12 @@ def threshold(value: float, comparison: str = "GreaterThanOrEqualToThreshold") -
     )
 
 
+@later
 def notifies(topic: Resource | str | None) -> Requirement:
-    """Sends its ALARM notification to the topic (a described topic or its ARN)."""
-    arn = id_of(topic, "TopicArn")
-    return includes(
-        "alarm actions",
-        arn,
-        lambda a: sorted(a.get("AlarmActions", [])),
-    )
+    """Sends its ALARM notification to the topic (a described topic, its ARN or name)."""
+    return refs.refers_among("alarm actions", refs.TOPIC, topic, lambda a: sorted(a.get("AlarmActions", [])))
 
 
 def actions_enabled(enabled: bool = True) -> Requirement:
+    """The alarm's actions are enabled."""
     return attribute("actions enabled", "ActionsEnabled", enabled)

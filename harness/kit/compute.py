@@ -3,10 +3,13 @@ version is read) and EBS volumes (id = VolumeId)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register
-from harness.kit.require import Requirement, attribute, includes, require
+from harness.kit import refs
+from harness.kit.kinds import Kind, LazyResource, Resource, first, register, state_in
+from harness.kit.later import later
+from harness.kit.require import Requirement, attribute, require
 
 
 def _fetch_instance(session: Any, instance_id: str) -> Resource | None:
@@ -34,9 +37,39 @@ def _fetch_volume(session: Any, volume_id: str) -> Resource | None:
     return first(session.client("ec2").describe_volumes(VolumeIds=[volume_id])["Volumes"])
 
 
-INSTANCE = register(Kind("AWS::EC2::Instance", "instance", _fetch_instance))
+def _template_id(session: Any, identity: refs.Identity, _spelled: str) -> refs.Identity:
+    """A launch template's name read as its id."""
+    if identity.type != "ec2:launch-template-name":
+        return identity
+    found = refs.asked(
+        lambda: session.client("ec2").describe_launch_templates(LaunchTemplateNames=[identity.name])["LaunchTemplates"],
+        also_missing=("InvalidLaunchTemplateName.NotFoundException",),
+    )
+    return replace(identity, type="ec2:launch-template", name=found[0]["LaunchTemplateId"]) if found else identity
+
+
+LAUNCH_TEMPLATE_REFERENCE = refs.Space(
+    "ec2:launch-template",
+    "launch template",
+    ("LaunchTemplateId", "LaunchTemplateName"),
+    refs.launch_template_identity,
+    _template_id,
+)
+"""A launch template by its id or its name (read as its id), or a described one."""
+
+INSTANCE = register(
+    Kind(
+        "AWS::EC2::Instance",
+        "instance",
+        _fetch_instance,
+        settling=state_in("State.Name", {"pending"}),
+        retry_after_s=15,
+    )
+)
 LAUNCH_TEMPLATE = register(Kind("AWS::EC2::LaunchTemplate", "launch template", _fetch_launch_template))
-VOLUME = register(Kind("AWS::EC2::Volume", "EBS volume", _fetch_volume))
+VOLUME = register(
+    Kind("AWS::EC2::Volume", "EBS volume", _fetch_volume, settling=state_in("State", {"creating"}), retry_after_s=10)
+)
 
 
 def _settings(resource: Resource) -> Resource:
@@ -50,16 +83,20 @@ def instance_type(value: str) -> Requirement:
 
 
 def image(image_id: str) -> Requirement:
+    """The AMI id (an instance's, or a launch template's default version's)."""
     return require("AMI", image_id, lambda r: _settings(r).get("ImageId"))
 
 
+@later
 def in_subnet(subnet: Resource | str | None) -> Requirement:
-    return attribute("subnet", "SubnetId", id_of(subnet, "SubnetId"))
+    """The instance is in the subnet (a described subnet, its id or ARN)."""
+    return refs.refers("subnet", refs.SUBNET, subnet, lambda r: r.get("SubnetId"))
 
 
+@later
 def with_security_group(group: Resource | str | None) -> Requirement:
-    """An instance's (or launch template's) security groups include `group`."""
-    group_id = id_of(group, "GroupId")
+    """An instance's (or launch template's) security groups include the group (a described group, its id or
+    ARN)."""
 
     def groups(resource: Resource) -> list[str]:
         settings = _settings(resource)
@@ -68,18 +105,18 @@ def with_security_group(group: Resource | str | None) -> Requirement:
         found += [g for n in settings.get("NetworkInterfaces", []) for g in n.get("Groups", []) if isinstance(g, str)]
         return sorted(set(found))
 
-    return includes("security groups", group_id, groups)
+    return refs.refers_among("security groups", refs.SECURITY_GROUP, group, groups)
 
 
+@later
 def instance_profile(profile: Resource | str | None) -> Requirement:
-    """Runs with the instance profile (its name, or a described profile)."""
-    name = str(id_of(profile, "InstanceProfileName"))
+    """Runs with the instance profile (a described profile, its name or ARN)."""
 
     def actual(resource: Resource) -> str | None:
         held = _settings(resource).get("IamInstanceProfile") or {}
-        return held.get("Name") or (held.get("Arn") or "").rsplit("/", 1)[-1] or None
+        return held.get("Arn") or held.get("Name")
 
-    return require("instance profile", name, actual)
+    return refs.refers("instance profile", refs.INSTANCE_PROFILE, profile, actual)
 
 
 def imdsv2_required() -> Requirement:
@@ -88,26 +125,28 @@ def imdsv2_required() -> Requirement:
 
 
 def running() -> Requirement:
-    return require("state", "running", lambda i: i["State"]["Name"])
+    """The instance is running (while it is `pending`, the step answers pending, not fail)."""
+    return require("state", "running", lambda i: i["State"]["Name"], waits=True)
 
 
 def volume_type(value: str = "gp3") -> Requirement:
+    """The EBS volume type, e.g. `gp3`."""
     return attribute("volume type", "VolumeType", value)
 
 
 def volume_size(gib: int) -> Requirement:
+    """The EBS volume size, in GiB."""
     return attribute("size (GiB)", "Size", gib)
 
 
 def volume_encrypted(enabled: bool = True) -> Requirement:
+    """The EBS volume is encrypted."""
     return attribute("encryption", "Encrypted", enabled)
 
 
+@later
 def attached_to(instance: Resource | str | None) -> Requirement:
-    """The volume is attached to the instance."""
-    instance_id = id_of(instance, "InstanceId")
-    return includes(
-        "attached to",
-        instance_id,
-        lambda v: sorted(a["InstanceId"] for a in v.get("Attachments", [])),
+    """The volume is attached to the instance (a described instance, its id or ARN)."""
+    return refs.refers_among(
+        "attached to", refs.INSTANCE, instance, lambda v: sorted(a["InstanceId"] for a in v.get("Attachments", []))
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.kit.kinds import Kind, LazyResource, Resource, register
+from harness.kit.kinds import Kind, LazyResource, Resource, register, state_in
 from harness.kit.require import Requirement, require
 
 Key = tuple[str, str]
@@ -26,7 +26,15 @@ def _fetch_table(session: Any, name: str) -> Resource:
     return LazyResource(table, {"PointInTimeRecovery": pitr, "TimeToLive": ttl})
 
 
-TABLE = register(Kind("AWS::DynamoDB::Table", "DynamoDB table", _fetch_table))
+TABLE = register(
+    Kind(
+        "AWS::DynamoDB::Table",
+        "DynamoDB table",
+        _fetch_table,
+        settling=state_in("TableStatus", {"CREATING", "UPDATING"}, label="status"),
+        retry_after_s=10,
+    )
+)
 
 
 def _keys(schema: list[dict[str, str]], definitions: list[dict[str, str]]) -> list[str]:
@@ -57,6 +65,7 @@ def billing_mode(mode: str = "PAY_PER_REQUEST") -> Requirement:
 
 
 def point_in_time_recovery(enabled: bool = True) -> Requirement:
+    """Point-in-time recovery (continuous backups) is on."""
     return require(
         "point-in-time recovery",
         enabled,

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from harness.kit import net
-from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register
+from harness.kit import net, refs
+from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register, state_in
+from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -59,18 +60,30 @@ def _fetch_nat(session: Any, nat_id: str) -> Resource | None:
     return first([g for g in gateways if g.get("State") not in ("deleted", "deleting")])
 
 
-VPC = register(Kind("AWS::EC2::VPC", "VPC", _fetch_vpc))
-SUBNET = register(Kind("AWS::EC2::Subnet", "subnet", _fetch_subnet))
-INTERNET_GATEWAY = register(Kind("AWS::EC2::InternetGateway", "internet gateway", _fetch_igw))
+def _attaching(igw: Resource) -> str | None:
+    """an attachment is attaching"""
+    states = [a.get("State") for a in igw.get("Attachments", [])]
+    return "attachment attaching" if "attaching" in states else None
+
+
+VPC = register(Kind("AWS::EC2::VPC", "VPC", _fetch_vpc, settling=state_in("State", {"pending"}), retry_after_s=5))
+SUBNET = register(
+    Kind("AWS::EC2::Subnet", "subnet", _fetch_subnet, settling=state_in("State", {"pending"}), retry_after_s=5)
+)
+INTERNET_GATEWAY = register(
+    Kind("AWS::EC2::InternetGateway", "internet gateway", _fetch_igw, settling=_attaching, retry_after_s=5)
+)
 ROUTE_TABLE = register(Kind("AWS::EC2::RouteTable", "route table", _fetch_route_table))
 SECURITY_GROUP = register(Kind("AWS::EC2::SecurityGroup", "security group", _fetch_security_group))
 EIP = register(Kind("AWS::EC2::EIP", "Elastic IP", _fetch_eip))
-NAT_GATEWAY = register(Kind("AWS::EC2::NatGateway", "NAT gateway", _fetch_nat))
+NAT_GATEWAY = register(
+    Kind("AWS::EC2::NatGateway", "NAT gateway", _fetch_nat, settling=state_in("State", {"pending"}), retry_after_s=30)
+)
 
 
 def cidr(block: str) -> Requirement:
-    """The primary IPv4 CIDR block, exactly."""
-    return attribute("CIDR block", "CidrBlock", block)
+    """The primary IPv4 CIDR block is this network (`10.0.0.0/16`; compared as networks, not as text)."""
+    return require("CIDR block", block, lambda r: r.get("CidrBlock"), compare=net.same_network)
 
 
 def cidr_within(outer: str) -> Requirement:
@@ -84,18 +97,21 @@ def cidr_within(outer: str) -> Requirement:
 
 
 def dns_support(enabled: bool = True) -> Requirement:
+    """The VPC resolves DNS (enableDnsSupport)."""
     return attribute("DNS support", "EnableDnsSupport", enabled)
 
 
 def dns_hostnames(enabled: bool = True) -> Requirement:
+    """The VPC gives instances DNS hostnames (enableDnsHostnames)."""
     return attribute(
         "DNS hostnames", "EnableDnsHostnames", enabled, hint="Edit the VPC's settings and enable DNS hostnames."
     )
 
 
+@later
 def in_vpc(vpc: Resource | str | None) -> Requirement:
-    """Belongs to the VPC (a described VPC or its id)."""
-    return attribute("VPC", "VpcId", id_of(vpc, "VpcId"))
+    """Belongs to the VPC (a described VPC, its id or ARN)."""
+    return refs.refers("VPC", refs.VPC, vpc, lambda r: r.get("VpcId"))
 
 
 def zone(letter: str) -> Requirement:
@@ -109,17 +125,19 @@ def zone(letter: str) -> Requirement:
 
 
 def maps_public_ip(enabled: bool = True) -> Requirement:
+    """The subnet gives instances a public IPv4 address at launch (MapPublicIpOnLaunch)."""
     return attribute("auto-assign public IPv4 (MapPublicIpOnLaunch)", "MapPublicIpOnLaunch", enabled)
 
 
+@later
 def attached_to(vpc: Resource | str | None) -> Requirement:
-    """An internet gateway attached to the VPC."""
-    vpc_id = id_of(vpc, "VpcId")
-    return require(
+    """An internet gateway attached to the VPC (a described VPC, its id or ARN)."""
+    vpc_id = refs.shown(refs.VPC, vpc)
+    return refs.refers_among(
         "attachment",
-        vpc_id,
+        refs.VPC,
+        vpc,
         lambda igw: [a["VpcId"] for a in igw.get("Attachments", []) if a.get("State") in ("available", "attached")],
-        compare=lambda attached, expected: expected in attached,
         explain=lambda attached: f"it is attached to {', '.join(attached) or 'no VPC'}, not to {vpc_id}.",
         hint="Attach the internet gateway to the lab's VPC.",
     )
@@ -144,19 +162,22 @@ def _target(route: Resource) -> str | None:
 
 def _active_target(table: Resource, destination: str) -> str | None:
     for route in table.get("Routes", []):
-        if route.get("DestinationCidrBlock") == destination and route.get("State", "active") == "active":
+        spelled = route.get("DestinationCidrBlock") or route.get("DestinationIpv6CidrBlock")
+        if net.same_network(spelled, destination) and route.get("State", "active") == "active":
             return _target(route)
     return None
 
 
+@later
 def route_to(destination: str, target: Resource | str | None, *, key: str) -> Requirement:
-    """An active route for `destination` whose target is `target` (its id under `key`, e.g. "NatGatewayId")."""
+    """An active route for `destination` (a CIDR, compared as a network) whose target is `target` (a described
+    gateway read under `key`, e.g. "NatGatewayId", or its id or ARN)."""
     target_id = id_of(target, key)
     return require(
         f"route {destination}",
         target_id,
         lambda table: _active_target(table, destination),
-        compare=lambda actual, expected: expected is not None and actual == expected,
+        compare=lambda actual, expected: refs.current().same(refs.ANY, actual, expected),
         explain=lambda actual: (
             f"its route {destination} goes to {actual}, not to {target_id}."
             if actual
@@ -165,17 +186,24 @@ def route_to(destination: str, target: Resource | str | None, *, key: str) -> Re
     )
 
 
+@later
 def associated_with(subnets: Iterable[Resource | str | None]) -> Requirement:
-    """Explicitly associated with every one of `subnets`."""
-    wanted = {id_of(s, "SubnetId") for s in subnets}
+    """Explicitly associated with every one of `subnets` (described subnets, their ids or ARNs)."""
+    wanted = list(subnets)
+
+    def missing(actual: list[str]) -> list[str]:
+        return sorted(
+            str(refs.shown(refs.SUBNET, s)) for s in wanted if not refs.current().among(refs.SUBNET, actual, s)
+        )
+
     return require(
         "subnet associations",
-        sorted(map(str, wanted)),
+        sorted(str(refs.shown(refs.SUBNET, s)) for s in wanted),
         _associated_subnets,
-        compare=lambda actual, _: wanted <= set(actual),
+        compare=lambda actual, _: not missing(actual),
         explain=lambda actual: (
             f"it is associated with {', '.join(actual) or 'no subnet'}; "
-            f"it should be associated with {', '.join(sorted(map(str, wanted - set(actual))))} too."
+            f"it should be associated with {', '.join(missing(actual))} too."
         ),
         hint="Edit the route table's subnet associations.",
     )
@@ -202,9 +230,11 @@ def no_internet_gateway_route() -> Requirement:
     )
 
 
+@later
 def ingress_exactly(*expected: net.Rule) -> Requirement:
-    """Inbound rules are exactly these, nothing more (e.g. `net.tcp(80, "0.0.0.0/0")`)."""
-    wanted = frozenset(expected)
+    """Inbound rules are exactly these, nothing more (e.g. `net.tcp(80, "0.0.0.0/0")`, `net.tcp(5432, app_group)`);
+    compared by meaning: CIDRs as networks, groups by id, TCP 0-65535 as every port."""
+    wanted = frozenset(map(net.canonical, expected))
     return require(
         "inbound rules",
         sorted(map(str, wanted)),
@@ -239,15 +269,19 @@ def _rules_issue(actual: frozenset[net.Rule], wanted: frozenset[net.Rule]) -> st
     return " and ".join(parts) + "."
 
 
+@later
 def nat_in_subnet(subnet: Resource | str | None) -> Requirement:
-    return attribute(
+    """The NAT gateway is in the subnet (a described subnet, its id or ARN)."""
+    return refs.refers(
         "subnet",
-        "SubnetId",
-        id_of(subnet, "SubnetId"),
+        refs.SUBNET,
+        subnet,
+        lambda nat: nat.get("SubnetId"),
         hint="A NAT gateway goes in a public subnet, whose route table leads to the internet gateway.",
     )
 
 
+@later
 def nat_uses_allocation(allocation_ids: Iterable[str]) -> Requirement:
     """The NAT gateway's public address is one of `allocation_ids` (Elastic IPs allocated in this step)."""
     ids = sorted(allocation_ids)
@@ -259,6 +293,7 @@ def nat_uses_allocation(allocation_ids: Iterable[str]) -> Requirement:
     )
 
 
+@later
 def allocation_in(allocation_ids: Iterable[str]) -> Requirement:
     """An Elastic IP whose allocation is one of `allocation_ids` (e.g. the NAT gateway's)."""
     ids = sorted(allocation_ids)
@@ -272,9 +307,11 @@ def allocation_in(allocation_ids: Iterable[str]) -> Requirement:
 
 
 def nat_available() -> Requirement:
-    return attribute(
+    """The NAT gateway is `available` (while it is `pending`, the step answers pending, not fail)."""
+    return require(
         "state",
-        "State",
         "available",
+        lambda nat: nat.get("State"),
         hint="A new NAT gateway is 'pending' for a minute or two: wait until it is 'available'.",
+        waits=True,
     )

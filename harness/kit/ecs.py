@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import Any
 
 from botocore.exceptions import ClientError
 
+from harness.kit import refs
 from harness.kit.aws import error_code
-from harness.kit.kinds import Kind, Resource, first, id_of, register
+from harness.kit.kinds import Kind, Resource, first, register, state_in
+from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, includes, require
 
 
 def _fetch_cluster(session: Any, name: str) -> Resource | None:
     clusters = session.client("ecs").describe_clusters(clusters=[name], include=["SETTINGS"])["clusters"]
-    return first([c for c in clusters if c.get("status") == "ACTIVE" and name in (c["clusterName"], c["clusterArn"])])
+    live = ("ACTIVE", "PROVISIONING")  # PROVISIONING: still being created (pending); the others are going or gone
+    return first([c for c in clusters if c.get("status") in live and name in (c["clusterName"], c["clusterArn"])])
 
 
 def _fetch_service(session: Any, arn: str) -> Resource | None:
@@ -33,75 +38,265 @@ def _fetch_task_definition(session: Any, task_definition: str) -> Resource | Non
     return found if found.get("status") == "ACTIVE" else None
 
 
-CLUSTER = register(Kind("AWS::ECS::Cluster", "ECS cluster", _fetch_cluster))
-SERVICE = register(Kind("AWS::ECS::Service", "ECS service", _fetch_service))
+NO_ACTIVE_REVISION = "no ACTIVE revision"
+"""The revision a bare task definition family reads as when it has no ACTIVE one: it names nothing."""
+
+
+def _latest_revision(session: Any, identity: refs.Identity, _spelled: str) -> refs.Identity:
+    """A bare family means its latest ACTIVE revision."""
+    if identity.version is not None:
+        return identity
+    client = session.client("ecs")
+    described = refs.asked(
+        lambda: client.describe_task_definition(taskDefinition=identity.name)["taskDefinition"],
+        also_missing=("ClientException",),
+    )
+    if described is not None and described.get("status") == "ACTIVE":
+        return replace(identity, version=str(described["revision"]))
+    # AWS describes the latest ACTIVE revision; an emulator may describe the latest of any status: list them
+    pages = client.get_paginator("list_task_definitions").paginate(familyPrefix=identity.name, status="ACTIVE")
+    listed = [refs.arn_identity(arn) for page in pages for arn in page["taskDefinitionArns"]]
+    revisions = [int(i.version) for i in listed if i and i.name == identity.name and (i.version or "").isdigit()]
+    return replace(identity, version=str(max(revisions)) if revisions else NO_ACTIVE_REVISION)
+
+
+def _digest(session: Any, identity: refs.Identity, _spelled: str) -> refs.Identity:
+    """An ECR image's tag read as its digest (DescribeImages); other registries are not asked."""
+    tag = (identity.version or "").removeprefix("tag:")
+    if tag == (identity.version or "") or identity.account is None:
+        return identity
+    repository = identity.name.split("/", 1)[1]
+    described = refs.asked(
+        lambda: session.client("ecr").describe_images(
+            registryId=identity.account, repositoryName=repository, imageIds=[{"imageTag": tag}]
+        )["imageDetails"]
+    )
+    return replace(identity, version=described[0]["imageDigest"]) if described else identity
+
+
+TASK_DEFINITION_REFERENCE = refs.Space(
+    "ecs:task-definition", "task definition", ("taskDefinitionArn",), refs.task_definition_identity, _latest_revision
+)
+"""A task definition by `family:revision` or ARN (that revision), or a bare `family` (its latest ACTIVE revision)."""
+IMAGE_REFERENCE = refs.Space(
+    "image", "container image", ("imageUri", "repositoryUri"), refs.image_identity, _digest, refs.repository_images
+)
+"""A container image: `REPOSITORY_URI:TAG`, `REPOSITORY_URI@sha256:DIGEST` (an ECR tag is read as its digest), or
+a described ECR repository (any image it holds)."""
+
+CLUSTER = register(
+    Kind(
+        "AWS::ECS::Cluster",
+        "ECS cluster",
+        _fetch_cluster,
+        settling=state_in("status", {"PROVISIONING"}, label="status"),
+        retry_after_s=10,
+    )
+)
+SERVICE = register(Kind("AWS::ECS::Service", "ECS service", _fetch_service, retry_after_s=30))
 TASK_DEFINITION = register(Kind("AWS::ECS::TaskDefinition", "task definition", _fetch_task_definition))
 
 
+INSIGHTS_ON = ("enabled", "enhanced")
+"""Container Insights values that turn it on: `enabled`, and `enhanced` (with enhanced observability)."""
+
+
 def container_insights(enabled: bool = True) -> Requirement:
+    """Container Insights is on (`enabled` or `enhanced`), or off when `enabled` is False."""
     return require(
         "Container Insights",
-        enabled,
-        lambda c: any(s["name"] == "containerInsights" and s["value"] == "enabled" for s in c.get("settings", [])),
+        "enabled or enhanced" if enabled else "disabled",
+        lambda c: next((s["value"] for s in c.get("settings", []) if s["name"] == "containerInsights"), "disabled"),
+        compare=lambda actual, _: (actual in INSIGHTS_ON) == enabled,
     )
 
 
+@later
 def in_cluster(cluster: Resource | str | None) -> Requirement:
-    name = str(id_of(cluster, "clusterName"))
-    return require("cluster", name, lambda s: str(s.get("clusterArn", "")).rsplit("/", 1)[-1])
+    """The service runs in the cluster (a described cluster, its name or ARN)."""
+    return refs.refers("cluster", refs.CLUSTER, cluster, lambda s: s.get("clusterArn"))
+
+
+def _rollout(service: Resource) -> str:
+    """The service's primary deployment's rollout state (`COMPLETED`, `IN_PROGRESS`, `FAILED`)."""
+    primary = next((d for d in service.get("deployments", []) if d.get("status") == "PRIMARY"), None)
+    return str((primary or {}).get("rolloutState") or "no deployment")
+
+
+def steady() -> Requirement:
+    """The service's deployment has completed: its tasks run as asked. While a deployment is in progress the step
+    answers pending, not fail (a deployment that failed is a fail). On moto, a service's deployment completes only
+    with MOTO_ECS_SERVICE_RUNNING set to at least its desired count."""
+    return require(
+        "deployment",
+        "COMPLETED",
+        _rollout,
+        waits=lambda service: _rollout(service) == "IN_PROGRESS",
+        hint="Look at the service's deployments and events: its tasks must start and stay running.",
+    )
 
 
 def desired_count(count: int) -> Requirement:
+    """The service runs this many tasks."""
     return attribute("desired count", "desiredCount", count)
 
 
+FARGATE_PROVIDERS = ("FARGATE", "FARGATE_SPOT")
+
+
+def _launch(service: Resource) -> str | None:
+    """How the service's tasks are placed: its launch type, or what its capacity provider strategy amounts to
+    (FARGATE and FARGATE_SPOT are Fargate; any other provider is an Auto Scaling group's EC2 instances)."""
+    if service.get("launchType"):
+        return str(service["launchType"])
+    providers = [s.get("capacityProvider") for s in service.get("capacityProviderStrategy") or []]
+    kinds = sorted({"FARGATE" if p in FARGATE_PROVIDERS else "EC2" for p in providers})
+    return ", ".join(kinds) or None
+
+
 def launch_type(value: str = "FARGATE") -> Requirement:
-    return attribute("launch type", "launchType", value)
+    """Tasks run on `value` (FARGATE, EC2, EXTERNAL): the service's launch type, or a capacity provider strategy
+    to the same effect (FARGATE/FARGATE_SPOT for Fargate, Auto Scaling group providers for EC2)."""
+    return require("launch type", value, _launch)
 
 
+@later
 def runs(task_definition: Resource | str | None) -> Requirement:
-    """The service runs the task definition (its family, or family:revision)."""
-    wanted = str(id_of(task_definition, "family"))
-    return require(
+    """The service runs the task definition: a described one or `family:revision` or its ARN (that revision),
+    or a bare `family` (its latest ACTIVE revision)."""
+
+    def explain(actual: str | None) -> str:
+        wanted = refs.current().identity(TASK_DEFINITION_REFERENCE, task_definition)
+        running = refs.current().identity(TASK_DEFINITION_REFERENCE, actual)
+        shown = f"{running.name}:{running.version}" if running else "no task definition"
+        if wanted is None:
+            return f"it runs {shown}, but the task definition it should run is not known."
+        if isinstance(task_definition, str) and ":" not in task_definition:
+            latest = "none is ACTIVE" if wanted.version == NO_ACTIVE_REVISION else f"{wanted.name}:{wanted.version}"
+            return f"it runs {shown}, not the latest ACTIVE revision of {wanted.name} ({latest})."
+        return f"it runs {shown}, not {wanted.name}:{wanted.version}."
+
+    return refs.refers(
         "task definition",
-        wanted,
-        lambda s: str(s.get("taskDefinition", "")).rsplit("/", 1)[-1],
-        compare=lambda actual, expected: actual == expected or actual.split(":")[0] == expected,
+        TASK_DEFINITION_REFERENCE,
+        task_definition,
+        lambda s: s.get("taskDefinition"),
+        explain=explain,
+        hint="Update the service to the task definition revision the step names.",
     )
 
 
 def compatible_with(value: str = "FARGATE") -> Requirement:
-    return includes("requires compatibilities", value, lambda t: t.get("requiresCompatibilities", []))
-
-
-def task_size(cpu: str, memory: str) -> Requirement:
-    """Task-level CPU units and memory (MiB), as strings: ("256", "512")."""
-    return require("CPU/memory", f"{cpu}/{memory}", lambda t: f"{t.get('cpu')}/{t.get('memory')}")
-
-
-def network_mode(value: str = "awsvpc") -> Requirement:
-    return attribute("network mode", "networkMode", value)
-
-
-def container_image(container: str, image: str) -> Requirement:
-    """The container named `container` runs `image`."""
-    return require(
-        f"container {container} image",
-        image,
-        lambda t: next((c.get("image") for c in t.get("containerDefinitions", []) if c.get("name") == container), None),
+    """The task definition can run on `value`: AWS validated it for that launch type (`compatibilities`), or it
+    asked for it (`requiresCompatibilities`)."""
+    return includes(
+        "requires compatibilities",
+        value,
+        lambda t: sorted({*t.get("requiresCompatibilities", []), *t.get("compatibilities", [])}),
     )
 
 
-def logs_to(group: Resource | str | None) -> Requirement:
-    """Every container logs to the CloudWatch log group (awslogs driver)."""
-    name = id_of(group, "logGroupName")
+def _cpu_units(value: Any) -> int | None:
+    """CPU as units: `256`, `"256"`, `"0.25 vCPU"` (1 vCPU = 1024 units)."""
+    match = re.fullmatch(r"\s*([\d.]+)\s*(vcpu)?\s*", str(value), re.IGNORECASE) if value is not None else None
+    if match is None:
+        return None
+    return round(float(match[1]) * (1024 if match[2] else 1))
+
+
+def _memory_mib(value: Any) -> int | None:
+    """Memory in MiB: `512`, `"512"`, `"0.5 GB"`, `"1GB"` (1 GB = 1024 MiB, as ECS reads it)."""
+    match = re.fullmatch(r"\s*([\d.]+)\s*(gb|mb|mib|gib)?\s*", str(value), re.IGNORECASE) if value is not None else None
+    if match is None:
+        return None
+    return round(float(match[1]) * (1024 if (match[2] or "").lower() in ("gb", "gib") else 1))
+
+
+def task_size(cpu: str | int, memory: str | int) -> Requirement:
+    """Task-level CPU and memory, in any of the forms ECS accepts: (256, 512), ("256", "512"),
+    ("0.25 vCPU", "0.5 GB")."""
+    wanted = (_cpu_units(cpu), _memory_mib(memory))
+    return require(
+        "CPU/memory",
+        f"{wanted[0]}/{wanted[1]}",
+        lambda t: f"{t.get('cpu')}/{t.get('memory')}",
+        compare=lambda actual, _: _size(actual) == wanted,
+    )
+
+
+def _size(shown: str) -> tuple[int | None, int | None]:
+    cpu, _, memory = shown.partition("/")
+    return _cpu_units(cpu), _memory_mib(memory)
+
+
+def network_mode(value: str = "awsvpc") -> Requirement:
+    """The task definition's network mode, e.g. `awsvpc` (what Fargate needs)."""
+    return attribute("network mode", "networkMode", value)
+
+
+def _container(task: Resource, name: str) -> Resource | None:
+    return next((c for c in task.get("containerDefinitions", []) if c.get("name") == name), None)
+
+
+@later
+def container_image(container: str, image: Resource | str | None) -> Requirement:
+    """The container named `container` runs `image`: `REPOSITORY_URI:TAG` or `REPOSITORY_URI@sha256:DIGEST` (an
+    ECR image by either, its tag read as its digest), or any image of a described ECR repository."""
+    return refs.refers(
+        f"container {container} image",
+        IMAGE_REFERENCE,
+        image,
+        lambda t: (_container(t, container) or {}).get("image"),
+    )
+
+
+def _log_routes(task: Resource, container: str | None) -> list[dict[str, str | None]]:
+    """Where each container's logs go: its name, log driver, and for awslogs the group and region."""
+    routes = []
+    for c in task.get("containerDefinitions", []):
+        if container is not None and c.get("name") != container:
+            continue
+        configuration = c.get("logConfiguration") or {}
+        options = configuration.get("options") or {}
+        routes.append(
+            {
+                "container": c.get("name"),
+                "driver": configuration.get("logDriver"),
+                "group": options.get("awslogs-group"),
+                "region": options.get("awslogs-region"),
+            }
+        )
+    return routes
+
+
+def _to_group(route: dict[str, str | None], group: Any) -> bool:
+    if route["driver"] != "awslogs" or not route["group"]:
+        return False
+    sent = refs.Identity(refs.LOG_GROUP.type, route["group"], route["region"])
+    return refs.current().same(refs.LOG_GROUP, sent, group)
+
+
+def _show_route(route: dict[str, str | None]) -> str:
+    if route["driver"] == "awslogs":
+        return f"{route['container']} to {route['group']}"
+    return f"{route['container']} with the {route['driver'] or 'no'} log driver"
+
+
+@later
+def logs_to(group: Resource | str | None, container: str | None = None) -> Requirement:
+    """Logs reach the CloudWatch log group (a described group, its name or ARN) through the awslogs driver: the
+    logs of the container named `container`, or without one, of at least one container (a sidecar may log
+    elsewhere). Another driver (splunk, awsfirelens, none) does not count."""
+    wanted = refs.shown(refs.LOG_GROUP, group)
+    whose = f"container {container}" if container else "a container"
     return require(
         "log groups",
-        [name],
-        lambda t: sorted(
-            {
-                str(((c.get("logConfiguration") or {}).get("options") or {}).get("awslogs-group"))
-                for c in t.get("containerDefinitions", [])
-            }
+        f"{whose} to {wanted} (awslogs)",
+        lambda t: _log_routes(t, container),
+        compare=lambda routes, _: any(_to_group(r, group) for r in routes),
+        explain=lambda routes: (
+            f"{'; '.join(map(_show_route, routes)) if routes else f'it has no {whose}'}: "
+            f"not {whose} to {wanted} with the awslogs driver."
         ),
+        hint=f"Set the container's log configuration to the awslogs driver with awslogs-group {wanted}.",
     )

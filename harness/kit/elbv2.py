@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from harness.kit.kinds import Kind, Resource, first, id_of, register
-from harness.kit.require import Requirement, attribute, includes, require
+from harness.kit import refs
+from harness.kit.kinds import Kind, Resource, first, register, state_in
+from harness.kit.later import later
+from harness.kit.require import Requirement, attribute, require
 
 
 def _fetch_load_balancer(session: Any, arn: str) -> Resource | None:
@@ -21,63 +23,86 @@ def _fetch_listener(session: Any, arn: str) -> Resource | None:
     return first(session.client("elbv2").describe_listeners(ListenerArns=[arn])["Listeners"])
 
 
-LOAD_BALANCER = register(Kind("AWS::ElasticLoadBalancingV2::LoadBalancer", "load balancer", _fetch_load_balancer))
+LOAD_BALANCER = register(
+    Kind(
+        "AWS::ElasticLoadBalancingV2::LoadBalancer",
+        "load balancer",
+        _fetch_load_balancer,
+        settling=state_in("State.Code", {"provisioning"}),
+        retry_after_s=30,
+    )
+)
 TARGET_GROUP = register(Kind("AWS::ElasticLoadBalancingV2::TargetGroup", "target group", _fetch_target_group))
 LISTENER = register(Kind("AWS::ElasticLoadBalancingV2::Listener", "listener", _fetch_listener))
 
 
 def lb_type(kind: str = "application") -> Requirement:
+    """The load balancer's type: `application`, `network` or `gateway`."""
     return attribute("type", "Type", kind)
 
 
 def scheme(value: str = "internet-facing") -> Requirement:
+    """The load balancer's scheme: `internet-facing` or `internal`."""
     return attribute("scheme", "Scheme", value, hint="The scheme is chosen at creation: internet-facing or internal.")
 
 
+@later
 def in_subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
-    """Placed in exactly these subnets (so in their availability zones), no more, no fewer."""
-    wanted = sorted(str(id_of(s, "SubnetId")) for s in subnets)
-    return require(
+    """Placed in exactly these subnets (described subnets, their ids or ARNs; so in their availability zones), no
+    more, no fewer."""
+    return refs.refers_exactly(
         "subnets",
-        wanted,
+        refs.SUBNET,
+        subnets,
         lambda lb: sorted(z["SubnetId"] for z in lb.get("AvailabilityZones", []) if z.get("SubnetId")),
         hint="An Application Load Balancer needs the two public subnets, one per availability zone.",
     )
 
 
+@later
 def with_security_group(group: Resource | str | None) -> Requirement:
-    group_id = id_of(group, "GroupId")
-    return includes(
-        "security groups",
-        group_id,
-        lambda lb: sorted(lb.get("SecurityGroups", [])),
+    """The load balancer's security groups include the group (a described group, its id or ARN)."""
+    return refs.refers_among(
+        "security groups", refs.SECURITY_GROUP, group, lambda lb: sorted(lb.get("SecurityGroups", []))
     )
 
 
 def protocol(value: str) -> Requirement:
+    """A listener's or target group's protocol, e.g. `HTTP`, `HTTPS`."""
     return attribute("protocol", "Protocol", value)
 
 
 def port(value: int) -> Requirement:
+    """A listener's or target group's port."""
     return attribute("port", "Port", value)
 
 
+@later
 def on_load_balancer(lb: Resource | str | None) -> Requirement:
-    return attribute("load balancer", "LoadBalancerArn", id_of(lb, "LoadBalancerArn"))
+    """The listener belongs to the load balancer (a described one, its ARN or name)."""
+    return refs.refers("load balancer", refs.LOAD_BALANCER, lb, lambda listener: listener.get("LoadBalancerArn"))
 
 
+@later
 def forwards_to(target_group: Resource | str | None) -> Requirement:
-    """The default actions forward all traffic to the target group, and do nothing else first (no authentication,
-    no fixed response): one forward action."""
-    arn = id_of(target_group, "TargetGroupArn")
-    expected = f"forward to {arn}"
+    """The default actions forward all traffic to the target group (a described one, its ARN or name), and do
+    nothing else first (no authentication, no fixed response): one forward action."""
+    arn = refs.shown(refs.TARGET_GROUP, target_group)
     return require(
         "default action",
-        expected,
+        f"forward to {arn}",
         _default_actions,
-        compare=lambda actual, _: actual == [expected],
+        compare=lambda actual, _: _forwards_only(actual, target_group),
         explain=lambda actual: _explain_actions(actual, arn),
     )
+
+
+def _forwards_only(actions: list[str], target_group: Any) -> bool:
+    """One forward action, to the target group alone."""
+    if len(actions) != 1 or not actions[0].startswith("forward to "):
+        return False
+    targets = actions[0].removeprefix("forward to ").split(", ")
+    return len(targets) == 1 and refs.current().same(refs.TARGET_GROUP, targets[0], target_group)
 
 
 def _default_actions(listener: Resource) -> list[str]:

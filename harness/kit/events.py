@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
-import json
+import re
 from typing import Any
 
+from harness.kit import patterns, refs
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
-from harness.kit.require import Requirement, attribute, includes, require
+from harness.kit.later import later
+from harness.kit.require import Requirement, require
 
 
 def _fetch_rule(session: Any, rule_id: str) -> Resource:
@@ -29,25 +31,52 @@ def _fetch_rule(session: Any, rule_id: str) -> Resource:
 RULE = register(Kind("AWS::Events::Rule", "EventBridge rule", _fetch_rule))
 
 
+RATE_UNITS_S = {"minute": 60, "hour": 3600, "day": 86400}
+
+
+def _schedule(expression: str | None) -> str | None:
+    """A schedule as it runs: `rate(1 hour)` and `rate(60 minutes)` alike (as seconds), a cron's fields spaced
+    once."""
+    if not expression:
+        return None
+    text = " ".join(expression.split())
+    rate = re.fullmatch(r"rate\(\s*(\d+)\s+(minute|hour|day)s?\s*\)", text)
+    if rate:
+        return f"every {int(rate[1]) * RATE_UNITS_S[rate[2]]} s"
+    return re.sub(r"\(\s*", "(", re.sub(r"\s*\)", ")", text))
+
+
 def schedule(expression: str) -> Requirement:
-    """Runs on `expression`, e.g. `rate(5 minutes)` or `cron(0 12 * * ? *)`."""
-    return attribute("schedule", "ScheduleExpression", expression)
+    """Runs on `expression`, e.g. `rate(5 minutes)` or `cron(0 12 * * ? *)` (a rate in any unit that makes the
+    same period: `rate(1 hour)` is `rate(60 minutes)`)."""
+    return require(
+        "schedule",
+        expression,
+        lambda r: r.get("ScheduleExpression"),
+        compare=lambda actual, _: actual is not None and _schedule(actual) == _schedule(expression),
+    )
 
 
 def event_pattern(pattern: dict[str, Any]) -> Requirement:
-    """Matches events by exactly this pattern (compared as JSON, not as text)."""
-    return require("event pattern", pattern, lambda r: json.loads(r["EventPattern"]) if r.get("EventPattern") else None)
+    """Matches events by exactly this pattern (compared as JSON, a field's alternatives in any order)."""
+    return patterns.exactly("event pattern", pattern, lambda rule: rule.get("EventPattern"))
 
 
 def enabled(value: bool = True) -> Requirement:
-    return require("state", "ENABLED" if value else "DISABLED", lambda r: r.get("State"))
+    """The rule is enabled (`ENABLED`, or `ENABLED_WITH_ALL_CLOUDTRAIL_MANAGEMENT_EVENTS`), or disabled with
+    `value=False`."""
+    return require(
+        "state",
+        "ENABLED" if value else "DISABLED",
+        lambda r: r.get("State"),
+        compare=lambda actual, _: str(actual).startswith("ENABLED") == value,
+    )
 
 
-def targets(target: Resource | str | None, *, key: str = "Arn") -> Requirement:
-    """One of the rule's targets is `target` (a described resource read under `key`, or an ARN)."""
-    arn = id_of(target, key)
-    return includes(
-        "targets",
-        arn,
-        lambda r: sorted(t["Arn"] for t in r["Targets"]),
+@later
+def targets(target: Resource | str | None, *, key: str | None = None) -> Requirement:
+    """One of the rule's targets is `target`: a described resource (its ARN; `key` names another attribute), an
+    ARN, a queue URL, or a function's name."""
+    return refs.refers_among(
+        "targets", refs.ANY, id_of(target, key) if key else target, lambda r: sorted(t["Arn"] for t in r["Targets"])
     )

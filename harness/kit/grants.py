@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.kit.kinds import Resource
-from harness.kit.policy import PolicyError, allowed_principals, parse_policy
+from harness.kit.policy import PolicyError, allowed_principals, parse_policy, principal_of
 from harness.kit.require import Requirement, require
 
 
@@ -19,8 +19,9 @@ def principal_may(
     source_arn: str | None = None,
     hint: str,
 ) -> Requirement:
-    """The resource policy `document(resource)` lets `principal` (a service such as `sns.amazonaws.com`, or an
-    ARN) perform `action`, from `source_arn` if given (the statement's aws:SourceArn condition admits it)."""
+    """The resource policy `document(resource)` lets `principal` (a service such as `sns.amazonaws.com`, an ARN,
+    or an account: its id or root ARN alike) perform `action`, from `source_arn` if given (the statement's
+    aws:SourceArn condition admits it)."""
     from_where = f" from {source_arn}" if source_arn else ""
 
     def allowed(resource: Resource) -> list[str] | str:
@@ -37,7 +38,9 @@ def principal_may(
         f"may {action}",
         principal,
         allowed,
-        compare=lambda actual, expected: isinstance(actual, list) and (expected in actual or "*" in actual),
+        compare=lambda actual, expected: (
+            isinstance(actual, list) and (principal_of(expected) in map(principal_of, actual) or "*" in actual)
+        ),
         explain=lambda actual: (
             f"{actual}."
             if isinstance(actual, str)

@@ -3,16 +3,16 @@ managed policy; and what an identity may do (`may`, `may_not`, `may_only`: see `
 
 from __future__ import annotations
 
-import re
 import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.kit import identity
+from harness.kit import identity, refs
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
-from harness.kit.policy import PolicyError, parse_policy
-from harness.kit.require import Requirement, includes, require
+from harness.kit.later import later
+from harness.kit.policy import PolicyError, parse_policy, principal_of
+from harness.kit.require import Requirement, require
 
 Documents = list[tuple[str, Any]]
 """(how the console names a policy, its document) for every policy an identity holds."""
@@ -116,11 +116,6 @@ MANAGED_POLICY = register(Kind("AWS::IAM::ManagedPolicy", "managed policy", _fet
 # --- trust policy -------------------------------------------------------------------------------------------
 
 
-def _principal(value: str) -> str:
-    """A principal as IAM compares it: an account id is its root ARN."""
-    return f"arn:aws:iam::{value}:root" if re.fullmatch(r"\d{12}", value) else value
-
-
 def _trusted(role: Resource) -> list[str] | str:
     """The principals the trust policy lets assume the role (Allow on sts:AssumeRole), or why it cannot be read."""
     try:
@@ -129,7 +124,7 @@ def _trusted(role: Resource) -> list[str] | str:
         return f"its trust policy is not valid: {error}"
     return sorted(
         {
-            _principal(value)
+            principal_of(value)
             for s in trust.statements
             if s.effect == "Allow" and not s.not_principal and s.covers_action("sts:AssumeRole")
             for _, value in s.principals
@@ -139,7 +134,7 @@ def _trusted(role: Resource) -> list[str] | str:
 
 def trusts(principal: str) -> Requirement:
     """The trust policy lets `principal` assume the role: a service (`lambda.amazonaws.com`), an ARN or an account."""
-    wanted = _principal(principal)
+    wanted = principal_of(principal)
     return require(
         "trusted principals",
         wanted,
@@ -156,7 +151,7 @@ def trusts(principal: str) -> Requirement:
 
 def trusted_only_by(*principals: str) -> Requirement:
     """The trust policy lets exactly these principals assume the role, nobody else."""
-    wanted = sorted(_principal(p) for p in principals)
+    wanted = sorted(principal_of(p) for p in principals)
     return require(
         "trusted principals",
         wanted,
@@ -177,24 +172,26 @@ def _policy_name(name_or_arn: str) -> str:
     return name_or_arn.rsplit("/", 1)[-1]
 
 
+def _attached(resource: Resource) -> list[str]:
+    return sorted(p["PolicyArn"] for p in resource["AttachedPolicies"])
+
+
 def has_managed_policy(name_or_arn: str) -> Requirement:
-    """The managed policy (its name, e.g. `AWSLambdaBasicExecutionRole`, or its ARN) is attached."""
-    wanted = _policy_name(name_or_arn)
-    return includes(
+    """The managed policy is attached: its ARN (then an AWS managed policy and a customer policy of the same name
+    differ), or its name, e.g. `AWSLambdaBasicExecutionRole` (any policy of that name)."""
+    return refs.refers_among(
         "attached managed policies",
-        wanted,
-        lambda r: sorted(p["PolicyName"] for p in r["AttachedPolicies"]),
-        hint=f"Attach the managed policy {wanted}.",
+        refs.MANAGED_POLICY,
+        name_or_arn,
+        _attached,
+        hint=f"Attach the managed policy {_policy_name(name_or_arn)}.",
     )
 
 
 def managed_policies_exactly(*names_or_arns: str) -> Requirement:
-    """Exactly these managed policies are attached, no others."""
-    return require(
-        "attached managed policies",
-        sorted(map(_policy_name, names_or_arns)),
-        lambda r: sorted(p["PolicyName"] for p in r["AttachedPolicies"]),
-    )
+    """Exactly these managed policies are attached (names or ARNs, as `has_managed_policy` reads them), no
+    others."""
+    return refs.refers_exactly("attached managed policies", refs.MANAGED_POLICY, names_or_arns, _attached)
 
 
 # --- what the identity may do -------------------------------------------------------------------------------
@@ -214,6 +211,7 @@ def _verdict(action: str, target: str) -> Callable[[Resource], identity.Verdict]
     return verdict
 
 
+@later
 def may(action: str, resource: str = "*") -> Requirement:
     """Its policies allow `action` on the ARN `resource` (no Deny; a Condition makes it undecided, so a miss)."""
     return require(
@@ -226,6 +224,7 @@ def may(action: str, resource: str = "*") -> Requirement:
     )
 
 
+@later
 def may_not(action: str, resource: str = "*") -> Requirement:
     """Its policies do not allow `action` on `resource` (an Allow under a Condition is a miss: it may apply)."""
     return require(
@@ -249,11 +248,13 @@ class Grant:
         return f"{', '.join(self.actions)} on {', '.join(self.resources)}"
 
 
+@later
 def grant(actions: Iterable[str], resources: Iterable[Resource | str | None] = ("*",), *, key: str = "Arn") -> Grant:
     """`actions` on `resources` (ARNs, or described resources read under `key`, e.g. `key="TableArn"`)."""
     return Grant(tuple(sorted(actions, key=str.lower)), tuple(sorted(str(id_of(r, key)) for r in resources)))
 
 
+@later
 def may_only(
     actions: Iterable[str], resources: Iterable[Resource | str | None] = ("*",), *, key: str = "Arn"
 ) -> Requirement:
@@ -262,6 +263,7 @@ def may_only(
     return may_exactly(grant(actions, resources, key=key))
 
 
+@later
 def may_exactly(*grants: Grant) -> Requirement:
     """Least privilege over several grants, e.g. table actions on the table and log actions on its log streams:
     every grant is allowed, and nothing beyond them (an action is judged on the resources of its grants, read
@@ -353,13 +355,15 @@ def _least_privilege_issue(found: dict[str, Any]) -> str:
 # --- users, groups, instance profiles -----------------------------------------------------------------------
 
 
+@later
 def in_group(group: Resource | str | None) -> Requirement:
-    """The user is a member of the group."""
-    name = id_of(group, "GroupName")
-    return includes("groups", name, lambda user: sorted(user["Groups"]))
+    """The user is a member of the group (a described group, its name or ARN)."""
+    return refs.refers_among("groups", refs.GROUP, group, lambda user: sorted(user["Groups"]))
 
 
+@later
 def holds_role(role: Resource | str | None) -> Requirement:
-    """The instance profile holds the role (an instance profile holds at most one)."""
-    name = id_of(role, "RoleName")
-    return require("role", name, lambda profile: ", ".join(r["RoleName"] for r in profile.get("Roles", [])) or None)
+    """The instance profile holds the role (a described role, its name or ARN; a profile holds at most one)."""
+    return refs.refers_among(
+        "role", refs.ROLE, role, lambda profile: sorted(r["RoleName"] for r in profile.get("Roles", []))
+    )

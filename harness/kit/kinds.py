@@ -7,7 +7,7 @@ Kit modules `register` their kinds in `KINDS` (CloudFormation type -> Kind); `ki
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,7 +52,10 @@ class Kind:
 
     `naming` may use `{noun}`, `{id}` and `{name}` (an ARN's or URL's last part: `SQS queue orders` rather than
     the whole queue URL). `service` is botocore's service name, by default the type's (`AWS::SQS::Queue` -> sqs):
-    it says which NotFound codes count and whether a NotFound is retried.
+    it says which NotFound codes count and whether a NotFound is retried. `settling(resource)` names the
+    transitional state a resource is in while AWS is still creating or changing it (`"state pending"`), None once
+    it has settled: such a resource answers `pending`, never `pass`, and `fail` only for what else is wrong;
+    `retry_after_s` is when to ask again.
     """
 
     type: str
@@ -60,6 +63,8 @@ class Kind:
     fetch: Fetch
     naming: str = "{noun} {id}"
     service: str | None = None
+    settling: Callable[[Resource], str | None] | None = None
+    retry_after_s: int = 30
 
     @property
     def service_name(self) -> str:
@@ -137,6 +142,20 @@ def register(kind: Kind) -> Kind:
     if held is not kind:
         raise ValueError(f"{kind.type} already has a Kind ({held.noun})")
     return kind
+
+
+def state_in(key: str, states: Collection[str], *, label: str = "state") -> Callable[[Resource], str | None]:
+    """A `settling` that reads `resource[key]` (a dotted path: `State.Code`): `"LABEL VALUE"` when it is one of
+    `states`, else None."""
+
+    def settling(resource: Resource) -> str | None:
+        value: Any = resource
+        for part in key.split("."):
+            value = value.get(part) if isinstance(value, Mapping) else None
+        return f"{label} {value}" if value in states else None
+
+    settling.__doc__ = f"{key} is {' or '.join(sorted(states))}"
+    return settling
 
 
 def first(items: list[Resource]) -> Resource | None:

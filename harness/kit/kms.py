@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.kit.kinds import Kind, LazyResource, Resource, first, id_of, register
-from harness.kit.require import Requirement, includes, require
+from harness.kit import refs
+from harness.kit.kinds import Kind, LazyResource, Resource, first, register, state_in
+from harness.kit.later import later
+from harness.kit.require import Requirement, require
 
 
 def _fetch_key(session: Any, key_id: str) -> Resource:
@@ -30,11 +32,37 @@ def _fetch_alias(session: Any, name: str) -> Resource | None:
     return first([a for page in pages for a in page["Aliases"] if a["AliasName"] == name])
 
 
-KEY = register(Kind("AWS::KMS::Key", "KMS key", _fetch_key))
+def _alias_key(session: Any, identity: refs.Identity, spelled: str) -> refs.Identity:
+    """An alias (name or ARN) read as the key it points to; AWS managed aliases (`alias/aws/s3`) too."""
+    if identity.type != "kms:alias":
+        return identity
+    key = refs.asked(lambda: session.client("kms").describe_key(KeyId=spelled)["KeyMetadata"])
+    if key is None:
+        return identity
+    arn = refs.arn_identity(key["Arn"])
+    return arn if arn is not None else identity
+
+
+KEY_REFERENCE = refs.Space(
+    "kms:key", "KMS key", ("Arn", "KeyArn", "AliasArn", "KeyId", "TargetKeyId"), refs.kms_key_identity, _alias_key
+)
+"""A KMS key by its id, its ARN, an alias or an alias ARN (an alias read as its key, asking KMS), a described key
+or alias; an AWS managed key by its alias (`alias/aws/secretsmanager`)."""
+
+KEY = register(
+    Kind(
+        "AWS::KMS::Key",
+        "KMS key",
+        _fetch_key,
+        settling=state_in("KeyState", {"Creating", "Updating"}),
+        retry_after_s=10,
+    )
+)
 ALIAS = register(Kind("AWS::KMS::Alias", "KMS alias", _fetch_alias))
 
 
 def rotation_enabled(enabled: bool = True) -> Requirement:
+    """Automatic key rotation is on."""
     return require("automatic rotation", enabled, lambda k: k["RotationEnabled"], hint="Enable automatic key rotation.")
 
 
@@ -44,6 +72,7 @@ def usable(state: str = "Enabled") -> Requirement:
 
 
 def spec(value: str = "SYMMETRIC_DEFAULT") -> Requirement:
+    """The key spec, e.g. `SYMMETRIC_DEFAULT`."""
     return require("key spec", value, lambda k: k.get("KeySpec"))
 
 
@@ -57,14 +86,16 @@ def usage(value: str = "ENCRYPT_DECRYPT") -> Requirement:
 
 
 def customer_managed() -> Requirement:
+    """A customer managed key, not an AWS managed one."""
     return require("key manager", "CUSTOMER", lambda k: k.get("KeyManager"))
 
 
 def has_alias(name: str) -> Requirement:
-    """The key is named `name` (e.g. `alias/orders`)."""
-    return includes("aliases", name, lambda k: k["Aliases"])
+    """The key is named `name`: `alias/orders`, `orders` or the alias's ARN."""
+    return refs.refers_among("aliases", refs.KMS_ALIAS, name, lambda k: k["Aliases"])
 
 
+@later
 def points_to(key: Resource | str | None) -> Requirement:
-    """The alias names the key (a described key or its id)."""
-    return require("target key", id_of(key, "KeyId"), lambda a: a.get("TargetKeyId"))
+    """The alias names the key: a described key, its id or ARN, or another alias of it."""
+    return refs.refers("target key", KEY_REFERENCE, key, lambda a: a.get("TargetKeyId"))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from harness.kit import kms, refs
 from harness.kit.kinds import Kind, LazyResource, Resource, first, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, includes, require
 
 
@@ -25,12 +28,14 @@ def _fetch_log_group(session: Any, name: str) -> Resource | None:
 LOG_GROUP = register(Kind("AWS::Logs::LogGroup", "log group", _fetch_log_group))
 
 
+@later
 def function_log_group(function: Resource | str) -> str:
-    """The log group a Lambda function writes to: `/aws/lambda/NAME` (a described function or its name)."""
-    name = function["FunctionName"] if isinstance(function, dict) else function
+    """The log group a Lambda function writes to: `/aws/lambda/NAME` (a described function, its name or ARN)."""
+    name = function["FunctionName"] if isinstance(function, Mapping) else function.split(":function:")[-1].split(":")[0]
     return f"/aws/lambda/{name}"
 
 
+@later
 def streams_arn(function: Resource, group_name: str | None = None) -> str:
     """The ARN of every log stream of `group_name` (default: the function's own log group), in the described
     function's partition, region and account: the Resource a role needs for logs:PutLogEvents."""
@@ -39,6 +44,7 @@ def streams_arn(function: Resource, group_name: str | None = None) -> str:
     return f"arn:{partition}:logs:{region}:{account}:log-group:{group}:log-stream:*"
 
 
+@later
 def named(name: str) -> Requirement:
     """The log group's name is exactly `name` (e.g. `function_log_group(function)`)."""
     return require("name", name, lambda g: g.get("logGroupName"))
@@ -55,10 +61,10 @@ def retention(days: int) -> Requirement:
     )
 
 
+@later
 def encrypted_with(key: Resource | str | None) -> Requirement:
-    """Encrypted with the KMS key (its ARN, or a described key)."""
-    arn = key.get("Arn") if isinstance(key, dict) else key
-    return require("KMS key", arn, lambda g: g.get("kmsKeyId"))
+    """Encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN."""
+    return refs.refers("KMS key", kms.KEY_REFERENCE, key, lambda g: g.get("kmsKeyId"))
 
 
 def metric_filter(metric: str, namespace: str, *, pattern: str | None = None) -> Requirement:

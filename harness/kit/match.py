@@ -1,15 +1,20 @@
-"""Assign candidate resources to a step's several outputs of one type, so that order never matters.
+"""Choose a step's resources for its outputs together, so that neither order nor chance decides.
 
-A step may ask for, say, two buckets with different requirements. Checking candidates greedily in listing
-order can fail a learner whose buckets happen to be listed the "wrong" way round, or let one bucket satisfy
-two outputs. Here the assignment is a maximum bipartite matching, chosen canonically, and every output left
-unmatched gets one sentence per candidate saying which requirement it missed.
+A step may ask for two security groups, one admitting the other; several candidates may pass one output's own
+requirements, and only some choices let the other output's requirements hold too. `assign` searches the
+assignments (backtracking, outputs in declaration order, candidates in the order given) for one under which as
+many outputs as possible have every requirement hold, cross-references included; each candidate fills at most
+one output of its kind. Among equally good assignments it keeps the first in that order, so the answer is the
+same on every run for the same candidates (the step gives them in event order: never by id, which is random).
+`match` is the same search for outputs that do not refer to each other, over candidates in the order of their
+descriptions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Generic, TypeVar
 
 C = TypeVar("C")
@@ -18,6 +23,79 @@ Requirement = Callable[[C], Sequence[str]]
 """A per-output predicate: the descriptions of the requirements a candidate misses (empty: it fits)."""
 
 NO_CANDIDATE = "no candidate of this type"
+
+SEARCH_BUDGET = 200_000
+"""Assignments tried at most; beyond it the best found so far stands (never reached by a lab's few outputs)."""
+
+
+class Fit(Enum):
+    """How a candidate meets one output's requirements, given what the other outputs are assigned."""
+
+    FITS = "fits"
+    PENDING = "pending"  # nothing is wrong, but AWS has not finished with the resource: not yet
+    MISSES = "misses"
+    UNDECIDED = "undecided"  # a requirement refers to an output not assigned yet
+
+
+Judge = Callable[[str, C, Mapping[str, C | None]], Fit]
+"""(output, candidate, the assignment so far) -> how the candidate fits the output."""
+
+
+def assign(
+    outputs: Sequence[str],
+    options: Mapping[str, Sequence[C]],
+    judge: Judge[C],
+    key: Callable[[str, C], Hashable],
+) -> dict[str, C | None]:
+    """The assignment (output -> candidate, or None) under which the most outputs fit or are pending (and of
+    those, the most fit), every requirement judged with the other outputs' candidates; the first such in
+    declaration and option order.
+
+    `options[output]` are its candidates in preference order; two outputs never share a candidate whose `key`
+    is equal (e.g. the same resource). An output judged UNDECIDED is judged again once the outputs it refers to
+    are assigned; an unassigned one (None) is what a requirement referring to it sees.
+    """
+    order = list(outputs)
+    reachable = [sum(1 for later in order[i:] if options.get(later)) for i in range(len(order) + 1)]
+    best: dict[str, C | None] = {name: None for name in order}
+    best_score, tried = (-1, -1), 0  # (outputs assigned, of them fitting rather than pending)
+    trial: dict[str, C | None] = {}
+
+    def consistent(upto: int) -> bool:
+        """Every output assigned so far still fits (or may, where it waits on a later output)."""
+        for name in order[:upto]:
+            chosen = trial[name]
+            if chosen is not None and judge(name, chosen, trial) is Fit.MISSES:
+                return False
+        return True
+
+    def search(index: int, taken: frozenset[Hashable], score: int) -> None:
+        nonlocal best, best_score, tried
+        hope = score + reachable[index]
+        if (hope, hope) <= best_score or tried >= SEARCH_BUDGET:
+            return
+        if index == len(order):
+            fits = [judge(n, c, trial) for n, c in trial.items() if c is not None]
+            if all(f in (Fit.FITS, Fit.PENDING) for f in fits):
+                best, best_score = dict(trial), (score, fits.count(Fit.FITS))
+            return
+        name = order[index]
+        for candidate in options.get(name, ()):
+            tried += 1
+            if key(name, candidate) in taken:
+                continue
+            trial[name] = candidate
+            if consistent(index + 1):
+                search(index + 1, taken | {key(name, candidate)}, score + 1)
+            if best_score == (len(order), len(order)):
+                return
+        trial[name] = None
+        if consistent(index + 1):
+            search(index + 1, taken, score)
+        del trial[name]
+
+    search(0, frozenset(), 0)
+    return best
 
 
 @dataclass(frozen=True)
@@ -46,32 +124,21 @@ def match(
 ) -> MatchResult[C]:
     """Match candidates to outputs, each candidate filling at most one output, as many outputs as possible.
 
-    Among the maximum matchings, the one chosen gives each output in spec order the first fitting
-    candidate (by `describe`, then by input position) that still allows a maximum matching. Ordering by
-    description makes the result independent of candidate order whenever descriptions are distinct, so give
-    `describe` something unique such as the resource name.
+    Among the best assignments, the one chosen gives each output in the order given the first fitting candidate
+    (by `describe`, then by position) that still allows the most outputs a candidate: ordering by description
+    makes the result independent of candidate order whenever descriptions are distinct.
     """
     if len(set(outputs)) != len(outputs):
         raise ValueError(f"duplicate output names in {list(outputs)}")
     if set(requirements) != set(outputs):
         raise ValueError(f"requirements are for {sorted(requirements)}, but the outputs are {sorted(outputs)}")
-    ordered = sorted(range(len(candidates)), key=lambda i: (describe(candidates[i]), i))
-    pool = [candidates[i] for i in ordered]
-    misses = [[_misses(o, requirements[o](c)) for c in pool] for o in outputs]
-    fits = [[j for j, m in enumerate(row) if not m] for row in misses]
-
-    chosen: dict[int, int] = {}
-    for i in range(len(outputs)):
-        taken = set(chosen.values())
-        best = _max_matching(fits[i:], taken)
-        for j in fits[i]:
-            if j not in taken and 1 + _max_matching(fits[i + 1 :], taken | {j}) == best:
-                chosen[i] = j
-                break
-
-    holder = {j: outputs[i] for i, j in chosen.items()}
-    assigned = {outputs[i]: pool[j] for i, j in sorted(chosen.items())}
-    unmatched = {o: _reasons(misses[i], pool, holder, describe) for i, o in enumerate(outputs) if i not in chosen}
+    pool = [candidates[i] for i in sorted(range(len(candidates)), key=lambda i: (describe(candidates[i]), i))]
+    misses = {o: [_misses(o, requirements[o](c)) for c in pool] for o in outputs}
+    fitting = {o: [j for j, m in enumerate(misses[o]) if not m] for o in outputs}
+    chosen = assign(outputs, fitting, lambda *_: Fit.FITS, lambda _, j: j)
+    holder = {j: o for o, j in chosen.items() if j is not None}
+    assigned = {o: pool[j] for o, j in chosen.items() if j is not None}
+    unmatched = {o: _reasons(misses[o], pool, holder, describe) for o in outputs if chosen[o] is None}
     return MatchResult(assigned, unmatched)
 
 
@@ -90,20 +157,3 @@ def _reasons(
         f"{describe(c)} misses: {', '.join(m)}" if m else f"{describe(c)} fits, but is already matched to {holder[j]}"
         for j, (c, m) in enumerate(zip(pool, misses, strict=True))
     ]
-
-
-def _max_matching(fits: Sequence[Sequence[int]], excluded: set[int]) -> int:
-    """Size of a maximum matching of rows to columns (simple augmenting paths; sizes here are tiny)."""
-    owner: dict[int, int] = {}
-
-    def augment(row: int, visited: set[int]) -> bool:
-        for col in fits[row]:
-            if col in excluded or col in visited:
-                continue
-            visited.add(col)
-            if col not in owner or augment(owner[col], visited):
-                owner[col] = row
-                return True
-        return False
-
-    return sum(augment(row, set()) for row in range(len(fits)))

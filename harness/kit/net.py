@@ -7,6 +7,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from harness.kit.later import later
+
 WORLD_V4 = "0.0.0.0/0"
 WORLD_V6 = "::/0"
 
@@ -70,10 +72,46 @@ def rules(permissions: Iterable[Mapping[str, Any]]) -> frozenset[Rule]:
         sources += [r["CidrIpv6"] for r in permission.get("Ipv6Ranges", [])]
         sources += [f"sg:{p['GroupId']}" for p in permission.get("UserIdGroupPairs", [])]
         sources += [f"pl:{p['PrefixListId']}" for p in permission.get("PrefixListIds", [])]
-        flat.update(Rule(protocol, low, high, source) for source in sources)
+        flat.update(canonical(Rule(protocol, low, high, source)) for source in sources)
     return frozenset(flat)
 
 
-def tcp(port: int, source: str) -> Rule:
-    """A TCP rule for one port, e.g. `tcp(80, "0.0.0.0/0")` or `tcp(80, "sg:" + group_id)`."""
-    return Rule("tcp", port, port, source)
+def canonical(rule: Rule) -> Rule:
+    """The rule as the kit compares it: its source canonical (`source_of`), and TCP or UDP on 0-65535 as every
+    port."""
+    every_port = rule.protocol in ("tcp", "udp") and (rule.from_port, rule.to_port) == (0, 65535)
+    low, high = (None, None) if every_port else (rule.from_port, rule.to_port)
+    return Rule(rule.protocol, low, high, source_of(rule.source))
+
+
+def source_of(source: str | Mapping[str, Any]) -> str:
+    """A rule's source as the kit compares it: a CIDR in canonical form (`10.0.0.0/16`, `2001:db8::/32`), a
+    security group as `sg:ID` (given as a described group, its id, its ARN or `sg:ID`), a prefix list as `pl:ID`."""
+    if isinstance(source, Mapping):
+        return f"sg:{source.get('GroupId')}"
+    text = str(source).strip()
+    if text.startswith(("sg:", "pl:")):
+        return text
+    if text.startswith("sg-"):
+        return f"sg:{text}"
+    if text.startswith("arn:") and ":security-group/" in text:
+        return f"sg:{text.rsplit('/', 1)[-1]}"
+    try:
+        return str(ipaddress.ip_network(text, strict=False))
+    except ValueError:
+        return text
+
+
+def same_network(a: str | None, b: str | None) -> bool:
+    """Whether two CIDR blocks are one network, however spelled (False when either is not a CIDR)."""
+    try:
+        return ipaddress.ip_network(str(a), strict=False) == ipaddress.ip_network(str(b), strict=False)
+    except ValueError:
+        return False
+
+
+@later
+def tcp(port: int, source: str | Mapping[str, Any]) -> Rule:
+    """A TCP rule for one port from a CIDR or a security group: `tcp(80, "0.0.0.0/0")`, `tcp(5432, app_group)`
+    (a described group, or its id or ARN; `"sg:" + id` works too)."""
+    return canonical(Rule("tcp", port, port, source_of(source)))

@@ -12,6 +12,7 @@ leniency would pass a learner whose policy could never have been applied for rea
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, get_args
@@ -184,6 +185,12 @@ def grants_public_read_of_objects(policy: Policy, bucket: str) -> PolicyVerdict:
 
 
 _SOURCE_KEYS = frozenset({"aws:sourcearn", "aws:sourceaccount"})
+
+
+def principal_of(value: str) -> str:
+    """A principal as IAM compares it: an account id is its root ARN (`123456789012` is
+    `arn:aws:iam::123456789012:root`); any other principal as it is."""
+    return f"arn:aws:iam::{value}:root" if re.fullmatch(r"\d{12}", value) else value
 
 
 def allowed_principals(policy: Policy, action: str, source_arn: str | None = None) -> list[str]:

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from harness.kit.kinds import Kind, Resource, first, id_of, register
+from harness.kit import kms, refs
+from harness.kit.kinds import Kind, Resource, first, register, state_in
+from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
 
 
@@ -18,53 +20,130 @@ def _fetch_subnet_group(session: Any, name: str) -> Resource | None:
     return first(session.client("rds").describe_db_subnet_groups(DBSubnetGroupName=name)["DBSubnetGroups"])
 
 
-DB_INSTANCE = register(Kind("AWS::RDS::DBInstance", "DB instance", _fetch_instance))
+SETTLING_STATUSES = frozenset(
+    {
+        "creating",
+        "modifying",
+        "rebooting",
+        "starting",
+        "renaming",
+        "resetting-master-credentials",
+        "upgrading",
+        "maintenance",
+        "configuring-enhanced-monitoring",
+        "configuring-iam-database-auth",
+        "configuring-log-exports",
+        "converting-to-vpc",
+        "moving-to-vpc",
+    }
+)
+"""DB instance statuses AWS leaves on its own for `available` (backing-up and storage-optimization are not among
+them: the instance is usable meanwhile)."""
+
+DB_INSTANCE = register(
+    Kind(
+        "AWS::RDS::DBInstance",
+        "DB instance",
+        _fetch_instance,
+        settling=state_in("DBInstanceStatus", SETTLING_STATUSES, label="status"),
+        retry_after_s=60,
+    )
+)
 DB_SUBNET_GROUP = register(Kind("AWS::RDS::DBSubnetGroup", "DB subnet group", _fetch_subnet_group))
 
 
 def engine(name: str, major_version: str | None = None) -> Requirement:
-    """The engine (e.g. `postgres`), and its major version (e.g. `16`) if given."""
-    wanted = f"{name} {major_version}" if major_version else name
+    """The engine (e.g. `postgres`), and its major version if given (`16` for PostgreSQL 16.x, `8.0` for MySQL
+    8.0.x: the version is that or starts with it and a dot)."""
+    wanted = f"{name.lower()} {major_version}" if major_version else name.lower()
+
+    def same(actual: str | None, _: str) -> bool:
+        engine, _, version = (actual or "").partition(" ")
+        if engine != name.lower():
+            return False
+        return major_version is None or version == major_version or version.startswith(f"{major_version}.")
+
     return require(
         "engine",
         wanted,
         lambda db: (
-            f"{db.get('Engine')} {str(db.get('EngineVersion', '')).split('.')[0]}"
+            f"{str(db.get('Engine', '')).lower()} {db.get('EngineVersion', '')}".strip()
             if major_version
-            else db.get("Engine")
+            else str(db.get("Engine", "")).lower() or None
         ),
+        compare=same,
     )
 
 
+def available() -> Requirement:
+    """The instance is `available` (while AWS creates or changes it, the step answers pending, not fail)."""
+    return require("status", "available", lambda db: db.get("DBInstanceStatus"), waits=True)
+
+
 def instance_class(value: str) -> Requirement:
+    """The instance class, e.g. `db.t3.micro`."""
     return attribute("instance class", "DBInstanceClass", value)
 
 
 def multi_az(enabled: bool = True) -> Requirement:
+    """A standby in another availability zone (Multi-AZ)."""
     return attribute("Multi-AZ", "MultiAZ", enabled, hint="Turn on Multi-AZ deployment (a standby in another zone).")
 
 
 def encrypted(enabled: bool = True) -> Requirement:
+    """Storage is encrypted (any key; `encrypted_with` names one)."""
     return attribute("storage encryption", "StorageEncrypted", enabled, hint="Encryption is chosen at creation.")
 
 
 def publicly_accessible(enabled: bool = False) -> Requirement:
+    """Reachable from the internet (`True`) or not (the default expectation, `False`)."""
     return attribute("public access", "PubliclyAccessible", enabled)
 
 
 def backup_retention(days: int) -> Requirement:
+    """Automated backups are kept this many days."""
     return attribute("backup retention (days)", "BackupRetentionPeriod", days)
 
 
+@later
+def encrypted_with(key: Resource | str | None) -> Requirement:
+    """Storage encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN."""
+    return refs.refers(
+        "KMS key",
+        kms.KEY_REFERENCE,
+        key,
+        lambda db: db.get("KmsKeyId") if db.get("StorageEncrypted") else None,
+        hint="The KMS key is chosen at creation: recreate the instance encrypted with the step's key.",
+    )
+
+
+@later
+def with_security_group(group: Resource | str | None) -> Requirement:
+    """The instance's VPC security groups include the group (a described group, its id or ARN)."""
+    return refs.refers_among(
+        "security groups",
+        refs.SECURITY_GROUP,
+        group,
+        lambda db: sorted(
+            g["VpcSecurityGroupId"] for g in db.get("VpcSecurityGroups", []) if g.get("Status", "active") == "active"
+        ),
+    )
+
+
+@later
 def in_subnet_group(group: Resource | str | None) -> Requirement:
-    name = id_of(group, "DBSubnetGroupName")
-    return require("subnet group", name, lambda db: (db.get("DBSubnetGroup") or {}).get("DBSubnetGroupName"))
+    """In the DB subnet group (a described group, its name in any case, or its ARN)."""
+    return refs.refers(
+        "subnet group", refs.DB_SUBNET_GROUP, group, lambda db: (db.get("DBSubnetGroup") or {}).get("DBSubnetGroupName")
+    )
 
 
+@later
 def subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
-    """The subnet group spans exactly these subnets."""
-    return require(
+    """The subnet group spans exactly these subnets (described subnets, their ids or ARNs)."""
+    return refs.refers_exactly(
         "subnets",
-        sorted(str(id_of(s, "SubnetId")) for s in subnets),
+        refs.SUBNET,
+        subnets,
         lambda group: sorted(s["SubnetIdentifier"] for s in group.get("Subnets", [])),
     )

@@ -39,7 +39,12 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Requirement:
-    """`check` (e.g. "CIDR block") should compare equal (or by `compare`) to `expected` on `actual(resource)`."""
+    """`check` (e.g. "CIDR block") should compare equal (or by `compare(actual, expected)`) to `expected` on
+    `actual(resource)`.
+
+    `waits` says when a miss is "not yet" rather than wrong: True for a requirement on a resource's readiness (a
+    miss while its Kind says it is settling is `pending`), or a function of the resource (e.g. a change AWS is
+    still applying)."""
 
     check: str
     expected: Any
@@ -47,6 +52,7 @@ class Requirement:
     compare: Callable[[Any, Any], bool] = field(default=operator.eq)
     hint: str | Callable[[Any], str] | None = None
     explain: Callable[[Any], str] | None = None
+    waits: bool | Callable[[Resource], bool] = False
 
     def evaluate(self, resource: Resource) -> Outcome:
         actual = self.actual(resource)
@@ -61,13 +67,17 @@ def require(
     compare: Callable[[Any, Any], bool] = operator.eq,
     hint: str | Callable[[Any], str] | None = None,
     explain: Callable[[Any], str] | None = None,
+    waits: bool | Callable[[Resource], bool] = False,
 ) -> Requirement:
     """A requirement of your own, e.g. `require("instance type", "t3.micro", lambda i: i["InstanceType"])`.
 
-    `compare(actual, expected)` decides (equality by default); `explain(actual)` words a miss when the default
-    "CHECK should be EXPECTED, but is ACTUAL." does not read well; `hint` may be a function of the actual value.
+    The arguments come in the order a sentence gives them: what is checked, the value expected, how to read the
+    actual value off the resource. `compare` is then called as `compare(actual, expected)` (the value read
+    first, the expected one second; equality by default) and returns whether the requirement holds.
+    `explain(actual)` words a miss when the default "CHECK should be EXPECTED, but is ACTUAL." does not read
+    well; `hint` may be a function of the actual value; `waits` (see Requirement) makes a miss "not yet".
     """
-    return Requirement(check, expected, actual, compare, hint, explain)
+    return Requirement(check, expected, actual, compare, hint, explain, waits)
 
 
 def includes(

@@ -6,8 +6,10 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from harness.kit import refs
 from harness.kit.aws import error_code
 from harness.kit.kinds import Kind, LazyResource, Resource, register
+from harness.kit.later import later
 from harness.kit.policy import PolicyError, PolicyVerdict, grants_public_read_of_objects, parse_policy
 from harness.kit.require import Requirement, attribute, require
 
@@ -19,7 +21,9 @@ NO_PUBLIC_ACCESS_BLOCK = {
 }
 
 
-def _bucket_extras(s3: Any, name: str) -> dict[str, Any]:
+def _bucket_extras(session: Any, name: str) -> dict[str, Any]:
+    s3 = session.client("s3")
+
     def versioning() -> str:
         return s3.get_bucket_versioning(Bucket=name).get("Status", "Disabled")
 
@@ -43,16 +47,27 @@ def _bucket_extras(s3: Any, name: str) -> dict[str, Any]:
     return {"Versioning": versioning, "Encryption": encryption, "PublicAccessBlock": public_access_block}
 
 
+def _account_block(session: Any) -> dict[str, bool]:
+    """The account's public access block (S3 Control), which applies to every bucket beside each one's own."""
+    account = session.client("sts").get_caller_identity()["Account"]
+    try:
+        return session.client("s3control").get_public_access_block(AccountId=account)["PublicAccessBlockConfiguration"]
+    except ClientError as error:
+        if error_code(error) in ("NoSuchPublicAccessBlockConfiguration", "NoSuchPublicAccessBlock"):
+            return dict(NO_PUBLIC_ACCESS_BLOCK)
+        raise
+
+
 def _fetch_bucket(session: Any, name: str) -> Resource:
     s3 = session.client("s3")
     s3.head_bucket(Bucket=name)
-    return LazyResource({"Name": name}, _bucket_extras(s3, name))
+    return LazyResource({"Name": name}, _bucket_extras(session, name))
 
 
 def _fetch_policy(session: Any, bucket: str) -> Resource:
     s3 = session.client("s3")
     document = s3.get_bucket_policy(Bucket=bucket)["Policy"]
-    return LazyResource({"Bucket": bucket, "Policy": document}, _bucket_extras(s3, bucket))
+    return LazyResource({"Bucket": bucket, "Policy": document}, _bucket_extras(session, bucket))
 
 
 BUCKET = register(Kind("AWS::S3::Bucket", "S3 bucket", _fetch_bucket))
@@ -65,38 +80,74 @@ def versioning_enabled() -> Requirement:
 
 
 def encrypted(algorithm: str | None = None) -> Requirement:
-    """Default encryption configured (with `algorithm`, e.g. "aws:kms", if given)."""
+    """Default encryption configured (with `algorithm`, e.g. "aws:kms", if given; `aws:kms:dsse`, two layers of
+    KMS encryption, counts as `aws:kms`)."""
     return require(
         "default encryption",
         algorithm or "configured",
         lambda bucket: bucket["Encryption"],
-        compare=lambda actual, expected: bool(actual) and (expected == "configured" or expected in actual),
+        compare=lambda actual, expected: (
+            bool(actual)
+            and (expected == "configured" or any(a == expected or a.startswith(f"{expected}:") for a in actual))
+        ),
     )
+
+
+BLOCKS = ("BlockPublicAcls", "IgnorePublicAcls", "BlockPublicPolicy", "RestrictPublicBuckets")
+
+
+def _effective_block(resource: Resource) -> dict[str, str | None]:
+    """Each public access block setting in effect and where it is set (the bucket's or the account's block: either
+    one applies), None where neither sets it. The account's is asked once per evaluation (none is known without
+    one: a requirement evaluated by hand sees the bucket's alone)."""
+    bucket = resource["PublicAccessBlock"]
+    account = refs.current().ask("s3 account public access block", _account_block, NO_PUBLIC_ACCESS_BLOCK)
+    return {flag: "bucket" if bucket.get(flag) else "account" if account.get(flag) else None for flag in BLOCKS}
 
 
 def public_policies_allowed() -> Requirement:
-    """The bucket's public access block neither blocks public policies nor restricts public buckets."""
+    """Neither the bucket's public access block nor the account's blocks public policies or restricts public
+    buckets (either level would make a public policy ineffective)."""
     return require(
         "public access block",
         "not blocking public policies",
-        lambda resource: resource["PublicAccessBlock"],
-        compare=lambda block, _: not block.get("BlockPublicPolicy") and not block.get("RestrictPublicBuckets"),
+        _effective_block,
+        compare=lambda block, _: not block["BlockPublicPolicy"] and not block["RestrictPublicBuckets"],
         explain=lambda block: (
-            "its public access block "
-            + ("blocks public policies" if block.get("BlockPublicPolicy") else "restricts public buckets")
+            ("its" if (block["BlockPublicPolicy"] or block["RestrictPublicBuckets"]) == "bucket" else "the account's")
+            + " public access block "
+            + ("blocks public policies" if block["BlockPublicPolicy"] else "restricts public buckets")
             + ", so the public policy has no effect."
         ),
         hint="Turn off 'Block public access' for bucket policies on this bucket (BlockPublicPolicy and "
-        "RestrictPublicBuckets).",
+        "RestrictPublicBuckets), and on the account if it is set there.",
     )
 
 
-def grants_public_read(bucket: str) -> Requirement:
-    """The policy lets everyone s3:GetObject every object of `bucket`, unconditionally, with no Deny in the way."""
+def public_access_blocked() -> Requirement:
+    """Every public access block setting is on, on the bucket or for the whole account (either way, it applies)."""
+    return require(
+        "public access block",
+        "all four settings on (bucket or account)",
+        _effective_block,
+        compare=lambda block, _: all(block.values()),
+        explain=lambda block: (
+            f"{', '.join(flag for flag, where in block.items() if not where)} is off on the bucket and on the account."
+        ),
+        hint="Turn on 'Block all public access' for the bucket (or for the account).",
+    )
+
+
+@later
+def grants_public_read(bucket: Resource | str) -> Requirement:
+    """The policy lets everyone s3:GetObject every object of `bucket` (a described bucket, its name or ARN),
+    unconditionally, with no Deny in the way."""
+    named = refs.BUCKET.read(str(refs.shown(refs.BUCKET, bucket)))
+    name = named.name if named else str(bucket)
 
     def verdict(resource: Resource) -> PolicyVerdict:
         try:
-            return grants_public_read_of_objects(parse_policy(resource["Policy"]), bucket)
+            return grants_public_read_of_objects(parse_policy(resource["Policy"]), name)
         except PolicyError as error:
             return PolicyVerdict(False, f"the policy is not a valid policy document: {error}")
 
@@ -106,5 +157,5 @@ def grants_public_read(bucket: str) -> Requirement:
         verdict,
         compare=lambda grant, _: grant.granted,
         explain=lambda grant: grant.reason,
-        hint=f"Allow s3:GetObject to Principal * on arn:aws:s3:::{bucket}/*, with no Condition and no Deny.",
+        hint=f"Allow s3:GetObject to Principal * on arn:aws:s3:::{name}/*, with no Condition and no Deny.",
     )

@@ -4,10 +4,16 @@ Only DescribeSecret is called: an evaluation never reads a secret's value (the h
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from harness.kit.kinds import Kind, Resource, id_of, register
+from harness.kit import kms, refs
+from harness.kit.kinds import Kind, Resource, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, require
+
+DEFAULT_KEY = "alias/aws/secretsmanager"
+"""The AWS managed key a secret is encrypted with when none is chosen."""
 
 
 def _fetch_secret(session: Any, secret_id: str) -> Resource | None:
@@ -20,30 +26,38 @@ def _fetch_secret(session: Any, secret_id: str) -> Resource | None:
 SECRET = register(Kind("AWS::SecretsManager::Secret", "secret", _fetch_secret))
 
 
+def _rotation_days(rules: dict[str, Any]) -> int | None:
+    """Days between rotations: `AutomaticallyAfterDays`, or a `rate(N days)` schedule expression."""
+    if rules.get("AutomaticallyAfterDays"):
+        return int(rules["AutomaticallyAfterDays"])
+    rate = re.fullmatch(r"rate\(\s*(\d+)\s+days?\s*\)", str(rules.get("ScheduleExpression", "")).strip())
+    return int(rate[1]) if rate else None
+
+
 def rotation(days: int | None = None) -> Requirement:
-    """Rotation is enabled (every `days` days, if given)."""
+    """Rotation is enabled (every `days` days, if given: `AutomaticallyAfterDays` or `rate(N days)`)."""
     wanted = f"every {days} days" if days else "enabled"
 
     def actual(secret: Resource) -> str:
         if not secret.get("RotationEnabled"):
             return "disabled"
-        every = (secret.get("RotationRules") or {}).get("AutomaticallyAfterDays")
-        return f"every {every} days" if days else "enabled"
+        rules = secret.get("RotationRules") or {}
+        every = _rotation_days(rules)
+        if not days:
+            return "enabled"
+        return f"every {every} days" if every else f"on the schedule {rules.get('ScheduleExpression')}"
 
     return require("rotation", wanted, actual, hint="Turn on automatic rotation for the secret.")
 
 
+@later
 def rotated_by(function: Resource | str | None) -> Requirement:
-    """Rotated by the Lambda function (a described function or its ARN)."""
-    return require("rotation function", id_of(function, "FunctionArn"), lambda s: s.get("RotationLambdaARN"))
+    """Rotated by the Lambda function (a described function, its name or ARN)."""
+    return refs.refers("rotation function", refs.FUNCTION, function, lambda s: s.get("RotationLambdaARN"))
 
 
+@later
 def encrypted_with(key: Resource | str | None) -> Requirement:
-    """Encrypted with the KMS key (a described key, its id or ARN), not the default aws/secretsmanager key."""
-    wanted = str(id_of(key, "Arn"))
-    return require(
-        "KMS key",
-        wanted,
-        lambda s: s.get("KmsKeyId") or "aws/secretsmanager",
-        compare=lambda actual, expected: actual == expected or actual.endswith(f"/{expected}"),
-    )
+    """Encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN, whichever the secret
+    was given (`alias/aws/secretsmanager` is the AWS managed key a secret gets when none is chosen)."""
+    return refs.refers("KMS key", kms.KEY_REFERENCE, key, lambda s: s.get("KmsKeyId") or DEFAULT_KEY)

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from typing import Any
 
+from harness.kit import patterns, refs
 from harness.kit.grants import principal_may
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
-from harness.kit.require import Requirement, includes, require
+from harness.kit.later import later
+from harness.kit.require import Requirement, require
 
 
 def _fetch_topic(session: Any, arn: str) -> Resource:
@@ -34,20 +36,44 @@ SUBSCRIPTION = register(Kind("AWS::SNS::Subscription", "subscription", _fetch_su
 
 
 def encrypted() -> Requirement:
+    """The topic is encrypted with a KMS key (any key)."""
     return require("KMS key", "set", lambda t: t.get("KmsMasterKeyId"), compare=lambda actual, _: bool(actual))
 
 
+def _endpoint(value: Resource | str | None, key: str) -> Resource | str | None:
+    """A described resource's endpoint under `key` if it has one there, else the resource itself (read as any
+    resource's ARN); a string as it is."""
+    return id_of(value, key) if isinstance(value, Mapping) and value.get(key) else value
+
+
+def _delivers_to(actual: str | None, endpoint: Any) -> bool:
+    """An endpoint that is an ARN (sqs, lambda, firehose, application) names the resource `endpoint` names; any
+    other (an address, a URL, a phone number) is compared as given."""
+    if actual is None:
+        return False
+    if actual.startswith("arn:"):
+        return refs.current().same(refs.ANY, actual, endpoint)
+    return actual.strip() == str(refs.shown(refs.ANY, endpoint)).strip()
+
+
+@later
 def subscribed(protocol: str, endpoint: Resource | str | None, *, key: str = "QueueArn") -> Requirement:
-    """The topic delivers to `endpoint` over `protocol` (e.g. ("sqs", queue ARN), ("lambda", function ARN),
-    ("email", address)); a confirmed or pending subscription counts."""
-    wanted = f"{protocol} {id_of(endpoint, key)}"
-    return includes(
+    """The topic delivers to `endpoint` over `protocol`: ("sqs", a described queue, its URL or ARN), ("lambda", a
+    described function, its name or ARN), ("email", an address); a confirmed or pending subscription counts."""
+    target = _endpoint(endpoint, key)
+    wanted = f"{protocol.lower()} {refs.shown(refs.ANY, target)}"
+    return require(
         "subscriptions",
         wanted,
         lambda t: sorted(f"{s['Protocol']} {s['Endpoint']}" for s in t["Subscriptions"]),
+        compare=lambda found, _: any(
+            p.lower() == protocol.lower() and _delivers_to(e, target)
+            for p, _, e in (item.partition(" ") for item in found)
+        ),
     )
 
 
+@later
 def accepts_from(principal: str, source_arn: str | None = None) -> Requirement:
     """The topic policy lets `principal` (e.g. `events.amazonaws.com`) publish, from `source_arn` if given."""
     return principal_may(
@@ -60,21 +86,35 @@ def accepts_from(principal: str, source_arn: str | None = None) -> Requirement:
 
 
 def protocol(value: str) -> Requirement:
-    return require("protocol", value, lambda s: s.get("Protocol"))
+    """The subscription's protocol, e.g. `sqs`, `lambda`, `email` (in any case)."""
+    return require("protocol", value.lower(), lambda s: str(s.get("Protocol", "")).lower() or None)
 
 
+@later
 def endpoint(value: Resource | str | None, *, key: str = "QueueArn") -> Requirement:
-    return require("endpoint", id_of(value, key), lambda s: s.get("Endpoint"))
+    """The subscription delivers to `value`: a described resource or its ARN (a queue's URL, a function's name),
+    or an address or URL for the other protocols."""
+    target = _endpoint(value, key)
+    return require(
+        "endpoint",
+        refs.shown(refs.ANY, target),
+        lambda s: s.get("Endpoint"),
+        compare=lambda actual, _: _delivers_to(actual, target),
+    )
 
 
+@later
 def on_topic(topic: Resource | str | None) -> Requirement:
-    return require("topic", id_of(topic, "TopicArn"), lambda s: s.get("TopicArn"))
+    """The subscription is on the topic (a described topic, its ARN or name)."""
+    return refs.refers("topic", refs.TOPIC, topic, lambda s: s.get("TopicArn"))
 
 
 def raw_delivery(enabled: bool = True) -> Requirement:
+    """Raw message delivery is on."""
     return require("raw message delivery", enabled, lambda s: s.get("RawMessageDelivery") == "true")
 
 
 def filter_policy(policy: dict[str, Any]) -> Requirement:
-    """The subscription's filter policy is exactly `policy` (compared as JSON, not as text)."""
-    return require("filter policy", policy, lambda s: json.loads(s["FilterPolicy"]) if s.get("FilterPolicy") else None)
+    """The subscription's filter policy is exactly `policy` (compared as JSON, a field's alternatives in any
+    order)."""
+    return patterns.exactly("filter policy", policy, lambda subscription: subscription.get("FilterPolicy"))

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from harness.kit import refs
 from harness.kit.grants import principal_may
-from harness.kit.kinds import Kind, Resource, id_of, register
+from harness.kit.kinds import Kind, Resource, register
+from harness.kit.later import later
 from harness.kit.require import Requirement, require
 
 
@@ -23,6 +25,7 @@ def _number(key: str) -> Any:
 
 
 def visibility_timeout(seconds: int) -> Requirement:
+    """The visibility timeout, in seconds."""
     return require("visibility timeout (s)", seconds, _number("VisibilityTimeout"))
 
 
@@ -32,10 +35,12 @@ def retention(seconds: int) -> Requirement:
 
 
 def delay(seconds: int) -> Requirement:
+    """The delivery delay, in seconds."""
     return require("delivery delay (s)", seconds, _number("DelaySeconds"))
 
 
 def fifo(enabled: bool = True) -> Requirement:
+    """A FIFO queue."""
     return require("FIFO", enabled, lambda q: q.get("FifoQueue") == "true")
 
 
@@ -55,9 +60,11 @@ def _redrive(queue: Resource) -> dict[str, Any]:
     return json.loads(queue.get("RedrivePolicy") or "{}")
 
 
+@later
 def dead_letter_queue(target: Resource | str | None, max_receives: int | None = None) -> Requirement:
-    """Failed messages go to the dead-letter queue `target` (a described queue or its ARN), after `max_receives`."""
-    arn = id_of(target, "QueueArn")
+    """Failed messages go to the dead-letter queue `target` (a described queue, its URL, ARN or name), after
+    `max_receives` receives if given."""
+    arn = refs.shown(refs.QUEUE, target)
     wanted = f"{arn} after {max_receives} receives" if max_receives else arn
 
     def actual(queue: Resource) -> str | None:
@@ -67,9 +74,24 @@ def dead_letter_queue(target: Resource | str | None, max_receives: int | None = 
         found = redrive.get("deadLetterTargetArn")
         return f"{found} after {int(redrive.get('maxReceiveCount', 0))} receives" if max_receives else found
 
-    return require("dead-letter queue", wanted, actual, hint="Set the queue's redrive policy to the dead-letter queue.")
+    def same(found: str | None, _: str) -> bool:
+        if found is None:
+            return False
+        queue, _, receives = found.partition(" after ")
+        return refs.current().same(refs.QUEUE, queue, target) and (
+            not max_receives or receives == f"{max_receives} receives"
+        )
+
+    return require(
+        "dead-letter queue",
+        wanted,
+        actual,
+        compare=same,
+        hint="Set the queue's redrive policy to the dead-letter queue.",
+    )
 
 
+@later
 def accepts_from(principal: str, source_arn: str | None = None) -> Requirement:
     """The queue policy lets `principal` (e.g. `sns.amazonaws.com`) send messages, from `source_arn` if given."""
     return principal_may(

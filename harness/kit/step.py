@@ -3,27 +3,32 @@
     step = Step(session, context, logger)
     with step:
         vpc = step.input("02_01_vpc", ec2.VPC)                      # re-verified; stops the step if gone
-        step.find("02_04_private_subnet", ec2.SUBNET, [ec2.in_vpc(vpc), ec2.cidr("10.0.3.0/24")])
+        app = step.find("03_01_app_sg", ec2.SECURITY_GROUP, [ec2.in_vpc(vpc)])
+        step.find("03_01_db_sg", ec2.SECURITY_GROUP, [ec2.in_vpc(vpc), ec2.ingress_exactly(net.tcp(5432, app))])
     return step.result()
 
-Every output starts `not_found`; `find` and `find_all` search resolved handles first, then this step's events by
-type, describe each candidate, and match outputs to candidates by their requirements (a maximum matching, so
-event order never matters). Each requirement becomes a recorded check; the first failed one becomes the
-`failure_context`; `success` is computed, never set by hand.
+Every output starts `not_found`. `find` and `find_all` declare outputs: their candidates are the resolved handle
+of that name, else this step's events of the kind's type (in event order), each described once. The step then
+chooses resources for all the outputs declared so far together (`outputs.Judging`, `match.assign`): an
+assignment under which as many outputs as possible meet every requirement, cross-references between outputs
+included, one resource per output of a kind. Each requirement becomes a recorded check; the first failure (in
+the order the module declared things) becomes the `failure_context`; `success` is computed, never set by hand.
+A resource AWS is still creating or changing makes the output `pending` rather than failed (see `Kind.settling`
+and `Requirement.waits`): the step answers `pending` when nothing else is wrong.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from harness.kit import refs
 from harness.kit.aws import fetch_or_none
 from harness.kit.kinds import Kind, Resource
-from harness.kit.match import match
+from harness.kit.match import Fit
+from harness.kit.outputs import Candidate, Finding, Judging, Output, Verdict
 from harness.kit.require import Outcome, Requirement
-
-Candidate = tuple[str, Resource]
 
 
 class StopStep(Exception):
@@ -47,6 +52,13 @@ class Step:
         }
         self._checks: list[dict[str, Any]] = []
         self._failure: dict[str, str] | None = None
+        self._waiting: list[tuple[dict[str, str], int]] = []  # (failure context, retry after s) per pending output
+        self.resolver = refs.Resolver(session)
+        """Reads references as identities for this evaluation, asking AWS each question once."""
+        self._outputs: dict[str, Output] = {}
+        self._declared: list[Finding] = []  # found, not chosen yet
+        self._judging: Judging | None = None  # the group being chosen or recorded
+        self._chosen: dict[str, Candidate | None] = {}
 
     def __enter__(self) -> Step:
         return self
@@ -64,13 +76,23 @@ class Step:
 
     def region_of(self, name: str) -> str | None:
         """The region an output or input was found in, if not the session's (None: the session's)."""
+        self._choose()
         entry = self._entries.get(name)
         return entry.get("region") if entry else None
+
+    def output(self, name: str) -> Output:
+        """The output `name` of this step as requirements refer to it, before or after its `find`: an output
+        may refer to one found later in the module (`ec2.ingress_exactly(net.tcp(5432, step.output("web")))`),
+        and the step chooses both together."""
+        if name not in self._outputs:
+            self._outputs[name] = Output(name, self._value_of)
+        return self._outputs[name]
 
     def input(self, name: str, kind: Kind) -> Resource:
         """The resource an earlier step validated, re-described now (in its region); the step stops if it is gone.
 
         Recorded as the check `exists` of the handle."""
+        self._choose()
         handle = self._resolved.get(name)
         entry = self._entries.setdefault(name, {"name": name, "type": kind.type, "id": None, "status": "not_found"})
         if handle is None:
@@ -102,45 +124,34 @@ class Step:
 
     def find(
         self, name: str, kind: Kind, requirements: Sequence[Requirement], *, critical: bool = False
-    ) -> Resource | None:
-        """The one candidate that meets every requirement for output `name`, or None (recorded as a failure)."""
+    ) -> Output | None:
+        """Output `name`: the candidate that meets every requirement, chosen with the step's other outputs (an
+        `Output`; see `find_all`), or None when there is no candidate at all."""
         return self.find_all(kind, {name: requirements}, critical=critical)[name]
 
     def find_all(
         self, kind: Kind, requirements: Mapping[str, Sequence[Requirement]], *, critical: bool = False
-    ) -> dict[str, Resource | None]:
-        """Several outputs of one kind, each matched to a distinct candidate by configuration, never by order.
+    ) -> dict[str, Output | None]:
+        """Several outputs of one kind, each to get a distinct candidate by configuration, never by order.
 
-        An output no candidate fits is not_found, with the closest candidate's failed checks; that candidate is
-        still returned (so later requirements that refer to it are judged on it), None only if there is none.
+        Each is returned as its `Output`, None when it has no candidate at all. The step chooses the resources of
+        every output found so far together, once one is needed (an output read, an input, a check, the result):
+        an output's requirements may refer to another output, passed whole. An output no candidate fits is
+        not_found, with the closest candidate's failed checks; that candidate is still what it reads as (so
+        requirements that refer to it are judged on it). `critical`: choose now, and stop the step if one of
+        these outputs fails.
         """
         names = list(requirements)
-        candidates, gone, held = self._candidates(kind, names)
-        regions = self._regions(kind, names)
-        resolved_ids = {n: self._resolved[n]["id"] for n in names if n in self._resolved}
-
-        def misses_for(name: str) -> Callable[[Candidate], list[str]]:
-            def misses(candidate: Candidate) -> list[str]:
-                if name in resolved_ids and candidate[0] != resolved_ids[name]:
-                    return [f"is not {resolved_ids[name]}, validated earlier"]
-                return [o.requirement.check for o in _evaluate(requirements[name], candidate[1]) if not o.ok]
-
-            return misses
-
-        matched = match(names, candidates, {n: misses_for(n) for n in names}, describe=lambda c: c[0])
-        found: dict[str, Resource | None] = {}
         for name in names:
-            entry = self._entries.setdefault(name, {"name": name, "type": kind.type, "id": None, "status": "not_found"})
-            if name in matched.assigned:
-                resource_id, resource = matched.assigned[name]
-                entry.update(id=resource_id, status="found")
-                _set_region(entry, regions.get(resource_id))
-                self._record(name, _evaluate(requirements[name], resource))
-                found[name] = resource
-                continue
-            taken = held | {c[0]: other for other, c in matched.assigned.items()}
-            found[name] = self._explain_miss(name, kind, requirements[name], candidates, gone, taken, critical=critical)
-        return found
+            if name in self._chosen or any(name in f.requirements for f in self._declared):
+                raise ValueError(f"step.find: the output {name} is found twice in one step")
+        regions = self._regions(kind, names)
+        candidates, gone = self._candidates(kind, names, regions)
+        self._declared.append(Finding(kind, dict(requirements), candidates, gone, regions, critical))
+        if critical:
+            self._choose()
+        held = {e["id"] for n, e in self._entries.items() if n not in names and e["status"] == "found"}
+        return {name: self.output(name) if {c[0] for c in candidates[name]} - held else None for name in names}
 
     def value(
         self, name: str, value: str | None, requirements: Sequence[Requirement] = (), *, critical: bool = False
@@ -153,7 +164,7 @@ class Step:
             issue = f"There is no {name} yet."
             self.check(name, "value", False, expected="a value", actual=None, critical=critical, issue=issue)
             return None
-        outcomes = _evaluate(requirements, {"Value": value})
+        outcomes = [requirement.evaluate({"Value": value}) for requirement in requirements]
         self._record(name, outcomes)
         missed = next((o for o in outcomes if not o.ok), None)
         if missed is not None:
@@ -193,10 +204,12 @@ class Step:
         critical: bool = False,
     ) -> bool:
         """Record a check of your own (PrairieLearn style): returns `ok`; a miss on an output makes it not_found."""
+        self._choose()
         self._checks.append(_check_record(handle, check, ok, expected, actual))
         if not ok:
             if handle in self._entries:
                 self._entries[handle]["status"] = "not_found"
+                self._waiting = [w for w in self._waiting if w[0].get("handle") != handle]
             sentence = issue or f"{check} should be {expected!r}, but is {actual!r}."
             self._fail(
                 handle,
@@ -224,17 +237,28 @@ class Step:
         )
 
     def result(self, message: str | None = None) -> dict[str, Any]:
-        """The seed result: validated, success (computed), message, failure_context, and the checks made."""
+        """The seed result: validated, success (computed), message, failure_context, and the checks made; with
+        `retry_after_s` when the step is pending (AWS is still working on a resource and nothing else is wrong)."""
+        self._choose()
         validated = list(self._entries.values())
         success = self._failure is None and all(e["status"] == "found" for e in validated)
         passed = sum(c["ok"] for c in self._checks)
+        waiting = {w[0]["handle"] for w in self._waiting}
+        pending = not success and self._failure is None and bool(self._waiting)
+        pending = pending and all(e["status"] == "found" or e["name"] in waiting for e in validated)
         if success:
             text = message or f"All {len(self._checks)} check{'' if len(self._checks) == 1 else 's'} passed."
+        elif pending:
+            text = f"{passed} of {len(self._checks)} checks passed. Not yet: {self._waiting[0][0]['issue']}"
         else:
             issue = self._failure["issue"] if self._failure else "A resource this step needs was not found."
             text = f"{passed} of {len(self._checks)} checks passed. {issue}"
         result: dict[str, Any] = {"validated": validated, "success": success, "message": text, "checks": self._checks}
-        if not success:
+        if pending:
+            context = {k: v for k, v in self._waiting[0][0].items() if k != "handle"}
+            result["failure_context"] = context
+            result["retry_after_s"] = max(w[1] for w in self._waiting)
+        elif not success:
             result["failure_context"] = self._failure or {
                 "step": self.key,
                 "issue": text,
@@ -242,82 +266,111 @@ class Step:
             }
         return result
 
-    def _candidates(self, kind: Kind, names: list[str]) -> tuple[list[Candidate], list[str], dict[str, str]]:
-        """Existing candidates for `names`, the ids whose resources are gone, and ids other outputs already hold."""
-        held = {
-            e["id"]: n
+    # --- choosing the outputs -----------------------------------------------------------------------------------
+
+    def _value_of(self, name: str) -> Resource | None:
+        """What an Output reads as: while its group is judged, the candidate tried or chosen; after, the resource
+        chosen. Reading an output found but not chosen yet chooses now."""
+        if self._judging is not None and name in self._judging.finding_of:
+            return self._judging.value_of(name)
+        if name in self._chosen:
+            chosen = self._chosen[name]
+            return chosen[1] if chosen else None
+        if self._judging is None and any(name in f.requirements for f in self._declared):
+            self._choose()
+            return self._value_of(name)
+        raise ValueError(
+            f"step.output({name!r}) was read before the step found it: find {name} before anything reads it"
+        )
+
+    def _choose(self) -> None:
+        """Choose resources for every output found and not chosen yet, together, and record what they show."""
+        if not self._declared or self._judging is not None:
+            return
+        findings, self._declared = self._declared, []
+        group = {name for f in findings for name in f.requirements}
+        taken = {
+            (e["type"], e["id"]): n
             for n, e in self._entries.items()
-            if n not in names and e["status"] == "found" and e["type"] == kind.type
+            if n not in group and e["status"] == "found" and e["id"] is not None
         }
-        ids: dict[str, bool] = {}  # id -> from this step's events (so possibly not yet visible)
-        for name in names:
-            if name in self._resolved:
-                ids.setdefault(self._resolved[name]["id"], False)
-        for event_id in self.event_ids(kind):
-            ids.setdefault(event_id, True)
-        regions = self._regions(kind, names)
-        candidates, gone = [], []
-        for resource_id, from_events in ids.items():
-            if resource_id in held:
-                continue
-            resource = fetch_or_none(
-                lambda rid=resource_id: kind.fetch_in(self.session, rid, regions.get(rid)),
-                retry=from_events,
-                service=kind.service_name,
-            )
-            if resource is None:
-                gone.append(resource_id)
-            else:
-                candidates.append((resource_id, resource))
-        return candidates, gone, {rid: holder for rid, holder in held.items() if rid in ids}
+        judging = Judging(findings, self.resolver, taken)
+        self._judging = judging
+        try:
+            chosen = judging.choose()
+            for finding in findings:
+                for name in finding.names:
+                    self._record_output(judging, finding, name, chosen)
+        finally:
+            for name in judging.names:
+                self._chosen.setdefault(name, judging.trial.get(name))
+            self._judging = None
 
-    def _regions(self, kind: Kind, names: list[str]) -> dict[str, str]:
-        """id -> region, for the handles and events of `kind` that name one."""
-        regions = {e["id"]: e["region"] for e in self._events if e.get("type") == kind.type and e.get("region")}
-        for name in names:
-            handle = self._resolved.get(name)
-            if handle and handle.get("region"):
-                regions[handle["id"]] = handle["region"]
-        return regions
+    def _record_output(
+        self, judging: Judging, finding: Finding, name: str, chosen: dict[str, Candidate | None]
+    ) -> None:
+        """Record output `name` as chosen, or explain its miss with its closest candidate (which it then reads as)."""
+        kind = finding.kind
+        entry = self._entries.setdefault(name, {"name": name, "type": kind.type, "id": None, "status": "not_found"})
+        candidate = chosen[name]
+        if candidate is None:
+            taken = {rid: holder for (type_, rid), holder in judging.taken.items() if type_ == kind.type}
+            taken |= {c[0]: n for n, c in chosen.items() if c and judging.finding_of[n].kind.type == kind.type}
+            candidate = self._closest(judging, finding, name, taken)
+            judging.trial[name] = candidate
+            if candidate is None:
+                return
+        verdict = judging.verdict(name, candidate)
+        assert verdict is not None  # every output has its candidate or None once chosen
+        region = finding.regions.get(candidate[0])
+        entry["id"] = candidate[0]
+        _set_region(entry, region)
+        self._record(name, verdict.outcomes)
+        if verdict.fit is Fit.FITS:
+            entry["status"] = "found"
+        elif verdict.fit is Fit.PENDING:
+            self._wait(name, kind, candidate[0], verdict)
+        else:
+            with refs.resolving(self.resolver.at(region)):  # a miss's sentence may name what a reference resolved to
+                self._miss(name, kind, candidate[0], verdict.wrong[0], critical=finding.critical)
 
-    def _explain_miss(
-        self,
-        name: str,
-        kind: Kind,
-        requirements: Sequence[Requirement],
-        candidates: list[Candidate],
-        gone: list[str],
-        taken: dict[str, str],
-        *,
-        critical: bool,
-    ) -> Resource | None:
-        """Record why `name` found nothing; the closest candidate, if there is one, else None."""
-        free = [c for c in candidates if c[0] not in taken]
+    def _closest(self, judging: Judging, finding: Finding, name: str, taken: dict[str, str]) -> Candidate | None:
+        """The free candidate with the fewest wrong misses (the first such in preference order), or None after
+        recording why there is none."""
+        kind = finding.kind
+        free = [c for c in finding.candidates[name] if c[0] not in taken]
+        if free:
+            return min(free, key=lambda c: self._wrong_count(judging, name, c))
         resolved_id = self._resolved[name]["id"] if name in self._resolved else None
-        if resolved_id is not None:  # an output validated earlier is judged on that resource alone
-            free = [c for c in free if c[0] == resolved_id]
-        if not free:
-            if resolved_id is not None and resolved_id not in taken:
-                issue = f"The {kind.describe(resolved_id)} validated earlier no longer exists."
-            elif taken:
-                holders = ", ".join(f"{kind.describe(rid)} is {holder}" for rid, holder in taken.items())
-                issue = f"No other {kind.noun} from this step is left for {name} ({holders})."
-            elif gone:
-                issue = f"The {', '.join(map(kind.describe, gone))} created in this step no longer exists."
-            else:
-                issue = f"No {kind.noun} was created in this step for {name}."
-            self._checks.append(_check_record(name, "exists", False, True, False))
-            self._fail(
-                name, issue, self._hint(name, "exists", kind), critical=critical, check="exists", subject=kind.noun
-            )
-            return None
-        closest_id, closest = min(free, key=lambda c: sum(not o.ok for o in _evaluate(requirements, c[1])))
-        outcomes = _evaluate(requirements, closest)
-        self._entries[name]["id"] = closest_id
-        self._record(name, outcomes)
-        first = next(o for o in outcomes if not o.ok)
+        ids = {c[0] for c in finding.candidates[name]}
+        near = {rid: holder for rid, holder in taken.items() if rid in ids}
+        if resolved_id is not None and resolved_id not in taken:
+            issue = f"The {kind.describe(resolved_id)} validated earlier no longer exists."
+        elif near:
+            holders = ", ".join(f"{kind.describe(rid)} is {holder}" for rid, holder in near.items())
+            issue = f"No other {kind.noun} from this step is left for {name} ({holders})."
+        elif finding.gone:
+            issue = f"The {', '.join(map(kind.describe, finding.gone))} created in this step no longer exists."
+        else:
+            issue = f"No {kind.noun} was created in this step for {name}."
+        self._checks.append(_check_record(name, "exists", False, True, False))
+        self._fail(
+            name, issue, self._hint(name, "exists", kind), critical=finding.critical, check="exists", subject=kind.noun
+        )
+        return None
+
+    @staticmethod
+    def _wrong_count(judging: Judging, name: str, candidate: Candidate) -> int:
+        """How many of `name`'s requirements `candidate` misses for good (judged as `name`'s own candidate)."""
+        judging.trial[name] = candidate
+        verdict = judging.verdict(name, candidate)
+        judging.trial[name] = None
+        return len(verdict.wrong) if verdict else len(judging.finding_of[name].requirements[name])
+
+    def _miss(self, name: str, kind: Kind, resource_id: str, first: Outcome, *, critical: bool) -> None:
+        """Output `name`'s closest candidate misses `first` (its first wrong requirement): the step's failure."""
         hint = first.hint or self._hint(name, first.requirement.check, kind)
-        subject = kind.describe(closest_id)
+        subject = kind.describe(resource_id)
         self._fail(
             name,
             first.issue(subject),
@@ -328,7 +381,65 @@ class Step:
             expected=first.requirement.expected,
             actual=first.actual,
         )
-        return closest
+
+    def _wait(self, name: str, kind: Kind, resource_id: str, verdict: Verdict) -> None:
+        """Output `name`'s resource is right so far, and AWS has not finished with it: not yet, not wrong."""
+        subject = kind.describe(resource_id)
+        subject = subject[:1].upper() + subject[1:]
+        if verdict.settling:
+            self._checks.append(_check_record(name, "settled", False, "settled", verdict.settling))
+            now = verdict.settling
+        else:
+            first = verdict.waiting[0]
+            now = f"{first.requirement.check} is {_show(first.actual)}"
+        context = {
+            "step": self.key,
+            "issue": f"{subject} is not ready yet ({now}): AWS is still working on it.",
+            "hint_context": f"Nothing is wrong so far: check again in about {kind.retry_after_s} seconds.",
+            "handle": name,
+        }
+        self._waiting.append((context, kind.retry_after_s))
+
+    def _candidates(
+        self, kind: Kind, names: list[str], regions: dict[str, str]
+    ) -> tuple[dict[str, list[Candidate]], list[str]]:
+        """Each output's candidates (a resolved handle's resource alone, else this step's events of the kind, in
+        event order), each described once, and the ids whose resources are gone."""
+        ids: dict[str, bool] = {}  # id -> from this step's events (so possibly not yet visible)
+        for name in names:
+            if name in self._resolved:
+                ids.setdefault(self._resolved[name]["id"], False)
+        for event_id in self.event_ids(kind):
+            ids.setdefault(event_id, True)
+        described: dict[str, Candidate] = {}
+        gone = []
+        for resource_id, from_events in ids.items():
+            resource = fetch_or_none(
+                lambda rid=resource_id: kind.fetch_in(self.session, rid, regions.get(rid)),
+                retry=from_events,
+                service=kind.service_name,
+            )
+            if resource is None:
+                gone.append(resource_id)
+            else:
+                described[resource_id] = (resource_id, resource)
+        per_name = {}
+        for name in names:
+            if name in self._resolved:
+                own = described.get(self._resolved[name]["id"])
+                per_name[name] = [own] if own else []
+            else:
+                per_name[name] = [c for rid, c in described.items() if ids[rid]]
+        return per_name, gone
+
+    def _regions(self, kind: Kind, names: list[str]) -> dict[str, str]:
+        """id -> region, for the handles and events of `kind` that name one."""
+        regions = {e["id"]: e["region"] for e in self._events if e.get("type") == kind.type and e.get("region")}
+        for name in names:
+            handle = self._resolved.get(name)
+            if handle and handle.get("region"):
+                regions[handle["id"]] = handle["region"]
+        return regions
 
     def _record(self, handle: str, outcomes: list[Outcome]) -> None:
         for o in outcomes:
@@ -394,10 +505,6 @@ def _set_region(entry: dict[str, Any], region: str | None) -> None:
         entry["region"] = region
     else:
         entry.pop("region", None)
-
-
-def _evaluate(requirements: Sequence[Requirement], resource: Resource) -> list[Outcome]:
-    return [r.evaluate(resource) for r in requirements]
 
 
 def _check_record(handle: str | None, check: str, ok: bool, expected: Any, actual: Any) -> dict[str, Any]:

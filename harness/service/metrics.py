@@ -56,7 +56,7 @@ class Metrics:
         )
         self.in_flight = Gauge("stepeval_in_flight", "Evaluations admitted and not yet answered", registry=r)
         r.register(PoolCollector(pool))
-        for status in ("pass", "fail"):
+        for status in ("pass", "fail", "pending"):
             self.answers.labels(status=status, kind="none")
         for kind in typing.get_args(ErrorKind):
             self.answers.labels(status="error", kind=kind)

@@ -1,4 +1,8 @@
-"""`stepeval stats`: per step, what learners did: attempts, pass rate, common issues, durations, errors by kind."""
+"""`stepeval stats`: per step, what learners did: attempts, pass rate, common issues, durations, errors by kind.
+
+The pass rate is of the verdicts alone (passes and fails): a `pending` answer (AWS was still working on a resource,
+nothing was wrong) is never a failure and its issue never among the common issues of failed attempts, and an `error`
+(the evaluator or AWS failed) is no verdict on the learner either; both are counted apart."""
 
 from __future__ import annotations
 
@@ -20,17 +24,20 @@ class StepStats:
     attempts: int = 0
     passed: int = 0
     failed: int = 0
+    pending: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     issues: Counter[str] = field(default_factory=Counter)
     durations: list[float] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         ordered = sorted(self.durations)
+        judged = self.passed + self.failed
         return {
             "attempts": self.attempts,
-            "pass_rate": round(self.passed / self.attempts, 4) if self.attempts else None,
+            "pass_rate": round(self.passed / judged, 4) if judged else None,
             "passed": self.passed,
             "failed": self.failed,
+            "pending": self.pending,
             "errors": dict(self.errors.most_common()),
             "top_issues": [{"issue": issue, "count": n} for issue, n in self.issues.most_common(TOP_ISSUES)],
             "p50_ms": percentile(ordered, 0.50),
@@ -63,6 +70,8 @@ def step_stats(store: RecordStore, lab: str | None = None) -> dict[str, dict[str
             elif row.status == "fail":
                 stats.failed += 1
                 stats.issues[row.issue or "(no issue given)"] += 1
+            elif row.status == "pending":
+                stats.pending += 1
             else:
                 stats.errors[row.error_kind or "?"] += 1
     return figures

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.authoring.playthrough import ScenarioResult, load_scenarios, play
+from harness.authoring.lanes import moto_lanes
+from harness.authoring.playthrough import ScenarioResult, load_scenarios, play, play_lanes
 from harness.authoring.solution_player import play_solution, solution_played
 from harness.authoring.solutions import SolutionError
 from harness.core.errors import LabError
@@ -23,6 +24,7 @@ from tests.conftest import LABS, STEPEVAL
 pytestmark = [pytest.mark.process, pytest.mark.moto]
 
 LAB_DIR = LABS / "solutions_only"
+REPO = Path(__file__).parents[2]
 QUEUE = "https://sqs.{region}.amazonaws.com/123456789012/orders"
 OK = """
 from botocore.exceptions import ClientError
@@ -257,3 +259,24 @@ def test_the_pytest_plugin_plays_a_lab_with_no_scenario_files(lab_dir: Path) -> 
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "5 passed" in done.stdout
     assert "solution/boto3/01_01.py::01_01_attributes" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("lab_dir", "steps"),
+    [
+        (REPO, ("01.01", "02.02", "02.04")),  # the bucket's location constraint, the zones "a" and "b", the NAT
+        (REPO / "labs" / "serverless-api", ("01.01", "02.02")),  # the table (two solutions), the log streams' ARN
+    ],
+    ids=["web-tier", "serverless-api"],
+)
+def test_the_sample_labs_play_from_their_solutions_in_eu_west_1(lab_dir: Path, steps: tuple[str, ...]) -> None:
+    lab = load_lab(lab_dir)
+    with moto_lanes(lab, 2, region="eu-west-1") as lanes:
+        assert {lane.sandbox.region for lane in lanes} == {"eu-west-1"}
+        results = play_lanes(lab, lanes, select=steps.__contains__)
+    assert results and all(r.ok for r in results), [(r.step, r.scenario, r.detail) for r in results if not r.ok]
+    solved = {r.step: r for r in results if r.scenario == r.step.replace(".", "_")}
+    assert set(solved) == set(steps)  # each step played from its solution file
+    if "02.02" in solved and lab_dir == REPO:
+        zones = {c.actual for c in solved["02.02"].answer.checks if c.check == "availability zone"}
+        assert zones == {"eu-west-1a", "eu-west-1b"}

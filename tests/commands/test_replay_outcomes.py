@@ -54,3 +54,19 @@ def test_a_replayed_answer_is_compared_by_status_issue_and_error_kind() -> None:
     change = compare(recorded, {"status": "pass"}, timeout, [])
     assert change is not None
     assert (change.kind, change.before, change.after) == ("status", "pass", "error (error: timeout)")
+
+
+@pytest.mark.parametrize(
+    ("was", "now", "kind"),
+    [("pass", "pending", "regression"), ("pending", "pass", "status"), ("fail", "pending", "status")],
+)
+def test_pending_is_no_pass(was: str, now: str, kind: str) -> None:
+    """A learner who passed and would now hear "not yet" no longer passes: a regression, like pass -> fail."""
+    from harness.core.contract import FailureContext
+
+    context = None if now == "pass" else FailureContext(step="01.01", issue="not ready", hint_context="wait")
+    answer = Answer(step="01.01", status=now, success=now == "pass", message="m", failure_context=context,
+                    retry_after_s=30 if now == "pending" else None)  # fmt: skip
+    before = {"status": was, "failure_context": None if was == "pass" else {"issue": "not ready"}}
+    change = compare(stored("r", "01.01"), before, answer, [])
+    assert change is not None and change.kind == kind

@@ -74,6 +74,28 @@ def test_a_type_the_kit_does_not_know_gets_a_todo_that_check_reports(tmp_path: P
     assert len(problems) == 1 and "unfinished: no kit Kind for AWS::Kinesis::Stream" in problems[0]
 
 
+def test_the_creating_call_and_several_outputs_of_one_type(tmp_path: Path) -> None:
+    """The solve names the call that makes each type (not rds:AddRoleToDBInstance, which the DB instance's schema
+    lists first); two outputs of one type are one joint find_all, each with its own requirements to fill."""
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "x.yaml").write_text(
+        'project: x\nobjectives:\n  - id: "01"\n    steps:\n      - id: "01"\n'
+        "        outputs: [{name: 01_01_db, type: AWS::RDS::DBInstance}, {name: 01_01_a, type: AWS::EC2::Subnet},\n"
+        "                  {name: 01_01_ip, type: AWS::EC2::EIP}, {name: 01_01_b, type: AWS::EC2::Subnet}]\n"
+    )
+    lab = load_lab(tmp_path)
+    module, scenario = scaffold(lab.steps["01.01"], lab.root, lab.handle_types)
+    assert "rds:CreateDBInstance, ec2:CreateSubnet, ec2:AllocateAddress" in scenario.read_text()
+    text = module.read_text()
+    assert 'step.find("01_01_db", rds.DB_INSTANCE, [' in text and 'step.find("01_01_ip", ec2.EIP, [' in text
+    joint = text[text.index("step.find_all(ec2.SUBNET, {") :]
+    assert joint.index('"01_01_a": [') < joint.index('"01_01_b": [') < joint.index("})")
+    assert 'step.find("01_01_a"' not in text and 'step.find("01_01_b"' not in text
+    load_step(module)
+    problems = lint_module(lab.steps["01.01"])
+    assert problems == []
+
+
 def test_a_generated_lab_plays_without_a_traceback(tmp_path: Path) -> None:
     """`stepeval test` on fresh scaffolds: the solutions are unwritten (reported as broken), nothing crashes."""
     (tmp_path / "specs").mkdir()

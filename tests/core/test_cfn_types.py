@@ -57,6 +57,30 @@ def test_which_type_a_call_creates() -> None:
         assert created({"ec2", "iam", "dynamodb", "logs"}, operation) is None, operation
 
 
+def test_the_call_that_makes_a_type_comes_first() -> None:
+    """The schema lists permissions in no useful order: a DB instance's lists AddRoleToDBInstance first."""
+    first = {
+        "AWS::RDS::DBInstance": "rds:CreateDBInstance",
+        "AWS::IAM::InstanceProfile": "iam:CreateInstanceProfile",
+        "AWS::S3::Bucket": "s3:CreateBucket",
+        "AWS::DynamoDB::Table": "dynamodb:CreateTable",
+        "AWS::EC2::Instance": "ec2:RunInstances",
+        "AWS::ECS::TaskDefinition": "ecs:RegisterTaskDefinition",
+        "AWS::CloudWatch::Alarm": "cloudwatch:PutMetricAlarm",
+        "AWS::EC2::EIP": "ec2:AllocateAddress",  # names an address, not an EIP
+        "AWS::SNS::Subscription": "sns:Subscribe",  # a verb alone
+    }
+    for resource_type, call in first.items():
+        found = cfn_types.info(resource_type)
+        assert found is not None and found.creating_calls[0] == call, (resource_type, found)
+    rds = cfn_types.info("AWS::RDS::DBInstance")
+    assert rds is not None and rds.creating_calls.index("rds:AddRoleToDBInstance") > 0
+    kinesis = cfn_types.info("AWS::Kinesis::Stream")
+    assert kinesis is not None and kinesis.creating_calls == ("kinesis:CreateStream",)  # AddTagsToStream makes nothing
+    api = cfn_types.info("AWS::ApiGateway::RestApi")
+    assert api is not None and api.creating_calls == ()  # its schema lists HTTP verbs
+
+
 def test_the_index_is_read_lazily() -> None:
     """Asking about one type reads the index and that type's schema, not all ~1,850 schemas."""
     cfn_types.info.cache_clear()

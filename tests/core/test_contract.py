@@ -80,6 +80,24 @@ def test_valid_fail_result(step: StepSpec) -> None:
     assert answer.error is None
 
 
+def test_a_result_with_retry_after_is_pending(step: StepSpec) -> None:
+    """Not yet: the seed keys as any platform reads them (success false, the output not_found), the status and
+    the wait beside them."""
+    answer = check_result({**failing(), "retry_after_s": 60}, step, 1.0)
+    assert (answer.status, answer.success, answer.retry_after_s) == ("pending", False, 60)
+    assert answer.failure_context is not None and answer.error is None
+    assert check_result(failing(), step, 1.0).retry_after_s is None
+
+
+@pytest.mark.parametrize("value", [0, -5, 3601, 2.5, True, "60"])
+def test_retry_after_is_a_whole_number_of_seconds(step: StepSpec, value: Any) -> None:
+    assert violation({**failing(), "retry_after_s": value}, step).rule == "retry-after-shape"
+
+
+def test_pending_is_not_success(step: StepSpec) -> None:
+    assert violation({**passing(), "retry_after_s": 30}, step).rule == "pending-is-not-success"
+
+
 def test_checks_andlog_lines_are_author_only_diagnostics_progress_stays_visible(step: StepSpec) -> None:
     checks = [
         {"handle": "01_02_policy", "check": "public read", "ok": False, "expected": True, "actual": False},

@@ -170,3 +170,34 @@ def test_cloudtrail_kms(aws_session) -> None:
     key = aws_session.client("kms").create_key()["KeyMetadata"]["Arn"]
     aws_session.client("cloudtrail").update_trail(Name=name, KmsKeyId=key)
     assert passes(cloudtrail.encrypted(), described(cloudtrail.TRAIL, aws_session, name))
+
+
+def test_a_service_on_an_older_revision_is_told_which_is_the_latest(aws_session, tmp_path) -> None:
+    """A bare family is its latest ACTIVE revision, and the miss says which that is (resolved through AWS)."""
+    from harness.core.lab import load_lab
+    from harness.kit.step import Step
+    from tests.kit.conftest import make_context
+
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "lab.yaml").write_text(
+        'project: p\nobjectives:\n  - id: "01"\n    steps:\n      - id: "01"\n'
+        "        outputs: [{name: 01_01_service, type: AWS::ECS::Service}]\n",
+        encoding="utf-8",
+    )
+    spec = load_lab(tmp_path).steps["01.01"]
+    client = aws_session.client("ecs")
+    cluster, family = unique("apps"), unique("web")
+    client.create_cluster(clusterName=cluster)
+    for _ in range(2):
+        client.register_task_definition(
+            family=family, containerDefinitions=[{"name": "web", "image": "nginx", "memory": 64}]
+        )
+    arn = client.create_service(cluster=cluster, serviceName=unique("svc"), taskDefinition=f"{family}:1")["service"][
+        "serviceArn"
+    ]
+    step = Step(aws_session, make_context(spec, events=[("AWS::ECS::Service", arn)]))
+    with step:
+        step.find("01_01_service", ecs.SERVICE, [ecs.runs(family)])
+    assert step.result()["failure_context"]["issue"] == (
+        f"ECS service {arn}: it runs {family}:1, not the latest ACTIVE revision of {family} ({family}:2)."
+    )

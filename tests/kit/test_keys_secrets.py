@@ -60,7 +60,7 @@ def test_the_default_key_is_not_the_asked_one(aws_session) -> None:
         secretsmanager.SECRET,
         arn,
         described(secretsmanager.SECRET, aws_session, arn),
-    ) == (f"Secret {arn}: KMS key should be {key_arn}, but is aws/secretsmanager.")
+    ) == (f"Secret {arn}: KMS key should be {key_arn}, but is alias/aws/secretsmanager.")
 
 
 def test_a_secret_scheduled_for_deletion_is_gone(aws_session) -> None:

@@ -21,8 +21,9 @@ def answer(status: str, duration: float, issue: str | None = None, kind: str | N
     if status == "error":
         return Answer.failed_to_run("01.01", kind or "aws", "detail", duration)
     context = FailureContext(step="01.01", issue=issue, hint_context="h") if issue else None
+    retry = 30 if status == "pending" else None
     return Answer(step="01.01", status=status, success=status == "pass", message="m", failure_context=context,
-                  duration_ms=duration)  # fmt: skip
+                  retry_after_s=retry, duration_ms=duration)  # fmt: skip
 
 
 def test_stats_per_step(store_url: str) -> None:
@@ -32,6 +33,7 @@ def test_stats_per_step(store_url: str) -> None:
         + [answer("fail", 100.0, "no such bucket")] * 3
         + [answer("fail", 100.0, "bucket is public")]
         + [answer("error", 5.0, kind="aws"), answer("error", 5.0, kind="timeout")]
+        + [answer("pending", 7.0, "NAT gateway nat-1 is not ready yet (state pending): AWS is still working on it.")]
     )
     try:
         for a in answers:
@@ -47,15 +49,18 @@ def test_stats_per_step(store_url: str) -> None:
     assert done.returncode == 0, done.stderr
     figures = json.loads(done.stdout)
     step = figures["labs"]["recorded"]["01.01"]
-    assert list(figures["labs"]) == ["recorded"] and figures["evaluations"] == 12
-    assert step["attempts"] == 12 and step["pass_rate"] == 0.5 and step["failed"] == 4
+    assert list(figures["labs"]) == ["recorded"] and figures["evaluations"] == 13
+    assert step["attempts"] == 13 and step["pass_rate"] == round(6 / 10, 4) and step["failed"] == 4
+    assert step["pending"] == 1  # not yet: never a learner failure, not in the pass rate, never among the issues
+    # errors (the evaluator's or AWS's) are no verdict on the learner: the pass rate is 6 of the 10 verdicts
     assert step["top_issues"] == [{"issue": "no such bucket", "count": 3}, {"issue": "bucket is public", "count": 1}]
     assert step["errors"] == {"aws": 1, "timeout": 1}
-    assert step["p50_ms"] == 40.0 and step["p95_ms"] == 100.0  # of 5 5 10 20 30 40 | 50 60 100 100 100 100
+    assert step["p50_ms"] == 40.0 and step["p95_ms"] == 100.0  # of 5 5 7 10 20 30 40 | 50 60 100 100 100 100
     assert figures["bytes_per_evaluation"] > 0
     wide = {**os.environ, "COLUMNS": "200"}
     table = subprocess.run([STEPEVAL, "stats", "--store", store_url], capture_output=True, text=True, env=wide)
-    assert table.returncode == 0 and "no such bucket (3)" in table.stdout and "50%" in table.stdout
+    assert table.returncode == 0 and "no such bucket (3)" in table.stdout and "60%" in table.stdout
+    assert "pending" in table.stdout and "not ready yet" not in table.stdout
 
 
 def test_percentile_is_nearest_rank() -> None:

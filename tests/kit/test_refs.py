@@ -1,0 +1,90 @@
+"""Spellings of a reference, read without AWS: what each names, and that another resource is never the same."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.kit import compute, ecs, kms, refs
+
+ACCOUNT = "123456789012"
+KEY = "1234abcd-12ab-34cd-56ef-1234567890ab"
+TEMPLATE = "lt-0123456789abcdef0"
+ECR = f"{ACCOUNT}.dkr.ecr.us-east-1.amazonaws.com"
+SAME = [
+    (kms.KEY_REFERENCE, KEY, f"arn:aws:kms:us-east-1:{ACCOUNT}:key/{KEY}"),
+    (refs.KMS_ALIAS, "orders", f"arn:aws:kms:us-east-1:{ACCOUNT}:alias/orders"),
+    (refs.ROLE, "App", f"arn:aws:iam::{ACCOUNT}:role/service-role/app"),
+    (refs.FUNCTION, "api", f"{ACCOUNT}:function:api"),
+    (refs.FUNCTION, "api", f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:api:live"),
+    (refs.LOG_GROUP, "/ecs/web", f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:/ecs/web:*"),
+    (refs.QUEUE, f"https://sqs.us-east-1.amazonaws.com/{ACCOUNT}/orders", f"arn:aws:sqs:us-east-1:{ACCOUNT}:orders"),
+    (refs.QUEUE, f"https://queue.amazonaws.com/{ACCOUNT}/orders", f"arn:aws:sqs:us-east-1:{ACCOUNT}:orders"),
+    (refs.QUEUE, f"http://127.0.0.1:5000/{ACCOUNT}/orders", "orders"),
+    (refs.TOPIC, "alerts", f"arn:aws:sns:us-east-1:{ACCOUNT}:alerts"),
+    (refs.SUBNET, "subnet-0abc", f"arn:aws:ec2:us-east-1:{ACCOUNT}:subnet/subnet-0abc"),
+    (refs.SECURITY_GROUP, "sg-0abc", f"arn:aws:ec2:us-east-1:{ACCOUNT}:security-group/sg-0abc"),
+    (refs.TARGET_GROUP, "web", f"arn:aws:elasticloadbalancing:us-east-1:{ACCOUNT}:targetgroup/web/6d0ecf831eec9f09"),
+    (ecs.TASK_DEFINITION_REFERENCE, "web:3", f"arn:aws:ecs:us-east-1:{ACCOUNT}:task-definition/web:3"),
+    (refs.CLUSTER, "apps", f"arn:aws:ecs:us-east-1:{ACCOUNT}:cluster/apps"),
+    (refs.SECRET, "prod/db", f"arn:aws:secretsmanager:us-east-1:{ACCOUNT}:secret:prod/db-AbC123"),
+    (refs.PARAMETER, "/app/db/url", f"arn:aws:ssm:us-east-1:{ACCOUNT}:parameter/app/db/url"),
+    (refs.PARAMETER, "app-db-url", f"arn:aws:ssm:us-east-1:{ACCOUNT}:parameter/app-db-url"),
+    (refs.DB_SUBNET_GROUP, "Private", f"arn:aws:rds:us-east-1:{ACCOUNT}:subgrp:private"),
+    (refs.BUCKET, "site", "arn:aws:s3:::site"),
+    (refs.TABLE, "items", f"arn:aws:dynamodb:us-east-1:{ACCOUNT}:table/items"),
+    (refs.HOSTED_ZONE, "Z0123", "/hostedzone/Z0123"),
+    (compute.LAUNCH_TEMPLATE_REFERENCE, TEMPLATE, f"arn:aws:ec2:us-east-1:{ACCOUNT}:launch-template/{TEMPLATE}"),
+    (ecs.IMAGE_REFERENCE, "nginx", "docker.io/library/nginx:latest"),
+    (ecs.IMAGE_REFERENCE, "nginx:1.27", "index.docker.io/library/nginx:1.27"),
+    (refs.REPOSITORY, f"{ECR}/app", f"arn:aws:ecr:us-east-1:{ACCOUNT}:repository/app"),
+]  # fmt: skip
+DIFFERENT = [
+    (kms.KEY_REFERENCE, f"arn:aws:kms:us-east-1:{ACCOUNT}:key/a", f"arn:aws:kms:eu-west-1:{ACCOUNT}:key/a"),
+    (refs.ROLE, f"arn:aws:iam::{ACCOUNT}:role/app", "arn:aws:iam::210987654321:role/app"),
+    (refs.ROLE, "app", f"arn:aws:iam::{ACCOUNT}:user/app"),
+    (refs.FUNCTION, "api:live", "api:dev"),
+    (refs.QUEUE, f"https://sqs.eu-west-1.amazonaws.com/{ACCOUNT}/orders", f"arn:aws:sqs:us-east-1:{ACCOUNT}:orders"),
+    (refs.TARGET_GROUP, f"arn:aws:elasticloadbalancing:us-east-1:{ACCOUNT}:targetgroup/web/1",
+     f"arn:aws:elasticloadbalancing:us-east-1:{ACCOUNT}:targetgroup/web/2"),
+    (ecs.TASK_DEFINITION_REFERENCE, "web:3", "web:2"),
+    (refs.SUBNET, "subnet-0abc", "sg-0abc"),
+    (refs.PARAMETER, "/app", "app"),
+    (ecs.IMAGE_REFERENCE, "nginx:1.27", "nginx:1.28"),
+    (ecs.IMAGE_REFERENCE, "nginx", "bitnami/nginx"),
+    (refs.BUCKET, "site", "arn:aws:s3:::site-logs"),
+    (refs.MANAGED_POLICY, "arn:aws:iam::aws:policy/ReadOnlyAccess", f"arn:aws:iam::{ACCOUNT}:policy/ReadOnlyAccess"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("space", "a", "b"), SAME)
+def test_spellings_of_one_resource_are_the_same(space: refs.Space, a: str, b: str) -> None:
+    resolver = refs.Resolver(region="us-east-1")
+    assert resolver.same(space, a, b) and resolver.same(space, b, a)
+
+
+@pytest.mark.parametrize(("space", "a", "b"), DIFFERENT)
+def test_another_resource_is_never_the_same(space: refs.Space, a: str, b: str) -> None:
+    resolver = refs.Resolver(region="us-east-1")
+    assert not resolver.same(space, a, b) and not resolver.same(space, b, a)
+
+
+def test_nothing_is_the_same_as_nothing() -> None:
+    resolver = refs.Resolver()
+    assert not resolver.same(refs.ROLE, None, None)
+    assert not resolver.same(refs.ROLE, "", "")
+
+
+def test_a_described_resource_is_read_under_its_space_keys() -> None:
+    resolver = refs.Resolver(region="us-east-1")
+    key = {"KeyId": "a", "Arn": f"arn:aws:kms:us-east-1:{ACCOUNT}:key/a"}
+    assert resolver.same(kms.KEY_REFERENCE, key, "a")
+    repository = {"repositoryUri": f"{ECR}/app"}
+    image = f"{ECR}/app:1.0.0"
+    assert resolver.same(ecs.IMAGE_REFERENCE, image, repository)  # a described repository: any image it holds
+    assert not resolver.same(ecs.IMAGE_REFERENCE, image, repository["repositoryUri"])  # a bare URI is its latest tag
+
+
+def test_an_unresolved_bare_family_names_no_revision_without_aws() -> None:
+    """Without a session, a bare family cannot be read as its latest ACTIVE revision: it matches by family alone,
+    which only the Resolver of an evaluation (with AWS) narrows."""
+    assert refs.Resolver().same(ecs.TASK_DEFINITION_REFERENCE, "web:3", "web")
