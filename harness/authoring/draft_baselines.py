@@ -111,7 +111,7 @@ def _required(call: Call) -> list[str]:
 def _in_place(session: Any, kind: Kind, call: Call, resource_id: str, *, required_only: bool) -> list[dict[str, Any]]:
     """The resource after `call` sent with each change (and with its required parameters only, if asked), each
     change undone by sending the call as the solution did."""
-    changed = [m.params for m in mutants([call]) if m.params is not None]
+    changed = _changed(call, call.params)
     if required_only:
         changed.insert(0, {k: v for k, v in call.params.items() if k in _required(call)})
     found = []
@@ -156,9 +156,24 @@ def _twins(
 
 
 def _changed(call: Call, params: dict[str, Any]) -> list[dict[str, Any]]:
-    """`params` of `call` changed as each of its mutants would change them."""
+    """`params` of `call` changed as each of its mutants would change them, and each flag or number that an API
+    takes as a string (`"true"`, `"60"`: SQS's and SNS's attributes) changed once."""
     changes = mutants([Call(call.service, call.operation, 1, params, call.response, call.shape)])
-    return [m.params for m in changes if m.params is not None]
+    return [m.params for m in changes if m.params is not None] + list(_textual(params))
+
+
+def _textual(value: Any) -> Iterator[Any]:
+    """`value` with one of its textual flags or numbers changed, each way there is."""
+    if isinstance(value, dict):
+        for key, member in value.items():
+            yield from ({**value, key: changed} for changed in _textual(member))
+    elif isinstance(value, list):
+        for index, member in enumerate(value):
+            yield from ([*value[:index], changed, *value[index + 1 :]] for changed in _textual(member))
+    elif isinstance(value, str) and value in ("true", "false"):
+        yield "false" if value == "true" else "true"
+    elif isinstance(value, str) and value.isdigit():
+        yield str(int(value) + 1)
 
 
 def _keys_apart(params: dict[str, Any], other: dict[str, Any]) -> set[str]:
