@@ -1,7 +1,7 @@
 """`stepeval new STEP`: a step module in the kit's shape, a reference solution and a mistakes skeleton, written
-from the spec.
+from the spec; with `--from-solution`, the step module drafted from its solution (harness.authoring.drafting).
 
-It never overwrites: an author's work is not replaced by a template.
+It never overwrites: an author's work is not replaced by a template (a draft replaces a module only with --force).
 """
 
 from __future__ import annotations
