@@ -2,8 +2,8 @@
 
 A probe reads one described resource and proposes the kit calls that hold for it (`dynamodb.billing_mode(
 "PAY_PER_REQUEST")`), references written as references (`awslambda.execution_role(role)`). Which of them the
-draft keeps is decided elsewhere (drafting: what differs from a baseline); a Kind without a probe gets none.
-Names and tags are never proposed: they are the learner's free choice.
+draft keeps is decided elsewhere (drafting: what differs from a baseline); a Kind without a probe of its own
+gets `require.attribute` on its plain attributes. Names and tags are never proposed: the learner chooses them.
 """
 
 from __future__ import annotations
