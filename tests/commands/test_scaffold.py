@@ -75,7 +75,7 @@ def test_a_type_the_kit_does_not_know_gets_a_todo_that_check_reports(tmp_path: P
 
 
 def test_the_creating_call_and_several_outputs_of_one_type(tmp_path: Path) -> None:
-    """The solve names the call that makes each type (not rds:AddRoleToDBInstance, which the DB instance's schema
+    """The solution names the call that makes each type (not rds:AddRoleToDBInstance, which the DB instance's schema
     lists first); two outputs of one type are one joint find_all, each with its own requirements to fill."""
     (tmp_path / "specs").mkdir()
     (tmp_path / "specs" / "x.yaml").write_text(
@@ -84,8 +84,8 @@ def test_the_creating_call_and_several_outputs_of_one_type(tmp_path: Path) -> No
         "                  {name: 01_01_ip, type: AWS::EC2::EIP}, {name: 01_01_b, type: AWS::EC2::Subnet}]\n"
     )
     lab = load_lab(tmp_path)
-    module, scenario = scaffold(lab.steps["01.01"], lab.root, lab.handle_types)
-    assert "rds:CreateDBInstance, ec2:CreateSubnet, ec2:AllocateAddress" in scenario.read_text()
+    module, solution, _scenario = scaffold(lab.steps["01.01"], lab.root, lab.handle_types)
+    assert "rds:CreateDBInstance, ec2:CreateSubnet, ec2:AllocateAddress" in solution.read_text()
     text = module.read_text()
     assert 'step.find("01_01_db", rds.DB_INSTANCE, [' in text and 'step.find("01_01_ip", ec2.EIP, [' in text
     joint = text[text.index("step.find_all(ec2.SUBNET, {") :]
