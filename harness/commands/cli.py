@@ -150,6 +150,16 @@ def cmd_new(args: argparse.Namespace) -> int:
     from harness.core.lab import load_lab
 
     lab = load_lab(args.lab)
+    if args.from_solution:
+        from harness.commands.mutate import run_mutate
+        from harness.commands.scaffold import write_draft
+
+        path = write_draft(lab, args.step, force=args.force, region=args.region)
+        print(f"wrote {path} (a draft: prune it and read every line); its mutants:", flush=True)
+        run_mutate(lab.root, pattern=lab.step(args.step).key, region=args.region)
+        return EXIT_PASS
+    if args.force:
+        raise BadInput("--force goes with --from-solution: stepeval new never overwrites a module otherwise")
     for path in scaffold(lab.step(args.step), lab.root, lab.handle_types):
         print(f"wrote {path}")
     return EXIT_PASS
@@ -280,6 +290,13 @@ def build_parser() -> argparse.ArgumentParser:
     new = commands.add_parser("new", help="write a step module, a solution skeleton and a scenario skeleton")
     new.add_argument("step", help="step key, e.g. 01.02")
     new.add_argument("--lab", default=".", help="lab directory (default: .)")
+    new.add_argument(
+        "--from-solution",
+        action="store_true",
+        help="draft the evaluation from the step's reference solution played on moto, then run its mutants",
+    )
+    new.add_argument("--force", action="store_true", help="with --from-solution: replace an existing evaluation")
+    add_region_option(new)
     new.set_defaults(handler=cmd_new)
 
     demo = commands.add_parser("demo", help="evaluate the seed examples on an embedded moto server")

@@ -1,7 +1,7 @@
 """`stepeval new STEP`: a step module in the kit's shape, a reference solution and a mistakes skeleton, written
-from the spec.
+from the spec; with `--from-solution`, the step module drafted from its solution (harness.authoring.drafting).
 
-It never overwrites: an author's work is not replaced by a template.
+It never overwrites: an author's work is not replaced by a template (a draft replaces a module only with --force).
 """
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from harness.authoring.module_head import instruction, module_head
 from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_DIR
 from harness.core import cfn_types
-from harness.core.errors import BadInput
-from harness.core.lab import STRING, StepSpec
+from harness.core.errors import BadInput, LabError
+from harness.core.lab import STRING, Lab, StepSpec
 from harness.kit import catalog
 
 TODO_HINT = "no kit Kind for {type}: write one, or check it by hand with step.check(...)"
@@ -36,6 +37,26 @@ def scaffold(step: StepSpec, lab_root: Path, handle_types: dict[str, str]) -> li
     return list(texts)
 
 
+def write_draft(lab: Lab, key: str, *, force: bool = False, region: str | None = None) -> Path:
+    """Draft step `key`'s evaluation from its solution (harness.authoring.drafting) and write it; BadInput if the
+    module exists (unless `force`), the step has no solution, or the solution fails."""
+    from harness.authoring.drafting import draft  # plays moto: imported when drafting only
+    from harness.authoring.solutions import SolutionError
+
+    step = lab.step(key)
+    if step.module_path.exists() and not force:
+        raise BadInput(f"step {step.key}: {step.module_path} already exists; --force replaces it with a draft")
+    try:
+        text = draft(lab, step.key, region=region)
+    except LabError as error:
+        raise BadInput(error.problems[-1]) from None
+    except SolutionError as error:
+        raise BadInput(f"step {step.key}: the solution cannot be drafted from: {error}") from None
+    step.module_path.parent.mkdir(parents=True, exist_ok=True)
+    step.module_path.write_text(text, encoding="utf-8")
+    return step.module_path
+
+
 def _kind(resource_type: str) -> str | None:
     found = catalog.reference(resource_type)
     return f"{found[0]}.{found[1]}" if found else None
@@ -46,28 +67,13 @@ def _todo(name: str, resource_type: str, note: str | None = None) -> str:
     return f'        step.todo("{name}",\n                  "{note or TODO_HINT.format(type=resource_type)}")'
 
 
-def _instruction(step: StepSpec) -> str:
-    text = step.step.description or step.step.title or f"Step {step.key}."
-    return "\n".join(textwrap.wrap(" ".join(text.split()), 110))
-
-
 def module_text(step: StepSpec, handle_types: dict[str, str]) -> str:
     """The module: the instruction as docstring, inputs re-verified, each output found with requirements to fill
     (several outputs of one type in one joint `find_all`); a `step.todo(...)` for each handle of a type the kit has
     no Kind for."""
     types = [*step.output_types.values(), *step.input_types.values()]
     used = {reference[0] for t in types if (reference := catalog.reference(t))}
-    lines = [f'"""{_instruction(step)}"""', ""]
-    if used:
-        lines.append(f"from harness.kit import {', '.join(sorted(used))}")
-    lines += [
-        "from harness.kit.step import Step",
-        "",
-        "",
-        "async def run(session, context, logger):",
-        "    step = Step(session, context, logger)",
-        "    with step:",
-    ]
+    lines = module_head(step, used)
     for name in step.step.inputs:
         kind = _kind(handle_types[name])
         variable = name.split("_", 2)[-1]
@@ -125,7 +131,7 @@ def solution_text(step: StepSpec) -> str:
     outputs = step.output_types.items()
     resources = [f'            # {{"name": "{name}", "type": "{kind}", "id": ...}},' for name, kind in outputs]
     lines = [
-        f'"""{_instruction(step).splitlines()[0]}"""',
+        f'"""{instruction(step).splitlines()[0]}"""',
         "",
         "from botocore.exceptions import ClientError",
         "",
