@@ -6,7 +6,7 @@ describe call on a warm client (what the module's AWS call costs), each timed th
 before each (a hook reaching a service that is not saturated: its spare is ready; on this VM a call after a
 pause costs ~2 ms more than one in a back-to-back series, bare or not), and back to back (each evaluation then
 shares the CPU with the forking of the next one's spare; throughput is bench/service.py's measure).
-The gateway's own cost: the same call over a link through the gateway, minus bare.
+The gateway's own cost: the same call over a link through the gateway, minus bare, the two sampled in turn.
 Naive baseline, same run: a fresh boto3.Session() and client per evaluation, module run inline.
 Cold: `stepeval run` as a new process, one call against a moto server on loopback, beside a bare boto3 process
 making the same call; medians, sampled in turn.
@@ -28,7 +28,7 @@ from moto.server import ThreadedMotoServer
 from rich.console import Console
 from rich.table import Table
 
-from bench.common import MODES, interleaved_medians, median_ms, run_in_mode
+from bench.common import MODES, interleaved_cpu_ms, interleaved_medians, median_ms, run_in_mode
 from harness.authoring.emulator import moto_process
 from harness.core.contract import ContextInput
 from harness.core.lab import load_lab
@@ -70,7 +70,9 @@ def warm(runs: int) -> dict[str, float]:
             link = GatewayLink()
             link.attach(gateway.socket_path, gateway.open(sandbox))
             gated = GatewaySession(link, REGION).client("ec2")
-            gateway_ms = median_ms(gated.describe_vpcs, runs)
+            calls = {"bare": client.describe_vpcs, "gateway": gated.describe_vpcs}
+            paired = interleaved_medians(calls, runs)
+            cpu = interleaved_cpu_ms(calls, runs)
         run = load_step(lab.steps["01.01"].module_path)
         spec_context = {"resolved": [], "events": [], "spec": lab.steps["01.01"].slice()}
         logger = logging.getLogger("bench")
@@ -89,7 +91,9 @@ def warm(runs: int) -> dict[str, float]:
         "back to back": back_to_back_ms,
         "bare": bare_ms,
         "bare paced": bare_paced_ms,
-        "gateway": gateway_ms,
+        "gateway": paired["gateway"],
+        "gateway bare": paired["bare"],
+        "gateway cpu": cpu["gateway"] - cpu["bare"],
         "naive": naive_ms,
     }
 
@@ -152,7 +156,13 @@ def main() -> int:
         ("bare describe_vpcs, warm client (moto server process)", f"{w['bare']:.2f} ms", "", ""),
         ("  ... each after a pause, as the evaluations a spare ready", f"{w['bare paced']:.2f} ms", "", ""),
         ("the same call through the read-only gateway", f"{w['gateway']:.2f} ms", "", ""),
-        ("gateway's added latency per call", f"{w['gateway'] - w['bare']:.2f} ms", "", ""),
+        (
+            "gateway's added latency per call (beside bare calls sampled in turn)",
+            f"{w['gateway'] - w['gateway bare']:.2f} ms",
+            "",
+            "",
+        ),
+        ("  ... its CPU per call (client and gateway, minus bare)", f"{w['gateway cpu']:.2f} ms", "", ""),
         (
             "evaluation through the pool, a spare ready (a hook at a service not saturated)",
             f"{w['harness']:.2f} ms",

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import boto3
 import pytest
+from hypothesis import settings
 from moto.server import ThreadedMotoServer
 
 from harness.core import netguard
@@ -27,6 +28,11 @@ LABS = Path(__file__).parent / "labs"
 # Fixtures every part of the suite may use: a real `stepeval serve` with two accounts, a real PostgreSQL server, a
 # headless chromium; the markers, put on each test from the fixtures it uses and checked (tests/fixtures/markers.py).
 pytest_plugins = ["tests.fixtures.needs", "tests.fixtures.markers", "tests.fixtures.service", "tests.fixtures.store"]
+# Property tests judge behaviour, not speed: no per-example deadline (a shared, loaded machine made them flake), and
+# under CI the same examples every run, so that a red CI names a failure the next session can replay.
+settings.register_profile("stepeval", deadline=None)
+settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "stepeval")
 STEPEVAL = str(Path(sys.executable).parent / "stepeval")  # the console script of the venv running the tests
 # What `stepeval run` prints, written out (not derived from the model) so that a change to the answer shows here.
 ANSWER_KEYS = frozenset(

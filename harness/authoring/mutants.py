@@ -189,17 +189,18 @@ def _one_flag(call: Call, found: Sequence[Mutant]) -> bool:
     """The call sets one boolean (beside ids), already flipped by a mutant: leaving the call out leaves the
     default, which is either that flip or what the solve set (EC2's `Modify*Attribute`)."""
     changes = [m for m in found if m.call is call]
-    values = [v for v in _leaves(call.params) if not (isinstance(v, str) and _is_id(v))]
+    values = [v for v in leaves(call.params) if not (isinstance(v, str) and _is_id(v))]
     return len(values) == 1 and isinstance(values[0], bool) and len(changes) >= 1
 
 
-def _leaves(value: Any) -> Iterator[Any]:
+def leaves(value: Any) -> Iterator[Any]:
+    """Every value inside `value`'s dicts and lists, depth first."""
     if isinstance(value, dict):
         for member in value.values():
-            yield from _leaves(member)
+            yield from leaves(member)
     elif isinstance(value, list):
         for member in value:
-            yield from _leaves(member)
+            yield from leaves(member)
     else:
         yield value
 
@@ -475,7 +476,7 @@ def _replaced(value: Any, path: tuple[str | int, ...], new: Any) -> Any:
 
 def strings(value: Any) -> Iterator[str]:
     """Every string leaf of a call's parameters or response, nested ones included."""
-    return (leaf for leaf in _leaves(value) if isinstance(leaf, str))
+    return (leaf for leaf in leaves(value) if isinstance(leaf, str))
 
 
 def _type_of(value: Any) -> str:

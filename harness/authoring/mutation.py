@@ -30,6 +30,7 @@ from harness.authoring.intercept import Interceptor
 from harness.authoring.mutants import Call, Known, Mutant, mutants, strings, subject
 from harness.authoring.playthrough import Lane, ScenarioResult, StepScenarios, load_scenarios, play_lanes
 from harness.authoring.scenarios import Equivalent, Scenario, equivalents
+from harness.authoring.solutions import SolutionError
 from harness.core.lab import Lab
 
 MutantOutcome = Literal["killed", "survived", "equivalent", "invalid", "error", "broken"]
@@ -183,7 +184,7 @@ def _scored(
     scenarios = [r for r in played if (r.step, r.scenario) not in notes.names]
     mutated = {(r.step, r.scenario): r for r in played if (r.step, r.scenario) in notes.names}
     chosen = list(dict.fromkeys(r.step for r in scenarios if select is None or select(r.step)))
-    solved = {r.step for r in scenarios if r.kind == "solve" and r.ok}
+    solved = {r.step for r in scenarios if r.scenario == lab_scenarios[r.step].solve.name and r.ok}
     run = MutationRun(scenarios, [], [key for key in chosen if key not in solved])
     for key, step_mutants in notes.planned.items():
         if key in solved and key in chosen:
@@ -215,19 +216,19 @@ def _stale_marks(key: str, marks: tuple[Equivalent, ...], step_mutants: Sequence
     ]
 
 
-def _recorder(key: str, solve: Scenario, notes: _Notes, chosen: bool) -> Callable[[Any, dict[str, str]], None]:
-    """The solve, noting what it made; for a chosen step, the first complete play of it is recorded, its mutants
-    made and what it built (that they touch) fingerprinted, on the copy it acted on."""
+def _recorder(key: str, solve: Scenario, notes: _Notes, chosen: bool) -> Callable[[Any, dict[str, str]], object]:
+    """The solve (returning what it returns), noting what it made; for a chosen step, the first complete play of it
+    is recorded, its mutants made and what it built (that they touch) fingerprinted, on the copy it acted on."""
 
-    def act(aws: Any, handles: dict[str, str]) -> None:
+    def act(aws: Any, handles: dict[str, str]) -> object:
         interceptor = Interceptor()
         with interceptor.active():
-            solve.action(interceptor.session(aws), handles)
+            returned = solve.action(interceptor.session(aws), handles)
         with notes.lock:
             existing = {**notes.made, **notes.resolved}  # what earlier solves made, and the handles
             notes.made.update(interceptor.created)
             if not chosen:
-                return
+                return returned
             planning = notes.planning.get(key)
             if planning is None:
                 notes.planning[key] = threading.Event()
@@ -235,7 +236,7 @@ def _recorder(key: str, solve: Scenario, notes: _Notes, chosen: bool) -> Callabl
                 types = {**existing, **interceptor.created}
         if planning is not None:  # another play of it (a mistake after the solve) records: its answer waits
             planning.wait()
-            return
+            return returned
         try:
             planned = mutants(interceptor.calls, list(handles.values()), existing, interceptor.created)
             touched = {(key, m.id): _touched(m, types) for m in planned}
@@ -246,6 +247,7 @@ def _recorder(key: str, solve: Scenario, notes: _Notes, chosen: bool) -> Callabl
                 notes.planned[key] = planned
         finally:
             notes.planning[key].set()
+        return returned
 
     act.__name__ = solve.name
     return act
@@ -318,6 +320,8 @@ def _refusal(exc: BaseException) -> str:
         return f"the emulator refused {exc.operation_name}: {error.get('Code', '?')}: {error.get('Message', '')}"
     if isinstance(exc, BotoCoreError):
         return f"botocore refused the call: {exc}"
+    if isinstance(exc, SolutionError):  # it caught the refusal and returned an error, as solutions do
+        return f"the solution could not go on: {str(exc).splitlines()[0]}"
     return f"the solve could not go on: {type(exc).__name__}: {exc}"
 
 

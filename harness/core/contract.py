@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, ValidationError, model_serializer
 
 from harness.core.errors import BadInput
-from harness.core.lab import Lab, ResourceType, StepSpec
+from harness.core.lab import Lab, OutputType, ResourceType, StepSpec
 
 Status = Literal["pass", "fail", "pending", "error"]
 """pass and fail are verdicts on the learner's work; pending says AWS is still creating or changing a resource the
@@ -16,6 +16,7 @@ step judges and nothing else is wrong (not yet: ask again after `retry_after_s`)
 MAX_RETRY_AFTER_S = 3600
 ErrorKind = Literal[
     "read_only",
+    "bad_request",  # a request the read-only gateway would not read (malformed, or past one of its bounds)
     "timeout",
     "exception",
     "crash",
@@ -53,10 +54,11 @@ class _Regional(_Model):
 
 
 class Handle(_Regional):
-    """A validated resource from an earlier step, as the platform stores it (`region` if not the session's)."""
+    """A validated resource from an earlier step, as the platform stores it (`region` if not the session's); a
+    "string" handle's id is its value."""
 
     name: str = Field(min_length=1)
-    type: ResourceType
+    type: OutputType
     id: str = Field(min_length=1)
 
 
@@ -153,6 +155,14 @@ class Operation(_Model):
     status: int | None = None
     ms: float = 0.0
     detail: str = ""
+
+    @property
+    def refusal(self) -> ErrorKind | None:
+        """What a refusal of this request makes the evaluation: `read_only` for a request that is not a read (the
+        gateway's 403), `bad_request` for one it would not read at all; None if it was allowed."""
+        if self.allowed:
+            return None
+        return "read_only" if self.status == 403 else "bad_request"
 
 
 class Diagnostics(_Model):

@@ -12,10 +12,16 @@ from typing import Any
 
 HEADER = struct.Struct(">I")
 MAX_FRAME_BYTES = 16 * 1024 * 1024
+MAX_NESTING = 64  # containers within containers in one frame (a result's checks need a handful)
 
 
 class ChannelClosed(Exception):
     """The other end went away (a worker that exited or crashed)."""
+
+
+class FrameRefused(ChannelClosed):
+    """A frame that is not what the protocol sends (not JSON, not an object, nested past MAX_NESTING): the other
+    end is not trusted further."""
 
 
 class FrameTimeout(Exception):
@@ -39,8 +45,26 @@ def read_frame(fd: int, deadline: float | None = None) -> dict[str, Any]:
     """Receive one message, waiting at most until `deadline` (a time.monotonic() value)."""
     (length,) = HEADER.unpack(_read_exactly(fd, HEADER.size, deadline))
     if length > MAX_FRAME_BYTES:
-        raise ChannelClosed(f"frame of {length} bytes exceeds the {MAX_FRAME_BYTES}-byte limit")
-    return json.loads(_read_exactly(fd, length, deadline))
+        raise FrameRefused(f"frame of {length} bytes exceeds the {MAX_FRAME_BYTES}-byte limit")
+    return parse_frame(_read_exactly(fd, length, deadline))
+
+
+def parse_frame(payload: bytes) -> dict[str, Any]:
+    """A frame's JSON object, its nesting bounded; FrameRefused otherwise (never a RecursionError)."""
+    try:
+        message = json.loads(payload)
+    except (ValueError, RecursionError):
+        raise FrameRefused("a frame that is not JSON, or nested too deep to read") from None
+    if not isinstance(message, dict):
+        raise FrameRefused("a frame that is not a JSON object")
+    pending: list[tuple[Any, int]] = [(message, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > MAX_NESTING:
+            raise FrameRefused(f"a frame nested more than {MAX_NESTING} deep")
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        pending.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return message
 
 
 def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
@@ -67,20 +91,15 @@ class FrameBuffer:
         self.message: dict[str, Any] | None = None
 
     def feed(self, chunk: bytes) -> bool:
-        """Add bytes; True once a whole frame is in (ChannelClosed if it announces more than the limit)."""
+        """Add bytes; True once a whole frame is in (FrameRefused if it announces more than the limit, or is not a
+        bounded JSON object)."""
         self._data += chunk
         if len(self._data) < HEADER.size:
             return False
         (length,) = HEADER.unpack_from(self._data)
         if length > MAX_FRAME_BYTES:
-            raise ChannelClosed(f"frame of {length} bytes exceeds the {MAX_FRAME_BYTES}-byte limit")
+            raise FrameRefused(f"frame of {length} bytes exceeds the {MAX_FRAME_BYTES}-byte limit")
         if len(self._data) < HEADER.size + length:
             return False
-        try:
-            message = json.loads(bytes(self._data[HEADER.size : HEADER.size + length]))
-        except ValueError:
-            raise ChannelClosed("a frame that is not JSON") from None
-        if not isinstance(message, dict):
-            raise ChannelClosed("a frame that is not a JSON object")
-        self.message = message
+        self.message = parse_frame(bytes(self._data[HEADER.size : HEADER.size + length]))
         return True

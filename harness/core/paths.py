@@ -19,6 +19,8 @@ DEFAULT_REGION = "us-east-1"  # when neither a caller nor the environment names 
 REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
 SERVICE = re.compile(r"\A[a-z0-9-]{2,64}\Z")
 SERVICE_NAMED = re.compile(r"""\b(?:client|resource)\(\s*["']([a-z0-9-]+)["']""")
+NOT_CALLS = frozenset({"client", "resource", "get_paginator", "get_waiter", "paginate", "get", "items", "append"})
+METHOD_CALLED = re.compile(r"""\.([a-z][a-z0-9_]{1,63})\s*\(|get_paginator\(\s*["']([a-z][a-z0-9_]{1,63})["']""")
 KIT_DIR = Path(__file__).resolve().parents[1] / "kit"
 KIT_NAMED = re.compile(r"\bharness\.kit\.(\w+)|\bfrom\s+harness\.kit\s+import\s+(?:\(([^)]*)\)|([^\n#;]+))")
 KIT_MODULE = re.compile(r"\Aharness\.kit\.[a-z_][a-z0-9_]*\Z")
@@ -68,6 +70,19 @@ def lab_sources(modules: str | Path) -> list[Path]:
 def services_named_in(sources: Iterable[Path]) -> set[str]:
     """The AWS services these Python files name (`client("ec2")`, `resource("s3")`): a hint, read as text."""
     return {name for path in sources for name in SERVICE_NAMED.findall(_text(path))}
+
+
+def reads_named_in(sources: Iterable[Path]) -> list[tuple[str, str]]:
+    """(service, method) pairs these files name, in order: each file's services with each method it calls (most
+    are no client's: whoever builds the clients keeps the pairs that are a read of theirs). A hint, read as text."""
+    found: dict[tuple[str, str], None] = {}
+    for path in sources:
+        text = _text(path)
+        services = sorted(set(SERVICE_NAMED.findall(text)))
+        methods = dict.fromkeys(dotted or paged for dotted, paged in METHOD_CALLED.findall(text))
+        methods = {method: None for method in methods if method not in NOT_CALLS}
+        found.update(dict.fromkeys((service, method) for service in services for method in methods))
+    return list(found)
 
 
 def kit_modules_named_in(sources: Iterable[Path]) -> set[str]:

@@ -1,18 +1,26 @@
-"""Which AWS operations are reads, and the botocore hook that refuses every other one before it is sent."""
+"""Which AWS operations are reads, and the botocore hook that refuses every other one before it is sent.
+
+A read is an operation named like one (Describe, Get, List, ...) or on the allow list, and none of: on the deny
+list (its answer is a credential or a secret), on the list of reads that change state, or named for a credential
+and answering one by botocore's model (harness/core/secret_shapes.py). A read whose answer holds secrets beside
+the settings labs check (a user pool client's secret, a function's environment variables) stays a read: the
+gateway blanks those members in the answer it relays.
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 from botocore.model import ServiceModel
 
 from harness.core.botocore_models import service_model
+from harness.core.secret_shapes import secrets_of
 
 READ_PREFIXES = ("Describe", "Get", "List", "Head", "BatchGet", "Lookup")
 
-# Reads by name that mint credentials, reveal tokens, or change state (a received SQS message becomes invisible).
+# Reads by name whose answer is a credential or a secret (minted, or revealed).
 DENIED_READS = frozenset(
     {
         "sts:GetSessionToken",
@@ -24,7 +32,6 @@ DENIED_READS = frozenset(
         "redshift:GetClusterCredentials",
         "redshift:GetClusterCredentialsWithIAM",
         "redshift-serverless:GetCredentials",
-        "sqs:ReceiveMessage",
         "cognito-identity:GetId",
         "cognito-identity:GetCredentialsForIdentity",
         "cognito-identity:GetOpenIdToken",
@@ -49,30 +56,28 @@ DENIED_READS = frozenset(
         "ssm:GetParameters",
         "ssm:GetParametersByPath",
         "kms:GetParametersForImport",
+        "ec2:GetVpnConnectionDeviceSampleConfiguration",  # a router's configuration with the tunnels' keys
     }
 )
 
-# Output members that carry a credential or a secret: a read whose answer has one near its top is refused.
-SECRET_MEMBERS = frozenset(
+# Reads by name that change state: a task or a message taken, a code sent, a snapshot made.
+SIDE_EFFECT_READS = frozenset(
     {
-        "secretaccesskey",
-        "sessiontoken",
-        "accesstoken",
-        "refreshtoken",
-        "idtoken",
-        "authorizationtoken",
-        "password",
-        "secret",
-        "secretkey",
-        "secretstring",
-        "secretbinary",
-        "clientsecret",
-        "privatekey",
+        "sqs:ReceiveMessage",  # the message becomes invisible to its consumers
+        "stepfunctions:GetActivityTask",  # takes the activity's next task
+        "cognito-idp:GetUserAttributeVerificationCode",  # sends the user a code
+        "ssm:GetDeployablePatchSnapshotForInstance",  # makes the snapshot
     }
 )
-SECRET_DEPTH = 3  # deeper, or inside lists, such names are settings (an OIDC listener's masked ClientSecret)
 
-# Reads whose names do not start with a read prefix.
+# An operation named for a credential (GetRoleCredentials, GetAccessToken, ListUserPoolClientSecrets): refused when
+# its answer, by the model, holds a secret; other reads whose answers hold one are relayed with it blanked.
+CREDENTIAL_OPERATION = re.compile(
+    r"(?:Credentials?|Tokens?|Passwords?|Secrets?|SecretValues?|AccessDetails|EmbedUrl|SessionURL|SessionUrl)\Z"
+)
+
+# Reads whose names do not start with a read prefix, and report jobs the reads of which depend on them (granted
+# by AWS's ReadOnlyAccess and SecurityAudit policies: refusing them would leave their reads with nothing to read).
 ALLOWED_READS = frozenset(
     {
         "dynamodb:Query",
@@ -90,36 +95,35 @@ ALLOWED_READS = frozenset(
         "iam:SimulatePrincipalPolicy",
         "iam:SimulateCustomPolicy",
         "route53:TestDNSAnswer",
+        "glue:SearchTables",
+        "iam:GenerateCredentialReport",
+        "iam:GenerateServiceLastAccessedDetails",
+        "iam:GenerateOrganizationsAccessReport",
     }
 )
 
 
 def is_read(service: str, operation: str, model: ServiceModel | None = None) -> bool:
-    """True when `service:Operation` only reads: prefix rule, minus the deny list and reads that reveal secrets,
-    plus the allow list. `model`: the service's model, if the caller holds one (else the shared one is loaded)."""
+    """True when `service:Operation` only reads (see `refusal`). `model`: the service's model, if the caller holds
+    one (else the shared one is loaded)."""
+    return refusal(service, operation, model) is None
+
+
+def refusal(service: str, operation: str, model: ServiceModel | None = None) -> str | None:
+    """Why `service:Operation` is not a read, in a few words naming the rule or the list; None for a read."""
     name = f"{service}:{operation}"
     if name in DENIED_READS:
-        return False
+        return "deny list: its answer is a credential or a secret"
+    if name in SIDE_EFFECT_READS:
+        return "side-effect list: it changes state"
     if name not in ALLOWED_READS and not operation.startswith(READ_PREFIXES):
-        return False
-    return not reveals_secret(service, operation, model)
-
-
-@cache
-def reveals_secret(service: str, operation: str, model: ServiceModel | None = None) -> bool:
-    """Whether the operation's answer, by its botocore model, carries a credential or secret near its top."""
-    model = model or service_model(service)
-    if model is None or operation not in model.operation_names:
-        return False
-    return _has_secret(model.operation_model(operation).output_shape, SECRET_DEPTH)
-
-
-def _has_secret(shape: Any, depth: int) -> bool:
-    if shape is None or depth == 0 or shape.type_name != "structure":
-        return False
-    return any(
-        name.lower() in SECRET_MEMBERS or _has_secret(member, depth - 1) for name, member in shape.members.items()
-    )
+        return "not named as a read"
+    if CREDENTIAL_OPERATION.search(operation):
+        model = model or service_model(service)
+        found = secrets_of(model).in_output(operation) if model is not None else []
+        if found:
+            return f"named for a credential, and its answer holds one ({', '.join(found[:3])})"
+    return None
 
 
 class WriteRefused(Exception):

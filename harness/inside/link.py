@@ -73,10 +73,13 @@ class GatewayLink:
             self.give_back(GatewayConnection(sock))
 
     def take(self, connect_timeout: float) -> GatewayConnection:
-        """An idle connection, or a new one."""
+        """An idle connection the gateway has not closed (it closes those idle too long), or a new one."""
         with self._lock:
-            if self._idle:
-                return self._idle.pop()
+            while self._idle:
+                connection = self._idle.pop()
+                if _open(connection):
+                    return connection
+                connection.close()
             socket_path, preamble = self._socket_path, self._preamble
         if socket_path is None:
             raise EndpointConnectionError(endpoint_url="gateway (no evaluation attached)")
@@ -138,9 +141,12 @@ class GatewayHTTP:
             connection.putrequest(
                 request.method, target, skip_host="host" in request.headers, skip_accept_encoding=True
             )
+            body = _body_bytes(request.body)
             for name, value in request.headers.items():
                 connection.putheader(name, value)
-            connection.endheaders(_body_bytes(request.body))
+            if body and "content-length" not in request.headers:  # botocore leaves it out of a GET's body
+                connection.putheader("Content-Length", str(len(body)))
+            connection.endheaders(body)
             response = connection.getresponse()
         except TimeoutError:
             connection.close()
@@ -199,6 +205,24 @@ class GatewayBody:
         done, self._done = self._done, None
         if done is not None:
             done(whole)
+
+
+def _open(connection: GatewayConnection) -> bool:
+    """Whether an idle connection is still open (the gateway closes those idle too long): at its end, a read
+    finds nothing more to come."""
+    sock = connection.sock
+    if sock is None:
+        return False
+    timeout = sock.gettimeout()
+    sock.settimeout(0)  # with a timeout, Python would wait for something to read
+    try:
+        return sock.recv(1, socket.MSG_PEEK) != b""
+    except BlockingIOError:
+        return True  # nothing to read: open
+    except OSError:
+        return False
+    finally:
+        sock.settimeout(timeout)
 
 
 def _body_bytes(body: Any) -> bytes | None:

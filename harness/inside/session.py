@@ -102,8 +102,3 @@ class GatewaySession(boto3.Session):
         """Build the clients for these (service, region) pairs ahead of the module that will ask for them."""
         for service_name, region in pairs:
             self.client(service_name, region)
-
-    def built_clients(self) -> list[tuple[str, str]]:
-        """The (service, region) of each plain client built: what the next evaluations' template warms."""
-        with self._lock:
-            return list(self._clients)

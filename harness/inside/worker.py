@@ -82,7 +82,6 @@ class Worker:
             answer = self._run(job, session)
         finally:
             logger.removeHandler(lines)
-        answer["clients"] = [list(pair) for pair in session.built_clients()]
         answer["log"] = lines.lines
         return answer
 
@@ -125,7 +124,7 @@ class Worker:
 LINK = GatewayLink()  # the process's line to the gateway: attached to one evaluation, in a process forked for it
 _sessions: dict[str, GatewaySession] = {}  # built in the template, one per region, used by one evaluation each
 _rehearsed: set[tuple[str, str, str]] = set()  # (service, region, operation) rehearsed in the template
-_replayed_by_spares: list[tuple[str, str, str]] = []  # the most recent of them, replayed by each spare
+_replayed_by_spares: list[tuple[str, str, str]] = []  # the first of them (the labs' own), replayed by each spare
 SPARE_REHEARSALS = 8  # a spare's replays cost CPU per evaluation: only the likeliest
 REHEARSAL_MODULE = Path(__file__).parent / "rehearsal_lab" / "evaluation" / "boto3" / "00_00.py"
 
@@ -152,11 +151,12 @@ def _new_event_loop() -> asyncio.AbstractEventLoop:
     return loop
 
 
-def warm_services(pairs: list[Pair], operations: list[Pair]) -> None:
-    """In the template: build the clients recent evaluations used (a model parse is tens of ms for EC2, a client
-    class ~10 ms) and rehearse the reads they made (harness/inside/rehearsal.py): every evaluation forked after
-    inherits them, ready. The template runs no evaluation and holds no credential (dummy keys: the gateway signs),
-    so what it builds carries nothing from one to the next. The most recent reads are replayed by each spare too
+def warm_services(pairs: list[Pair], calls: list[Pair]) -> None:
+    """In the template: build the clients the labs' files name (a model parse is tens of ms for EC2, a client
+    class ~10 ms) and rehearse the reads among the calls they make (harness/inside/rehearsal.py; `calls`: (service,
+    method or operation) pairs, most of them no read of that service: those are skipped): every evaluation forked
+    after inherits them, ready. The template runs no evaluation and holds no credential (dummy keys: the gateway
+    signs), so what it builds carries nothing from one to the next. The first reads are replayed by each spare too
     (`serve_one`), so that the pages they touch are copied before its job, not during it."""
     sessions: dict[Pair, GatewaySession] = {}
     for service, region in pairs:
@@ -170,17 +170,18 @@ def warm_services(pairs: list[Pair], operations: list[Pair]) -> None:
             continue
         sessions[(service, region)] = session
     recent: list[tuple[str, str, str]] = []
-    for service, operation in operations:  # oldest first
-        if not is_read(service, operation):
-            continue
+    for service, call in calls:  # oldest first
         for (named, region), session in sessions.items():
             if named != service:
+                continue
+            operation = session.client(service, region).meta.method_to_api_mapping.get(call, call)
+            if not is_read(service, operation):
                 continue
             if (service, region, operation) not in _rehearsed:
                 _rehearsed.add((service, region, operation))
                 rehearse(session.client(service, region), operation)
             recent.append((service, region, operation))
-    _replayed_by_spares[:] = recent[-SPARE_REHEARSALS:]
+    _replayed_by_spares[:] = recent[:SPARE_REHEARSALS]
 
 
 def serve_one(

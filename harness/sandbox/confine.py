@@ -43,7 +43,10 @@ GAPS = {
     "network_namespace": "a module may connect to unix sockets the service's uid may write (pathname ones)",
     "ipc_uts_namespaces": "a module sees the host's name",
     "own_uid": "evaluations share the service's uid: a process count or a file lock of one is felt by others",
-    "seccomp": "a module may open network sockets, trace or signal processes of its uid and hold SysV shared memory",
+    "seccomp": (
+        "a module may open network sockets, trace, signal, renice or limit processes of its uid, change its files'"
+        " modes, times and extended attributes, and hold SysV shared memory"
+    ),
     "non_dumpable": "a module may read the harness's memory and environment where it shares its uid",
     "subreaper": "what a module's processes leave may outlive its answer",
     "rlimits": "a module may exhaust memory, CPU, processes and files",
@@ -95,8 +98,15 @@ class Protections:
             said.append(
                 "a module reads every file the service's uid may read, and truncates or removes those it may write"
             )
+        if self.landlock and not self.mount_namespace:
+            said.append(
+                "a module may learn whether a path outside its reach exists, its size, owner and times (stat), and"
+                " read its extended attributes: Landlock governs no file's metadata"
+            )
         if not (self.pid_namespace or self.landlock):
             said.append("a module sees the host's processes and their command lines")
+        elif not self.pid_namespace:
+            said.append("a module may learn which process ids exist on the host (kill and pidfd_open answer so)")
         if not (self.pid_namespace or self.landlock_scopes):
             said.append("a module may signal only its own process, not its children")
         return said + [GAPS[name] for name in self.missing() if name in GAPS]

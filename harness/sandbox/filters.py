@@ -5,9 +5,11 @@ The seccomp filter refuses every socket family but AF_UNIX (the gateway's socket
 writing other processes (ptrace, process_vm_*), the calls that change namespaces, mounts or the root, the kernel's
 larger attack surfaces (bpf, io_uring, userfaultfd, perf_event_open, keyrings), memory that no rlimit counts
 (SysV shared memory and message queues, POSIX message queues, growing a pipe), leaving its process group (setsid,
-setpgid) and becoming dumpable again; where no PID namespace holds its signals, it may signal only itself. The
-Landlock ruleset lets it read and execute only what it was given (the interpreter, the lab's modules), write
-nothing, connect and bind no TCP port, and (ABI 6+) signal nothing and reach no abstract socket outside itself.
+setpgid) and becoming dumpable again; a file's mode, owner, times and extended attributes, watching files and
+listing mounts (what Landlock does not govern); a priority, CPU affinity, scheduling, rlimit or I/O priority of any
+process but its own; where no PID namespace holds its signals, it may signal only itself. The Landlock ruleset lets
+it read and execute only what it was given (the interpreter, the lab's modules), write nothing, connect and bind
+no TCP port, and (ABI 6+) signal nothing and reach no abstract socket outside itself.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ REFUSED_CALLS = (
     "process_vm_writev",
     "pidfd_getfd",
     "pidfd_send_signal",
+    "process_madvise",  # a pidfd's process is not in the call: no filter can tell it is its own
+    "process_mrelease",
     "kcmp",
     # namespaces, mounts, the root
     "unshare",
@@ -42,6 +46,7 @@ REFUSED_CALLS = (
     "fsmount",
     "fspick",
     "mount_setattr",
+    "open_tree_attr",
     "open_by_handle_at",
     "name_to_handle_at",
     # the kernel's larger surfaces
@@ -74,7 +79,80 @@ REFUSED_CALLS = (
     "msgsnd",
     "semget",
     "mq_open",
+    # a file's metadata, which Landlock does not govern: on the files of its uid (the gateway's directory and socket,
+    # ~/.aws, the working directory, in mode none) a mode, an owner, times or an extended attribute would outlive it
+    "chmod",
+    "fchmod",
+    "fchmodat",
+    "fchmodat2",
+    "chown",
+    "fchown",
+    "lchown",
+    "fchownat",
+    "utime",
+    "utimes",
+    "utimensat",
+    "futimesat",
+    "setxattr",
+    "lsetxattr",
+    "fsetxattr",
+    "setxattrat",
+    "removexattr",
+    "lremovexattr",
+    "fremovexattr",
+    "removexattrat",
+    "file_setattr",
+    # the host seen past Landlock: files watched (their reads and writes by others), the mount table
+    "inotify_init",
+    "inotify_init1",
+    "inotify_add_watch",
+    "fanotify_init",
+    "fanotify_mark",
+    "listmount",
+    "statmount",
 )
+# Calls newer than the libseccomp of some distributions, by their numbers (the same on every architecture since
+# Linux 5.1), so that an older libseccomp still refuses them.
+NEWER_CALLS = {
+    "fchmodat2": 452,
+    "statmount": 457,
+    "listmount": 458,
+    "setxattrat": 463,
+    "removexattrat": 466,
+    "open_tree_attr": 467,
+    "file_setattr": 469,
+}
+# Calls that name a process by its pid (first argument): only itself may be named. Another process of its uid (the
+# service, the template, the next evaluation, in mode none) must not be reniced, pinned, given a scheduling policy
+# or an rlimit (RLIMIT_CPU of 1 s kills it), nor probed (which of the host's pids exist). pidfd_open stays (asyncio may
+# wait for its children by pidfd): what a pidfd could do to another process is refused above.
+OWN_PID_CALLS = (
+    "sched_setaffinity",
+    "sched_getaffinity",
+    "sched_setscheduler",
+    "sched_getscheduler",
+    "sched_setparam",
+    "sched_getparam",
+    "sched_setattr",
+    "sched_getattr",
+    "sched_rr_get_interval",
+    "prlimit64",
+    "get_robust_list",
+    "migrate_pages",
+    "move_pages",
+    "getpgid",
+    "getsid",
+)
+# Calls whose first argument says what the second names (a process, a process group, a user): only "a process",
+# and only its own. PRIO_USER with 0 is every process of its uid.
+PRIO_PROCESS = 0
+IOPRIO_WHO_PROCESS = 1
+WHICH_WHO_CALLS = {
+    "setpriority": PRIO_PROCESS,
+    "getpriority": PRIO_PROCESS,
+    "ioprio_set": IOPRIO_WHO_PROCESS,
+    "ioprio_get": IOPRIO_WHO_PROCESS,
+}
 GROUP_CALLS = ("setsid", "setpgid")  # where no PID namespace holds its tree, its process group is how it is killed
 NAMESPACE_FLAGS = (
     kernel.CLONE_NEWNS,
@@ -87,6 +165,7 @@ NAMESPACE_FLAGS = (
 )
 PR_SET_DUMPABLE = 4
 F_SETPIPE_SZ = 1031
+INT_BITS = 0xFFFFFFFF  # an int argument: the kernel reads its low 32 bits only, so the filter must too
 LANDLOCK_SCOPE_ABI = 6
 
 
@@ -101,31 +180,44 @@ def seccomp_available() -> bool:
         return any(line.startswith(b"Seccomp:") for line in status)
 
 
-def seccomp_filter(*, keep_group: bool, signal_only_self: bool) -> Any:
+def seccomp_filter(*, pid_namespace: bool, signal_only_self: bool) -> Any:
     """The filter, built (not loaded: `load()` it, with no_new_privs set first; everything the process starts
-    inherits it). `keep_group`: no PID namespace holds its tree, so neither it nor its children may leave its
-    process group (setsid, setpgid). `signal_only_self`: nor does a Landlock signal scope hold its signals, so kill
-    and its kin may target only the process that builds it (a module's children are killed with it; kill(0) and
-    kill(-1) are refused)."""
+    inherits it). Its calls that name a process may name only itself: by 0 (as the C library does), or by 1 where
+    `pid_namespace` makes it PID 1 of its own (libseccomp compares an argument once per rule: "0 or its pid" is
+    one rule only where its pid is 1). Without a PID namespace to hold its tree, neither it nor its children may
+    leave its process group (setsid, setpgid). `signal_only_self`: nor does a Landlock signal scope hold its
+    signals, so kill and its kin may target only the process that builds it (a module's children are killed with
+    it; kill(0) and kill(-1) are refused)."""
     import pyseccomp as sc
 
     refuse = sc.ERRNO(errno.EPERM)
     rules = sc.SyscallFilter(sc.ALLOW)
-    for name in REFUSED_CALLS + (GROUP_CALLS if keep_group else ()):
-        rules.add_rule(refuse, name)
+    for name in REFUSED_CALLS + (() if pid_namespace else GROUP_CALLS):
+        rules.add_rule(refuse, _number(sc, name))
     rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")  # its flags sit in memory no filter reads: glibc falls back
     for flag in NAMESPACE_FLAGS:  # a new namespace by clone: one rule per flag (each is refused alone)
         rules.add_rule(refuse, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
     for family_call in ("socket", "socketpair"):
         rules.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), family_call, sc.Arg(0, sc.NE, socket.AF_UNIX))
-    rules.add_rule(refuse, "prctl", sc.Arg(0, sc.EQ, PR_SET_DUMPABLE))
-    rules.add_rule(refuse, "fcntl", sc.Arg(1, sc.EQ, F_SETPIPE_SZ))
+    rules.add_rule(refuse, "prctl", sc.Arg(0, sc.MASKED_EQ, INT_BITS, PR_SET_DUMPABLE))
+    rules.add_rule(refuse, "fcntl", sc.Arg(1, sc.MASKED_EQ, INT_BITS, F_SETPIPE_SZ))
+    another = (sc.GT, 1) if pid_namespace else (sc.NE, 0)  # a pid that is not its own
+    for call in OWN_PID_CALLS:
+        rules.add_rule(refuse, call, sc.Arg(0, *another))
+    for call, process in WHICH_WHO_CALLS.items():
+        rules.add_rule(refuse, call, sc.Arg(0, sc.NE, process))
+        rules.add_rule(refuse, call, sc.Arg(1, *another))
     if signal_only_self:
         me = os.getpid()
         for call in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
             rules.add_rule(refuse, call, sc.Arg(0, sc.NE, me))
         rules.add_rule(refuse, "tkill")
     return rules
+
+
+def _number(sc: Any, name: str) -> int | str:
+    """The call by name where this libseccomp knows it, else by its number."""
+    return NEWER_CALLS[name] if name in NEWER_CALLS and sc.resolve_syscall(sc.Arch.NATIVE, name) < 0 else name
 
 
 @cache

@@ -26,123 +26,51 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from functools import cache
-from http.server import BaseHTTPRequestHandler
+from http import HTTPStatus
 from typing import Any
+from urllib.parse import urlsplit
 
-import botocore.session
 import urllib3
-from botocore import UNSIGNED
 from botocore.auth import S3SigV4Auth, SigV4Auth
 from botocore.awsrequest import AWSRequest
-from botocore.config import Config
 from botocore.credentials import Credentials as BotoCredentials
 
 from harness.core.account import Account
-from harness.core.botocore_models import shared_loader
 from harness.core.contract import Operation
 from harness.core.paths import REGION, SERVICE, new_gateway_directory, socket_in
-from harness.core.readonly import is_read
+from harness.core.readonly import refusal
 from harness.inside.link import PREAMBLE
+from harness.sandbox import redact
+from harness.sandbox.audit import Evaluation, Flight, TooManyServices
 from harness.sandbox.faults import error_body
-from harness.sandbox.operations import Unidentified, identify, prepare, service_model
-from harness.sandbox.tap import MAX_RECORDED_BODY_BYTES, Canned, Exchange, RawRequest, Tap
-
-MAX_BODY_BYTES = 16 * 1024 * 1024
-CHUNK_BYTES = 64 * 1024
-HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host"})
-# Headers the gateway sets itself: the worker's signature, date and token mean nothing here.
-RESIGNED = frozenset(
-    {"authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256", "content-length", "expect"}
+from harness.sandbox.models import MODELS
+from harness.sandbox.operations import (
+    IDENTIFYING_HEADERS,
+    Identified,
+    Unidentified,
+    identify,
+    loaded,
+    prepare,
+    secret_asked,
 )
+from harness.sandbox.tap import MAX_RECORDED_BODY_BYTES, Canned, Exchange, RawRequest, Tap
+from harness.sandbox.upstream import HOP_BY_HOP, Upstream, forwarded_headers, upstream_for
+from harness.sandbox.wire import WRITE_S, ConnectionEnded, Malformed, Reader
+
+CHUNK_BYTES = 64 * 1024
 PRESIGNED = frozenset({"x-amz-signature", "x-amz-credential", "x-amz-security-token"})
-GLOBAL_SIGNING_REGION = {"aws": "us-east-1", "aws-cn": "cn-north-1", "aws-us-gov": "us-gov-west-1"}
 CONNECT_TIMEOUT_S = 5.0
 READ_TIMEOUT_S = 30.0
-SETTLE_S = 2.0  # how long `finish` waits for a tapped evaluation's last exchange to be kept
+SETTLE_S = 1.0  # how long `finish` waits for requests still being forwarded before it calls them cut off
 MAX_CONNECTIONS_PER_UID = 32  # open at once, from one evaluation (all its processes)
+MAX_DETAIL_CHARS = 300
 SHUTDOWN_POLL_S = 0.02  # how often the listening loop looks for `close` (a `stepeval run` waits that long at most)
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class Evaluation:
-    """One evaluation's account and its log of operations, keyed by its token."""
-
-    sandbox: Account
-    operations: list[Operation] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    tap: Tap | None = None  # recording (keeps each exchange) or replay (answers from a recording)
-    busy: int = 0  # requests being forwarded; a tap's `observe` runs after the module has its answer
-    idle: threading.Condition = field(default_factory=threading.Condition)
-
-    def record(self, operation: Operation) -> None:
-        with self.lock:
-            self.operations.append(operation)
-
-    @contextlib.contextmanager
-    def forwarding(self) -> Iterator[None]:
-        with self.idle:
-            self.busy += 1
-        try:
-            yield
-        finally:
-            with self.idle:
-                self.busy -= 1
-                self.idle.notify_all()
-
-    def settle(self, timeout_s: float) -> None:
-        """Wait (at most `timeout_s`) for requests still being forwarded, so that their exchanges are kept."""
-        with self.idle:
-            self.idle.wait_for(lambda: self.busy == 0, timeout_s)
-
-
-@dataclass(frozen=True)
-class Upstream:
-    """Where a (service, region) request goes, and how it is signed."""
-
-    endpoint_url: str
-    signing_name: str
-    signing_region: str
-
-
-def partition_of(region: str) -> str:
-    if region.startswith("cn-"):
-        return "aws-cn"
-    return "aws-us-gov" if region.startswith("us-gov-") else "aws"
-
-
-@cache
-def aws_upstream(service: str, region: str) -> Upstream:
-    """The public endpoint of `service` in `region`, as botocore resolves it, and its signing scope.
-
-    S3 goes path-style to its regional endpoint. A global endpoint (IAM, Route 53, CloudFront...) has no region
-    in its host and signs in its partition's home region.
-    """
-    model = service_model(service)
-    if service == "s3":
-        return Upstream(f"https://s3.{region}.amazonaws.com", "s3", region)
-    core = botocore.session.get_session()
-    core.register_component("data_loader", shared_loader())
-    client = core.create_client(service, region_name=region, config=Config(signature_version=UNSIGNED))
-    endpoint = client.meta.endpoint_url
-    host = urllib3.util.parse_url(endpoint).host or ""
-    signing_region = region if region in host.split(".") else GLOBAL_SIGNING_REGION[partition_of(region)]
-    return Upstream(endpoint, model.signing_name or model.endpoint_prefix, signing_region)
-
-
-def upstream_for(sandbox: Account, service: str, region: str) -> Upstream:
-    """The emulator's endpoint when the sandbox names one; the service's AWS endpoint otherwise."""
-    if sandbox.endpoint_url:
-        model = service_model(service)
-        return Upstream(sandbox.endpoint_url.rstrip("/"), model.signing_name or model.endpoint_prefix, region)
-    return aws_upstream(service, region)
-
-
 class Refused(Exception):
-    """The request does not go on: the status and the reason, for the log and the module."""
+    """The request does not go on: the status (403: not a read; else: not read at all), why, and what it was."""
 
     def __init__(self, status: int, reason: str, operation: str = "?") -> None:
         super().__init__(reason)
@@ -151,143 +79,213 @@ class Refused(Exception):
 
 
 class UpstreamFailed(Exception):
-    """An allowed request the endpoint did not answer: a 502 to the module, an `aws` matter, not a refusal."""
+    """An allowed request the endpoint did not answer (or whose answer could not be relayed): a 502 to the module,
+    an `aws` matter, not a refusal."""
 
 
-class GatewayHandler(BaseHTTPRequestHandler):
+def unreachable(endpoint_url: str, exc: urllib3.exceptions.HTTPError) -> str:
+    """Why an endpoint did not answer, in one line naming its host and port: what the 502 to the module carries,
+    and the answer's `error.detail` with it (the runner reads it from the gateway's log)."""
+    url = urllib3.util.parse_url(endpoint_url)
+    port = url.port or (443 if url.scheme == "https" else 80)
+    if isinstance(exc, urllib3.exceptions.NameResolutionError):
+        cause = f"the name {url.host} does not resolve"
+    elif isinstance(exc, urllib3.exceptions.NewConnectionError):  # a ConnectTimeoutError too, for urllib3's callers
+        errors = [e for e in _chain(exc) if isinstance(e, OSError) and e.strerror]
+        cause = errors[0].strerror.lower() if errors else str(exc).rpartition(": ")[2]
+    elif isinstance(exc, urllib3.exceptions.ConnectTimeoutError):
+        cause = f"no connection within {CONNECT_TIMEOUT_S:g} s"
+    elif isinstance(exc, urllib3.exceptions.ReadTimeoutError):
+        cause = f"no answer within {READ_TIMEOUT_S:g} s"
+    else:
+        cause = str(exc).rpartition(": ")[2] or type(exc).__name__
+    return f"the endpoint {endpoint_url} ({url.host}:{port}) did not answer: {cause} ({type(exc).__name__})"
+
+
+def _chain(exc: BaseException | None) -> Iterator[BaseException]:
+    """`exc`, its cause and context, and theirs (urllib3 wraps the socket's OSError)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__ or exc.__context__
+
+
+class GatewayHandler(socketserver.BaseRequestHandler):
     """One connection from an evaluation process: the preamble, then HTTP/1.1 requests, kept alive."""
 
-    protocol_version = "HTTP/1.1"
-    wbufsize = CHUNK_BYTES  # headers and a small body leave in one write (flushed after each request)
+    request: socket.socket
     server: GatewayServer
-    evaluation: Evaluation | None = None
-
-    token = ""
 
     def handle(self) -> None:
-        line = self.rfile.readline(128)
-        if line.startswith(PREAMBLE):
-            self.token = line[len(PREAMBLE) :].strip().decode("ascii", "replace")
-            self.evaluation = self.server.gateway.evaluation(self.token)
-        if self.evaluation is None:
-            return  # no preamble, or an evaluation that is over: the connection is closed unanswered
-        super().handle()
-
-    def handle_expect_100(self) -> bool:
-        """`100 Continue` must leave at once, not wait in the write buffer for the final answer."""
-        going_on = super().handle_expect_100()
-        self.wfile.flush()
-        return going_on
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silent: the evaluation's log of operations is the record."""
-
-    def do_GET(self) -> None:
-        self.forward()
-
-    do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_GET
-
-    def forward(self) -> None:
-        """One request: read, classify, sign, send; each is logged before the module can see its answer. Once the
-        evaluation is over, a connection kept alive from it is closed unanswered, like a new one."""
-        if self.evaluation is None or self.server.gateway.evaluation(self.token) is not self.evaluation:
-            self.close_connection = True
-            return
-        with self.evaluation.forwarding():
-            self.forward_one()
-
-    def forward_one(self) -> None:
-        assert self.evaluation is not None
-        started = time.perf_counter()
-        service = "?"
+        reader = Reader(self.request)
         try:
-            service, region, request = self.read_request()
-            operation = self.classify(service, request)
-            tap = self.evaluation.tap
+            line = reader.preamble()
+        except (ConnectionEnded, OSError):
+            return
+        if not line.startswith(PREAMBLE):
+            return
+        token = line[len(PREAMBLE) :].strip().decode("ascii", "replace")
+        evaluation = self.server.gateway.evaluation(token)
+        if evaluation is None:
+            return  # no preamble, or an evaluation that is over: the connection is closed unanswered
+        self.wfile = self.request.makefile("wb", buffering=CHUNK_BYTES)
+        try:
+            while self._one(reader, evaluation, token):
+                pass
+        finally:
+            with contextlib.suppress(OSError):
+                self.wfile.close()
+
+    def _one(self, reader: Reader, evaluation: Evaluation, token: str) -> bool:
+        """Read, judge and answer one request; whether the connection stays open for another."""
+        try:
+            raw, closing = reader.request()
+        except (ConnectionEnded, OSError):
+            return False
+        except Malformed as bad:
+            if self.server.gateway.evaluation(token) is evaluation:
+                started = time.perf_counter()
+                self.log(evaluation, "?", "(unread)", started, allowed=False, status=bad.status, detail=str(bad))
+                self.answer_error(None, bad.status, "InvalidRequest", str(bad), closing=True)
+            return False
+        if self.server.gateway.evaluation(token) is not evaluation:
+            return False  # the evaluation is over: a connection kept alive from it is closed unanswered, like a new one
+        self.request.settimeout(WRITE_S)
+        with evaluation.forwarding() as flight:
+            if flight is None:
+                return False  # the evaluation is ending: this request is not forwarded
+            self.forward(evaluation, raw, flight)
+        self.wfile.flush()
+        return not closing
+
+    def forward(self, evaluation: Evaluation, raw: RawRequest, flight: Flight) -> None:
+        """One request: split, classify, sign, send; each is logged before the module can see its answer."""
+        started = flight.started
+        service, operation = "?", "?"
+        try:
+            service, region, request = self.split(raw)
+            flight.service = service
+            try:
+                evaluation.uses(service, region)
+            except TooManyServices as exc:
+                raise Refused(400, str(exc)) from None
+            identified = self.classify(service, request)
+            operation = flight.operation = identified.operations[0]
+            tap = evaluation.tap
             canned = tap.answer(service, region, operation, request) if tap is not None else None
             if canned is not None:
-                self.log(service, operation, started, allowed=True, status=canned.status)
-                self.send_canned(canned)
+                self.log(evaluation, service, operation, started, allowed=True, status=canned.status)
+                self.send_canned(raw.method, canned)
                 return
-            response = self.open_upstream(upstream_for(self.evaluation.sandbox, service, region), request)
-        except Refused as refusal:
-            self.log(service, refusal.operation, started, allowed=False, status=refusal.status, detail=str(refusal))
-            self.answer_error(
-                service, refusal.status, "AccessDenied" if refusal.status == 403 else "InvalidRequest", str(refusal)
-            )
+            upstream = upstream_for(evaluation.sandbox, service, region)
+            response = self.open_upstream(evaluation, upstream, service, request, identified)
+        except Refused as refused:
+            reason, status = str(refused), refused.status
+            self.log(evaluation, service, refused.operation, started, allowed=False, status=status, detail=reason)
+            code = "AccessDenied" if status == 403 else "InvalidRequest"
+            self.answer_error(service, status, code, reason, closing=status != 403)
             return
         except UpstreamFailed as failure:
-            self.log(service, operation, started, allowed=True, status=502, detail=str(failure))
+            self.log(evaluation, service, operation, started, allowed=True, status=502, detail=str(failure))
             self.answer_error(service, 502, "BadGateway", str(failure))
             return
-        self.log(service, operation, started, allowed=True, status=response.status)
-        kept = bytearray() if tap is not None and tap.wants_body else None
         try:
-            self.relay_response(response, kept)
+            self.relay(evaluation, service, region, request, identified, response, started)
         finally:
             response.release_conn()
+
+    def relay(
+        self,
+        evaluation: Evaluation,
+        service: str,
+        region: str,
+        request: RawRequest,
+        identified: Identified,
+        response: urllib3.BaseHTTPResponse,
+        started: float,
+    ) -> None:
+        """The answer to the module, its secrets blanked when its operation's answers can hold some; logged first."""
+        operation = identified.operations[0]
+        tap = evaluation.tap
+        headers = [(k, v) for k, v in response.headers.items() if k.lower() not in HOP_BY_HOP]
+        entry = loaded(service)
+        model = entry.model.operation_model(operation)
+        if 200 <= response.status < 300 and redact.needed(entry.secrets, model):
+            try:
+                if not self.server.gateway.redacting.acquire(timeout=redact.WAIT_S):
+                    raise redact.Unredactable(f"no turn to blank it within {redact.WAIT_S:g} s")
+                try:
+                    body = redact.redact(entry.secrets, model, identified.protocol, self.read_whole(response))
+                finally:
+                    self.server.gateway.redacting.release()
+            except redact.Unredactable as exc:
+                detail = f"its answer's secrets could not be removed: {exc}"
+                self.log(evaluation, service, operation, started, allowed=True, status=502, detail=detail)
+                self.answer_error(service, 502, "BadGateway", detail)
+                return
+            headers = redact.redact_headers(entry.secrets, model, headers)
+            headers = [(k, v) for k, v in headers if k.lower() not in ("content-length", "content-encoding")]
+            self.log(evaluation, service, operation, started, allowed=True, status=response.status)
+            self.send(request.method, response.status, response.reason, headers, body)
+            kept = body
+        else:
+            self.log(evaluation, service, operation, started, allowed=True, status=response.status)
+            kept_buffer = bytearray() if tap is not None and tap.wants_body else None
+            self.stream(request.method, response, headers, kept_buffer)
+            kept = bytes(kept_buffer or b"")
         if tap is not None:
-            body = bytes(kept or b"")
-            tap.observe(
-                Exchange(
-                    service,
-                    region,
-                    operation,
-                    request,
-                    response.status,
-                    list(response.headers.items()),
-                    body[:MAX_RECORDED_BODY_BYTES],
-                    truncated=len(body) > MAX_RECORDED_BODY_BYTES,
-                )
-            )
+            body, truncated = kept[:MAX_RECORDED_BODY_BYTES], len(kept) > MAX_RECORDED_BODY_BYTES
+            tap.observe(Exchange(service, region, operation, request, response.status, headers, body, truncated))
 
-    def log(self, service: str, operation: str, started: float, **outcome: Any) -> None:
-        assert self.evaluation is not None
+    def log(self, evaluation: Evaluation, service: str, operation: str, started: float, **outcome: Any) -> None:
         ms = round((time.perf_counter() - started) * 1000, 3)
-        self.evaluation.record(Operation(service=service, operation=operation, ms=ms, **outcome))
+        detail = str(outcome.pop("detail", ""))[:MAX_DETAIL_CHARS]
+        evaluation.record(Operation(service=service, operation=operation[:128], ms=ms, detail=detail, **outcome))
 
-    def read_request(self) -> tuple[str, str, RawRequest]:
+    def split(self, raw: RawRequest) -> tuple[str, str, RawRequest]:
         """The service and region named by the path prefix, and the request relative to the service's endpoint."""
-        target, _, query = self.path.partition("?")
-        parts = target.split("/", 3)
+        parts = raw.path.split("/", 3)
         if len(parts) < 3 or parts[0] != "" or not SERVICE.fullmatch(parts[1]) or not REGION.fullmatch(parts[2]):
-            raise Refused(400, f"{self.command} {target}: not /SERVICE/REGION/... (the gateway's address)")
-        service, region = parts[1], parts[2]
-        if self.headers.get("transfer-encoding"):
-            raise Refused(411, "a chunked request body: reads have a Content-Length")
-        length = int(self.headers.get("content-length") or 0)
-        if length > MAX_BODY_BYTES:
-            raise Refused(413, f"a request body of {length} bytes")
-        body = self.rfile.read(length) if length else b""
-        headers: dict[str, str] = {}
-        for name in {name.lower() for name in self.headers}:
-            values = self.headers.get_all(name) or []
-            if name in ("x-amz-target", "content-type", "smithy-protocol") and len(values) > 1:
-                raise Refused(400, f"{name} given {len(values)} times")
-            headers[name] = ", ".join(values)
-        request = RawRequest(self.command, "/" + (parts[3] if len(parts) > 3 else ""), query, headers, body)
+            raise Refused(400, f"{raw.method} {raw.path[:80]}: not /SERVICE/REGION/... (the gateway's address)")
+        request = RawRequest(raw.method, "/" + (parts[3] if len(parts) > 3 else ""), raw.query, raw.headers, raw.body)
         if any(key.lower() in PRESIGNED for key, _ in request.query_pairs()):
             raise Refused(400, "a presigned request: the gateway signs every request itself")
-        return service, region, request
+        return parts[1], parts[2], request
 
-    def classify(self, service: str, request: RawRequest) -> str:
-        """The operation (for the log) once every reading of the request is a read; Refused otherwise."""
+    def classify(self, service: str, request: RawRequest) -> Identified:
+        """What the request is, once every reading of it is a read that asks for no secret; Refused otherwise."""
         try:
-            operations = identify(service, request)
+            identified = identify(service, request)
         except Unidentified as exc:
             raise Refused(403, f"refused: {exc}", "(unidentified)") from None
-        for name in operations:
-            if not is_read(service, name, service_model(service)):
-                raise Refused(403, f"refused {service}:{name}: evaluation code may only read", name)
-        return operations[0]
+        except Malformed as exc:
+            raise Refused(exc.status, f"refused: {exc}", "(unidentified)") from None
+        entry = loaded(service)
+        for name in identified.operations:
+            why = refusal(service, name, entry.model)
+            if why is not None:
+                raise Refused(403, f"refused {service}:{name}: evaluation code may only read ({why})", name)
+            obstacle = redact.obstacle(entry.secrets, entry.model.operation_model(name), identified.protocol)
+            if obstacle is not None:
+                raise Refused(403, f"refused {service}:{name}: {obstacle}", name)
+        asked = secret_asked(service, identified, request)
+        if asked is not None:
+            name = identified.operations[0]
+            raise Refused(403, f"refused {service}:{name}: {asked} asks for secrets in the answer", name)
+        return identified
 
-    def open_upstream(self, upstream: Upstream, request: RawRequest) -> urllib3.BaseHTTPResponse:
-        """Sign with the evaluation's credentials and send; the response, its body not yet read."""
-        assert self.evaluation is not None
-        url = upstream.endpoint_url.rstrip("/") + request.path + (f"?{request.query}" if request.query else "")
-        headers = {k: v for k, v in request.headers.items() if k not in RESIGNED and k not in HOP_BY_HOP}
+    def open_upstream(
+        self, evaluation: Evaluation, upstream: Upstream, service: str, request: RawRequest, identified: Identified
+    ) -> urllib3.BaseHTTPResponse:
+        """Build the request from its parsed form, check that what is signed and sent is what was classified, sign
+        with the evaluation's credentials and send; the response, its body not yet read."""
+        endpoint = upstream.endpoint_url.rstrip("/")
+        url = endpoint + request.path + (f"?{request.query}" if request.query else "")
+        headers = forwarded_headers(service, request, identified)
+        self.check_sent(service, url, endpoint, request, headers, identified)
         aws_request = AWSRequest(method=request.method, url=url, data=request.body, headers=headers)
-        creds = self.evaluation.sandbox.credentials
+        creds = evaluation.sandbox.credentials
         signer = S3SigV4Auth if upstream.signing_name == "s3" else SigV4Auth
         signer(
             BotoCredentials(creds.access_key, creds.secret_key, creds.token),
@@ -295,7 +293,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
             upstream.signing_region,
         ).add_auth(aws_request)
         try:
-            response = self.server.gateway.http.urlopen(
+            return self.server.gateway.http.urlopen(
                 request.method,
                 url,
                 body=request.body or None,
@@ -307,27 +305,75 @@ class GatewayHandler(BaseHTTPRequestHandler):
                 timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT_S, read=READ_TIMEOUT_S),
             )
         except urllib3.exceptions.HTTPError as exc:
-            raise UpstreamFailed(f"the endpoint {upstream.endpoint_url} did not answer: {type(exc).__name__}") from None
-        return response
+            raise UpstreamFailed(unreachable(upstream.endpoint_url, exc)) from None
 
-    def relay_response(self, response: urllib3.BaseHTTPResponse, kept: bytearray | None = None) -> None:
+    @staticmethod
+    def check_sent(
+        service: str, url: str, endpoint: str, request: RawRequest, headers: dict[str, str], classified: Identified
+    ) -> None:
+        """What the signer signs and the HTTP client sends (the URL as each splits it, the headers kept) must read
+        as the operations classified; Refused (and logged as the gateway's fault) if not. When the URL's path and
+        query and the headers `identify` reads are the ones classified, the reading is the same by construction;
+        otherwise the request as it would be sent is identified again."""
+        prefix = urlsplit(endpoint).path
+        split, parsed = urlsplit(url), urllib3.util.parse_url(url)
+        sent_path = split.path.removeprefix(prefix) if prefix else split.path
+        same = (
+            split.fragment == ""
+            and parsed.fragment is None
+            and split.path == (parsed.path or "/")
+            and split.query == (parsed.query or "")
+            and sent_path == request.path
+            and split.query == request.query
+        )
+        if same and any(request.headers.get(name) != headers.get(name) for name in IDENTIFYING_HEADERS):
+            sent = RawRequest(request.method, sent_path, split.query, headers, request.body)
+            try:
+                same = identify(service, sent) == classified
+            except (Unidentified, Malformed):
+                same = False
+        if not same:
+            log.error("gateway: a request would be sent otherwise than it was read: %s %s", request.method, url[:200])
+            raise Refused(400, "the request would be sent otherwise than it was read", classified.operations[0])
+
+    def read_whole(self, response: urllib3.BaseHTTPResponse) -> bytes:
+        """The answer's body, uncompressed, up to MAX_REDACTED_BYTES (Unredactable past it)."""
+        chunks, size = [], 0
+        for chunk in response.stream(CHUNK_BYTES, decode_content=True):
+            size += len(chunk)
+            if size > redact.MAX_REDACTED_BYTES:
+                raise redact.Unredactable(f"an answer over {redact.MAX_REDACTED_BYTES} bytes: ask for fewer at a time")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    # -- writing answers ----------------------------------------------------------------------------------------
+
+    def head(self, status: int, reason: str, headers: Iterable[tuple[str, str]]) -> None:
+        lines = [f"HTTP/1.1 {status} {reason or 'Status'}\r\n"]
+        lines += [f"{name}: {value}\r\n" for name, value in headers]
+        self.wfile.write(("".join(lines) + "\r\n").encode("latin-1", "replace"))
+
+    def send(self, method: str, status: int, reason: str, headers: list[tuple[str, str]], body: bytes) -> None:
+        """A whole answer, its length counted here."""
+        self.head(status, reason, [*headers, ("Content-Length", str(len(body)))])
+        if method != "HEAD":
+            self.wfile.write(body)
+
+    def stream(
+        self, method: str, response: urllib3.BaseHTTPResponse, headers: list[tuple[str, str]], kept: bytearray | None
+    ) -> None:
         """Stream the answer to the module; `kept` (when recording) gets its body, up to the recording cap."""
-        self.send_response_only(response.status, response.reason)
-        for name, value in response.headers.items():
-            if name.lower() not in HOP_BY_HOP and name.lower() != "content-length":
-                self.send_header(name, value)
+        headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
         length = response.headers.get("content-length")
-        if self.command == "HEAD" or length is not None:
-            self.send_header("Content-Length", length or "0")
-            self.end_headers()
-            if self.command != "HEAD":
+        if method == "HEAD" or length is not None:
+            self.head(response.status, response.reason or "", [*headers, ("Content-Length", length or "0")])
+            if method != "HEAD":
                 for chunk in response.stream(CHUNK_BYTES, decode_content=False):
                     self.wfile.write(chunk)
                     if kept is not None and len(kept) <= MAX_RECORDED_BODY_BYTES:
                         kept += chunk
             return
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
+        self.head(response.status, response.reason or "", [*headers, ("Transfer-Encoding", "chunked")])
         for chunk in response.stream(CHUNK_BYTES, decode_content=False):
             if chunk:
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
@@ -335,30 +381,24 @@ class GatewayHandler(BaseHTTPRequestHandler):
                     kept += chunk
         self.wfile.write(b"0\r\n\r\n")
 
-    def send_canned(self, canned: Canned) -> None:
+    def send_canned(self, method: str, canned: Canned) -> None:
         """A response from a recording, as the endpoint sent it (its length recomputed)."""
-        self.send_response_only(canned.status)
-        for name, value in canned.headers:
-            if name.lower() not in HOP_BY_HOP and name.lower() != "content-length":
-                self.send_header(name, value)
-        self.send_header("Content-Length", str(len(canned.body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(canned.body)
+        headers = [(k, v) for k, v in canned.headers if k.lower() not in HOP_BY_HOP and k.lower() != "content-length"]
+        self.send(method, canned.status, "", headers, canned.body)
 
-    def answer_error(self, service: str, status: int, code: str, message: str) -> None:
+    def answer_error(self, service: str | None, status: int, code: str, message: str, *, closing: bool = False) -> None:
         """An AWS-style error in the service's wire format, so the module's botocore parses and raises it."""
-        model = None
-        with contextlib.suppress(Unidentified):
-            model = service_model(service) if SERVICE.fullmatch(service) else None
-        protocol = model.protocol if model is not None else "json"
+        protocol = "json"
+        if service is not None and SERVICE.fullmatch(service) and service in MODELS:
+            with contextlib.suppress(Unidentified):
+                protocol = loaded(service).model.protocol
         body, content_type = error_body(protocol, code, f"stepeval gateway: {message}")
-        self.send_response_only(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("x-amzn-ErrorType", code)
-        self.end_headers()
-        self.wfile.write(body)
+        headers = [("Content-Type", content_type), ("x-amzn-ErrorType", code)]
+        if closing:
+            headers.append(("Connection", "close"))
+        with contextlib.suppress(OSError):
+            self.send("POST", status, HTTPStatus(status).phrase, headers, body)
+            self.wfile.flush()
 
 
 def evaluation_of(pid: int) -> int:
@@ -442,6 +482,7 @@ class Gateway:
         self._directory = directory
         self._owns_directory = directory is None
         self.http = urllib3.PoolManager(maxsize=32, block=False)
+        self.redacting = threading.BoundedSemaphore(redact.AT_ONCE)  # answers read whole at once: memory
 
     @property
     def socket_path(self) -> str:
@@ -462,8 +503,9 @@ class Gateway:
 
     def prepare(self, services: Iterable[str]) -> None:
         """Load, in a thread of its own, what the first request of each of these services would (its model, its
-        routes), so that an evaluation's first call does not wait for it."""
+        routes), so that an evaluation's first call does not wait for it; their models stay loaded (pinned)."""
         wanted = [service for service in services if SERVICE.fullmatch(service)]
+        MODELS.pin(wanted)
         threading.Thread(
             target=lambda: [prepare(s) for s in wanted], name="stepeval-gateway-prepare", daemon=True
         ).start()
@@ -496,15 +538,14 @@ class Gateway:
             return self._evaluations.get(token)
 
     def finish(self, token: str) -> list[Operation]:
-        """End the evaluation: its token opens nothing more; the operations it made, in order."""
+        """End the evaluation: its token opens nothing more; the operations it made, in order, those still being
+        forwarded after SETTLE_S logged as cut off at the answer."""
         with self._lock:
             evaluation = self._evaluations.pop(token, None)
         if evaluation is None:
             return []
-        if evaluation.tap is not None:
-            evaluation.settle(SETTLE_S)
-        with evaluation.lock:
-            return list(evaluation.operations)
+        evaluation.end(SETTLE_S)
+        return evaluation.log()
 
     def __enter__(self) -> Gateway:
         self.start()

@@ -3,32 +3,49 @@
 The gateway decides on this alone, so the reading is strict: a request that could be read two ways, or that
 the service model does not describe, is refused rather than guessed. Every protocol botocore speaks is read:
 JSON (`X-Amz-Target`), query and EC2 (`Action`), RPC v2 CBOR (`/service/S/operation/Op`), and REST (method,
-URI template and the query keys the template requires).
+URI template and the query keys the template requires). The body must be what the protocol sends, in the media
+type it sends (a form for query and EC2, JSON for the JSON protocols, no body where the operation takes none),
+uncompressed: a server reads a body by its own rules, so a body read otherwise here could carry another request.
 """
 
 from __future__ import annotations
 
-import contextlib
+import json
 import re
 from dataclasses import dataclass
-from functools import cache
-from urllib.parse import parse_qsl
+from typing import Any
+from urllib.parse import parse_qsl, unquote
 
-import botocore.loaders
-from botocore.model import ServiceModel
+from botocore.model import OperationModel, ServiceModel, Shape
 
+from harness.sandbox.models import MODELS, LoadedService, UnknownService
 from harness.sandbox.tap import RawRequest
+from harness.sandbox.wire import QUERY, Malformed
 
 FORM = "application/x-www-form-urlencoded"
+JSON_TYPES = frozenset({"application/x-amz-json-1.0", "application/x-amz-json-1.1"})
+CBOR = "application/cbor"
 QUERY_PROTOCOLS = ("query", "ec2")
 REST_PROTOCOLS = ("rest-json", "rest-xml")
 CBOR_PATH = re.compile(r"/service/[A-Za-z0-9_.-]+/operation/([A-Za-z0-9_]+)")
 UNSENT_QUERY_KEY = "x-id"  # in S3's templates (`?x-id=GetObject`), never sent by botocore nor needed by S3
 LABEL = re.compile(r"\{([^}]+?)(\+?)\}")
+LOCATED = frozenset({"uri", "querystring", "header", "headers", "statusCode"})
+FALSE = frozenset({"false", "0", ""})
+# The headers `identify` reads (with the method, path, query and body): the same values, the same reading.
+IDENTIFYING_HEADERS = ("x-amz-target", "smithy-protocol", "content-type", "content-encoding")
 
 
 class Unidentified(Exception):
     """The request is not one operation of the service, as far as its model says: it is refused."""
+
+
+@dataclass(frozen=True)
+class Identified:
+    """What a request is: the operations it could be (the most likely first) and the protocol it speaks."""
+
+    operations: tuple[str, ...]
+    protocol: str
 
 
 @dataclass(frozen=True)
@@ -41,26 +58,23 @@ class Route:
     required_query: tuple[tuple[str, str | None], ...]
     specificity: tuple[int, int]
 
-    def matches(self, request: RawRequest, query: dict[str, list[str]]) -> bool:
-        if request.method != self.method or not self.pattern.fullmatch(request.path):
+    def matches(self, method: str, path: str, query: dict[str, list[str]]) -> bool:
+        if method != self.method or not self.pattern.fullmatch(path):
             return False
         return all(key in query and (value is None or value in query[key]) for key, value in self.required_query)
 
 
-@cache
-def _pristine_loader() -> botocore.loaders.Loader:
-    """A loader of the gateway's own: botocore's S3 customizations rewrite the request URIs of the models that
-    clients share (`/{Bucket}/{Key+}` becomes `/{Key+}`), so the process's shared loader cannot be read as sent."""
-    return botocore.loaders.create_loader()
+def loaded(service: str) -> LoadedService:
+    """`service`'s model and what is derived from it (Unidentified for a name botocore does not know)."""
+    try:
+        return MODELS.get(service)
+    except UnknownService as exc:
+        raise Unidentified(str(exc)) from None
 
 
-@cache
 def service_model(service: str) -> ServiceModel:
     """The botocore model of `service`, as published (Unidentified for a name botocore does not know)."""
-    loader = _pristine_loader()
-    if service not in loader.list_available_services("service-2"):
-        raise Unidentified(f"no AWS service named {service!r}")
-    return ServiceModel(loader.load_service_model(service, "service-2"), service_name=service)
+    return loaded(service).model
 
 
 def protocols(model: ServiceModel) -> tuple[str, ...]:
@@ -90,68 +104,186 @@ def _route(model: ServiceModel, operation: str) -> Route:
     )
 
 
-@cache
 def rest_routes(service: str) -> tuple[Route, ...]:
-    """The REST routes of `service`, most specific first."""
-    model = service_model(service)
-    routes = [_route(model, name) for name in model.operation_names]
-    return tuple(sorted(routes, key=lambda r: r.specificity, reverse=True))
+    """The REST routes of `service`, most specific first (kept with its model)."""
+    entry = loaded(service)
+    with entry.lock:
+        routes = entry.derived.get("routes")
+        if routes is None:
+            model = entry.model
+            made = [_route(model, name) for name in model.operation_names]
+            routes = entry.derived["routes"] = tuple(sorted(made, key=lambda r: r.specificity, reverse=True))
+    return routes  # type: ignore[return-value]
 
 
 def prepare(service: str) -> None:
     """Load what identifying `service`'s first request would: its model and, for a REST service, its routes."""
-    with contextlib.suppress(Unidentified):
+    try:
         if any(protocol.startswith("rest") for protocol in protocols(service_model(service))):
             rest_routes(service)
+    except Unidentified:
+        pass
 
 
-def identify(service: str, request: RawRequest) -> list[str]:
-    """The operations `request` could be, the most likely first; Unidentified when it is none, or not one of them.
+def identify(service: str, request: RawRequest) -> Identified:
+    """What `request` is; Unidentified when it is no operation, or not one of them; Malformed when its body is not
+    what its protocol sends.
 
-    More than one name comes back only for REST, where several templates can match one request: the caller must
-    then treat the request as the least harmless of them.
+    More than one operation comes back only for REST, where several templates can match one request: the caller
+    must then treat the request as the least harmless of them.
     """
     model = service_model(service)
     accepted = protocols(model)
+    if request.headers.get("content-encoding"):
+        raise Malformed(400, "a compressed request body: reads are sent as they are")
     target = request.headers.get("x-amz-target")
+    smithy = request.headers.get("smithy-protocol")
     action = _actions(request)
     if target is not None:
-        if action or not {"json"} & set(accepted):
+        if action or smithy is not None or "json" not in accepted:
             raise Unidentified("X-Amz-Target on a request this service does not read as JSON")
         prefix, _, name = target.rpartition(".")
         if prefix != model.metadata.get("targetPrefix") or name not in model.operation_names:
             raise Unidentified(f"X-Amz-Target {target!r} is no operation of {service}")
-        return [name]
-    if request.headers.get("smithy-protocol") == "rpc-v2-cbor":
+        _json_body(request, JSON_TYPES)
+        return Identified((name,), "json")
+    if smithy is not None:
         match = CBOR_PATH.fullmatch(request.path)
-        if action or "smithy-rpc-v2-cbor" not in accepted or not match or match.group(1) not in model.operation_names:
+        if smithy != "rpc-v2-cbor" or action or "smithy-rpc-v2-cbor" not in accepted:
             raise Unidentified("an RPC v2 CBOR request this service does not describe")
-        return [match.group(1)]
+        if not match or match.group(1) not in model.operation_names:
+            raise Unidentified("an RPC v2 CBOR request this service does not describe")
+        if request.body and _media_type(request) != CBOR:
+            raise Malformed(400, f"an RPC v2 CBOR body sent as {_media_type(request)!r}")
+        return Identified((match.group(1),), "smithy-rpc-v2-cbor")
     if action:
-        if len(action) != 1 or not set(QUERY_PROTOCOLS) & set(accepted):
+        protocol = next((p for p in QUERY_PROTOCOLS if p in accepted), None)
+        if len(action) != 1 or protocol is None:
             raise Unidentified("Action given more than once, or to a service that takes no Action")
         if action[0] not in model.operation_names:
             raise Unidentified(f"Action {action[0]!r} is no operation of {service}")
-        return action
-    if not set(REST_PROTOCOLS) & set(accepted):
+        if request.body and _media_type(request) != FORM:
+            raise Malformed(400, f"a body sent as {_media_type(request)!r} beside an Action: a form is what is read")
+        return Identified((action[0],), protocol)
+    protocol = next((p for p in REST_PROTOCOLS if p in accepted), None)
+    if protocol is None:
         raise Unidentified(f"a request that names no operation of {service}")
-    if any(segment in (".", "..") for segment in request.path.split("/")):
+    # An endpoint may route on the path decoded (`%2F` a slash, `%74ags` "tags"): the request is every operation
+    # either reading of its path matches, and the caller treats it as the least harmless of them.
+    paths = dict.fromkeys((request.path, unquote(request.path)))
+    if any(segment in (".", "..") for path in paths for segment in path.split("/")):
         raise Unidentified("a path with . or .. segments")
     query: dict[str, list[str]] = {}
     for key, value in request.query_pairs():
         query.setdefault(key, []).append(value)
-    matched = [route for route in rest_routes(service) if route.matches(request, query)]
+    matched = tuple(
+        route.operation
+        for route in rest_routes(service)
+        if any(route.matches(request.method, path, query) for path in paths)
+    )
     if not matched:
         raise Unidentified(f"{request.method} {request.path} matches no operation of {service}")
-    return [route.operation for route in matched]
+    problems = [_rest_body(request, model.operation_model(name), protocol) for name in matched]
+    if all(problems):  # a body none of its readings takes (each is judged as a reading all the same)
+        raise Malformed(400, str(problems[0]))
+    return Identified(matched, protocol)
+
+
+def secret_asked(service: str, identified: Identified, request: RawRequest) -> str | None:
+    """The parameter of `request` that asks for secrets in the answer (`WithDecryption`, `includeValues`, ...) set
+    to anything but false, as `Operation.Parameter`; None when it asks for none."""
+    entry = loaded(service)
+    for name in identified.operations:
+        for member_name, member in entry.secrets.parameters(name):
+            if _asked(request, identified.protocol, member_name, member):
+                return f"{name}.{member_name}"
+    return None
+
+
+def _asked(request: RawRequest, protocol: str, name: str, member: Shape) -> bool:
+    """Whether the request sets this parameter, in any place and spelling a server might read it from."""
+    names = {name.lower(), str(member.serialization.get("name", name)).lower()}
+    names.add(str(member.serialization.get("queryName", name)).lower())
+    if protocol == "smithy-rpc-v2-cbor":
+        return bool(request.body)  # not read here: a CBOR request that could ask is refused
+    values: list[Any] = [v for k, v in request.query_pairs() if k.lower() in names]
+    values += [v for k, v in request.headers.items() if k in names]
+    if protocol in QUERY_PROTOCOLS and request.body:
+        values += [v for k, v in parse_qsl(request.body.decode("ascii"), keep_blank_values=True) if k.lower() in names]
+    elif request.body and protocol in ("json", "rest-json"):
+        document = json.loads(request.body)  # checked whole by identify()
+        if isinstance(document, dict):
+            values += [v for k, v in document.items() if k.lower() in names]
+    elif request.body:
+        return any(n.encode() in request.body.lower() for n in names)
+    return any(value is not None and value is not False and str(value).lower() not in FALSE for value in values)
+
+
+def _media_type(request: RawRequest) -> str:
+    return request.headers.get("content-type", "").split(";")[0].strip().lower()
 
 
 def _actions(request: RawRequest) -> list[str]:
-    """Every `Action` the request carries, in its query string or its form body."""
+    """Every `Action` the request carries, in its query string or its form body (held to the form's characters)."""
     found = [value for key, value in request.query_pairs() if key == "Action"]
-    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if request.body and content_type == FORM:
-        found += [
-            value for key, value in parse_qsl(request.body.decode("latin-1"), keep_blank_values=True) if key == "Action"
-        ]
+    if request.body and _media_type(request) == FORM:
+        try:
+            text = request.body.decode("ascii")
+        except UnicodeDecodeError:
+            raise Malformed(400, "a form body that is not ASCII") from None
+        if not QUERY.fullmatch(text):
+            raise Malformed(400, "a form body with characters botocore does not write")
+        found += [value for key, value in parse_qsl(text, keep_blank_values=True) if key == "Action"]
     return found
+
+
+def _json_body(request: RawRequest, types: frozenset[str] | None) -> None:
+    """A JSON object, in one of `types` (None: as the operation's model lets the caller say), with no name twice (a
+    server may keep either of two)."""
+    if types is not None and _media_type(request) not in types:
+        raise Malformed(400, f"a JSON request sent as {_media_type(request)!r}")
+    if not request.body:
+        return
+    try:
+        document = json.loads(request.body, object_pairs_hook=_unique, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        raise Malformed(400, f"a JSON body that does not parse: {str(exc)[:120]}") from None
+    if not isinstance(document, dict):
+        raise Malformed(400, "a JSON body that is not an object")
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    names = [name for name, _ in pairs]
+    if len(set(names)) != len(names):
+        raise ValueError("a name given twice in one object")
+    return dict(pairs)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _rest_body(request: RawRequest, operation: OperationModel, protocol: str) -> Malformed | None:
+    """Why the request's body is not one botocore sends for `operation` (none where it takes none, its payload as
+    it is, else JSON for rest-json or XML for rest-xml), or None."""
+    shape = operation.input_shape
+    members = shape.members if shape is not None else {}
+    payload = shape.serialization.get("payload") if shape is not None else None
+    if not request.body:
+        return None
+    if payload is not None and members[payload].type_name in ("blob", "string"):
+        return None  # a raw payload: any bytes, in any media type
+    if payload is None and not any(m.serialization.get("location") not in LOCATED for m in members.values()):
+        return Malformed(400, f"a body on {operation.name}, which takes none")
+    modelled_type = any(
+        m.serialization.get("location") == "header" and str(m.serialization.get("name", "")).lower() == "content-type"
+        for m in members.values()
+    )
+    try:
+        if protocol == "rest-json":
+            _json_body(request, None if modelled_type else frozenset({"application/json", *JSON_TYPES}))
+        elif _media_type(request) and "xml" not in _media_type(request) and not modelled_type:
+            raise Malformed(400, f"an XML request sent as {_media_type(request)!r}")
+    except Malformed as problem:
+        return problem
+    return None

@@ -26,16 +26,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness.core.frames import HEADER, ChannelClosed, FrameBuffer, write_frame
+from harness.core.frames import HEADER, ChannelClosed, FrameBuffer, FrameRefused, write_frame
 from harness.core.limits import Limits
 from harness.core.paths import covered, environment_region, job_paths, new_gateway_directory, socket_in
 from harness.sandbox import kernel
+from harness.sandbox.capacity import CPUS
 from harness.sandbox.confine import UID_SPAN, Protections, uid_base
 from harness.sandbox.template import ANSWERED, sweep_uid
 from harness.sandbox.warming import Warming, named_by
 
 if TYPE_CHECKING:
-    from harness.core.contract import Operation
     from harness.sandbox.gateway import Gateway
 
 PRELOAD_ENV = "STEPEVAL_WORKER_PRELOAD"
@@ -66,7 +66,6 @@ STARTUP_TIMEOUT_S = 30.0
 STATUS_TIMEOUT_S = 10.0
 TEMPLATE_END_TIMEOUT_S = 5.0
 KEPT_OUTPUT_BYTES = 64 * 1024  # of a module's output, what the answer's diagnostics carry
-CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 MALLOC_ARENA_MAX = "1"  # glibc gives each new thread an arena reserving 64 MiB of address space: RLIMIT_AS felt them
 
 
@@ -256,6 +255,8 @@ class EvaluationProcess:
         except AnswerExceeded:
             detail = f"its answer was larger than the step's answer limit ({limits.answer_kib} KiB)"
             return self._ended(started, capture, "answer", detail, limits)
+        except FrameRefused as exc:  # a reply the protocol does not send (a module may write the channel)
+            return self._ended(started, capture, "contract", f"a reply the harness does not read: {exc}", limits)
         except ChannelClosed as exc:
             return self._ended(started, capture, "crash", str(exc), limits)
         self.kill(answered=True)
@@ -517,6 +518,12 @@ class WorkerPool:
             template = self._ensure_template()
         return template.protections()
 
+    def template_pid(self) -> int | None:
+        """The template's process id, while it runs (what `capacity.measured_mib` reads the children of)."""
+        with self._cond:
+            template = self._template
+        return template.process.pid if template is not None and template.process.poll() is None else None
+
     def warn_if_degraded(self) -> None:
         """Say once per process, on stderr, which protections are off here (if any)."""
         global _warned
@@ -569,14 +576,7 @@ class WorkerPool:
             with self._cond:
                 if outcome.reply is None:
                     self.restarts += 1
-                else:  # the clients it used: later spares are built with them
-                    self._warming.used_clients(outcome.reply.pop("clients", None))
             return outcome
-
-    def remember_operations(self, operations: Iterable[Operation]) -> None:
-        """Note the reads an evaluation made, as the gateway logged them: the template rehearses them."""
-        with self._cond:
-            self._warming.used_operations(operations)
 
     def _take(self, needed: list[str]) -> EvaluationProcess:
         """A spare whose root holds `needed`; if none does, the oldest spare gives way to one prepared for it."""

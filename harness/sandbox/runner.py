@@ -5,9 +5,19 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import get_args
 
 from harness.core.account import Account
-from harness.core.contract import Answer, ContextInput, ContractViolation, Diagnostics, build_context, check_result
+from harness.core.contract import (
+    Answer,
+    ContextInput,
+    ContractViolation,
+    Diagnostics,
+    ErrorKind,
+    Operation,
+    build_context,
+    check_result,
+)
 from harness.core.lab import Lab, StepSpec
 from harness.core.paths import module_root
 from harness.sandbox.pool import ProcessOutcome, WorkerPool
@@ -16,6 +26,8 @@ from harness.sandbox.tap import Tap
 # The process may need this long beyond the step's own limit to start and answer; it is not given to run().
 DEADLINE_GRACE_S = 0.5
 MAX_LOG_LINES, MAX_LOG_LINE_CHARS = 200, 500  # of the module's logger, kept in the answer's diagnostics
+MAX_DETAIL_CHARS = 16 * 1024  # of an error's detail (a trimmed traceback) as the evaluation process reports it
+ERROR_KINDS = frozenset(get_args(ErrorKind))
 
 
 class Runner:
@@ -55,19 +67,30 @@ class Runner:
         }
         try:
             outcome = self.pool.submit(job, limit + DEADLINE_GRACE_S)
+        except Exception as exc:  # the pool's own failure: still an answer, with the operations made
+            outcome = ProcessOutcome(None, "crash", f"the evaluation could not run: {type(exc).__name__}: {exc}")
         finally:
             operations = gateway.finish(token)
-        self.pool.remember_operations(operations)
         elapsed_ms = (time.perf_counter() - started) * 1000
+        try:
+            return self._complete(step, outcome, operations, limit, elapsed_ms)
+        except Exception as exc:  # a reply the checks above let through but the answer cannot hold
+            detail = f"the evaluation's reply could not make an answer: {type(exc).__name__}"
+            answer = Answer.failed_to_run(step.key, "contract", detail, elapsed_ms)
+            return answer.model_copy(update={"diagnostics": Diagnostics(operations=operations)})
+
+    def _complete(
+        self, step: StepSpec, outcome: ProcessOutcome, operations: list[Operation], limit: float, elapsed_ms: float
+    ) -> Answer:
+        """The answer from the reply, made `read_only`/`bad_request` by any request the gateway refused, with the
+        operations and the captured output in its diagnostics."""
         answer = self._answer(step, outcome, limit, elapsed_ms)
         found = answer.diagnostics or Diagnostics()  # the module's checks and log lines
-        refused = [f"{op.service}:{op.operation}" for op in operations if not op.allowed]
-        if refused:
-            detail = (
-                f"refused {', '.join(dict.fromkeys(refused))}: evaluation code may only read (the gateway refused it)"
-            )
-            answer = Answer.failed_to_run(step.key, "read_only", detail, elapsed_ms)
+        refusal = gateway_refusal(operations)
+        if refusal is not None:
+            answer = Answer.failed_to_run(step.key, refusal[0], refusal[1], elapsed_ms)
             found = Diagnostics(log=found.log)
+        answer = with_unreachable_endpoint(answer, operations)
         diagnostics = found.model_copy(
             update={"operations": operations, "output": outcome.output, "output_truncated": outcome.output_truncated}
         )
@@ -79,13 +102,22 @@ class Runner:
             return Answer.failed_to_run(step.key, "timeout", detail, elapsed_ms)
         reply = outcome.reply
         if reply is None:
-            return Answer.failed_to_run(step.key, outcome.failure or "crash", outcome.detail, elapsed_ms)  # type: ignore[arg-type]
+            kind = outcome.failure if outcome.failure in ERROR_KINDS else "crash"
+            return Answer.failed_to_run(step.key, kind, outcome.detail, elapsed_ms)  # type: ignore[arg-type]
         log = log_lines(reply.get("log"))
+        if reply.get("outcome") == "error":
+            kind, detail = reply.get("kind"), reply.get("detail")
+            if kind not in ERROR_KINDS or not isinstance(detail, str):
+                detail = f"the evaluation process answered an error of no known kind ({str(kind)[:40]!r})"
+                return Answer.failed_to_run(step.key, "contract", detail, elapsed_ms, log)
+            return Answer.failed_to_run(step.key, kind, detail[:MAX_DETAIL_CHARS], elapsed_ms, log)
         if reply.get("outcome") != "returned":
-            kind, detail = reply.get("kind", "crash"), reply.get("detail", "")
-            return Answer.failed_to_run(step.key, kind, detail, elapsed_ms, log)
+            detail = (
+                f"the evaluation process answered neither a result nor an error ({str(reply.get('outcome'))[:40]!r})"
+            )
+            return Answer.failed_to_run(step.key, "contract", detail, elapsed_ms, log)
         try:
-            return check_result(reply["result"], step, elapsed_ms, log)
+            return check_result(reply.get("result"), step, elapsed_ms, log)
         except ContractViolation as exc:
             return Answer.failed_to_run(step.key, "contract", str(exc), elapsed_ms, log)
 
@@ -99,6 +131,29 @@ class Runner:
             first_line = outcome.reply.get("detail", "").splitlines()[0]
             return f"{where}: {first_line}"
         return None
+
+
+def gateway_refusal(operations: list[Operation]) -> tuple[ErrorKind, str] | None:
+    """The evaluation's error when the gateway refused any of its requests, whatever the module did with the
+    refusal: `read_only` for a request that is not a read, else `bad_request` (one the gateway would not read)."""
+    refused = [op for op in operations if not op.allowed]
+    if not refused:
+        return None
+    writes = [f"{op.service}:{op.operation}" for op in refused if op.refusal == "read_only"]
+    if writes:
+        detail = f"refused {', '.join(dict.fromkeys(writes))}: evaluation code may only read (the gateway refused it)"
+        return "read_only", detail
+    return "bad_request", f"the gateway refused a request it would not read: {refused[0].detail}"
+
+
+def with_unreachable_endpoint(answer: Answer, operations: list[Operation]) -> Answer:
+    """An `aws` error whose cause is an endpoint that did not answer says so: the module saw only the gateway's
+    502 (botocore reads no message from a HEAD's answer), the gateway's log says which endpoint and why."""
+    failed = next((op for op in operations if op.allowed and op.status == 502 and op.detail), None)
+    if failed is None or answer.error is None or answer.error.kind != "aws":
+        return answer
+    error = answer.error.model_copy(update={"detail": f"{failed.operation}: {failed.detail}"})
+    return answer.model_copy(update={"error": error})
 
 
 def log_lines(raw: object) -> list[str]:

@@ -15,7 +15,9 @@ MAX_RECORDED_BODY_BYTES = 256 * 1024  # what the gateway keeps of a response bod
 
 @dataclass(frozen=True)
 class RawRequest:
-    """An HTTP request as the gateway received it, its path already relative to the service's endpoint."""
+    """An HTTP request in the form the gateway read it (harness/sandbox/wire.py: its target checked, its headers
+    each given once, lower-case), its path relative to the service's endpoint once the gateway has split it; what
+    goes upstream is built from this form."""
 
     method: str
     path: str

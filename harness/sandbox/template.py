@@ -165,7 +165,7 @@ class Template:
         # The seccomp filter, built once where nothing in it is an evaluation process's own (its pid is, where it may
         # signal only itself: then each builds its own, before its job)
         self.syscalls = (
-            filters.seccomp_filter(keep_group=not protections.pid_namespace, signal_only_self=False)
+            filters.seccomp_filter(pid_namespace=protections.pid_namespace, signal_only_self=False)
             if protections.seccomp and not _signal_only_self(protections)
             else None
         )
@@ -348,7 +348,7 @@ class Template:
         )
         syscalls = self.syscalls
         if protections.seccomp and syscalls is None:
-            syscalls = filters.seccomp_filter(keep_group=not protections.pid_namespace, signal_only_self=True)
+            syscalls = filters.seccomp_filter(pid_namespace=protections.pid_namespace, signal_only_self=True)
         return filters.Confinement(ruleset, syscalls)
 
 
@@ -445,7 +445,7 @@ def probe(allow_namespaces: bool, uid: int, mode: str) -> Protections:
 
 def _seccomp_works() -> None:
     kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
-    filters.seccomp_filter(keep_group=True, signal_only_self=True).load()
+    filters.seccomp_filter(pid_namespace=False, signal_only_self=True).load()
     try:
         socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
     except OSError:

@@ -5,31 +5,29 @@ Four caches, each bounded, oldest dropped first:
 - labs: the labs' `evaluation/` directories jobs will need, at most MAX_LABS;
 - imports: the kit modules the expected labs import, at most the kit's own modules (no other name is kept);
 - clients: (service, region) pairs to build, at most MAX_WARM;
-- rehearsals: (service, operation) reads to rehearse on those clients, at most MAX_REHEARSED.
+- rehearsals: (service, method) calls to rehearse on those clients (the reads among them), at most MAX_REHEARSED.
 
-Two kinds of input: what the labs' files name (`named_by`, `Warming.expect`), and what evaluations did
-(`Warming.used_clients`, their own report; `Warming.used_operations`, the gateway's log). `Warming` is not
-thread-safe: the pool calls it under its lock.
+One input only: what the labs' files name (`named_by`, `Warming.expect`), never what an evaluation did. Until
+issue 25 the clients an evaluation reported and the reads the gateway logged for it were warmed for the next ones:
+a module chose region names that a later evaluation, in another account, read back from the template's clients (a
+channel between evaluations). `Warming` is not thread-safe: the pool calls it under its lock.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from harness.core.paths import (
     DEFAULT_REGION,
     REGION,
-    SERVICE,
     kit_modules_named_in,
     kit_source,
     lab_sources,
+    reads_named_in,
     services_named_in,
 )
-
-if TYPE_CHECKING:
-    from harness.core.contract import Operation
 
 MAX_LABS = 8  # labs' `evaluation/` directories a spare's root holds ahead of its job
 MAX_WARM = 16  # (service, region) pairs the template keeps warm for the next evaluations
@@ -68,11 +66,13 @@ class Recent(Generic[Key]):
 @dataclass(frozen=True)
 class LabNames:
     """What one lab's files name, read as text: its `evaluation/` directory, the kit modules its modules import
-    (with those they import in turn), and the AWS services they and those kit modules name."""
+    (with those they import in turn), the AWS services they and those kit modules name, and the calls each file
+    makes on the services it names (the lab's own files first)."""
 
     directory: str
     kit: frozenset[str]
     services: frozenset[str]
+    calls: tuple[tuple[str, str], ...] = ()
 
 
 def named_by(directory: str, *, services: bool = True) -> LabNames:
@@ -80,8 +80,10 @@ def named_by(directory: str, *, services: bool = True) -> LabNames:
     clients need not read the kit's sources for them)."""
     sources = lab_sources(directory)
     kit = kit_modules_named_in(sources)
-    named = services_named_in([*sources, *map(kit_source, kit)]) if services else set()
-    return LabNames(directory, frozenset(kit), frozenset(named))
+    if not services:
+        return LabNames(directory, frozenset(kit), frozenset())
+    files = [*sources, *map(kit_source, sorted(kit))]
+    return LabNames(directory, frozenset(kit), frozenset(services_named_in(files)), tuple(reads_named_in(files)))
 
 
 class Warming:
@@ -102,24 +104,11 @@ class Warming:
         self.labs.put((lab.directory for lab in labs), renew=True)
         self.imports.put((module for lab in labs for module in sorted(lab.kit)), renew=False)
         self.clients.put(((service, region) for lab in labs for service in sorted(lab.services)), renew=False)
+        self.rehearsals.put((call for lab in labs for call in lab.calls), renew=False)
 
     def expect_paths(self, paths: Iterable[str]) -> None:
         """A job needed these paths and no spare held them: spares hold them from now on."""
         self.labs.put(paths, renew=False)
-
-    def used_clients(self, claim: Any) -> None:
-        """The clients an evaluation says it used (its claim, untrusted: only the first MAX_WARM well-formed
-        [service, region] pairs count, and the template builds only services botocore knows)."""
-        if not isinstance(claim, list):
-            return
-        pairs = [pair for pair in claim[:MAX_WARM] if _service_and_region(pair)]
-        self.clients.put(((service, region) for service, region in pairs), renew=True)
-
-    def used_operations(self, operations: Iterable[Operation]) -> None:
-        """The reads the gateway let through for an evaluation: those on a warm client's service are rehearsed."""
-        warm = self.services()
-        allowed = [op for op in operations if op.allowed and op.service in warm]
-        self.rehearsals.put(((op.service, op.operation) for op in allowed), renew=True)
 
     def services(self) -> set[str]:
         """The services of the warm clients (the gateway readies their models)."""
@@ -128,12 +117,3 @@ class Warming:
     def preparation(self) -> dict[str, list[Any]]:
         """What the template readies a spare with, as its message's fields: clients, kit imports, rehearsals."""
         return {"warm": list(self.clients), "imports": list(self.imports), "rehearse": list(self.rehearsals)}
-
-
-def _service_and_region(pair: Any) -> bool:
-    return (
-        isinstance(pair, list)
-        and len(pair) == 2
-        and all(isinstance(part, str) for part in pair)
-        and bool(SERVICE.fullmatch(pair[0]) and REGION.fullmatch(pair[1]))
-    )

@@ -19,6 +19,7 @@ from harness.core import logs
 from harness.core.account import Account
 from harness.core.contract import Answer, ContextInput
 from harness.core.lab import Lab, StepSpec, load_lab
+from harness.sandbox.capacity import Capacity, measured_mib, plan
 from harness.sandbox.confine import Protections
 from harness.sandbox.pool import WorkerPool
 from harness.sandbox.runner import DEADLINE_GRACE_S, Runner
@@ -70,29 +71,32 @@ class Evaluator:
     ) -> None:
         self.settings = settings
         self.lab = lab or load_lab(settings.lab)
-        self.pool = pool or WorkerPool(settings.workers)
+        self.capacity: Capacity = plan(settings.workers if pool is None else pool.size, settings.queue)
+        self.pool = pool or WorkerPool(self.capacity.workers)
         self.runner = Runner(self.lab, self.pool)
         self.metrics = Metrics(self.pool)
         self.access = access or AccountAccess(settings, on_assume=self._count_assume)
         self.verifier = WebhookVerifier(settings.webhook_secret.get_secret_value())
+        local = IdempotencyStore(
+            settings.idempotency_window_s,
+            settings.idempotency_max_entries,
+            max_bytes=settings.idempotency_max_bytes,
+            max_answer_bytes=settings.idempotency_max_answer_bytes,
+        )
         self.records: ServiceStore | None = None
         if settings.store_url:
             self.records = ServiceStore.open(
                 settings.store_url,
                 self.lab,
                 Retention(settings.store_max_age_days, settings.store_max_evaluations),
-                window_s=settings.idempotency_window_s,
-                max_entries=settings.idempotency_max_entries,
+                local=local,
                 running_ttl_s=settings.deadline_s + DEADLINE_GRACE_S + 30,
             )
-        self.store: IdempotencyStore | FallbackIdempotency = (
-            self.records.idempotency
-            if self.records
-            else IdempotencyStore(settings.idempotency_window_s, settings.idempotency_max_entries)
-        )
+        self.store: IdempotencyStore | FallbackIdempotency = self.records.idempotency if self.records else local
         self.ready = False
         self.module_problems: list[str] = []
         self.protections: Protections | None = None
+        self.measured_mib: float | None = None  # the evaluation processes' mean PSS at start, where readable
 
     # -- life cycle -------------------------------------------------------------------------------------------
 
@@ -110,6 +114,9 @@ class Evaluator:
         self.module_problems = sorted(set(problems))
         for problem in self.module_problems:
             logs.log_line(event="module_problem", detail=problem)
+        template = self.pool.template_pid()
+        self.measured_mib = measured_mib(template) if template is not None else None
+        logs.log_line(event="capacity", **self.capacity.describe(), measured_mib_per_evaluation=self.measured_mib)
         gc.freeze()  # what start-up built lives as long as the service: full collections need not walk it again
         self.ready = True
 
@@ -157,12 +164,20 @@ class Evaluator:
         request = admitted.request
         context = ContextInput(resolved=request.resolved, events=request.events)
         tap = self.records.recorder.tap() if self.records else None
-        answer = self.runner.evaluate(admitted.step.key, context, sandbox, timeout_s=limit, tap=tap)
-        total_ms = (time.monotonic() - admitted.started) * 1000
-        answer = answer.model_copy(update={"duration_ms": round(total_ms, 2)})
-        if self.records is not None and tap is not None:  # recorded before it is answered
-            self.records.recorder.record(admitted.step.key, admitted.request_id, sandbox.region, context, answer, tap)
-        return answer
+        answer: Answer | None = None
+        try:
+            answer = self.runner.evaluate(admitted.step.key, context, sandbox, timeout_s=limit, tap=tap)
+            total_ms = (time.monotonic() - admitted.started) * 1000
+            answer = answer.model_copy(update={"duration_ms": round(total_ms, 2)})
+            return answer
+        finally:  # recorded before it is answered, whatever became of it
+            if self.records is not None and tap is not None:
+                recorded = answer or Answer.failed_to_run(
+                    admitted.step.key, "crash", "the evaluation ended without an answer (the harness failed)"
+                )
+                self.records.recorder.record(
+                    admitted.step.key, admitted.request_id, sandbox.region, context, recorded, tap
+                )
 
     def finish(self, admitted: Admitted, answer: Answer) -> dict[str, Any]:
         """Count, log and store the answer; the response body."""

@@ -24,14 +24,21 @@ class ServiceStore:
 
     @classmethod
     def open(
-        cls, url: str, lab: Lab, retention: Retention, *, window_s: float, max_entries: int, running_ttl_s: float
+        cls, url: str, lab: Lab, retention: Retention, *, local: IdempotencyStore, running_ttl_s: float
     ) -> ServiceStore:
-        """Connect and migrate (BadInput naming the URL when it cannot), then prune the lab once."""
+        """Connect and migrate (BadInput naming the URL when it cannot), then prune the lab once. `local`: the
+        idempotency store of this process, for when the database does not answer (its bounds are the shared one's)."""
         engine = open_engine(url, where="--store (STEPEVAL_STORE_URL)")
         recorder = EvaluationRecorder(RecordStore(engine), lab, retention, source="service")
         recorder.prune()
-        shared = SqlIdempotencyStore(engine, window_s=window_s, running_ttl_s=running_ttl_s)
-        return cls(engine, recorder, FallbackIdempotency(shared, IdempotencyStore(window_s, max_entries)))
+        shared = SqlIdempotencyStore(
+            engine,
+            window_s=local.window_s,
+            running_ttl_s=running_ttl_s,
+            max_entries=local.max_entries,
+            max_answer_bytes=local.max_answer_bytes,
+        )
+        return cls(engine, recorder, FallbackIdempotency(shared, local))
 
     def close(self) -> None:
         self.idempotency.close()

@@ -33,14 +33,24 @@ class ServiceSettings(BaseSettings):
     lab: Path = Field(Path("."), description="lab directory holding specs/ and evaluation/")
     host: str = Field("127.0.0.1", description="address to listen on")
     port: int = Field(8080, ge=0, le=65535, description="TCP port (0: any free port)")
-    workers: int = Field(4, ge=1, le=128, description="worker processes: evaluations running at once")
-    queue: int = Field(32, ge=0, le=10_000, description="evaluations that may wait for a worker; beyond: 429")
+    workers: int | None = Field(
+        None, ge=1, le=1024, description="evaluations running at once (default: from the machine's memory and cores)"
+    )
+    queue: int | None = Field(
+        None, ge=0, le=10_000, description="evaluations that may wait for a process; beyond: 429 (default: workers)"
+    )
     deadline_s: float = Field(60.0, gt=1, le=900, description="a request's whole budget, queue and STS included")
     retry_after_s: int = Field(2, ge=1, le=3600, description="Retry-After seconds on 429 and 503")
     max_body_bytes: int = Field(1024 * 1024, ge=1024, le=64 * 1024 * 1024, description="larger bodies get 413")
     webhook_secret: SecretStr = Field(description="whsec_... Standard Webhooks secret shared with the platform")
     idempotency_window_s: float = Field(86_400.0, ge=0, description="how long a webhook-id's answer is kept")
     idempotency_max_entries: int = Field(10_000, ge=0, description="answers kept at most (oldest go first)")
+    idempotency_max_bytes: int = Field(
+        64 * 1024 * 1024, ge=0, description="bytes of answers kept in memory at most, as JSON (oldest go first)"
+    )
+    idempotency_max_answer_bytes: int = Field(
+        1024 * 1024, ge=0, description="an answer larger than this (as JSON) is not kept: a duplicate runs again"
+    )
     endpoint_url: str | None = Field(None, description="send every AWS call, STS included, here (an emulator)")
     session_policy_arns: Annotated[tuple[str, ...], NoDecode] = Field(
         DEFAULT_SESSION_POLICY_ARNS, description="managed policies capping the assumed session (comma-separated)"

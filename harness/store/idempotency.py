@@ -3,10 +3,15 @@
 A duplicate that arrives while the first is still running waits for it instead of running again. The same id
 with a different body is a conflict (409), never a silent replay of another request's answer. This store lives
 in one process: see docs/service.md for what several instances need.
+
+Bounded by a time window, a number of answers and their bytes (each answer counted as its JSON): an answer larger
+than `max_answer_bytes` is handed to the duplicates waiting for it, then not kept (a later duplicate runs again,
+which a read-only evaluation allows), and the oldest answers go while the others exceed `max_bytes`.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections import OrderedDict
@@ -20,11 +25,21 @@ class Abandoned(Exception):
     """The request holding the key gave up without an answer (refused, or past its deadline)."""
 
 
+MAX_BYTES = 64 * 1024 * 1024  # of the answers kept, as JSON
+MAX_ANSWER_BYTES = 1024 * 1024  # of one answer kept
+
+
+def answer_size(answer: dict[str, Any]) -> int:
+    """What an answer counts against the bounds: its JSON's length."""
+    return len(json.dumps(answer, separators=(",", ":"), default=str))
+
+
 @dataclass
 class _Entry:
     fingerprint: str
     future: Future[dict[str, Any]] = field(default_factory=Future)
     stored_at: float | None = None
+    size: int = 0
 
 
 @dataclass(frozen=True)
@@ -37,14 +52,26 @@ class Claim:
 
 
 class IdempotencyStore:
-    """In-memory, thread-safe, bounded by a time window and a number of entries (the oldest go first)."""
+    """In-memory, thread-safe, bounded by a time window, a number of entries and their bytes (the oldest go
+    first)."""
 
-    def __init__(self, window_s: float, max_entries: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        window_s: float,
+        max_entries: int,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        max_bytes: int = MAX_BYTES,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
+    ) -> None:
         self.window_s = window_s
         self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self.max_answer_bytes = min(max_answer_bytes, max_bytes)
         self._clock = clock
         self._entries: dict[str, _Entry] = {}
         self._done: OrderedDict[str, float] = OrderedDict()  # completed keys, oldest first
+        self._bytes = 0  # of the answers kept
         self._lock = threading.Lock()
 
     def claim(self, key: str, fingerprint: str) -> Claim:
@@ -59,16 +86,19 @@ class IdempotencyStore:
             return Claim(False, entry.future, conflict=entry.fingerprint != fingerprint)
 
     def complete(self, key: str, answer: dict[str, Any]) -> None:
-        """Store the answer for the window and hand it to any duplicate waiting for it."""
+        """Store the answer for the window (if it fits) and hand it to any duplicate waiting for it."""
+        size = answer_size(answer)
         with self._lock:
             entry = self._entries.get(key)
             if entry is None:
                 return
-            if self.window_s <= 0 or self.max_entries <= 0:
+            if self.window_s <= 0 or self.max_entries <= 0 or size > self.max_answer_bytes:
                 del self._entries[key]
             else:
-                entry.stored_at = self._clock()
+                entry.stored_at, entry.size = self._clock(), size
                 self._done[key] = entry.stored_at
+                self._bytes += size
+                self._expire()
         if not entry.future.done():
             entry.future.set_result(answer)
 
@@ -83,11 +113,19 @@ class IdempotencyStore:
         with self._lock:
             return len(self._entries)
 
+    @property
+    def kept_bytes(self) -> int:
+        """What the answers kept count against `max_bytes`."""
+        with self._lock:
+            return self._bytes
+
     def _expire(self) -> None:
         now = self._clock()
         while self._done:
             key, stored_at = next(iter(self._done.items()))
-            if now - stored_at <= self.window_s and len(self._done) <= self.max_entries:
+            fits = len(self._done) <= self.max_entries and self._bytes <= self.max_bytes
+            if now - stored_at <= self.window_s and fits:
                 break
             del self._done[key]
-            self._entries.pop(key, None)
+            entry = self._entries.pop(key, None)
+            self._bytes -= entry.size if entry is not None else 0

@@ -9,6 +9,7 @@ replayed module matches the recording whatever order botocore wrote the paramete
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 import threading
@@ -20,6 +21,8 @@ from urllib.parse import parse_qsl
 from harness.sandbox.tap import Canned, Exchange, RawRequest
 
 KEPT_REQUEST_HEADERS = ("x-amz-target", "content-type", "smithy-protocol", "accept")
+MAX_EXCHANGES = 2000  # kept per evaluation; later ones are counted
+MAX_RECORDED_BYTES = 16 * 1024 * 1024  # of response bodies kept per evaluation; past it, bodies are not kept
 DROPPED_RESPONSE_HEADERS = frozenset(
     {"authorization", "x-amz-security-token", "set-cookie", "date", "connection", "keep-alive", "transfer-encoding"}
 )
@@ -98,16 +101,27 @@ def stored(exchange: Exchange) -> dict[str, Any]:
 
 @dataclass
 class RecordingTap:
-    """A tap that lets every request go upstream and keeps each exchange, in order."""
+    """A tap that lets every request go upstream and keeps each exchange, in order: at most MAX_EXCHANGES of them
+    (`dropped` counts the rest) and MAX_RECORDED_BYTES of their bodies (past it, an exchange is kept without its
+    body, `truncated`)."""
 
     exchanges: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     wants_body: bool = True
+    dropped: int = 0
+    body_bytes: int = 0
 
     def answer(self, service: str, region: str, operation: str, request: RawRequest) -> Canned | None:
         return None
 
     def observe(self, exchange: Exchange) -> None:
+        with self.lock:
+            if len(self.exchanges) >= MAX_EXCHANGES:
+                self.dropped += 1
+                return
+            if self.body_bytes + len(exchange.body) > MAX_RECORDED_BYTES:
+                exchange = dataclasses.replace(exchange, body=b"", truncated=True)
+            self.body_bytes += len(exchange.body)
         record = stored(exchange)
         with self.lock:
             self.exchanges.append(record)

@@ -5,6 +5,9 @@ whose answer is past the window or whose runner is past its TTL (an instance kil
 Duplicates that find the key running wait on a Future that a poller thread completes when the row turns
 `done` (the stored answer), disappears or changes owner (Abandoned: the caller claims again). Same interface
 as harness/store/idempotency.py's in-memory store: claim / complete / abandon.
+
+Bounded as that one is: an answer over `max_answer_bytes` is handed to the duplicates waiting here and not kept
+(its row goes: a later duplicate runs again), and each sweep keeps the newest `max_entries` answers only.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.sql import ColumnElement, Executable
 
 from harness.core import logs
-from harness.store.idempotency import Abandoned, Claim, IdempotencyStore
+from harness.store.idempotency import MAX_ANSWER_BYTES, Abandoned, Claim, IdempotencyStore
 from harness.store.schema import idempotency
 
 POLL_S = 0.05
@@ -33,10 +36,20 @@ SWEEP_S = 60.0
 class SqlIdempotencyStore:
     """claim / complete / abandon on a table, safe across threads, processes and machines."""
 
-    def __init__(self, engine: Engine, *, window_s: float, running_ttl_s: float) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        window_s: float,
+        running_ttl_s: float,
+        max_entries: int | None = None,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
+    ) -> None:
         self.engine = engine
         self.window_s = window_s
         self.running_ttl_s = running_ttl_s
+        self.max_entries = max_entries
+        self.max_answer_bytes = max_answer_bytes
         self._mine: dict[str, tuple[str, str, Future[dict[str, Any]]]] = {}  # key -> (token, fingerprint, future)
         self._waiting: dict[str, list[Future[dict[str, Any]]]] = {}
         self._lock = threading.Lock()
@@ -107,8 +120,13 @@ class SqlIdempotencyStore:
         return Claim(False, future)
 
     def complete(self, key: str, answer: dict[str, Any]) -> None:
-        """Store the answer for the window (if this claim still holds the key) and hand it to local duplicates."""
-        done = {"state": "done", "answer": json.dumps(answer), "updated_at": time.time()}
+        """Store the answer for the window (if this claim still holds the key, and it fits) and hand it to local
+        duplicates."""
+        text = json.dumps(answer, separators=(",", ":"), default=str)
+        if len(text) > self.max_answer_bytes:  # not kept: the row goes, as an abandoned one's
+            self._release(key, lambda mine: delete(idempotency).where(mine), lambda f: f.set_result(answer))
+            return
+        done = {"state": "done", "answer": text, "updated_at": time.time()}
         self._release(key, lambda mine: update(idempotency).where(mine).values(**done), lambda f: f.set_result(answer))
 
     def abandon(self, key: str) -> None:
@@ -146,7 +164,7 @@ class SqlIdempotencyStore:
                 while not self._closed and self._check_waiting():
                     time.sleep(POLL_S)
                 if time.time() - self._last_sweep > SWEEP_S:
-                    self._sweep()
+                    self.sweep()
             except SQLAlchemyError as exc:
                 logs.log_line(event="store_unreachable", detail=type(exc).__name__)
                 time.sleep(POLL_S * 10)
@@ -174,7 +192,8 @@ class SqlIdempotencyStore:
                     future.set_exception(Abandoned(key))
         return True
 
-    def _sweep(self) -> None:
+    def sweep(self) -> None:
+        """Delete the rows past their window or TTL, and the answers past the newest `max_entries`."""
         now = time.time()
         self._last_sweep = now
         table = idempotency.c
@@ -187,6 +206,18 @@ class SqlIdempotencyStore:
                     )
                 )
             )
+            if self.max_entries is not None:  # the newest max_entries answers stay
+                oldest_kept = (
+                    select(table.updated_at)
+                    .where(table.state == "done")
+                    .order_by(table.updated_at.desc())
+                    .offset(max(self.max_entries - 1, 0))
+                    .limit(1)
+                    .scalar_subquery()
+                )
+                connection.execute(
+                    delete(idempotency).where(and_(table.state == "done", table.updated_at < oldest_kept))
+                )
 
 
 class FallbackIdempotency:

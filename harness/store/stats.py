@@ -1,8 +1,8 @@
 """`stepeval stats`: per step, what learners did: attempts, pass rate, common issues, durations, errors by kind.
 
-A `pending` answer (AWS was still working on a resource, nothing was wrong) is counted apart: never a failure, not
-in the pass rate (a learner who asked a minute too early did not fail), and its issue is never among the common
-issues of failed attempts."""
+The pass rate is of the verdicts alone (passes and fails): a `pending` answer (AWS was still working on a resource,
+nothing was wrong) is never a failure and its issue never among the common issues of failed attempts, and an `error`
+(the evaluator or AWS failed) is no verdict on the learner either; both are counted apart."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class StepStats:
 
     def as_dict(self) -> dict[str, Any]:
         ordered = sorted(self.durations)
-        judged = self.attempts - self.pending
+        judged = self.passed + self.failed
         return {
             "attempts": self.attempts,
             "pass_rate": round(self.passed / judged, 4) if judged else None,

@@ -1,4 +1,4 @@
-"""`stepeval demo` plays the three sample labs on moto servers, shows answers, and a refused write."""
+"""`stepeval demo` plays both sample labs on moto servers, shows answers, and a refused write."""
 
 from __future__ import annotations
 
@@ -10,14 +10,12 @@ import pytest
 
 from tests.conftest import STEPEVAL
 
-# The demo plays the three sample labs (about 180 scenarios) in one subprocess: over a minute alone, three on a
-# shared machine. The limits only stop a hang; nothing here asserts a duration.
-DEMO_LIMIT_S = 600
-pytestmark = [pytest.mark.process, pytest.mark.moto, pytest.mark.timeout(DEMO_LIMIT_S + 60)]
+# Two labs played in full: 1-2 minutes alone, more on a loaded machine; the hang guard is the subprocess's 300 s.
+pytestmark = [pytest.mark.process, pytest.mark.moto, pytest.mark.timeout(300)]
 
 
 def test_the_demo_plays_the_sample_lab_and_refuses_a_write() -> None:
-    done = subprocess.run([STEPEVAL, "demo", "--json"], capture_output=True, text=True, timeout=DEMO_LIMIT_S)
+    done = subprocess.run([STEPEVAL, "demo", "--json"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     shown = json.loads(done.stdout)
     steps = {r["step"] for r in shown["playthrough"]}
@@ -31,14 +29,11 @@ def test_the_demo_plays_the_sample_lab_and_refuses_a_write() -> None:
     serverless = shown["serverless_playthrough"]
     assert {r["step"] for r in serverless} == {"01.01", "01.02", "02.01", "02.02", "02.03", "03.01"}
     assert all(r["ok"] for r in serverless)
-    containers = shown["containers_playthrough"]
-    assert {r["step"] for r in containers} == {"01.01", "01.02", "02.01", "03.01", "03.02", "04.01", "04.02", "04.03"}
-    assert all(r["ok"] for r in containers)
 
 
 def test_the_demo_renders_for_people() -> None:
     wide = {**os.environ, "COLUMNS": "240"}  # rich wraps table cells to the terminal's width
-    done = subprocess.run([STEPEVAL, "demo"], capture_output=True, text=True, timeout=DEMO_LIMIT_S, env=wide)
+    done = subprocess.run([STEPEVAL, "demo"], capture_output=True, text=True, timeout=300, env=wide)
     assert done.returncode == 0, done.stderr
     for text in (
         "untouched account",
@@ -48,7 +43,5 @@ def test_the_demo_renders_for_people() -> None:
         "still the learner's own",
         "A serverless items API",
         "every_dynamodb_action",
-        "A containerized orders API",
-        "it runs orders-api:1, not orders-api:2",
     ):
         assert text in done.stdout

@@ -11,8 +11,10 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from harness.core.account import Account
+from harness.core.botocore_models import service_model
 from harness.core.netguard import is_loopback
-from harness.core.readonly import ALLOWED_READS, DENIED_READS, WriteRefused, is_read, reveals_secret
+from harness.core.readonly import ALLOWED_READS, DENIED_READS, SIDE_EFFECT_READS, WriteRefused, is_read, refusal
+from harness.core.secret_shapes import secrets_of
 from harness.inside.session import GATEWAY_KEY, GATEWAY_SECRET, GatewaySession
 from harness.sandbox.gateway import Gateway
 from tests.conftest import REGION, MotoAccount, gateway_session
@@ -68,7 +70,6 @@ def test_writes_are_not_reads(service: str, operation: str) -> None:
         ("sts", "GetFederationToken"),
         ("ecr", "GetAuthorizationToken"),
         ("redshift", "GetClusterCredentials"),
-        ("sqs", "ReceiveMessage"),
     ],
 )
 def test_deny_list_refuses_read_like_operations(service: str, operation: str) -> None:
@@ -87,10 +88,12 @@ def test_deny_list_refuses_read_like_operations(service: str, operation: str) ->
         # on no list: refused because botocore's model says the answer carries a credential or a secret
         ("lakeformation", "GetTemporaryDataLocationCredentials"),
         ("sso", "GetRoleCredentials"),
-        ("cognito-idp", "DescribeUserPoolClient"),
         ("datazone", "GetEnvironmentCredentials"),
         ("license-manager", "GetAccessToken"),
         ("sts", "GetDelegatedAccessToken"),
+        # issue 25: named for a credential, and answering one at any depth (a list, a nested structure)
+        ("cognito-idp", "ListUserPoolClientSecrets"),
+        ("emr-containers", "GetManagedEndpointSessionCredentials"),
     ],
 )
 def test_reads_that_mint_credentials_or_reveal_secrets_are_refused(service: str, operation: str) -> None:
@@ -102,13 +105,50 @@ def test_reads_that_mint_credentials_or_reveal_secrets_are_refused(service: str,
     [
         ("lightsail", "GetInstanceAccessDetails", "deny list"),
         ("secretsmanager", "GetSecretValue", "deny list"),
-        ("datazone", "GetEnvironmentCredentials", "model"),
-        ("account-access-runtime", "GetRoleCredentials", "model"),
+        ("datazone", "GetEnvironmentCredentials", "named for a credential"),
+        ("account-access-runtime", "GetRoleCredentials", "named for a credential"),
+        ("stepfunctions", "GetActivityTask", "side-effect list"),
+        ("sqs", "ReceiveMessage", "side-effect list"),
+        ("ec2", "CreateVpc", "not named as a read"),
     ],
 )
-def test_the_model_rule_and_the_lists_agree_where_both_speak(service: str, operation: str, why: str) -> None:
-    assert reveals_secret(service, operation) or why == "deny list"
+def test_each_refusal_names_its_rule(service: str, operation: str, why: str) -> None:
+    reason = refusal(service, operation)
+    assert reason is not None and reason.startswith(why), reason
     assert not is_read(service, operation)
+
+
+def test_side_effect_and_deny_lists_name_real_operations() -> None:
+    for name in DENIED_READS | SIDE_EFFECT_READS | ALLOWED_READS:
+        service, operation = name.split(":")
+        model = service_model(service)
+        assert model is not None and operation in model.operation_names, name
+
+
+@pytest.mark.parametrize(
+    ("service", "operation", "secrets"),
+    [
+        # issue 25: read for their settings; the gateway relays them with these members blanked
+        ("cognito-idp", "DescribeUserPoolClient", ["UserPoolClient.ClientSecret"]),
+        ("lambda", "GetFunction", ["Configuration.Environment.Variables{secret entries}"]),
+        ("lambda", "GetFunctionConfiguration", ["Environment.Variables{secret entries}"]),
+        ("glue", "GetConnections", ["ConnectionList[].ConnectionProperties{secret entries}"]),
+        ("appsync", "ListApiKeys", ["apiKeys[].id"]),
+        ("codepipeline", "GetJobDetails", ["jobDetails.data.artifactCredentials.secretAccessKey"]),
+        ("ecs", "DescribeTaskDefinition", ["taskDefinition.containerDefinitions[].environment{secret entries}"]),
+        ("ec2", "DescribeLaunchTemplateVersions", ["LaunchTemplateVersions[].LaunchTemplateData.UserData"]),
+    ],
+)
+def test_reads_whose_answers_hold_secrets_stay_reads(service: str, operation: str, secrets: list[str]) -> None:
+    assert is_read(service, operation) is True
+    found = secrets_of(service_model(service)).in_output(operation)
+    assert all(secret in found for secret in secrets), found
+
+
+def test_a_unit_named_like_a_token_is_no_secret() -> None:
+    """cognito-idp's TokenValidityUnits.AccessToken is an enum of time units, not a token."""
+    found = secrets_of(service_model("cognito-idp")).in_output("DescribeUserPoolClient")
+    assert not any("TokenValidityUnits" in path for path in found), found
 
 
 @pytest.mark.parametrize(
@@ -121,6 +161,10 @@ def test_the_model_rule_and_the_lists_agree_where_both_speak(service: str, opera
         ("secretsmanager", "DescribeSecret"),
         ("lambda", "GetFunction"),
         ("iam", "GetUser"),
+        # issue 25: a plain read, and report jobs the reads of which need them (AWS's ReadOnlyAccess grants them)
+        ("glue", "SearchTables"),
+        ("iam", "GenerateCredentialReport"),
+        ("iam", "GenerateServiceLastAccessedDetails"),
     ],
 )
 def test_reads_that_only_describe_secrets_stay_reads(service: str, operation: str) -> None:

@@ -41,6 +41,8 @@ def test_the_pool_reports_the_mode_and_what_is_off() -> None:
     assert {"pid_namespace", "mount_namespace", "network_namespace", "ipc_uts_namespaces"} <= set(found.missing())
     assert "a module sees the host's name" in found.gaps()
     assert "a module sees the host's processes and their command lines" not in found.gaps()  # Landlock: no /proc
+    assert any(gap.startswith("a module may learn which process ids exist") for gap in found.gaps())
+    assert any("Landlock governs no file's metadata" in gap for gap in found.gaps())  # stat, getxattr
     with WorkerPool(1) as pool:
         found = pool.protections()
     assert found.mode == "root" and found.full and found.gaps() == []

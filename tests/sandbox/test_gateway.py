@@ -18,9 +18,10 @@ from harness.core.account import Account, Credentials
 from harness.core.contract import ContextInput
 from harness.core.lab import load_lab
 from harness.inside.link import PREAMBLE, GatewayLink
-from harness.sandbox.gateway import Gateway, aws_upstream
+from harness.sandbox.gateway import Gateway
 from harness.sandbox.pool import WorkerPool
 from harness.sandbox.runner import Runner
+from harness.sandbox.upstream import aws_upstream
 from tests.conftest import LABS, REGION, MotoAccount, gateway_session
 
 pytestmark = pytest.mark.process

@@ -370,3 +370,105 @@ def test_service_writes_past_the_guard_end_at_the_gateway(
         assert answer["status"] == "error" and answer["error"]["kind"] == "read_only", (step, answer)
     assert moto_state(aws) == before, "something was written"
     assert_nothing_left(mode)
+
+
+# -- what Landlock does not govern: metadata, other processes of the uid, the host seen past it (mode none) --------
+
+
+def metadata(paths: list[str]) -> dict[str, tuple[int, ...] | list[str]]:
+    """Mode, owner, times (ctime too: a chmod to the same mode moves it) and extended attributes of `paths`."""
+    found: dict[str, tuple[int, ...] | list[str]] = {}
+    for path in paths:
+        st = os.lstat(path)
+        found[path] = (st.st_mode, st.st_uid, st.st_gid, st.st_mtime_ns, st.st_ctime_ns)
+        found[f"{path} xattrs"] = sorted(os.listxattr(path, follow_symlinks=False))
+    return found
+
+
+def test_service_modes_times_and_xattrs_of_its_files_stay_as_they_were(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox], planted: dict[str, Path]
+) -> None:
+    """chmod, chown, utime, setxattr (every variant) on the service's files, then chmod 000 on the gateway's
+    directory: refused in every mode (in `none` by the filter: they are the service's uid's own files). The next
+    evaluation finds no extended attribute and still reaches the gateway."""
+    a, _ = accounts
+    files = [str(planted["home"]), str(planted["credentials"]), str(planted["workdir"])]
+    gateway = json.loads(ask(service_run, a, "08.02", *files)["message"])["gateway"]
+    paths = [*files, str(planted["workdir"] / "service-secret.txt"), os.path.dirname(gateway), gateway]
+    before = metadata(paths)
+    attack = json.loads(ask(service_run, a, "08.01", *paths)["message"])
+    assert attack["done"] == [], attack["done"]
+    assert metadata(paths) == before
+    assert json.loads(ask(service_run, a, "08.02", *paths)["message"])["found"] == {}
+    good = ask(service_run, a, "05.01")
+    assert good["status"] == "pass" and good["validated"][0]["id"] == "alpha-bucket", good
+
+
+def harness_tree(root: int) -> list[int]:
+    """`root` and every process under it (the service's launcher, the service, its templates and spares)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_bytes().rpartition(b")")[2].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    tree, grown = {root}, True
+    while grown:
+        found = {pid for pid, ppid in parents.items() if ppid in tree} - tree
+        tree |= found
+        grown = bool(found)
+    return sorted(tree)
+
+
+def scheduling(pids: list[int]) -> dict[int, tuple[Any, ...]]:
+    """Nice, CPU affinity, scheduling policy and rlimits (from /proc: this run may lack CAP_SYS_RESOURCE, which
+    prlimit needs for another uid) of each of `pids` still running."""
+    found = {}
+    for pid in pids:
+        try:
+            limits = Path(f"/proc/{pid}/limits").read_text().splitlines()
+            found[pid] = (
+                os.getpriority(os.PRIO_PROCESS, pid),
+                sorted(os.sched_getaffinity(pid)),
+                os.sched_getscheduler(pid),
+                [line for line in limits if not line.startswith("Max processes")],
+            )
+        except OSError:
+            continue
+    return found
+
+
+def test_service_a_module_cannot_renice_pin_or_limit_the_service_or_the_next_evaluation(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox], mode: str
+) -> None:
+    """It tries every control on its parent and the service's processes (the service dies of an RLIMIT_CPU of 1 s
+    where that holds, its sleeper outliving it) and counts the host's pids. In every mode: nothing succeeds, no pid
+    but its own is seen, the service and the next evaluations keep their nice, affinity, policy and rlimits."""
+    a, b = accounts
+    baseline = ask(service_run, b, "08.04")["message"]
+    pids = harness_tree(service_run.process.pid)
+    before = scheduling(pids)
+    marker = f"stepeval-marker-{uuid.uuid4().hex}"
+    attack = json.loads(ask(service_run, a, "08.03", marker, *map(str, pids))["message"])
+    assert attack["done"] == [], attack["done"]
+    assert set(attack["seen"].values()) == {0}, attack["seen"]
+    assert_nothing_left(mode, marker)
+    after = scheduling(pids)
+    assert {pid: after[pid] for pid in before if pid in after} == {pid: before[pid] for pid in after if pid in before}
+    assert service_run.process.pid in after
+    for account in (a, b, a):
+        assert ask(service_run, account, "08.04")["message"] == baseline
+
+
+def test_service_the_host_past_landlock_and_the_filters_int_arguments_are_refused(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox], planted: dict[str, Path]
+) -> None:
+    """listmount/statmount, inotify/fanotify on the service's files, process_madvise, another's robust list, and
+    the refused prctl and fcntl commands passed with the upper half of their register set: each refused."""
+    a, _ = accounts
+    events = [str(planted["credentials"]), str(planted["workdir"]), "/tmp", str(service_run.process.pid)]
+    found = json.loads(ask(service_run, a, "08.05", *events)["message"])
+    assert found.pop("dumpable") == 0, found
+    assert all(result < 0 for result in found.values()), found
+    assert {"listmount", "statmount", "inotify_init1", "process_madvise", "fcntl F_SETPIPE_SZ"} <= set(found)

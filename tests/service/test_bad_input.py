@@ -68,6 +68,12 @@ CASES: dict[str, Case] = {
     "stale-timestamp": Case(401, "webhook-timestamp", timestamp_shift=-600),
     "future-timestamp": Case(401, "webhook-timestamp", timestamp_shift=+600),
     "timestamp-not-a-number": Case(401, "webhook-timestamp", headers={"webhook-timestamp": "yesterday"}),
+    # issue 25: an int() of 5000 digits raised (a 500), on a body that is not UTF-8 too
+    "timestamp-5000-digits": Case(401, "webhook-timestamp", headers={"webhook-timestamp": "1" * 5000}),
+    "timestamp-5000-digits-not-utf8": Case(
+        401, "webhook-timestamp", body=b'{"step": "\xff"}', headers={"webhook-timestamp": "1" * 5000}
+    ),
+    "signature-huge": Case(401, "webhook-signature", headers={"webhook-signature": " ".join(["v1,AAAA"] * 2000)}),
     "webhook-id-too-long": Case(401, "webhook-id", headers={"webhook-id": "x" * 300}),
     # size: 413
     "body-over-1-mib": Case(413, "body", body=b"{" + b" " * (1024 * 1024 + 10) + b"}"),

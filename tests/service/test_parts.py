@@ -78,6 +78,16 @@ def test_outside_five_minutes_is_refused(shift: int) -> None:
     assert raised.value.status == 401 and raised.value.field == "webhook-timestamp"
 
 
+@pytest.mark.parametrize("stamp", ["\u00b2\u00b3", "\u0661" * 10, "1" * 5000, "+1767225600", " 1767225600"])
+@pytest.mark.parametrize("body", [b"{}", b"\xff"])
+def test_a_timestamp_that_is_not_ascii_seconds_is_a_401(stamp: str, body: bytes) -> None:
+    """issue 25: str.isdigit() let these through to int(), which raised (an unsigned HTTP 500)."""
+    headers = {**sign(SECRET, "msg_1", body), "webhook-timestamp": stamp}
+    with pytest.raises(Problem) as raised:
+        WebhookVerifier(SECRET).verify(body, headers)
+    assert raised.value.status == 401 and raised.value.field == "webhook-timestamp"
+
+
 def test_a_tampered_body_is_refused() -> None:
     headers = sign(SECRET, "msg_1", b'{"step": "01.01"}')
     with pytest.raises(Problem) as raised:
@@ -122,6 +132,23 @@ def test_the_oldest_answers_go_first_beyond_the_limit() -> None:
         store.complete(key, {"key": key})
     assert store.claim("a", "fp").owner  # evicted
     assert not store.claim("c", "fp").owner
+
+
+def test_answers_are_bounded_in_bytes_not_only_in_number() -> None:
+    """issue 25: twelve 12 MiB answers stayed for a day. The oldest go while the kept ones exceed `max_bytes`; an
+    answer over `max_answer_bytes` reaches its waiting duplicates and is not kept."""
+    store = IdempotencyStore(3600, 10_000, Clock(), max_bytes=3000, max_answer_bytes=1500)
+    for key in "abcdef":
+        store.claim(key, "fp")
+        store.complete(key, {"message": key * 900})
+        assert store.kept_bytes <= 3000
+    assert [store.claim(key, "fp").owner for key in "abcdef"] == [True] * 3 + [False] * 3  # ~915 bytes each
+    store.claim("big", "fp")
+    waiting = store.claim("big", "fp")
+    store.complete("big", {"message": "x" * 2000})
+    assert waiting.future.result(timeout=1) == {"message": "x" * 2000}
+    assert store.claim("big", "fp").owner  # not kept: a later duplicate runs again
+    assert store.kept_bytes <= 3000
 
 
 def test_an_abandoned_claim_frees_the_key_and_tells_the_waiters() -> None:

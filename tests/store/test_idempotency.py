@@ -70,6 +70,24 @@ def test_a_claim_past_its_ttl_is_taken_over(store_url: str) -> None:
         engine.dispose()
 
 
+def test_the_shared_store_is_bounded_in_answers_and_their_size(store_url: str) -> None:
+    engine = open_engine(store_url)
+    store = SqlIdempotencyStore(engine, window_s=3600, running_ttl_s=60, max_entries=2, max_answer_bytes=1000)
+    try:
+        for key in ("b1", "b2", "b3"):
+            assert store.claim(key, "fp").owner
+            store.complete(key, {"message": key})
+        store.sweep()
+        assert store.claim("b1", "fp").owner  # the oldest answer went at the sweep
+        assert not store.claim("b3", "fp").owner
+        assert store.claim("huge", "fp").owner
+        store.complete("huge", {"message": "x" * 2000})  # over the answer cap: not kept
+        assert store.claim("huge", "fp").owner
+    finally:
+        store.close()
+        engine.dispose()
+
+
 def test_an_unreachable_store_degrades_to_this_process(sqlite_store: str) -> None:
     engine = create_engine("postgresql+psycopg://u@127.0.0.1:1/none", connect_args={"connect_timeout": 1})
     shared = SqlIdempotencyStore(engine, window_s=3600, running_ttl_s=60)

@@ -1,0 +1,292 @@
+"""Which parts of an AWS answer are secrets, and which request parameters ask for them, read from botocore's
+models at any depth (structures, lists and maps alike).
+
+Three rules and the explicit lists beside them:
+- a member is a secret when its name says it holds a credential (`...Password`, `ClientSecret`,
+  `SecretAccessKey`, `SessionToken`, `PreSharedKey`, `UserData`, ...) and it holds text (a string or a blob, not
+  an enum such as a token's validity unit, nor a number, a flag or a date); in a bag of environment variables
+  (`Environment.Variables`, a container's `environment`), the values whose names say so (`DB_PASSWORD`, not
+  `TABLE_NAME`, which labs check) or which look like a credential (an `AKIA...` key, a private key, a JWT);
+- a member is a secret when its model documents it as a presigned URL (a Lambda function's code `Location`, an
+  ECR layer's `downloadUrl`, a Snowball job's logs): whoever holds one reads or writes the object it signs;
+- a request parameter asks for secrets when it is a flag named like `WithDecryption`, `includeValues`, `unmask`.
+botocore's own `sensitive` trait is no rule here: AWS puts it on names, e-mail addresses, descriptions, state
+machine definitions and KMS key ids as well (1,090 reads carry one), which labs need to read; the review over every
+model (tests/core/test_readonly_review.py) prints the `sensitive` members no rule blanks, and the lists below hold
+those of them that are secrets (a stream key, a VPN's configuration, a CHAP secret).
+
+The gateway blanks what these name in the answers it relays (harness/sandbox/redact.py) and refuses requests that
+ask for secrets; harness/core/readonly.py refuses the reads whose whole answer is a credential.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import weakref
+from collections.abc import Iterator
+
+from botocore.model import ServiceModel, Shape
+
+SECRET_NAME = re.compile(
+    r"""(?:
+        pass(?:word|wd|phrase)|passworddata
+      | secret(?:string|binary|value|key)?|clientsecretvalue
+      | (?:secret)?accesskey|privatekey|presharedkey|authkey|apikey|(?:app|apps|genapp|nwk|nwksenc|fnwksint|snwksint)key
+      | mackey|streamkey|activationkey|activationcode
+      | (?:access|auth|authorization|bearer|id|jwt|oauth|refresh|security|session|secret|webidentity|join|hec
+          |grafana|registration|task|walletauth|device|voipdevice|issued)token
+      | credentials?|seed|userdata
+      | (?:pre)?signed(?:s3|log)?url|embedurl|stream(?:ingsession)?url
+    )\Z""",
+    re.VERBOSE,
+)
+EXACT_SECRET_NAMES = frozenset({"token", "pin"})
+# A URL, URI, location or link its model documents as presigned (and not as "not presigned").
+PRESIGNED_NAME = re.compile(r"(?:url|uri|location|link)\Z")
+PRESIGNED_DOC = re.compile(r"(?<!not )\bpre-?signed\b[^.]*\b(?:url|uri)", re.IGNORECASE)
+ENVIRONMENT_NAMES = frozenset({"environment", "environmentvariables", "variables", "runtimeenvironmentvariables"})
+VALUE_NAMES = frozenset({"value"})  # in a bag given as a list of {name, value}: the member that may be a secret
+NAME_NAMES = frozenset({"name", "key"})  # and the member that names it
+# A bag's key that names a credential: free-form names (`GITHUB_TOKEN`, `DB_PWD`), read more broadly than members'.
+SECRET_KEY = re.compile(r"pass(?:word|wd|phrase)|pwd|secret|token|apikey|accesskey|privatekey|credential|signingkey")
+# Values that are credentials whatever their name: AWS access keys, private keys, JWTs, well-known token formats.
+CREDENTIAL_VALUE = re.compile(
+    r"(?:AKIA|ASIA)[A-Z0-9]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\."
+    r"|(?:ghp|gho|ghs|ghu|github_pat|xox[abpr]|sk_live|rk_live|AIza)[A-Za-z0-9_-]{10,}"
+)
+
+
+class Secret(enum.Enum):
+    """How a member holds a secret: all its text (`WHOLE`, `LISTED`), or some of the values of a bag of variables or
+    properties (`KEYED`: a map, or a list of {name, value}): those whose names say they hold a credential or which
+    look like one (`DB_PASSWORD`, a connection's `PASSWORD`, an `AKIA...` key; not `TABLE_NAME`, nor a URL)."""
+
+    WHOLE = "named like a credential"
+    LISTED = "listed"
+    KEYED = "secret entries"
+
+
+# Secrets no rule sees, as (structure, member) of each service's model, and how each holds them (`Secret`).
+SECRET_MEMBERS: dict[str, dict[tuple[str, str], Secret]] = {
+    "appsync": {("ApiKey", "id"): Secret.LISTED},  # an AppSync API key's id is the key itself
+    "apigateway": {("ApiKey", "value"): Secret.LISTED},
+    "ec2": {
+        ("InstanceAttribute", "UserData"): Secret.LISTED,  # DescribeInstanceAttribute(userData)
+        ("VpnConnection", "CustomerGatewayConfiguration"): Secret.LISTED,  # XML holding the tunnels' keys
+        ("S3Storage", "UploadPolicySignature"): Secret.LISTED,  # signs an upload to the bundle's bucket
+    },
+    "evs": {("LicenseInfo", "solutionKey"): Secret.LISTED, ("LicenseInfo", "vsanKey"): Secret.LISTED},
+    "glue": {  # PASSWORD, ENCRYPTED_PASSWORD, KAFKA_..._PASSWORD among a connection's settings, which stay
+        ("Connection", "ConnectionProperties"): Secret.KEYED,
+        ("Connection", "SparkProperties"): Secret.KEYED,
+        ("Connection", "AthenaProperties"): Secret.KEYED,
+        ("Connection", "PythonProperties"): Secret.KEYED,
+    },
+    "iam": {("VirtualMFADevice", "QRCodePNG"): Secret.LISTED},  # the seed, as a picture
+    "iot-managed-integrations": {
+        ("GetManagedThingResponse", "DeviceSpecificKey"): Secret.LISTED,
+        ("DiscoveredDeviceSummary", "AuthenticationMaterial"): Secret.LISTED,
+    },
+    "ivs": {("StreamKey", "value"): Secret.LISTED},  # who holds it may stream to the channel
+    "lambda": {("LayerVersionContentOutput", "Location"): Secret.LISTED},  # presigned ("valid for 10 minutes")
+    "kafkaconnect": {  # a connector's settings, among them its sources' and sinks' passwords
+        ("DescribeConnectorResponse", "connectorConfiguration"): Secret.KEYED,
+        ("DescribeConnectorOperationResponse", "originConnectorConfiguration"): Secret.KEYED,
+        ("DescribeConnectorOperationResponse", "targetConnectorConfiguration"): Secret.KEYED,
+    },
+    "customer-profiles": {("GetUploadJobPathResponse", "ClientToken"): Secret.LISTED},  # a plaintext data key
+    "storagegateway": {
+        ("ChapInfo", "SecretToAuthenticateInitiator"): Secret.LISTED,
+        ("ChapInfo", "SecretToAuthenticateTarget"): Secret.LISTED,
+    },
+}
+# Members a rule would take for secrets that are not: role ARNs named "credentials".
+NOT_SECRET_MEMBERS: dict[str, frozenset[tuple[str, str]]] = {
+    "apigateway": frozenset({("Integration", "credentials"), ("Authorizer", "authorizerCredentials")}),
+}
+
+SECRET_PARAMETER = re.compile(
+    r"(?:with)?decrypt(?:ion)?|(?:include|with|show|reveal)(?:secrets?|values?|passwords?|credentials?|plaintext"
+    r"|sensitive\w*)|unmask",
+    re.IGNORECASE,
+)
+# Parameters no rule sees, as (operation, member).
+SECRET_PARAMETERS: dict[str, frozenset[tuple[str, str]]] = {}
+
+MAX_PATHS = 8  # of one answer's secrets, what a review or a refusal names
+
+
+def secret_entry(key: object, value: object) -> bool:
+    """Whether an entry of a bag holds a credential: its key names one (`PASSWORD`, `STRIPE_API_KEY`,
+    `GITHUB_TOKEN`, `KAFKA_CLIENT_KEY_PASSWORD`; not `TABLE_NAME` nor `JDBC_CONNECTION_URL`), or its value looks
+    like one."""
+    named = bool(SECRET_KEY.search(re.sub(r"[^a-z0-9]", "", str(key).lower())))
+    return named or (isinstance(value, str) and bool(CREDENTIAL_VALUE.search(value)))
+
+
+def _textual(shape: Shape) -> bool:
+    """Free text, directly or in a list or a map: what can hold a credential (an enum cannot)."""
+    if shape.type_name in ("string", "blob"):
+        return not getattr(shape, "enum", None)
+    if shape.type_name == "list":
+        return _textual(shape.member)
+    if shape.type_name == "map":
+        return _textual(shape.value)
+    return False
+
+
+def _presigned(structure: Shape, name: str) -> bool:
+    """Whether the model documents `structure.name` as a presigned URL."""
+    documentation = structure.members[name].documentation
+    return isinstance(documentation, str) and bool(PRESIGNED_DOC.search(documentation))
+
+
+def _bag_of_values(shape: Shape) -> bool:
+    """A map of text, or a list of structures with a name and a textual value: variables as AWS gives them."""
+    if shape.type_name == "map":
+        return _textual(shape.value)
+    if shape.type_name == "list" and shape.member.type_name == "structure":
+        names = {n.lower(): m for n, m in shape.member.members.items()}
+        return bool(NAME_NAMES & names.keys()) and any(_textual(names[v]) for v in VALUE_NAMES & names.keys())
+    return False
+
+
+def children(shape: Shape) -> Iterator[Shape]:
+    """The shapes a value of `shape` holds."""
+    if shape.type_name == "structure":
+        yield from shape.members.values()
+    elif shape.type_name == "list":
+        yield shape.member
+    elif shape.type_name == "map":
+        yield shape.value
+
+
+class ModelSecrets:
+    """The secrets of one service's model: which members are secrets, which shapes hold one, what each read's
+    answer holds. Computed lazily, kept as long as the model is (`secrets_of`)."""
+
+    def __init__(self, model: ServiceModel) -> None:
+        self.service = model.service_name
+        self._model = weakref.ref(model)
+        self._listed = SECRET_MEMBERS.get(self.service, {})
+        self._not_secret = NOT_SECRET_MEMBERS.get(self.service, frozenset())
+        self._holds: dict[str, bool] = {}
+        self._outputs: dict[str, list[str]] = {}
+        self._parameters: dict[str, list[tuple[str, Shape]]] = {}
+
+    def member(self, structure: Shape, name: str) -> Secret | None:
+        """Whether `structure.name` holds a secret, and how."""
+        key = (structure.name, name)
+        if key in self._not_secret:
+            return None
+        shape = structure.members[name]
+        if key in self._listed:
+            return self._listed[key]
+        lowered = name.lower()
+        if (SECRET_NAME.search(lowered) or lowered in EXACT_SECRET_NAMES) and _textual(shape):
+            return Secret.WHOLE
+        if lowered in ENVIRONMENT_NAMES and _bag_of_values(shape):
+            return Secret.KEYED
+        if PRESIGNED_NAME.search(lowered) and shape.type_name == "string" and _presigned(structure, name):
+            return Secret.WHOLE
+        return None
+
+    def holds(self, shape: Shape | None) -> bool:
+        """Whether a value of `shape` can hold a secret, at any depth (recursive shapes included)."""
+        if shape is None:
+            return False
+        known = self._holds.get(shape.name)
+        if known is not None:
+            return known
+        seen, pending, found = {shape.name}, [shape], False
+        while pending and not found:
+            current = pending.pop()
+            if current.type_name == "structure" and any(self.member(current, n) for n in current.members):
+                found = True
+            for child in children(current):
+                if child.name not in seen:
+                    seen.add(child.name)
+                    pending.append(child)
+        if found:
+            self._holds[shape.name] = True
+        else:  # nothing below any shape seen holds one either
+            self._holds.update(dict.fromkeys(seen, False))
+        return found
+
+    def in_output(self, operation: str) -> list[str]:
+        """Where the answer of `operation` holds secrets (`Path.To[].Member`), the first MAX_PATHS of them."""
+        found = self._outputs.get(operation)
+        if found is None:
+            found = self._outputs[operation] = self._output_paths(operation)
+        return found
+
+    def _output_paths(self, operation: str) -> list[str]:
+        model = self._model()
+        if model is None or operation not in model.operation_names:
+            return []
+        output = model.operation_model(operation).output_shape
+        if not self.holds(output):
+            return []
+        found: list[str] = []
+        self._paths(output, "", (), found)
+        return found
+
+    def _paths(self, shape: Shape, path: str, stack: tuple[str, ...], found: list[str]) -> None:
+        if len(found) >= MAX_PATHS or shape.name in stack or not self.holds(shape):
+            return
+        stack = (*stack, shape.name)
+        if shape.type_name == "structure":
+            for name, member in shape.members.items():
+                how = self.member(shape, name)
+                if how is not None and len(found) < MAX_PATHS:
+                    suffix = "{secret entries}" if how is Secret.KEYED else ""
+                    found.append(f"{path}.{name}".lstrip(".") + suffix)
+                elif how is None:
+                    self._paths(member, f"{path}.{name}", stack, found)
+        elif shape.type_name == "list":
+            self._paths(shape.member, f"{path}[]", stack, found)
+        elif shape.type_name == "map":
+            self._paths(shape.value, f"{path}{{}}", stack, found)
+
+    def parameters(self, operation: str) -> list[tuple[str, Shape]]:
+        """The input members of `operation` that ask for secrets: flags named for it, and the listed ones."""
+        found = self._parameters.get(operation)
+        if found is None:
+            found = self._parameters[operation] = self._asking(operation)
+        return found
+
+    def _asking(self, operation: str) -> list[tuple[str, Shape]]:
+        model = self._model()
+        if model is None or operation not in model.operation_names:
+            return []
+        shape = model.operation_model(operation).input_shape
+        if shape is None:
+            return []
+        listed = {member for op, member in SECRET_PARAMETERS.get(self.service, frozenset()) if op == operation}
+        return [
+            (name, member)
+            for name, member in shape.members.items()
+            if name in listed or (member.type_name == "boolean" and SECRET_PARAMETER.fullmatch(name))
+        ]
+
+
+_secrets: weakref.WeakKeyDictionary[ServiceModel, ModelSecrets] = weakref.WeakKeyDictionary()
+
+
+def secrets_of(model: ServiceModel) -> ModelSecrets:
+    """The ModelSecrets of `model`, made once and dropped with it."""
+    found = _secrets.get(model)
+    if found is None:
+        found = _secrets[model] = ModelSecrets(model)
+    return found
+
+
+def textual_leaves(shape: Shape) -> bool:
+    """Whether blanking a value of `shape` has text to blank (see harness/sandbox/redact.py)."""
+    return _textual(shape) or (shape.type_name == "structure" and any(map(textual_leaves, shape.members.values())))
+
+
+def wire_name(name: str, member: Shape) -> str:
+    """The name a member goes by on the wire (its `locationName`, else its own)."""
+    return str(member.serialization.get("name", name))

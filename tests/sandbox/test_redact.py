@@ -1,0 +1,119 @@
+"""Blanking secrets in answers, on models written for the purpose: every element or key a parser could read as a
+secret member is blanked (repeated, flattened, wrapped, in any case), the rest of the answer is left as it was, and
+an answer that does not parse as its protocol says is not relayed."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import pytest
+from botocore.model import ServiceModel
+
+from harness.core.secret_shapes import secrets_of
+from harness.sandbox.redact import MARKER, Unredactable, obstacle, redact
+
+SHAPES: dict[str, Any] = {
+    "Out": {
+        "type": "structure",
+        "members": {
+            "Name": {"shape": "Text"},
+            "MasterUserPassword": {"shape": "Text"},
+            "Users": {"shape": "UserList"},
+            "Flat": {"shape": "FlatList", "locationName": "flatItem"},
+            "Connection": {"shape": "Connection"},
+            "Environment": {"shape": "Env"},
+        },
+    },
+    "Text": {"type": "string"},
+    "User": {"type": "structure", "members": {"Name": {"shape": "Text"}, "SessionToken": {"shape": "Text"}}},
+    "UserList": {"type": "list", "member": {"shape": "User"}},
+    "FlatList": {"type": "list", "member": {"shape": "User"}, "flattened": True},
+    "Connection": {"type": "structure", "members": {"ConnectionProperties": {"shape": "Props"}}},
+    "Props": {"type": "map", "key": {"shape": "Text"}, "value": {"shape": "Text"}},
+    "Env": {"type": "list", "member": {"shape": "Pair"}},
+    "Pair": {"type": "structure", "members": {"name": {"shape": "Text"}, "value": {"shape": "Text"}}},
+}
+
+
+def model(protocol: str) -> ServiceModel:
+    """A model named glue (so that its Connection's properties are the listed, keyed ones) speaking `protocol`."""
+    output = {"shape": "Out", "resultWrapper": "ReadResult"} if protocol == "query" else {"shape": "Out"}
+    return ServiceModel(
+        {
+            "metadata": {"protocol": protocol, "apiVersion": "2020-01-01", "endpointPrefix": "glue",
+                         "serviceId": "Glue", "signatureVersion": "v4"},
+            "operations": {"Read": {"name": "Read", "http": {"method": "POST", "requestUri": "/"}, "output": output}},
+            "shapes": SHAPES,
+        },
+        service_name="glue",
+    )  # fmt: skip
+
+
+def test_json_secrets_are_blanked_at_any_depth_and_the_rest_is_left() -> None:
+    service = model("json")
+    answer = {
+        "Name": "db",
+        "MasterUserPassword": "hunter2",
+        "Users": [{"Name": "a", "SessionToken": "t1"}, {"Name": "b", "sessiontoken": "t2"}],
+        "Connection": {"ConnectionProperties": {"PASSWORD": "p", "KAFKA_CLIENT_KEY_PASSWORD": "k", "URL": "jdbc:x"}},
+        "Environment": [{"name": "TABLE", "value": "orders"}, {"name": "KEY", "value": "AKIAABCDEFGHIJKLMNOP"}],
+        "Unmodelled": "kept",
+    }
+    body = redact(secrets_of(service), service.operation_model("Read"), "json", json.dumps(answer).encode())
+    assert json.loads(body) == {
+        "Name": "db",
+        "MasterUserPassword": MARKER,
+        "Users": [{"Name": "a", "SessionToken": MARKER}, {"Name": "b", "sessiontoken": MARKER}],
+        "Connection": {
+            "ConnectionProperties": {"PASSWORD": MARKER, "KAFKA_CLIENT_KEY_PASSWORD": MARKER, "URL": "jdbc:x"}
+        },
+        "Environment": [{"name": "TABLE", "value": "orders"}, {"name": "KEY", "value": MARKER}],  # by its value
+        "Unmodelled": "kept",
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("protocol", ["query", "rest-xml"])
+def test_xml_secrets_are_blanked_however_the_elements_repeat_or_wrap(protocol: str) -> None:
+    service = model(protocol)
+    inner = (
+        "<Name>db</Name><MasterUserPassword>hunter2</MasterUserPassword>"
+        "<MasterUserPassword>again</MasterUserPassword>"  # repeated: a parser may read either
+        "<Users><member><Name>a</Name><SessionToken>t1</SessionToken></member>"
+        "<item><Name>b</Name><SessionToken>t2</SessionToken></item></Users>"
+        "<flatItem><Name>c</Name><SessionToken>t3</SessionToken></flatItem>"
+        "<Connection><ConnectionProperties>"
+        "<entry><key>PASSWORD</key><value>p</value></entry><entry><key>URL</key><value>jdbc:x</value></entry>"
+        "</ConnectionProperties></Connection>"
+        "<Environment><member><name>TABLE</name><value>orders</value></member>"
+        "<member><name>DB_PASSWORD</name><value>pw</value></member></Environment>"
+    )
+    xmlns = 'xmlns="https://glue.example/doc/"'
+    document = (
+        f"<ReadResponse {xmlns}><ReadResult>{inner}</ReadResult></ReadResponse>"
+        if protocol == "query"
+        else f"<Out {xmlns}>{inner}</Out>"
+    )
+    body = redact(secrets_of(service), service.operation_model("Read"), protocol, document.encode())
+    root = ET.fromstring(body)
+    texts = {element.tag.split("}")[-1] + ":" + (element.text or "") for element in root.iter()}
+    for secret in ("hunter2", "again", "t1", "t2", "t3", ":p", ":pw"):
+        assert not any(text.endswith(secret) for text in texts), (secret, texts)
+    for kept in ("Name:db", "Name:a", "Name:b", "Name:c", "key:PASSWORD", "value:jdbc:x", "value:orders"):
+        assert kept in texts, (kept, texts)
+
+
+@pytest.mark.parametrize(("protocol", "body"), [("json", b"<not-json/>"), ("query", b'{"MasterUserPassword": "x"}')])
+def test_an_answer_that_is_not_its_protocols_is_not_relayed(protocol: str, body: bytes) -> None:
+    """A JSON answer to a query request (an Accept header can ask some APIs for one) is not blanked as XML would be:
+    it is refused whole."""
+    service = model(protocol)
+    with pytest.raises(Unredactable):
+        redact(secrets_of(service), service.operation_model("Read"), protocol, body)
+
+
+def test_answers_the_gateway_cannot_blank_are_refused_before_they_are_asked_for() -> None:
+    service = model("json")
+    assert obstacle(secrets_of(service), service.operation_model("Read"), "smithy-rpc-v2-cbor") is not None
+    assert obstacle(secrets_of(service), service.operation_model("Read"), "json") is None
