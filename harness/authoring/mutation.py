@@ -27,7 +27,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from harness.authoring.fingerprint import Fingerprint, fingerprint, same
 from harness.authoring.intercept import Interceptor
-from harness.authoring.mutants import Call, Mutant, mutants, subject
+from harness.authoring.mutants import Call, Known, Mutant, mutants, strings, subject
 from harness.authoring.playthrough import Lane, ScenarioResult, StepScenarios, load_scenarios, play_lanes
 from harness.authoring.scenarios import Equivalent, Scenario, equivalents
 from harness.authoring.solutions import SolutionError
@@ -126,6 +126,7 @@ class _Notes:
         self.planned: dict[str, list[Mutant]] = {}
         self.touched: dict[tuple[str, str], dict[str, str]] = {}  # (step, mutant id) -> the resources compared
         self.resolved: dict[str, str] = {}  # id -> type of every handle the solves answered so far
+        self.made: dict[str, str] = {}  # id -> type of everything the solves made so far (a mutant's siblings)
         self.prints: dict[str, Fingerprint] = {}  # step -> what its solve built
         self.mutant_prints: dict[tuple[str, str], Fingerprint] = {}  # (step, mutant id) -> what it built, if passed
         self.refused: dict[tuple[str, str], str] = {}  # (step, mutant id) -> why it is invalid
@@ -216,26 +217,28 @@ def _stale_marks(key: str, marks: tuple[Equivalent, ...], step_mutants: Sequence
 
 
 def _recorder(key: str, solve: Scenario, notes: _Notes, chosen: bool) -> Callable[[Any, dict[str, str]], object]:
-    """The solve (returning what it returns); for a chosen step, the first complete play of it is recorded, its
-    mutants made and what it built (that they touch) fingerprinted, on the copy it acted on."""
+    """The solve (returning what it returns), noting what it made; for a chosen step, the first complete play of it
+    is recorded, its mutants made and what it built (that they touch) fingerprinted, on the copy it acted on."""
 
     def act(aws: Any, handles: dict[str, str]) -> object:
-        if not chosen:
-            return solve.action(aws, handles)
         interceptor = Interceptor()
         with interceptor.active():
             returned = solve.action(interceptor.session(aws), handles)
         with notes.lock:
+            existing = {**notes.made, **notes.resolved}  # what earlier solves made, and the handles
+            notes.made.update(interceptor.created)
+            if not chosen:
+                return returned
             planning = notes.planning.get(key)
             if planning is None:
                 notes.planning[key] = threading.Event()
                 notes.solves[key] = (interceptor.calls, dict(handles))
-                types = {**notes.resolved, **interceptor.created}
+                types = {**existing, **interceptor.created}
         if planning is not None:  # another play of it (a mistake after the solve) records: its answer waits
             planning.wait()
             return returned
         try:
-            planned = mutants(interceptor.calls, list(handles.values()))
+            planned = mutants(interceptor.calls, list(handles.values()), existing, interceptor.created)
             touched = {(key, m.id): _touched(m, types) for m in planned}
             prints = fingerprint(aws, {rid: t for each in touched.values() for rid, t in each.items()})
             with notes.lock:
@@ -297,16 +300,18 @@ def _passed(notes: _Notes) -> Callable[[ScenarioResult, Any], None]:
 
 
 def _touched(mutant: Mutant, types: Mapping[str, str]) -> dict[str, str]:
-    """The resources (of known type) the call made or acts on, in the solve and in the mutant: its response's ids
-    and its first id parameter (`SubnetId` of ModifySubnetAttribute: both subnets when the mutant swapped it); the
-    others it names (a VPC to create in) it leaves alone."""
-    firsts = {_first_id(mutant.call.params, types), _first_id(mutant.params or {}, types)}
-    made = json.dumps(mutant.call.response, default=str)
-    return {rid: t for rid, t in types.items() if rid in firsts or json.dumps(rid)[1:-1] in made}
+    """The resources (of known type) the call made or acts on, in the solve and in the mutant: the ids its response
+    holds and its first parameter that names one (`SubnetId` of ModifySubnetAttribute: both subnets when the mutant
+    swapped it); the others it names (a VPC to create in) it leaves alone. Names are read as identities
+    (`mutants.Known`), never found as substrings."""
+    known, service = Known(types), mutant.call.service
+    firsts = {_first_named(mutant.call.params, known, service), _first_named(mutant.params or {}, known, service)}
+    made = {known.named(value, service) for value in strings(mutant.call.response)}
+    return {rid: t for rid, t in types.items() if rid in firsts | made}
 
 
-def _first_id(params: Mapping[str, Any], types: Mapping[str, str]) -> str | None:
-    return next((v for v in params.values() if isinstance(v, str) and v in types), None)
+def _first_named(params: Mapping[str, Any], known: Known, service: str) -> str | None:
+    return next((rid for v in params.values() if (rid := known.named(v, service)) is not None), None)
 
 
 def _refusal(exc: BaseException) -> str:

@@ -299,7 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_region_option(new)
     new.set_defaults(handler=cmd_new)
 
-    demo = commands.add_parser("demo", help="evaluate the seed examples on an embedded moto server")
+    demo = commands.add_parser("demo", help="play the three sample labs on moto servers on loopback")
     demo.add_argument("--json", action="store_true", help="print the answers as JSON lines instead of panels")
     add_region_option(demo)
     demo.set_defaults(handler=cmd_demo)
