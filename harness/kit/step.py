@@ -124,17 +124,19 @@ class Step:
 
     def find(
         self, name: str, kind: Kind, requirements: Sequence[Requirement], *, critical: bool = False
-    ) -> Output | None:
-        """Output `name`: the candidate that meets every requirement, chosen with the step's other outputs (an
-        `Output`; see `find_all`), or None when there is no candidate at all."""
+    ) -> Output:
+        """Output `name`: the candidate that meets every requirement, chosen with the step's other outputs (see
+        `find_all`). Always its `Output`, however many candidates there are (it reads as empty and false when
+        none is left for it)."""
         return self.find_all(kind, {name: requirements}, critical=critical)[name]
 
     def find_all(
         self, kind: Kind, requirements: Mapping[str, Sequence[Requirement]], *, critical: bool = False
-    ) -> dict[str, Output | None]:
+    ) -> dict[str, Output]:
         """Several outputs of one kind, each to get a distinct candidate by configuration, never by order.
 
-        Each is returned as its `Output`, None when it has no candidate at all. The step chooses the resources of
+        Each is returned as its `Output`, whatever its candidates (test `if found:` for one left without any: it
+        reads as empty and false). The step chooses the resources of
         every output found so far together, once one is needed (an output read, an input, a check, the result):
         an output's requirements may refer to another output, passed whole. An output no candidate fits is
         not_found, with the closest candidate's failed checks; that candidate is still what it reads as (so
@@ -150,8 +152,7 @@ class Step:
         self._declared.append(Finding(kind, dict(requirements), candidates, gone, regions, critical))
         if critical:
             self._choose()
-        held = {e["id"] for n, e in self._entries.items() if n not in names and e["status"] == "found"}
-        return {name: self.output(name) if {c[0] for c in candidates[name]} - held else None for name in names}
+        return {name: self.output(name) for name in names}
 
     def check(
         self,

@@ -53,7 +53,7 @@ def test_without_the_region_the_same_vpc_is_not_found(session: boto3.Session) ->
     context, _ = vpc_step_context([{"type": "AWS::EC2::VPC", "id": vpc_id}])
     step = Step(session, context)
     with step:
-        assert step.find("02_01_vpc", ec2.VPC, [ec2.cidr("10.0.0.0/16")]) is None
+        assert not step.find("02_01_vpc", ec2.VPC, [ec2.cidr("10.0.0.0/16")])
     assert "no longer exists" in step.result()["failure_context"]["issue"]
 
 
