@@ -46,7 +46,11 @@ def build(session: Any, name: str, functions: list[str]) -> tuple[str, list[tupl
     client = session.client("lambda")
     for function in functions:
         client.create_function(
-            FunctionName=function, Runtime="python3.12", Handler="app.handler", Role=role["Arn"], Code={"ZipFile": code()}
+            FunctionName=function,
+            Runtime="python3.12",
+            Handler="app.handler",
+            Role=role["Arn"],
+            Code={"ZipFile": code()},
         )
     sqs = session.client("sqs")
     url = sqs.create_queue(QueueName=unique("q"))["QueueUrl"]
