@@ -78,6 +78,8 @@ class Finding:
     gone: list[str]
     regions: dict[str, str]
     critical: bool = False
+    away: dict[str, str] = field(default_factory=dict)
+    """Resources of the kind found in a region the lab does not allow: id -> region (no candidates)."""
 
     @property
     def names(self) -> list[str]:
