@@ -91,8 +91,15 @@ def customer_managed() -> Requirement:
 
 
 def has_alias(name: str) -> Requirement:
-    """The key is named `name`: `alias/orders`, `orders` or the alias's ARN."""
+    """The key is named `name`: `alias/orders`, `orders` or the alias's ARN (for a key; an alias's own name is
+    `alias_named`)."""
     return refs.refers_among("aliases", refs.KMS_ALIAS, name, lambda k: k["Aliases"])
+
+
+def alias_named(name: str) -> Requirement:
+    """The alias is `name`: `alias/orders`, `orders` or the alias's ARN (for an alias; a key's aliases are
+    `has_alias`)."""
+    return refs.refers("alias name", refs.KMS_ALIAS, name, lambda a: a.get("AliasArn") or a.get("AliasName"))
 
 
 @later

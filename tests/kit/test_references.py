@@ -245,6 +245,13 @@ def key_alias(session: Any) -> Case:
     return Case([right[0]], kms.has_alias, forms, [other[3], other[3].removeprefix("alias/"), other[4]])
 
 
+def alias_name(session: Any) -> Case:
+    right, other = two_keys(session)
+    name = right[3]
+    forms = [name, name.removeprefix("alias/"), right[4]]
+    return Case([right[5]], kms.alias_named, forms, [other[3], other[3].removeprefix("alias/"), other[4]])
+
+
 def role(session: Any, path: str = "/") -> dict[str, Any]:
     trust = {
         "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]
@@ -1065,6 +1072,7 @@ CASES: dict[str, Callable[[Any], Case]] = {
     "compute.volume_encrypted_with": volume_key,
     "kms.points_to": alias_target,
     "kms.has_alias": key_alias,
+    "kms.alias_named": alias_name,
     "awslambda.execution_role": execution_role,
     "awslambda.for_function": mapping_function,
     "awslambda.source": mapping_source,
