@@ -53,6 +53,8 @@ class Extra:
     conditional: bool = False
     source: str = field(default="", compare=False)
     via: str = field(default="", compare=False)
+    policy: str = field(default="", compare=False)
+    """The policy that holds the granting statement, as `Source.name` (`AWS managed policy ReadOnlyAccess`)."""
 
     def __str__(self) -> str:
         on = f" on {', '.join(self.resources)}" if self.resources else ""
@@ -121,7 +123,7 @@ def extra_permissions(held: Sequence[Source], asked: Mapping[str, Iterable[str]]
             src, statement = covering[first]
             extras.append(
                 Extra(action, patterns if limit is not None else (), conditional, _where(src, statement),
-                      _action_pattern_of(statement, action))
+                      _action_pattern_of(statement, action), src.name)
             )  # fmt: skip
     return extras
 

@@ -44,7 +44,12 @@ def _alias_key(session: Any, identity: refs.Identity, spelled: str) -> refs.Iden
 
 
 KEY_REFERENCE = refs.Space(
-    "kms:key", "KMS key", ("Arn", "KeyArn", "AliasArn", "KeyId", "TargetKeyId"), refs.kms_key_identity, _alias_key
+    "kms:key",
+    "KMS key",
+    ("Arn", "KeyArn", "AliasArn", "KeyId", "TargetKeyId"),
+    refs.kms_key_identity,
+    _alias_key,
+    also=("Aliases",),
 )
 """A KMS key by its id, its ARN, an alias or an alias ARN (an alias read as its key, asking KMS), a described key
 or alias; an AWS managed key by its alias (`alias/aws/secretsmanager`)."""
