@@ -26,6 +26,7 @@ TWO_DIGITS = re.compile(r"[0-9]{2}")
 RESOURCE_TYPE = re.compile(r"AWS::[A-Za-z0-9]+::[A-Za-z0-9]+")
 HANDLE_NAME = re.compile(r"[A-Za-z0-9_]+")
 STEP_KEY = re.compile(r"([0-9]{2})[._]([0-9]{2})")
+REGION = re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9]")
 DEFAULT_TIMEOUT_S = 30.0
 MODULE_DIR = Path("evaluation") / "boto3"
 PLACEHOLDER = re.compile(r"\{(\w*)\}")
@@ -60,7 +61,14 @@ def _output_type(value: str) -> str:
     return value if value == STRING else _resource_type(value)
 
 
+def _region(value: str) -> str:
+    if value != "*" and not REGION.fullmatch(value):
+        raise ValueError(f"{value!r} is not a region name like 'us-east-1' (or '*' for any)")
+    return value
+
+
 TwoDigitId = Annotated[str, BeforeValidator(_two_digits)]
+Region = Annotated[str, AfterValidator(_region)]
 ResourceType = Annotated[str, AfterValidator(_resource_type)]
 OutputType = Annotated[str, AfterValidator(_output_type)]
 """A resource type, or "string": a value (an ARN, a URL, a name) that is no resource of its own."""
@@ -125,6 +133,8 @@ class StepEntry(_Strict):
     inputs: list[str] = Field(default_factory=list)
     outputs: list[Output] = Field(min_length=1)
     feedback: dict[str, str | Feedback] = Field(default_factory=dict)
+    regions: list[Region] | None = None
+    """Other regions this step's resources may be in, besides the lab's (`"*"`: any); None takes the lab's."""
 
 
 class Objective(_Strict):
@@ -156,6 +166,8 @@ class LabSpec(_Strict):
     timeout: float | None = Field(default=None, gt=0, le=900)
     limits: StepLimits | None = None
     emulator: EmulatorNeeds = Field(default_factory=EmulatorNeeds)
+    regions: list[Region] = Field(default_factory=list)
+    """Other regions the lab's resources may be in, besides the lab's own (the evaluation's; `"*"`: any)."""
     objectives: list[Objective] = Field(min_length=1)
 
 
@@ -170,6 +182,8 @@ class StepSpec:
     timeout_s: float
     input_types: dict[str, str]
     limits: Limits = field(default_factory=Limits)
+    regions: tuple[str, ...] = ()
+    """Other regions this step's resources may be in, besides the lab's (the step's, else the lab's `regions`)."""
 
     @property
     def stem(self) -> str:
@@ -182,8 +196,10 @@ class StepSpec:
         return {o.name: o.type for o in self.step.outputs}
 
     def slice(self) -> dict[str, Any]:
-        """The `context["spec"]` a module sees: this step's inputs and outputs (with their types)."""
-        return {
+        """The `context["spec"]` a module sees: this step's inputs and outputs (with their types), and the other
+        regions its resources may be in when the spec allows some."""
+        allowed = {"regions": list(self.regions)} if self.regions else {}
+        return allowed | {
             "step": self.key,
             "title": self.step.title,
             "description": self.step.description,
@@ -284,7 +300,8 @@ def _index(root: Path, spec_file: Path, spec: LabSpec) -> Lab:
             module = root / MODULE_DIR / f"{objective.id}_{step.id}.py"
             timeout = step.timeout or spec.timeout or DEFAULT_TIMEOUT_S
             limits = _limits(spec.limits, step.limits)
-            steps[key] = StepSpec(key, objective, step, module, timeout, input_types, limits)
+            regions = tuple(spec.regions if step.regions is None else step.regions)
+            steps[key] = StepSpec(key, objective, step, module, timeout, input_types, limits, regions)
     if problems:
         raise LabError(problems)
     return Lab(root, spec_file, spec, steps, handle_types)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.kit import refs
+from harness.kit import kms, refs
 from harness.kit.kinds import Kind, LazyResource, Resource, first, register
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
@@ -46,3 +46,10 @@ def to_bucket(bucket: Resource | str | None) -> Requirement:
 def encrypted() -> Requirement:
     """Log files are encrypted with a KMS key (any key)."""
     return require("KMS key", "set", lambda t: t.get("KmsKeyId"), compare=lambda actual, _: bool(actual))
+
+
+@later
+def encrypted_with(key: Resource | str | None) -> Requirement:
+    """Log files are encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN, whichever
+    the trail was given on either side."""
+    return refs.refers("KMS key", kms.KEY_REFERENCE, key, lambda t: t.get("KmsKeyId"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from harness.kit import refs
+from harness.kit import kms, refs
 from harness.kit.kinds import Kind, LazyResource, Resource, first, register, state_in
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
@@ -142,6 +142,13 @@ def volume_size(gib: int) -> Requirement:
 def volume_encrypted(enabled: bool = True) -> Requirement:
     """The EBS volume is encrypted."""
     return attribute("encryption", "Encrypted", enabled)
+
+
+@later
+def volume_encrypted_with(key: Resource | str | None) -> Requirement:
+    """The EBS volume is encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN, whichever
+    the volume was given (EC2 answers the key's ARN; `alias/aws/ebs` is the AWS managed key)."""
+    return refs.refers("KMS key", kms.KEY_REFERENCE, key, lambda v: v.get("KmsKeyId") if v.get("Encrypted") else None)
 
 
 @later

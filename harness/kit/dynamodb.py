@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.kit import kms, refs
 from harness.kit.kinds import Kind, LazyResource, Resource, register, state_in
+from harness.kit.later import later
 from harness.kit.require import Requirement, require
 
 Key = tuple[str, str]
@@ -129,4 +131,13 @@ def encrypted_with_kms() -> Requirement:
         "encryption",
         "KMS",
         lambda t: (t.get("SSEDescription") or {}).get("SSEType") or "AWS owned key",
+    )
+
+
+@later
+def encrypted_with(key: Resource | str | None) -> Requirement:
+    """Server-side encryption with the KMS key: a described key, its id or ARN, an alias or alias ARN, whichever
+    the table was given (DynamoDB answers the key's ARN; `alias/aws/dynamodb` is the AWS managed key)."""
+    return refs.refers(
+        "KMS key", kms.KEY_REFERENCE, key, lambda t: (t.get("SSEDescription") or {}).get("KMSMasterKeyArn")
     )

@@ -44,10 +44,15 @@ def _policies_of(iam: Any, entity: str, name: str, suffix: str = "") -> tuple[Do
         documents.append((f'inline policy "{policy_name}"{suffix}', _document(document)))
     attached = _pages(iam, f"list_attached_{entity}_policies", "AttachedPolicies", **{key: name})
     for policy in attached:
-        documents.append(
-            (f"managed policy {policy['PolicyName']}{suffix}", _managed_document(iam, policy["PolicyArn"]))
-        )
+        named = f"{_managed_label(policy['PolicyArn'])} {policy['PolicyName']}{suffix}"
+        documents.append((named, _managed_document(iam, policy["PolicyArn"])))
     return documents, attached
+
+
+def _managed_label(arn: str) -> str:
+    """How a learner knows an attached policy: "AWS managed policy" (one cannot edit it, only detach it) for
+    `arn:PARTITION:iam::aws:policy/...`, else "managed policy"."""
+    return "AWS managed policy" if arn.split(":")[4:5] == ["aws"] else "managed policy"
 
 
 def _fetch_role(session: Any, name: str) -> Resource:
@@ -102,7 +107,8 @@ def _fetch_managed_policy(session: Any, arn: str) -> Resource:
     iam = session.client("iam")
     policy = iam.get_policy(PolicyArn=arn)["Policy"]
     return LazyResource(
-        policy, {"Policies": lambda: [(f"managed policy {policy['PolicyName']}", _managed_document(iam, arn))]}
+        policy,
+        {"Policies": lambda: [(f"{_managed_label(arn)} {policy['PolicyName']}", _managed_document(iam, arn))]},
     )
 
 
@@ -282,7 +288,7 @@ def may_exactly(*grants: Grant) -> Requirement:
         missing = [(a, r, v) for a, r in requests if not (v := identity.decide(held, a, r)).allowed]
         extras = identity.extra_permissions(held, asked)
         over, fixes = _overreach(extras, asked)
-        fixes = [f"Grant {a} on {r} in a policy of the identity." for a, r, _ in missing[:1]] + fixes
+        fixes = _grant_missing([(a, r) for a, r, _ in missing], asked) + fixes
         return {
             "missing": [v.reason for _, _, v in missing],
             "extra": [str(e) for e in extras],
@@ -302,6 +308,40 @@ def may_exactly(*grants: Grant) -> Requirement:
     )
 
 
+MANAGED_GRANTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "AWSLambdaBasicExecutionRole": {
+        "logs:CreateLogGroup": ("*",),
+        "logs:CreateLogStream": ("*",),
+        "logs:PutLogEvents": ("*",),
+    },
+    "AWSLambdaSQSQueueExecutionRole": {
+        "sqs:ReceiveMessage": ("*",),
+        "sqs:DeleteMessage": ("*",),
+        "sqs:GetQueueAttributes": ("*",),
+        "logs:CreateLogGroup": ("*",),
+        "logs:CreateLogStream": ("*",),
+        "logs:PutLogEvents": ("*",),
+    },
+}
+"""What some AWS managed policies a step may name grant (action -> Resource), to suggest one where it grants
+what is missing and nothing beyond what the step asks."""
+
+
+def _grant_missing(missing: list[tuple[str, str]], asked: dict[str, list[str]]) -> list[str]:
+    """The fix for permissions not granted: the AWS managed policy that grants them without reaching beyond the
+    step's grants, where the kit knows one, else granting the first in a policy of the identity."""
+    if not missing:
+        return []
+    wanted = {a.lower() for a, _ in missing}
+    asked_on = {a.lower(): set(r) for a, r in asked.items()}
+    for name, grants in MANAGED_GRANTS.items():
+        granted = {a.lower(): set(r) for a, r in grants.items()}
+        if wanted <= granted.keys() and all(asked_on.get(a, set()) >= r for a, r in granted.items()):
+            return [f"Attach the AWS managed policy {name} (it grants {', '.join(grants)} on *)."]
+    action, resource = missing[0]
+    return [f"Grant {action} on {resource} in a policy of the identity."]
+
+
 def _overreach(extras: list[identity.Extra], asked: dict[str, list[str]]) -> tuple[list[str], list[str]]:
     """One sentence per statement part that grants too much (an Action pattern reaching unasked actions, or a
     Resource wider than asked), and for each the change that fixes it."""
@@ -316,7 +356,12 @@ def _overreach(extras: list[identity.Extra], asked: dict[str, list[str]]) -> tup
         else:
             reached.setdefault((e.source, e.via), []).append(e.action)
     conditional = {e.action for e in extras if e.conditional}
-    over, fixes = [], []
+    over: list[str] = []
+    fixes = [
+        f"Detach the {source} (an AWS managed policy cannot be edited): grant only what the step names instead."
+        for source in dict.fromkeys(e.policy for e in extras)
+        if source.startswith("AWS managed policy ")
+    ]
     for source, actions in named.items():
         under = " (under a Condition)" if set(actions) <= conditional else ""
         over.append(

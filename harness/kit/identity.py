@@ -53,6 +53,8 @@ class Extra:
     conditional: bool = False
     source: str = field(default="", compare=False)
     via: str = field(default="", compare=False)
+    policy: str = field(default="", compare=False)
+    """The policy that holds the granting statement, as `Source.name` (`AWS managed policy ReadOnlyAccess`)."""
 
     def __str__(self) -> str:
         on = f" on {', '.join(self.resources)}" if self.resources else ""
@@ -94,7 +96,7 @@ def extra_permissions(held: Sequence[Source], asked: Mapping[str, Iterable[str]]
     the resources each action can be requested on (`reach`), so `log-group:G:*` grants logs:PutLogEvents only on
     G's log streams. A conditional Deny is not counted on to remove a permission; a permission granted only under
     a Condition is reported as such. Each extra names the policy and the Action pattern that grant it."""
-    limits = {action.lower(): tuple(resources) for action, resources in asked.items()}
+    limits = {action.lower(): tuple(p for r in resources for p in named_by(r)) for action, resources in asked.items()}
     placed = [(src, s) for src in held for s in src.policy.statements if not s.insecure_transport_only]
     statements = [s for _, s in placed]
     candidates = _candidate_actions(statements) | set(asked)
@@ -121,9 +123,20 @@ def extra_permissions(held: Sequence[Source], asked: Mapping[str, Iterable[str]]
             src, statement = covering[first]
             extras.append(
                 Extra(action, patterns if limit is not None else (), conditional, _where(src, statement),
-                      _action_pattern_of(statement, action))
+                      _action_pattern_of(statement, action), src.name)
             )  # fmt: skip
     return extras
+
+
+_SECRET_ARN = re.compile(r"(?P<named>arn:[^:]+:secretsmanager:[^:]*:[^:]*:secret:[^*?]+)-[A-Za-z0-9]{6}")
+
+
+def named_by(resource: str) -> tuple[str, ...]:
+    """The IAM Resource patterns that name just the resource the ARN `resource` names, as AWS reads them: itself,
+    and for a Secrets Manager secret (whose ARN ends with a random 6-character suffix) `NAME-??????`, the form AWS
+    recommends (it matches that secret's ARN and no other secret's). Any other resource or pattern: itself."""
+    secret = _SECRET_ARN.fullmatch(resource)
+    return (resource, f"{secret['named']}-??????") if secret else (resource,)
 
 
 @cache

@@ -46,6 +46,20 @@ Fetch = Callable[[Any, str], Resource | None]
 """(session, id) -> the resource, None when the answer is empty; NotFound errors may be raised."""
 
 
+REGIONLESS_SERVICES = frozenset({"iam", "cloudfront", "route53", "organizations"})
+"""Services whose resources live in no region: the lab's region does not apply to them."""
+
+
+def outside(kind: Kind, resource_id: str, region: str | None, home: str | None, allowed: Collection[str]) -> str | None:
+    """The region a resource of `kind` is in (`region`, else the one its ARN or URL names) when that is neither
+    `home` (the lab's region: the evaluation's) nor one of `allowed` (`"*"`: any); else None. A lab's platform
+    gives the learner one region: a regional resource built in another is a mistake, unless the spec allows it."""
+    where = region or region_of(resource_id)
+    if not kind.regional or home is None or where is None or where == home or "*" in allowed or where in allowed:
+        return None
+    return where
+
+
 @dataclass(frozen=True)
 class Kind:
     """How the kit finds and names one type of resource.
@@ -70,6 +84,12 @@ class Kind:
     def service_name(self) -> str:
         """botocore's name of the service that holds this kind."""
         return self.service or service_for_type(self.type)
+
+    @property
+    def regional(self) -> bool:
+        """Whether a resource of this kind lives in a region (IAM, CloudFront and Route 53 ones live in none; an
+        S3 bucket's name is global, but the bucket is in a region)."""
+        return self.service_name not in REGIONLESS_SERVICES
 
     def describe(self, resource_id: str) -> str:
         """`VPC vpc-0abc`: how a sentence names one."""

@@ -44,7 +44,12 @@ def _alias_key(session: Any, identity: refs.Identity, spelled: str) -> refs.Iden
 
 
 KEY_REFERENCE = refs.Space(
-    "kms:key", "KMS key", ("Arn", "KeyArn", "AliasArn", "KeyId", "TargetKeyId"), refs.kms_key_identity, _alias_key
+    "kms:key",
+    "KMS key",
+    ("Arn", "KeyArn", "AliasArn", "KeyId", "TargetKeyId"),
+    refs.kms_key_identity,
+    _alias_key,
+    also=("Aliases",),
 )
 """A KMS key by its id, its ARN, an alias or an alias ARN (an alias read as its key, asking KMS), a described key
 or alias; an AWS managed key by its alias (`alias/aws/secretsmanager`)."""
@@ -91,8 +96,15 @@ def customer_managed() -> Requirement:
 
 
 def has_alias(name: str) -> Requirement:
-    """The key is named `name`: `alias/orders`, `orders` or the alias's ARN."""
+    """The key is named `name`: `alias/orders`, `orders` or the alias's ARN (for a key; an alias's own name is
+    `alias_named`)."""
     return refs.refers_among("aliases", refs.KMS_ALIAS, name, lambda k: k["Aliases"])
+
+
+def alias_named(name: str) -> Requirement:
+    """The alias is `name`: `alias/orders`, `orders` or the alias's ARN (for an alias; a key's aliases are
+    `has_alias`)."""
+    return refs.refers("alias name", refs.KMS_ALIAS, name, lambda a: a.get("AliasArn") or a.get("AliasName"))
 
 
 @later

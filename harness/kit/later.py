@@ -57,9 +57,9 @@ class Deferred(Later):
     def settle(self) -> Any:
         return self.function(*settled(self.args), **settled(self.kwargs))
 
-    def evaluate(self, resource: Any) -> Any:
+    def evaluate(self, resource: Any, subject: str = "the resource") -> Any:
         """The requirement built for the outputs' values now, evaluated on `resource` (an Outcome)."""
-        return self.settle().evaluate(resource)
+        return self.settle().evaluate(resource, subject)
 
     def __repr__(self) -> str:
         return f"Deferred({getattr(self.function, '__qualname__', self.function)})"

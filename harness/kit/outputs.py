@@ -78,6 +78,8 @@ class Finding:
     gone: list[str]
     regions: dict[str, str]
     critical: bool = False
+    away: dict[str, str] = field(default_factory=dict)
+    """Resources of the kind found in a region the lab does not allow: id -> region (no candidates)."""
 
     @property
     def names(self) -> list[str]:
@@ -196,7 +198,7 @@ class Judging:
 
     def _evaluate(self, requirement: Requirement, candidate: Candidate, finding: Finding) -> Outcome:
         with refs.resolving(self.resolver.at(finding.regions.get(candidate[0]))):
-            return requirement.evaluate(candidate[1])
+            return requirement.evaluate(candidate[1], finding.kind.describe(candidate[0]))
 
 
 def _id(candidate: Candidate | None) -> str | None:

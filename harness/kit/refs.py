@@ -173,6 +173,9 @@ class Space:
     leaves it as it was)."""
     described: Callable[[Mapping[str, Any]], Identity | None] | None = None
     """What a described resource names, where that is more than its reference's text (a repository: any image)."""
+    also: tuple[str, ...] = ()
+    """Keys under which a described resource lists other spellings of its reference (a key's `Aliases`): a miss
+    shows the expected reference the way the learner spelt theirs."""
 
     @property
     def regional(self) -> bool:
@@ -187,6 +190,17 @@ class Space:
         if isinstance(reference, Mapping):
             return next((str(reference[k]) for k in self.keys if reference.get(k)), None)
         return str(reference)
+
+    def forms(self, reference: Any) -> list[str]:
+        """Every spelling of `reference` known without asking AWS: a string itself, a described resource's
+        reference under each of `keys` and `also`."""
+        if not isinstance(reference, Mapping):
+            text = self.spelled(reference)
+            return [text] if text else []
+        found = [str(reference[k]) for k in self.keys if reference.get(k)]
+        for key in self.also:
+            found += [str(v) for v in reference.get(key) or ()]
+        return found
 
     def read(self, text: str) -> Identity | None:
         """The identity the text spells (an ARN, a queue URL, or a bare name or id), without asking AWS."""
@@ -459,10 +473,31 @@ def refers(
     explain: Callable[[Any], str] | None = None,
 ) -> Requirement:
     """`actual(resource)` names the resource `expected` names (a described resource, or any spelling of its
-    reference in `space`), whatever the spelling on either side."""
-    return _referring(
-        check, shown(space, expected), actual, lambda found: current().same(space, found, expected), hint, explain
-    )
+    reference in `space`), whatever the spelling on either side. A miss shows the expected reference the way
+    the learner spelt theirs, and as the check records it ("alias/orders (arn:aws:kms:...:key/1234...)")."""
+    recorded = shown(space, expected)
+    if explain is None:
+
+        def explain(found: Any) -> str:
+            return f"{check} should be {_like(space, expected, found, recorded)}, but is {found or 'none'}."
+
+    return _referring(check, recorded, actual, lambda found: current().same(space, found, expected), hint, explain)
+
+
+def _shape(text: str) -> tuple[str, str | None]:
+    """The form a reference is spelt in: an ARN of a type, a URL, an alias name, or a bare name or id."""
+    arn = arn_identity(text)
+    if arn is not None:
+        return "arn", arn.type
+    return ("url", None) if "://" in text else ("alias", None) if text.startswith("alias/") else ("bare", None)
+
+
+def _like(space: Space, expected: Any, found: Any, recorded: str | None) -> str:
+    """The expected reference in the learner's form where it differs from the recorded one, with the recorded."""
+    if not isinstance(found, str) or not found:
+        return str(recorded)
+    like = next((f for f in space.forms(expected) if _shape(f) == _shape(found)), None)
+    return str(recorded) if like is None or like == recorded else f"{like} ({recorded})"
 
 
 def refers_among(

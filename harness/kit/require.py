@@ -7,6 +7,7 @@ to compare the two. Validators (ec2, elbv2, s3) build them; `Step.find` evaluate
 from __future__ import annotations
 
 import operator
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,39 @@ class Outcome:
         return hint(self.actual) if callable(hint) else hint
 
 
+class Misapplied(Exception):
+    """A requirement could not read what it checks off the resource judged (a KeyError, an AttributeError...):
+    most likely a requirement of another kind (`kms.has_alias` on an alias), the lab author's mistake, never the
+    learner's. The step answers `error`, naming the requirement and the kind."""
+
+    def __init__(self, requirement: Requirement, error: Exception, subject: str = "the resource") -> None:
+        made = f"{requirement.origin}(...)" if requirement.origin else "require(...)"
+        read = f"{type(error).__name__}: {error}"
+        super().__init__(
+            f"{made} (check {requirement.check!r}) cannot be judged on {subject}: reading it raised {read}. "
+            "Is it a requirement of another kind? Give it to the find of the kind it is for."
+        )
+        self.requirement = requirement
+        self.error = error
+
+
+_PLUMBING = frozenset({"require", "refs", "later", "step", "outputs", "match", "kinds", "aws"})
+"""Kit modules that build or judge requirements for others: never the origin of one."""
+
+
+def _origin() -> str | None:
+    """The kit function the module called to make this requirement (`kms.has_alias`): the outermost public
+    function of a kit service module on the stack, before the module's own frames."""
+    found = None
+    frame = sys._getframe(1)  # the dataclass's __init__, whose globals are this module's
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("harness.kit."):
+        short, name = frame.f_globals["__name__"].removeprefix("harness.kit."), frame.f_code.co_name
+        if short not in _PLUMBING and not name.startswith(("_", "<")):
+            found = f"{short}.{name}"
+        frame = frame.f_back
+    return found
+
+
 @dataclass(frozen=True)
 class Requirement:
     """`check` (e.g. "CIDR block") should compare equal (or by `compare(actual, expected)`) to `expected` on
@@ -53,9 +87,15 @@ class Requirement:
     hint: str | Callable[[Any], str] | None = None
     explain: Callable[[Any], str] | None = None
     waits: bool | Callable[[Resource], bool] = False
+    origin: str | None = field(default_factory=_origin, compare=False)
+    """The kit function that made it (`kms.has_alias`), for the author-facing error of a misapplied one."""
 
-    def evaluate(self, resource: Resource) -> Outcome:
-        actual = self.actual(resource)
+    def evaluate(self, resource: Resource, subject: str = "the resource") -> Outcome:
+        """`actual(resource)` compared with `expected`; Misapplied when the resource lacks what it reads."""
+        try:
+            actual = self.actual(resource)
+        except (KeyError, AttributeError, TypeError, IndexError) as error:
+            raise Misapplied(self, error, subject) from error
         return Outcome(self, bool(self.compare(actual, self.expected)), actual)
 
 

@@ -6,12 +6,15 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from harness.kit import refs
+from harness.kit import kms, refs
 from harness.kit.aws import error_code
 from harness.kit.kinds import Kind, LazyResource, Resource, register
 from harness.kit.later import later
 from harness.kit.policy import PolicyError, PolicyVerdict, grants_public_read_of_objects, parse_policy
 from harness.kit.require import Requirement, attribute, require
+
+DEFAULT_KEY = "alias/aws/s3"
+"""The AWS managed key SSE-KMS uses when the bucket's default encryption names none."""
 
 NO_PUBLIC_ACCESS_BLOCK = {
     "BlockPublicAcls": False,
@@ -27,14 +30,26 @@ def _bucket_extras(session: Any, name: str) -> dict[str, Any]:
     def versioning() -> str:
         return s3.get_bucket_versioning(Bucket=name).get("Status", "Disabled")
 
+    read: list[list[dict[str, Any]]] = []  # the default encryption rules, read once
+
+    def defaults() -> list[dict[str, Any]]:
+        if not read:
+            try:
+                rules = s3.get_bucket_encryption(Bucket=name)["ServerSideEncryptionConfiguration"]["Rules"]
+            except ClientError as error:
+                if error_code(error) != "ServerSideEncryptionConfigurationNotFoundError":
+                    raise
+                rules = []
+            read.append([r["ApplyServerSideEncryptionByDefault"] for r in rules])
+        return read[0]
+
     def encryption() -> list[str]:
-        try:
-            rules = s3.get_bucket_encryption(Bucket=name)["ServerSideEncryptionConfiguration"]["Rules"]
-        except ClientError as error:
-            if error_code(error) == "ServerSideEncryptionConfigurationNotFoundError":
-                return []
-            raise
-        return [r["ApplyServerSideEncryptionByDefault"]["SSEAlgorithm"] for r in rules]
+        return [d["SSEAlgorithm"] for d in defaults()]
+
+    def encryption_key() -> str | None:
+        """The KMS key of SSE-KMS by default (none named: the AWS managed key aws/s3), else None."""
+        kms_rules = [d for d in defaults() if d["SSEAlgorithm"].startswith("aws:kms")]
+        return (kms_rules[0].get("KMSMasterKeyID") or DEFAULT_KEY) if kms_rules else None
 
     def public_access_block() -> dict[str, bool]:
         try:
@@ -44,7 +59,12 @@ def _bucket_extras(session: Any, name: str) -> dict[str, Any]:
                 return dict(NO_PUBLIC_ACCESS_BLOCK)
             raise
 
-    return {"Versioning": versioning, "Encryption": encryption, "PublicAccessBlock": public_access_block}
+    return {
+        "Versioning": versioning,
+        "Encryption": encryption,
+        "EncryptionKey": encryption_key,
+        "PublicAccessBlock": public_access_block,
+    }
 
 
 def _account_block(session: Any) -> dict[str, bool]:
@@ -91,6 +111,13 @@ def encrypted(algorithm: str | None = None) -> Requirement:
             and (expected == "configured" or any(a == expected or a.startswith(f"{expected}:") for a in actual))
         ),
     )
+
+
+@later
+def encrypted_with(key: Resource | str | None) -> Requirement:
+    """Default encryption is SSE-KMS (or DSSE-KMS) with the KMS key: a described key, its id or ARN, an alias or
+    alias ARN, whichever the bucket was given on either side (none given: `alias/aws/s3`, the AWS managed key)."""
+    return refs.refers("KMS key", kms.KEY_REFERENCE, key, lambda bucket: bucket["EncryptionKey"])
 
 
 BLOCKS = ("BlockPublicAcls", "IgnorePublicAcls", "BlockPublicPolicy", "RestrictPublicBuckets")

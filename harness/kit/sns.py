@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from harness.kit import patterns, refs
+from harness.kit import kms, patterns, refs
 from harness.kit.grants import principal_may
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
 from harness.kit.later import later
@@ -38,6 +38,13 @@ SUBSCRIPTION = register(Kind("AWS::SNS::Subscription", "subscription", _fetch_su
 def encrypted() -> Requirement:
     """The topic is encrypted with a KMS key (any key)."""
     return require("KMS key", "set", lambda t: t.get("KmsMasterKeyId"), compare=lambda actual, _: bool(actual))
+
+
+@later
+def encrypted_with(key: Resource | str | None) -> Requirement:
+    """The topic is encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN, whichever the
+    topic was given on either side (`alias/aws/sns` is the AWS managed key)."""
+    return refs.refers("KMS key", kms.KEY_REFERENCE, key, lambda t: t.get("KmsMasterKeyId"))
 
 
 def _endpoint(value: Resource | str | None, key: str) -> Resource | str | None:

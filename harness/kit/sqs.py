@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.kit import refs
+from harness.kit import kms, refs
 from harness.kit.grants import principal_may
 from harness.kit.kinds import Kind, Resource, register
 from harness.kit.later import later
@@ -54,6 +54,13 @@ def encrypted() -> Requirement:
         ),
         compare=lambda actual, _: actual is not None,
     )
+
+
+@later
+def encrypted_with(key: Resource | str | None) -> Requirement:
+    """SSE-KMS with the KMS key: a described key, its id or ARN, an alias or alias ARN, whichever the queue was
+    given on either side (`alias/aws/sqs` is the AWS managed key; SSE-SQS uses no KMS key, so it misses)."""
+    return refs.refers("KMS key", kms.KEY_REFERENCE, key, lambda q: q.get("KmsMasterKeyId"))
 
 
 def _redrive(queue: Resource) -> dict[str, Any]:

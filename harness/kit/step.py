@@ -25,7 +25,7 @@ from typing import Any
 
 from harness.kit import refs
 from harness.kit.aws import fetch_or_none
-from harness.kit.kinds import Kind, Resource
+from harness.kit.kinds import Kind, Resource, outside
 from harness.kit.match import Fit
 from harness.kit.outputs import Candidate, Finding, Judging, Output, Verdict
 from harness.kit.require import Outcome, Requirement
@@ -53,6 +53,9 @@ class Step:
         self._checks: list[dict[str, Any]] = []
         self._failure: dict[str, str] | None = None
         self._waiting: list[tuple[dict[str, str], int]] = []  # (failure context, retry after s) per pending output
+        self.region: str | None = getattr(session, "region_name", None)
+        """The lab's region: the evaluation's. A regional resource elsewhere is not a candidate (`kinds.outside`)."""
+        self._other_regions: tuple[str, ...] = tuple(spec.get("regions") or ())
         self.resolver = refs.Resolver(session)
         """Reads references as identities for this evaluation, asking AWS each question once."""
         self._outputs: dict[str, Output] = {}
@@ -108,6 +111,11 @@ class Step:
         entry["id"] = handle["id"]
         _set_region(entry, handle.get("region"))
         region = handle.get("region")
+        elsewhere = outside(kind, handle["id"], region, self.region, self._other_regions)
+        if elsewhere is not None:
+            self._checks.append(_check_record(name, "region", False, self.region, elsewhere))
+            issue, hint = self._away(kind, {handle["id"]: elsewhere})
+            self._fail(name, issue, hint, critical=True, check="region", subject=f"the {kind.describe(handle['id'])}")
         resource = fetch_or_none(lambda: kind.fetch_in(self.session, handle["id"], region), service=kind.service_name)
         self._checks.append(_check_record(name, "exists", resource is not None, True, resource is not None))
         if resource is None:
@@ -122,19 +130,19 @@ class Step:
         entry["status"] = "found"
         return resource
 
-    def find(
-        self, name: str, kind: Kind, requirements: Sequence[Requirement], *, critical: bool = False
-    ) -> Output | None:
-        """Output `name`: the candidate that meets every requirement, chosen with the step's other outputs (an
-        `Output`; see `find_all`), or None when there is no candidate at all."""
+    def find(self, name: str, kind: Kind, requirements: Sequence[Requirement], *, critical: bool = False) -> Output:
+        """Output `name`: the candidate that meets every requirement, chosen with the step's other outputs (see
+        `find_all`). Always its `Output`, however many candidates there are (it reads as empty and false when
+        none is left for it)."""
         return self.find_all(kind, {name: requirements}, critical=critical)[name]
 
     def find_all(
         self, kind: Kind, requirements: Mapping[str, Sequence[Requirement]], *, critical: bool = False
-    ) -> dict[str, Output | None]:
+    ) -> dict[str, Output]:
         """Several outputs of one kind, each to get a distinct candidate by configuration, never by order.
 
-        Each is returned as its `Output`, None when it has no candidate at all. The step chooses the resources of
+        Each is returned as its `Output`, whatever its candidates (test `if found:` for one left without any: it
+        reads as empty and false). The step chooses the resources of
         every output found so far together, once one is needed (an output read, an input, a check, the result):
         an output's requirements may refer to another output, passed whole. An output no candidate fits is
         not_found, with the closest candidate's failed checks; that candidate is still what it reads as (so
@@ -146,12 +154,11 @@ class Step:
             if name in self._chosen or any(name in f.requirements for f in self._declared):
                 raise ValueError(f"step.find: the output {name} is found twice in one step")
         regions = self._regions(kind, names)
-        candidates, gone = self._candidates(kind, names, regions)
-        self._declared.append(Finding(kind, dict(requirements), candidates, gone, regions, critical))
+        candidates, gone, away = self._candidates(kind, names, regions)
+        self._declared.append(Finding(kind, dict(requirements), candidates, gone, regions, critical, away))
         if critical:
             self._choose()
-        held = {e["id"] for n, e in self._entries.items() if n not in names and e["status"] == "found"}
-        return {name: self.output(name) if {c[0] for c in candidates[name]} - held else None for name in names}
+        return {name: self.output(name) for name in names}
 
     def value(
         self, name: str, value: str | None, requirements: Sequence[Requirement] = (), *, critical: bool = False
@@ -344,6 +351,12 @@ class Step:
         resolved_id = self._resolved[name]["id"] if name in self._resolved else None
         ids = {c[0] for c in finding.candidates[name]}
         near = {rid: holder for rid, holder in taken.items() if rid in ids}
+        away = {rid: r for rid, r in finding.away.items() if resolved_id is None or rid == resolved_id}
+        if away and not near:
+            issue, hint = self._away(kind, away)
+            self._checks.append(_check_record(name, "region", False, self.region, _show(sorted(set(away.values())))))
+            self._fail(name, issue, hint, critical=finding.critical, check="region", subject=kind.noun)
+            return None
         if resolved_id is not None and resolved_id not in taken:
             issue = f"The {kind.describe(resolved_id)} validated earlier no longer exists."
         elif near:
@@ -402,9 +415,10 @@ class Step:
 
     def _candidates(
         self, kind: Kind, names: list[str], regions: dict[str, str]
-    ) -> tuple[dict[str, list[Candidate]], list[str]]:
+    ) -> tuple[dict[str, list[Candidate]], list[str], dict[str, str]]:
         """Each output's candidates (a resolved handle's resource alone, else this step's events of the kind, in
-        event order), each described once, and the ids whose resources are gone."""
+        event order), each described once; the ids whose resources are gone; and those in a region the lab does
+        not allow (id -> region), which are no candidates: the one place the lab's region is applied."""
         ids: dict[str, bool] = {}  # id -> from this step's events (so possibly not yet visible)
         for name in names:
             if name in self._resolved:
@@ -413,7 +427,12 @@ class Step:
             ids.setdefault(event_id, True)
         described: dict[str, Candidate] = {}
         gone = []
+        away = {}
         for resource_id, from_events in ids.items():
+            elsewhere = outside(kind, resource_id, regions.get(resource_id), self.region, self._other_regions)
+            if elsewhere is not None:
+                away[resource_id] = elsewhere
+                continue
             resource = fetch_or_none(
                 lambda rid=resource_id: kind.fetch_in(self.session, rid, regions.get(rid)),
                 retry=from_events,
@@ -430,7 +449,16 @@ class Step:
                 per_name[name] = [own] if own else []
             else:
                 per_name[name] = [c for rid, c in described.items() if ids[rid]]
-        return per_name, gone
+        return per_name, gone, away
+
+    def _away(self, kind: Kind, away: Mapping[str, str]) -> tuple[str, str]:
+        """The issue and hint for resources of `kind` found only in regions the lab does not allow."""
+        places = "; ".join(f"the {kind.describe(rid)} is in {region}" for rid, region in away.items())
+        issue = f"{places[:1].upper()}{places[1:]}; this lab is in {self.region}."
+        hint = (
+            f"Create the {kind.noun} in {self.region}, the lab's region (the console's region, or the SDK's or CLI's)."
+        )
+        return issue, hint
 
     def _regions(self, kind: Kind, names: list[str]) -> dict[str, str]:
         """id -> region, for the handles and events of `kind` that name one."""
@@ -487,7 +515,8 @@ class Step:
             return authored
         subject = f"the {kind.noun}" if kind else "the resource"
         if check == "exists":
-            return f"Create {subject} this step asks for, in the lab's region."
+            where = f" ({self.region})" if self.region else ""
+            return f"Create {subject} this step asks for, in the lab's region{where}."
         return f"Look at the {check} of {subject}."
 
 

@@ -29,6 +29,7 @@ from harness.kit import (
     cloudtrail,
     cloudwatch,
     compute,
+    dynamodb,
     ec2,
     ecr,
     ecs,
@@ -159,6 +160,92 @@ def repository_key(session: Any) -> Case:
     return Case(judged, ecr.encrypted_with, right, other)
 
 
+def queue_key(session: Any) -> Case:
+    right, other = two_keys(session)
+    client = session.client("sqs")
+    urls = [
+        client.create_queue(QueueName=unique("q"), Attributes={"KmsMasterKeyId": k})["QueueUrl"] for k in right[1:5]
+    ]
+    plain = client.create_queue(QueueName=unique("q"), Attributes={"SqsManagedSseEnabled": "true"})["QueueUrl"]
+    judged = [described(sqs.QUEUE, session, url) for url in urls]
+    return Case(judged, sqs.encrypted_with, right, [*other, "alias/aws/sqs"], [described(sqs.QUEUE, session, plain)])
+
+
+def topic_key(session: Any) -> Case:
+    right, other = two_keys(session)
+    client = session.client("sns")
+    arns = [client.create_topic(Name=unique("t"), Attributes={"KmsMasterKeyId": k})["TopicArn"] for k in right[1:5]]
+    plain = client.create_topic(Name=unique("t"))["TopicArn"]
+    judged = [described(sns.TOPIC, session, arn) for arn in arns]
+    return Case(judged, sns.encrypted_with, right, [*other, "alias/aws/sns"], [described(sns.TOPIC, session, plain)])
+
+
+def bucket_key(session: Any) -> Case:
+    right, other = two_keys(session)
+    client = session.client("s3")
+    judged, managed = [], unique("bucket")
+    for spelled in [*right[1:5], None]:
+        name = unique("bucket") if spelled else managed
+        client.create_bucket(Bucket=name)
+        rule = {"SSEAlgorithm": "aws:kms", **({"KMSMasterKeyID": spelled} if spelled else {})}
+        client.put_bucket_encryption(
+            Bucket=name, ServerSideEncryptionConfiguration={"Rules": [{"ApplyServerSideEncryptionByDefault": rule}]}
+        )
+        judged.append(described(s3.BUCKET, session, name))
+    aes = unique("bucket")
+    client.create_bucket(Bucket=aes)
+    rule = {"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}
+    client.put_bucket_encryption(Bucket=aes, ServerSideEncryptionConfiguration={"Rules": [rule]})
+    *by_key, by_default = judged
+    return Case(
+        by_key,
+        s3.encrypted_with,
+        right,
+        [*other, "alias/aws/s3"],
+        [by_default, described(s3.BUCKET, session, aes)],
+    )
+
+
+def table_key(session: Any) -> Case:
+    right, other = two_keys(session)
+    judged = []
+    for spelled in right[1:5]:
+        name = unique("table")
+        session.client("dynamodb").create_table(
+            TableName=name,
+            KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+            SSESpecification={"Enabled": True, "SSEType": "KMS", "KMSMasterKeyId": spelled},
+        )
+        judged.append(described(dynamodb.TABLE, session, name))
+    return Case(judged, dynamodb.encrypted_with, right, other)
+
+
+def trail_key(session: Any) -> Case:
+    right, other = two_keys(session)
+    bucket = unique("trail-bucket")
+    session.client("s3").create_bucket(Bucket=bucket)
+    judged = []
+    for spelled in right[1:5]:
+        name = unique("trail")
+        session.client("cloudtrail").create_trail(Name=name, S3BucketName=bucket, KmsKeyId=spelled)
+        judged.append(described(cloudtrail.TRAIL, session, name))
+    return Case(judged, cloudtrail.encrypted_with, right, other)
+
+
+def volume_key(session: Any) -> Case:
+    right, other = two_keys(session)
+    client = session.client("ec2")
+    zone = f"{REGION}a"
+    ids = [
+        client.create_volume(AvailabilityZone=zone, Size=1, Encrypted=True, KmsKeyId=k)["VolumeId"] for k in right[1:3]
+    ]
+    plain = client.create_volume(AvailabilityZone=zone, Size=1)["VolumeId"]
+    judged = [described(compute.VOLUME, session, i) for i in ids]
+    return Case(judged, compute.volume_encrypted_with, right, other, [described(compute.VOLUME, session, plain)])
+
+
 def alias_target(session: Any) -> Case:
     right, other = two_keys(session)
     return Case([described(kms.ALIAS, session, right[3])], kms.points_to, right, other)
@@ -169,6 +256,13 @@ def key_alias(session: Any) -> Case:
     name = right[3]
     forms = [name, name.removeprefix("alias/"), right[4]]
     return Case([right[0]], kms.has_alias, forms, [other[3], other[3].removeprefix("alias/"), other[4]])
+
+
+def alias_name(session: Any) -> Case:
+    right, other = two_keys(session)
+    name = right[3]
+    forms = [name, name.removeprefix("alias/"), right[4]]
+    return Case([right[5]], kms.alias_named, forms, [other[3], other[3].removeprefix("alias/"), other[4]])
 
 
 def role(session: Any, path: str = "/") -> dict[str, Any]:
@@ -1028,8 +1122,15 @@ CASES: dict[str, Callable[[Any], Case]] = {
     "logs.encrypted_with": log_group_key,
     "rds.encrypted_with": db_key,
     "ecr.encrypted_with": repository_key,
+    "sqs.encrypted_with": queue_key,
+    "sns.encrypted_with": topic_key,
+    "s3.encrypted_with": bucket_key,
+    "dynamodb.encrypted_with": table_key,
+    "cloudtrail.encrypted_with": trail_key,
+    "compute.volume_encrypted_with": volume_key,
     "kms.points_to": alias_target,
     "kms.has_alias": key_alias,
+    "kms.alias_named": alias_name,
     "awslambda.execution_role": execution_role,
     "awslambda.for_function": mapping_function,
     "awslambda.source": mapping_source,

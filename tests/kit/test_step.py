@@ -167,7 +167,8 @@ def test_the_first_failure_of_the_step_wins(one_widget: StepSpec, account: FakeA
 def test_no_candidate_says_none_was_created(one_widget: StepSpec, widgets) -> None:
     step = Step(None, make_context(one_widget, events=[(GADGET, "g-1")]))  # an event of another type only
     with step:
-        assert step.find("01_01_widget", widgets, [BLUE]) is None
+        found = step.find("01_01_widget", widgets, [BLUE])
+        assert found is not None and not found and dict(found) == {}
     result = step.result()
     assert result["failure_context"] == {
         "step": "01.01",
@@ -329,7 +330,7 @@ def test_a_candidate_found_by_an_earlier_find_is_not_reused(
     step = Step(None, make_context(two_gadgets, events=[(GADGET, "g-1")]))
     with step:
         assert step.find("01_02_a", gadgets, [BLUE]) == {"Color": "blue"}
-        assert step.find("01_02_b", gadgets, [BLUE]) is None
+        assert not step.find("01_02_b", gadgets, [BLUE])
     result = step.result()
     assert statuses(result) == {"01_02_a": ("g-1", "found"), "01_02_b": (None, "not_found")}
     assert result["failure_context"]["issue"] == (
