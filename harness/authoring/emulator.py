@@ -212,7 +212,7 @@ class Emulator:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "harness.authoring.emulator", str(theirs.fileno()), *self._services],
+                [sys.executable, "-P", "-m", "harness.authoring.emulator", str(theirs.fileno()), *self._services],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,

@@ -111,7 +111,9 @@ class TemplateProcess:
         flags += [f"--warm={service}:{region}" for service, region in warm]
         with theirs:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "harness.sandbox.template", *flags, str(theirs.fileno()), *preload],
+                # -P: not the working directory first on its path (`-m` would put it there): a `harness` found there
+                # (another checkout, a learner's repository) is never what the template imports
+                [sys.executable, "-P", "-m", "harness.sandbox.template", *flags, str(theirs.fileno()), *preload],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 env=worker_environment(),

@@ -234,6 +234,23 @@ def test_check_seed_lab_is_clean() -> None:
     assert run.stderr.strip() == "2 steps, 2 modules: all good"
 
 
+def test_check_imports_its_own_harness_whatever_the_working_directory(tmp_path: Path) -> None:
+    """The template is this stepeval's: a `harness` package in the directory the command runs from (another
+    checkout, a learner's repository) is never what its processes import."""
+    (tmp_path / "harness").mkdir()
+    (tmp_path / "harness" / "__init__.py").write_text("raise SystemExit('the working directory harness')\n")
+    done = subprocess.run(
+        [str(STEPEVAL), "check", "--lab", str(SEED_LAB)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 0, done
+    assert done.stderr.strip() == "2 steps, 2 modules: all good"
+
+
 PLANTED_SPEC = """\
 project: planted
 objectives:
