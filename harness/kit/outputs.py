@@ -17,6 +17,7 @@ from harness.kit.kinds import Kind, Resource
 from harness.kit.later import Later
 from harness.kit.match import Fit, assign
 from harness.kit.require import Outcome, Requirement
+from harness.kit.stops import Absent
 
 Candidate = tuple[str, Resource]
 """(id, the described resource)."""
@@ -48,7 +49,7 @@ class Output(Later, Mapping[str, Any]):
     def __getitem__(self, key: str) -> Any:
         resource = self.settle()
         if resource is None:
-            raise KeyError(key)
+            raise Absent(self.name, key)
         return resource[key]
 
     def get(self, key: str, default: Any = None) -> Any:

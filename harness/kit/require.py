@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.kit.kinds import Resource
+from harness.kit.stops import Absent
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,8 @@ class Requirement:
         """`actual(resource)` compared with `expected`; Misapplied when the resource lacks what it reads."""
         try:
             actual = self.actual(resource)
+        except Absent:
+            raise  # another output read that has no resource: the step fails for it, no author's mistake
         except (KeyError, AttributeError, TypeError, IndexError) as error:
             raise Misapplied(self, error, subject) from error
         return Outcome(self, bool(self.compare(actual, self.expected)), actual)

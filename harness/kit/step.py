@@ -29,10 +29,7 @@ from harness.kit.kinds import Kind, Resource, outside
 from harness.kit.match import Fit
 from harness.kit.outputs import Candidate, Finding, Judging, Output, Verdict
 from harness.kit.require import Outcome, Requirement
-
-
-class StopStep(Exception):
-    """A critical check failed: the rest of the step cannot be judged. `with step:` absorbs it."""
+from harness.kit.stops import StopStep
 
 
 class Step:

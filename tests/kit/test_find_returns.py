@@ -89,3 +89,20 @@ def test_an_output_with_no_candidate_is_still_returned_and_reads_as_false(aws_se
     result = step.result()
     assert not result["success"]
     assert result["failure_context"]["issue"] == "No Lambda function was created in this step for 01_02_function."
+
+
+def test_a_module_written_for_find_returning_none_keeps_its_verdict(aws_session, function_step) -> None:
+    """`if function is not None: function["FunctionArn"]` (as modules were written when `find` gave None for no
+    candidate) reads an output with no resource: the step fails for that output, it does not answer `error`."""
+    role = aws_session.client("iam").create_role(RoleName=unique("lonely"), AssumeRolePolicyDocument=json.dumps(TRUST))
+    step = Step(aws_session, make_context(function_step, resolved=[("01_01_role", role["Role"]["RoleName"])]))
+    with step:
+        function = step.find("01_02_function", awslambda.FUNCTION, [])
+        if function is not None:
+            step.check("01_02_function", "its ARN", bool(function["FunctionArn"]))
+        raise AssertionError("reading an output with no resource ends the step")
+    result = step.result()
+    assert not result["success"]
+    assert result["failure_context"]["issue"] == "No Lambda function was created in this step for 01_02_function."
+    with pytest.raises(KeyError):  # and outside `with step:`, still the KeyError it always was
+        function["FunctionArn"]

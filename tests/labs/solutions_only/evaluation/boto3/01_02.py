@@ -16,7 +16,7 @@ async def run(session, context, logger):
         dlq = step.find(
             "01_02_dlq", sqs.QUEUE, [require("name", "orders-dlq", lambda q: q["QueueUrl"].rsplit("/", 1)[-1])]
         )
-        if dlq is not None:
+        if dlq:
             step.check("01_01_queue", "dead-letter queue", sqs.dead_letter_queue(dlq, 5).evaluate(queue).ok,
                        expected=f"{dlq['QueueArn']} after 5 receives", actual=queue.get("RedrivePolicy"))  # fmt: skip
     return step.result()
