@@ -1,27 +1,38 @@
 # Two commands on a fresh machine: `make demo` and `make test`. Both set themselves up.
+# `make demo` needs only Python >= 3.11 and the package registry (no root); `make test` also wants chromium and
+# PostgreSQL (test-tools below): installed when root on Debian, named in one line otherwise.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup bytecode postgresql demo test test-fast test-deps lint bench serve clean
+.PHONY: setup bytecode test-tools demo test test-fast test-deps wheel-demo lint bench serve clean
 
-setup: $(STAMP) bytecode postgresql /usr/bin/chromium
+setup: $(STAMP) bytecode
 
 # pip compiles what it installs, but not an editable project: compile ours, as an install would, so that no
 # process (every `stepeval` command, every worker template) compiles it again where PYTHONDONTWRITEBYTECODE is set.
 bytecode: $(STAMP)
 	$(BIN)/python -m compileall -q harness bench >/dev/null
 
-# The record store's tests start a real PostgreSQL server (tests/fixtures/store.py): install it when missing.
-postgresql:
-	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 || \
-	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; } || \
-	  { echo "make setup: PostgreSQL is missing; install it (apt-get install postgresql): the store's tests need it" >&2; exit 1; }
+# What only the tests need (the demo needs neither): chromium drives the HTML report's browser test, PostgreSQL
+# serves the record store's tests. Each is found, or installed with apt-get when root on Debian (saying so), or
+# named in one line; its tests then skip (outside CI; under CI they fail: tests/fixtures/needs.py).
+test-tools:
+	@$(call need,chromium,command -v chromium || test -x /usr/bin/chromium,chromium,the HTML report's browser test)
+	@$(call need,PostgreSQL,ls /usr/lib/postgresql/*/bin/pg_ctl || command -v pg_ctl,postgresql,the record store's tests)
 
-# The HTML report's browser test drives Debian's chromium (Playwright's own browser download is not reachable).
-/usr/bin/chromium:
-	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+# $(call need,WHAT,HOW TO FIND IT,DEBIAN PACKAGE,WHICH TESTS NEED IT)
+define need
+if { $(2); } >/dev/null 2>&1; then :; \
+elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+  echo "make test: installing $(1) with apt-get install $(3) (for $(4))"; \
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(3) >/dev/null; } || \
+  echo "make test: apt-get could not install $(3): $(4) will skip (fail under CI)" >&2; \
+else \
+  echo "make test: $(1) is missing: $(4) will skip (as root on Debian make test installs it: apt-get install $(3))" >&2; \
+fi
+endef
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("stepeval needs Python >= 3.11" if sys.version_info < (3, 11) else 0)'
@@ -33,8 +44,17 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(BIN)/stepeval demo
 
-test: setup
+test: setup test-tools
 	$(BIN)/python -m pytest
+
+# A wheel built from this checkout (not editable) in a fresh venv under build/, running `stepeval demo`: what a user
+# of `pip install stepeval` gets (tests/commands/test_wheel.py runs the same as an unprivileged user).
+wheel-demo:
+	rm -rf build/wheel && $(PYTHON) -m venv build/wheel/venv
+	build/wheel/venv/bin/python -m pip install --quiet --upgrade pip
+	build/wheel/venv/bin/python -m pip wheel --quiet --no-deps -w build/wheel/dist .
+	build/wheel/venv/bin/python -m pip install --quiet build/wheel/dist/stepeval-*.whl
+	cd build/wheel && venv/bin/stepeval demo
 
 # The tests that start no process and use no moto, PostgreSQL or chromium (markers: tests/fixtures/markers.py).
 FAST := not process and not moto and not postgres and not browser
@@ -85,4 +105,4 @@ serve: setup
 	$(BIN)/stepeval serve --lab $(LAB) $(if $(ENDPOINT_URL),--endpoint-url $(ENDPOINT_URL))
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build/deps
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build/deps build/wheel

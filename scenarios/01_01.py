@@ -1,20 +1,18 @@
-"""Step 01.01: a versioned S3 bucket for the site's files."""
+"""Step 01.01: the mistakes learners make with the versioned bucket (solution/boto3/01_01.py solves it)."""
 
-from harness.authoring.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake
 
 BUCKET = "web-tier-site"
 
 
 def _bucket(aws, name, *, versioning=None):
     s3 = aws.client("s3")
-    s3.create_bucket(Bucket=name)
+    where = {}
+    if aws.region_name != "us-east-1":  # the one region that takes no location constraint
+        where = {"CreateBucketConfiguration": {"LocationConstraint": aws.region_name}}
+    s3.create_bucket(Bucket=name, **where)
     if versioning:
         s3.put_bucket_versioning(Bucket=name, VersioningConfiguration={"Status": versioning})
-
-
-@solve
-def versioned_bucket(aws, handles):
-    _bucket(aws, BUCKET, versioning="Enabled")
 
 
 @mistake(issue=r"(?i)versioning")

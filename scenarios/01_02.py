@@ -1,8 +1,9 @@
-"""Step 01.02: a bucket policy that lets everyone read every object, not blocked by the public access block."""
+"""Step 01.02: the mistakes learners make with the public-read bucket policy (solution/boto3/01_02.py solves it;
+the mutants its evaluator rightly accepts are marked in solution/equivalent.yaml)."""
 
 import json
 
-from harness.authoring.scenarios import equivalent, mistake, solve
+from harness.authoring.scenarios import mistake
 
 OPEN = {"BlockPublicAcls": False, "IgnorePublicAcls": False, "BlockPublicPolicy": False, "RestrictPublicBuckets": False}
 
@@ -22,16 +23,6 @@ def _attach(aws, bucket, *statements, block=OPEN):
     s3.put_public_access_block(Bucket=bucket, PublicAccessBlockConfiguration=block)
     policy = {"Version": "2012-10-17", "Statement": list(statements)}
     s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps(policy))
-
-
-@equivalent("BlockPublicAcls=true", reason="ACLs are not the question: the instruction asks that public policies work")
-@equivalent("IgnorePublicAcls=true", reason="ACLs are not the question: the instruction asks that public policies work")
-@equivalent("Statement[0].Action", reason="a wider grant still lets everyone read every object (every_s3_action)")
-@equivalent("Resource=*", reason="Resource * covers every object of the bucket: everyone can still read them all")
-@solve
-def public_read_policy(aws, handles):
-    bucket = handles["01_01_bucket"]
-    _attach(aws, bucket, _public_read(bucket, Sid="PublicRead"))
 
 
 @mistake(expect="pass")

@@ -1,6 +1,6 @@
-"""Step 02.01: the VPC, 10.0.0.0/16, with DNS support and DNS hostnames."""
+"""Step 02.01: the mistakes learners make with the VPC (solution/boto3/02_01.py solves it)."""
 
-from harness.authoring.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake
 
 
 def _vpc(aws, cidr="10.0.0.0/16", *, dns_support=True, dns_hostnames=True):
@@ -9,11 +9,6 @@ def _vpc(aws, cidr="10.0.0.0/16", *, dns_support=True, dns_hostnames=True):
     ec2.modify_vpc_attribute(VpcId=vpc_id, EnableDnsSupport={"Value": dns_support})
     ec2.modify_vpc_attribute(VpcId=vpc_id, EnableDnsHostnames={"Value": dns_hostnames})
     return vpc_id
-
-
-@solve
-def vpc_with_dns(aws, handles):
-    _vpc(aws)
 
 
 @mistake(issue=r"(?i)dns hostnames")

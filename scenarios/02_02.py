@@ -1,6 +1,6 @@
-"""Step 02.02: two public subnets, 10.0.1.0/24 in zone "a" and 10.0.2.0/24 in zone "b"."""
+"""Step 02.02: the mistakes learners make with the two public subnets (solution/boto3/02_02.py solves it)."""
 
-from harness.authoring.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake
 
 
 def _zone(aws, letter):
@@ -14,12 +14,6 @@ def _subnet(aws, vpc_id, cidr, letter, *, public=True):
     if public:
         ec2.modify_subnet_attribute(SubnetId=subnet["SubnetId"], MapPublicIpOnLaunch={"Value": True})
     return subnet["SubnetId"]
-
-
-@solve
-def two_public_subnets(aws, handles):
-    _subnet(aws, handles["02_01_vpc"], "10.0.1.0/24", "a")
-    _subnet(aws, handles["02_01_vpc"], "10.0.2.0/24", "b")
 
 
 @mistake(issue=r"(?i)availability zone")
@@ -55,7 +49,8 @@ def in_another_vpc(aws, handles):
 
 @mistake(expect="pass", events="reversed")
 def events_reversed(aws, handles):
-    two_public_subnets(aws, handles)
+    _subnet(aws, handles["02_01_vpc"], "10.0.1.0/24", "a")
+    _subnet(aws, handles["02_01_vpc"], "10.0.2.0/24", "b")
 
 
 @mistake(expect="pass")

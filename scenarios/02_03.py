@@ -1,6 +1,7 @@
-"""Step 02.03: an internet gateway attached to the VPC, and a public route table for both public subnets."""
+"""Step 02.03: the mistakes learners make with the internet gateway and the public route table
+(solution/boto3/02_03.py solves it)."""
 
-from harness.authoring.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake
 
 WORLD = "0.0.0.0/0"
 
@@ -25,13 +26,6 @@ def _route_table(aws, vpc_id, subnets, **target):
 
 def _public_subnets(handles):
     return [handles["02_02_public_subnet_a"], handles["02_02_public_subnet_b"]]
-
-
-@solve
-def public_route_table(aws, handles):
-    vpc_id = handles["02_01_vpc"]
-    igw_id = _gateway(aws, vpc_id)
-    _route_table(aws, vpc_id, _public_subnets(handles), GatewayId=igw_id)
 
 
 @mistake(issue=r"(?i)associat")
@@ -85,4 +79,6 @@ def main_route_table_edited_instead(aws, handles):
 
 @mistake(expect="pass", events="reversed")
 def events_reversed(aws, handles):
-    public_route_table(aws, handles)
+    vpc_id = handles["02_01_vpc"]
+    igw_id = _gateway(aws, vpc_id)
+    _route_table(aws, vpc_id, _public_subnets(handles), GatewayId=igw_id)

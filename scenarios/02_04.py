@@ -1,6 +1,7 @@
-"""Step 02.04: a private subnet whose traffic leaves through a NAT gateway in public subnet "a"."""
+"""Step 02.04: the mistakes learners make with the private subnet behind a NAT gateway
+(solution/boto3/02_04.py solves it)."""
 
-from harness.authoring.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake
 
 WORLD = "0.0.0.0/0"
 
@@ -23,11 +24,6 @@ def _build(aws, handles, *, public_ips=False, nat_in="a", world_to_igw=False, ig
         ec2.create_route(RouteTableId=table_id, DestinationCidrBlock="198.51.100.0/24", GatewayId=igw_id)
     if associate:
         ec2.associate_route_table(RouteTableId=table_id, SubnetId=private)
-
-
-@solve
-def private_subnet_behind_nat(aws, handles):
-    _build(aws, handles)
 
 
 @mistake(issue=r"(?i)subnet")

@@ -1,6 +1,6 @@
-"""Step 03.01: the load balancer's group (TCP 80 from anywhere, nothing else) and the app's (TCP 80 from it)."""
+"""Step 03.01: the mistakes learners make with the two security groups (solution/boto3/03_01.py solves it)."""
 
-from harness.authoring.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake
 
 WORLD = "0.0.0.0/0"
 
@@ -19,13 +19,6 @@ def _groups(aws, handles, *, alb_vpc=None):
     """Both groups, with no rules yet: (load balancer's, app's)."""
     vpc_id = handles["02_01_vpc"]
     return _group(aws, alb_vpc or vpc_id, "web-tier-alb"), _group(aws, vpc_id, "web-tier-app")
-
-
-@solve
-def two_security_groups(aws, handles):
-    alb, app = _groups(aws, handles)
-    _allow(aws, alb, 80, cidr=WORLD)
-    _allow(aws, app, 80, group=alb)
 
 
 @mistake(issue=r"(?i)TCP 22")
@@ -67,4 +60,6 @@ def alb_group_in_another_vpc(aws, handles):
 
 @mistake(expect="pass", events="reversed")
 def events_reversed(aws, handles):
-    two_security_groups(aws, handles)
+    alb, app = _groups(aws, handles)
+    _allow(aws, alb, 80, cidr=WORLD)
+    _allow(aws, app, 80, group=alb)

@@ -1,6 +1,6 @@
-"""Step 03.02: an internet-facing ALB in both public subnets, an HTTP:80 target group, a listener forwarding to it."""
+"""Step 03.02: the mistakes learners make with the load balancer (solution/boto3/03_02.py solves it)."""
 
-from harness.authoring.scenarios import equivalent, mistake, solve
+from harness.authoring.scenarios import mistake
 
 
 def _build(
@@ -33,12 +33,6 @@ def _build(
     elbv2.create_listener(
         LoadBalancerArn=alb["LoadBalancerArn"], Protocol="HTTP", Port=listener_port, DefaultActions=[action]
     )
-
-
-@equivalent("TargetType=ip", reason="the instruction names no target type: instances and IPs both serve HTTP on 80")
-@solve
-def internet_facing_alb(aws, handles):
-    _build(aws, handles)
 
 
 @mistake(issue=r"(?i)scheme")

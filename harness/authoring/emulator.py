@@ -36,7 +36,8 @@ from typing import Any, NoReturn
 
 from harness.core.account import EMULATOR_CREDENTIALS, Account
 
-REGION = "us-east-1"
+REGION = "us-east-1"  # the accounts' region unless an Emulator names another (moto's processes read REGION_ENV)
+REGION_ENV = "STEPEVAL_EMULATOR_REGION"
 LOOPBACK = "127.0.0.1"
 STARTUP_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 5.0
@@ -89,8 +90,8 @@ class Seat:
         self.endpoint_url = f"http://{LOOPBACK}:{self.listener.getsockname()[1]}"
 
     def sandbox(self) -> Account:
-        """What reaches the copy serving here."""
-        return Account(EMULATOR_CREDENTIALS, REGION, self.endpoint_url)
+        """What reaches the copy serving here, in the emulator's region."""
+        return Account(EMULATOR_CREDENTIALS, self.emulator.region, self.endpoint_url)
 
 
 class MotoState:
@@ -182,12 +183,20 @@ class Emulator:
     """moto in a process of its own (`root`: empty accounts), `seats` loopback ports, and every copy made.
 
     `env` is added to the moto process's environment (e.g. MOTO_IAM_LOAD_MANAGED_POLICIES); copies inherit it.
-    `services` (boto3 names) are loaded once in the root, so that no copy imports them. Everything is stopped on
-    exit, whatever happens.
+    `services` (boto3 names) are loaded once in the root, so that no copy imports them. `region` is the accounts'
+    (what the seats' sandboxes name, and where EC2's backend is built ahead). Everything is stopped on exit,
+    whatever happens.
     """
 
-    def __init__(self, seats: int = 1, env: Mapping[str, str] | None = None, services: Iterable[str] = ()) -> None:
-        self._env = dict(env or {})
+    def __init__(
+        self,
+        seats: int = 1,
+        env: Mapping[str, str] | None = None,
+        services: Iterable[str] = (),
+        region: str | None = None,
+    ) -> None:
+        self.region = region or REGION
+        self._env = {**(env or {}), REGION_ENV: self.region}
         self._services = sorted(set(services))
         self._live: list[MotoState] = []
         self._lock = threading.Lock()
@@ -203,7 +212,7 @@ class Emulator:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "harness.authoring.emulator", str(theirs.fileno()), *self._services],
+                [sys.executable, "-P", "-m", "harness.authoring.emulator", str(theirs.fileno()), *self._services],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -271,6 +280,8 @@ def serve_root(control_fd: int, services: list[str]) -> NoReturn:
     share_one_loader()
     from harness._compat import moto, werkzeug
 
+    global REGION  # this process's accounts' region, read once before any backend is built
+    REGION = os.environ.get(REGION_ENV) or REGION
     _ROOT_PID[0] = os.getpid()
     _become_subreaper()
     signal.signal(signal.SIGINT, signal.SIG_IGN)

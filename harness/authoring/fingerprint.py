@@ -2,6 +2,7 @@
 
 Every `Kind` the kit defines (any `harness.kit` module) knows how to describe its type by id; a fingerprint is
 that description with the lazy attributes loaded and the clock (times, dates) left out.
+Which resources a call touched is read by parsed identities (`mutants.Known`), never as substrings of it.
 """
 
 from __future__ import annotations
@@ -9,18 +10,20 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
+import re
 from collections.abc import Mapping
+from datetime import datetime
 from functools import cache
 from typing import Any
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
 import harness.kit
 from harness.kit.kinds import Kind, LazyResource
 
 Fingerprint = dict[str, str | None]
 """id -> the resource's normalized description (JSON), None when it cannot be described (gone, unknown type)."""
-CLOCK_WORDS = ("Time", "Date", "Timestamp")
+CLOCK_KEY = re.compile(r"(?:^|[a-z0-9])(?:Time|Date|Timestamp|At)$")
 
 
 @cache
@@ -57,14 +60,21 @@ def _describe(session: Any, kind: Kind, resource_id: str) -> str | None:
         resource = kind.fetch(session, resource_id)
         if isinstance(resource, LazyResource):
             resource = resource.complete()
-    except ClientError:
+    except (ClientError, BotoCoreError):  # not described, so not known to be the same
         return None
     return None if resource is None else json.dumps(_without_clock(resource), sort_keys=True, default=str)
 
 
 def _without_clock(value: Any) -> Any:
     if isinstance(value, Mapping):
-        return {k: _without_clock(v) for k, v in value.items() if not any(w in str(k) for w in CLOCK_WORDS)}
+        return {k: _without_clock(v) for k, v in value.items() if not _is_clock(str(k), v)}
     if isinstance(value, list | tuple):
         return [_without_clock(v) for v in value]
     return value
+
+
+def _is_clock(key: str, value: Any) -> bool:
+    """A moment, not a setting: a parsed timestamp, or a key whose last word says so (`CreatedTimestamp`,
+    `LastModifiedDate`, `registeredAt`), never one that merely contains such a word (`VisibilityTimeout`,
+    `ReceiveMessageWaitTimeSeconds`)."""
+    return isinstance(value, datetime) or CLOCK_KEY.search(key) is not None

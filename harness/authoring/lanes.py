@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
-from harness.authoring.emulator import Emulator
-from harness.authoring.playthrough import Lane, LaneSession, lab_services, load_scenarios
+from harness.authoring.emulator import REGION, Emulator
+from harness.authoring.playthrough import Lane, LaneSession, lab_services
 from harness.authoring.prestart import LANES, Prestarted
 from harness.core.lab import Lab
 from harness.sandbox.pool import playthrough_pool
@@ -18,10 +18,15 @@ from harness.sandbox.runner import Runner
 
 @contextmanager
 def moto_lanes(
-    lab: Lab, count: int = LANES, env: Mapping[str, str] | None = None, prestarted: Prestarted | None = None
+    lab: Lab,
+    count: int = LANES,
+    env: Mapping[str, str] | None = None,
+    prestarted: Prestarted | None = None,
+    region: str | None = None,
 ) -> Iterator[list[Lane]]:
     """An `Emulator` with `count` seats and one started worker pool of `count` for all of them; all stopped after.
 
+    The accounts are in `region` (by default us-east-1): the scenarios act and the steps are evaluated there.
     moto's processes get `env`, by default what the lab spec's `emulator:` asks (e.g. AWS managed policies). The
     pool's template starts first and moto's root right after, before anything waits on either: the template
     imports boto3 while the root imports moto (`prestarted`: both started before the lab was loaded; taken over
@@ -32,7 +37,7 @@ def moto_lanes(
     environment = lab.spec.emulator.environment() if env is None else env
     pool = prestarted.pool if prestarted is not None and prestarted.pool.size == count else playthrough_pool(count)
     early = prestarted.emulator if prestarted is not None else None
-    if early is not None and (environment or len(early.seats) != count):
+    if early is not None and (environment or len(early.seats) != count or early.region != (region or REGION)):
         early.__exit__(None, None, None)
         early = None
     services = lab_services(lab)
@@ -40,7 +45,7 @@ def moto_lanes(
         pool.start()
         closing = threading.Thread(target=pool.close, name="closing-the-pool", daemon=True)
         try:
-            emulator = early or Emulator(count, env=environment, services=services)
+            emulator = early or Emulator(count, env=environment, services=services, region=region)
             try:
                 emulator.start()  # no wait: the lanes' sessions and clients are made while moto's root starts
             except BaseException:
@@ -60,15 +65,6 @@ def moto_lanes(
         finally:
             if closing.ident is not None:
                 closing.join()
-
-
-def selector(lab: Lab, pattern: str | None) -> Callable[[str], bool] | None:
-    """Steps whose key, or one of whose scenario names, contains `pattern` (case-insensitive)."""
-    if not pattern:
-        return None
-    needle = pattern.lower()
-    names = {key: [step.solve.name, *(m.name for m in step.mistakes)] for key, step in load_scenarios(lab).items()}
-    return lambda key: needle in key or any(needle in name.lower() for name in names.get(key, []))
 
 
 @contextmanager

@@ -2,8 +2,10 @@
 
 A learner's mistakes are mostly one value off: a boolean the other way, a port or a CIDR next door, an enum's
 sibling, a zone over, a list member missing or extra, a policy a little too wide or too narrow, a key misspelt,
-or an attribute call forgotten. `mutants(calls)` lists those of a recorded solve; each names its call by
-operation and ordinal (`CreateSubnet#2`) so an author can mark one acceptable (`@equivalent`).
+another resource of the same type referred to (another key, group, log group, an older revision), a plausible
+other value for a free string (cpu 512, engine mysql), or an attribute call forgotten. `mutants(calls)` lists
+those of a recorded solve; each names its call by operation and ordinal (`CreateSubnet#2`) so an author can mark
+one acceptable (`@equivalent`).
 """
 
 from __future__ import annotations
@@ -13,20 +15,41 @@ import fnmatch
 import ipaddress
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
+from urllib.parse import urlsplit
 
 import botocore.session
 from botocore.exceptions import UnknownServiceError
 from botocore.model import Shape
+
+from harness.kit.aws import service_for_type
 
 ZONE = re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9][a-z]")
 ID = re.compile(r"([a-z0-9]+)-[0-9a-f]{6,}")
 POLICY_PARAM = re.compile(r"Policy(Document)?$")
 LABEL_PARAMS = ("CidrBlock", "Name", "GroupName", "Bucket", "FunctionName", "TableName", "RoleName", "TopicName")
 OTHER_ACCOUNT = "arn:aws:iam::111122223333:root"
+ENGINES = {
+    "postgres": "mysql",
+    "mysql": "postgres",
+    "mariadb": "mysql",
+    "aurora-postgresql": "aurora-mysql",
+    "aurora-mysql": "aurora-postgresql",
+    "redis": "memcached",
+    "memcached": "redis",
+}
+"""Database engines, each with the one a learner takes instead (botocore models `Engine` as a plain string)."""
+SIZES = ("nano", "micro", "small", "medium", "large", "xlarge", "2xlarge", "4xlarge")
+_ARN = re.compile(r"arn:(?P<partition>[^:]+):(?P<service>[^:]*):(?P<region>[^:]*):(?P<account>[^:]*):(?P<resource>.+)")
+_REVISION = re.compile(r":(\d+)$")
+KMS_KEY_PARAM = re.compile(r"(?i)(^|\.)(kms)?key(id|arn)?$|kmskey")
+"""A parameter that names a KMS key (`KmsKeyId`, `KeyId`, `kmsKeyArn`, `KMSKey`)."""
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_ARN_SERVICES = {"elasticloadbalancing": "elbv2", "execute-api": "apigatewayv2"}
+"""ARN service names that are not botocore's name for the service."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +83,55 @@ class Mutant:
     params: dict[str, Any] | None
 
 
+class Known:
+    """The resources a solve was handed or made (id -> CloudFormation type), found by what a call's value names.
+
+    A value names a resource by its parsed identity, never by a substring: an ARN is that ARN, or the resource it
+    ends with in its service (`arn:...:key/ID` is the key ID); a URL is its path (an emulator's queue URL and AWS's
+    name the same queue); a plain id (`orders`) names a resource of that id in the service the call is made to, so
+    a queue named `orders` is not the table `orders`. Across services (`across`), only a plain id no other resource
+    could have: an AWS id (`sg-0abc`), a UUID, a name with a slash (`/ecs/orders`, `alias/orders`).
+    """
+
+    def __init__(self, types: Mapping[str, str]) -> None:
+        self.types = dict(types)
+        self._index: dict[tuple[str, ...], str] = {}
+        for rid, resource_type in self.types.items():
+            self._index.setdefault(_identity(rid, service_for_type(resource_type)), rid)
+
+    def named(self, value: Any, service: str, *, across: bool = False) -> str | None:
+        """The id of the known resource `value` (met in a call to botocore's `service`) names, or None."""
+        if not isinstance(value, str) or not value:
+            return None
+        found = self._index.get(_identity(value, service))
+        if found is None and (arn := _ARN.fullmatch(value)) is not None:
+            arn_service = _ARN_SERVICES.get(arn["service"], arn["service"])
+            resource = arn["resource"].removesuffix(":*")
+            tails = [resource.split(sep, 1)[1] for sep in "/:" if sep in resource] + [re.split("[/:]", resource)[-1]]
+            found = next((self._index[k] for t in tails if (k := ("id", arn_service, t)) in self._index), None)
+        if found is None and across and (ID.fullmatch(value) or _UUID.fullmatch(value) or "/" in value):
+            found = next((rid for key, rid in self._index.items() if key[0] == "id" and key[2] == value), None)
+        return found
+
+    def named_by(self, calls: Sequence[Call]) -> dict[str, str]:
+        """Those of these resources the calls name (in their parameters or answers): id -> type."""
+        named = {
+            rid
+            for call in calls
+            for leaf in (*strings(call.params), *strings(call.response))
+            if (rid := self.named(leaf, call.service)) is not None
+        }
+        return {rid: t for rid, t in self.types.items() if rid in named}
+
+
+def _identity(value: str, service: str) -> tuple[str, ...]:
+    if value.startswith("arn:"):
+        return ("arn", value)
+    if value.startswith(("http://", "https://")):
+        return ("url", urlsplit(value).path.rstrip("/"))
+    return ("id", service, value)
+
+
 @dataclass(frozen=True)
 class _Change:
     path: tuple[str | int, ...]
@@ -68,13 +140,26 @@ class _Change:
     words: str  # for people: "`AvailabilityZone` us-east-1c instead of us-east-1b"
 
 
-def mutants(calls: Sequence[Call], known_ids: Sequence[str] = ()) -> list[Mutant]:
-    """Every mutant of the solve whose write calls are `calls`; `known_ids` (and ids made before) may swap for an id."""
+def mutants(
+    calls: Sequence[Call],
+    known_ids: Sequence[str] = (),
+    existing: Mapping[str, str] | None = None,
+    created: Mapping[str, str] | None = None,
+) -> list[Mutant]:
+    """Every mutant of the solve whose write calls are `calls`; `known_ids` (and ids made before) may swap for an id.
+
+    With `existing` (id -> CloudFormation type of what is there before the solve: handles, what earlier solves
+    made) and `created` (what the solve made), a reference to one of them swaps for another resource of the same
+    type that exists when the call is made (`Known`), written in the same form (id, ARN, name).
+    """
     found: list[Mutant] = []
+    made_here = Known(created or {})
     for index, call in enumerate(calls):
-        made = [value for earlier in calls[:index] for value in _strings(earlier.response) if ID.fullmatch(value)]
+        made = [value for earlier in calls[:index] for value in strings(earlier.response) if ID.fullmatch(value)]
         ids = list(dict.fromkeys([*known_ids, *made]))  # what exists when the call is made
-        for change in _changes(call.params, call.shape, (), ids):
+        there = Known({**(existing or {}), **made_here.named_by(calls[:index])})
+        scope = _Scope(ids, there, call.service)
+        for change in _changes(call.params, call.shape, (), scope):
             params = _replaced(call.params, change.path, change.value)
             found.append(Mutant(f"{call.name} {change.short}", index, call, change.words, params))
         if _omittable(index, calls) and not _one_flag(call, found):
@@ -87,7 +172,7 @@ def mutants(calls: Sequence[Call], known_ids: Sequence[str] = ()) -> list[Mutant
 
 def subject(call: Call, calls: Sequence[Call]) -> str:
     """What the call acts on, as a learner would name it: "subnet 10.0.2.0/24", "bucket web-tier-site"."""
-    made_by = {value: earlier for earlier in calls for value in _strings(earlier.response) if _is_id(value)}
+    made_by = {value: earlier for earlier in calls for value in strings(earlier.response) if _is_id(value)}
     for key, value in call.params.items():
         if isinstance(value, str) and value in made_by and made_by[value] is not call:
             return subject(made_by[value], calls)
@@ -104,45 +189,46 @@ def _one_flag(call: Call, found: Sequence[Mutant]) -> bool:
     """The call sets one boolean (beside ids), already flipped by a mutant: leaving the call out leaves the
     default, which is either that flip or what the solve set (EC2's `Modify*Attribute`)."""
     changes = [m for m in found if m.call is call]
-    values = [v for v in _leaves(call.params) if not (isinstance(v, str) and _is_id(v))]
+    values = [v for v in leaves(call.params) if not (isinstance(v, str) and _is_id(v))]
     return len(values) == 1 and isinstance(values[0], bool) and len(changes) >= 1
 
 
-def _leaves(value: Any) -> Iterator[Any]:
+def leaves(value: Any) -> Iterator[Any]:
+    """Every value inside `value`'s dicts and lists, depth first."""
     if isinstance(value, dict):
         for member in value.values():
-            yield from _leaves(member)
+            yield from leaves(member)
     elif isinstance(value, list):
         for member in value:
-            yield from _leaves(member)
+            yield from leaves(member)
     else:
         yield value
 
 
 def _omittable(index: int, calls: Sequence[Call]) -> bool:
     """A call nothing later depends on: none of the ids it returned is passed to a later call."""
-    made = {value for value in _strings(calls[index].response) if _is_id(value)}
+    made = {value for value in strings(calls[index].response) if _is_id(value)}
     if not made:
         return True
     later = json.dumps([call.params for call in calls[index + 1 :]], default=str)
     return not any(value in later for value in made)
 
 
-def _changes(value: Any, shape: Shape | None, path: tuple[str | int, ...], ids: list[str]) -> Iterator[_Change]:
+def _changes(value: Any, shape: Shape | None, path: tuple[str | int, ...], scope: _Scope) -> Iterator[_Change]:
     type_name = shape.type_name if shape is not None else _type_of(value)
     name = _name(path)
     if type_name == "structure" and isinstance(value, dict):
         for key, member in value.items():
             member_shape = shape.members.get(key) if shape is not None else None
-            yield from _changes(member, member_shape, (*path, key), ids)
+            yield from _changes(member, member_shape, (*path, key), scope)
     elif type_name == "map" and isinstance(value, dict):
         for key, member in value.items():
             renamed = {(f"{k}-x" if k == key else k): v for k, v in value.items()}
             yield _Change(path, renamed, f"{name}[{key}]->{key}-x", f"`{name}` key `{key}` renamed `{key}-x`")
             value_shape = shape.value if shape is not None else None
-            yield from _changes(member, value_shape, (*path, key), ids)
+            yield from _changes(member, value_shape, (*path, key), scope)
     elif type_name == "list" and isinstance(value, list):
-        yield from _list_changes(value, shape, path, ids)
+        yield from _list_changes(value, shape, path, scope)
     elif type_name == "boolean" and isinstance(value, bool):
         yield _Change(path, not value, f"{name}={str(not value).lower()}", f"`{name}` {str(not value).lower()}")
     elif type_name in ("integer", "long") and isinstance(value, int) and not name.split(".")[-1].startswith("From"):
@@ -152,10 +238,10 @@ def _changes(value: Any, shape: Shape | None, path: tuple[str | int, ...], ids: 
         changed = value * 2 if value else 1.0
         yield _Change(path, changed, f"{name}={changed:g}", f"`{name}` {changed:g} instead of {value:g}")
     elif isinstance(value, str):
-        yield from _string_changes(value, shape, path, ids)
+        yield from _string_changes(value, shape, path, scope)
 
 
-def _list_changes(value: list, shape: Shape | None, path: tuple[str | int, ...], ids: list[str]) -> Iterator[_Change]:
+def _list_changes(value: list, shape: Shape | None, path: tuple[str | int, ...], scope: _Scope) -> Iterator[_Change]:
     name = _name(path)
     member_shape = shape.member if shape is not None else None
     if len(value) > 1:
@@ -164,19 +250,23 @@ def _list_changes(value: list, shape: Shape | None, path: tuple[str | int, ...],
             dropped = value[:index] + value[index + 1 :]
             yield _Change(path, dropped, f"{name}-[{index}]", f"`{name}` without {shown}")
     if value and not isinstance(value[-1], str) and not any(isinstance(p, int) for p in path):
-        extra = next(_changes(value[-1], member_shape, (), ids), None)
+        extra = next(_changes(value[-1], member_shape, (), scope), None)
         if extra is not None:
             added = [*value, _replaced(value[-1], extra.path, extra.value)]
             yield _Change(path, added, f"{name}+[{extra.short}]", f"`{name}` with an extra member ({extra.words})")
     for index, member in enumerate(value):
         # a member of a longer list swapped for another id says what its drop says: members are not swapped then
-        yield from _changes(member, member_shape, (*path, index), ids if len(value) == 1 else [])
+        yield from _changes(member, member_shape, (*path, index), scope if len(value) == 1 else scope.fixed())
 
 
-def _string_changes(value: str, shape: Shape | None, path: tuple[str | int, ...], ids: list[str]) -> Iterator[_Change]:
+def _string_changes(value: str, shape: Shape | None, path: tuple[str | int, ...], scope: _Scope) -> Iterator[_Change]:
     name = _name(path)
     enum = list(getattr(shape, "enum", None) or [])
-    if value in enum and len(enum) > 1:
+    named = scope.known.named(value, scope.service, across=True) if scope.swaps else None
+    if named is not None:
+        for other in _other_references(value, named, scope):
+            yield _Change(path, other, f"{name}={other}", f"`{name}` {other} instead of {value}")
+    elif value in enum and len(enum) > 1:
         sibling = enum[(enum.index(value) + 1) % len(enum)]
         yield _Change(path, sibling, f"{name}={sibling}", f"`{name}` {sibling} instead of {value}")
     elif ZONE.fullmatch(value):
@@ -191,9 +281,74 @@ def _string_changes(value: str, shape: Shape | None, path: tuple[str | int, ...]
     elif path and path[-1] == "Key":
         yield _Change(path, f"{value}-x", f"{name}={value}-x", f"`{name}` {value}-x instead of {value}")
     elif (match := ID.fullmatch(value)) is not None:
-        sibling = next((i for i in ids if i != value and i.startswith(match.group(1) + "-")), None)
+        sibling = next((i for i in scope.ids if i != value and i.startswith(match.group(1) + "-")), None)
         if sibling is not None:
             yield _Change(path, sibling, f"{name}={sibling}", f"`{name}` {sibling} instead of {value}")
+    elif KMS_KEY_PARAM.search(name) and scope.service != "kms" and "alias/aws/" not in value:
+        other = _managed_key(value, scope.service)  # a key the solve does not know of (made elsewhere): the default
+        yield _Change(path, other, f"{name}={other}", f"`{name}` {other} instead of {value}")
+    elif (other := _plausible_other(value, name)) is not None:
+        yield _Change(path, other, f"{name}={other}", f"`{name}` {other} instead of {value}")
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What a call's values may be swapped for: ids that exist when it is made (`ids`, by prefix), the typed
+    resources that exist then (`known`), and the call's service; `swaps` False inside a list of several."""
+
+    ids: list[str]
+    known: Known
+    service: str
+    swaps: bool = True
+
+    def fixed(self) -> _Scope:
+        """The same scope without swaps: in a longer list a swapped member says what its drop says."""
+        return _Scope([], self.known, self.service, swaps=False)
+
+
+def _other_references(value: str, named: str, scope: _Scope) -> Iterator[str]:
+    """Other existing resources of the type `value` refers to (it names the known `named`), in `value`'s form: the
+    next one of the same type; for a KMS key or alias, the service's AWS managed key (the default a learner
+    leaves); for a task definition revision N, revision N-1."""
+    kind = scope.known.types[named]
+    others = [rid for rid, t in scope.known.types.items() if t == kind and rid != named]
+    if others:
+        yield _in_form(value, named, others[0])
+    if kind in ("AWS::KMS::Key", "AWS::KMS::Alias") and scope.service != "kms":
+        yield _managed_key(value, scope.service)
+    if kind == "AWS::ECS::TaskDefinition" and (revision := _REVISION.search(value)) and int(revision[1]) > 1:
+        yield f"{value[: revision.start()]}:{int(revision[1]) - 1}"
+
+
+def _managed_key(value: str, service: str) -> str:
+    """The service's AWS managed key (`alias/aws/ssm`), written as `value` writes its key (an ARN, or not)."""
+    managed = f"alias/aws/{service}"
+    arn = _ARN.fullmatch(value)
+    return f"arn:{arn['partition']}:kms:{arn['region']}:{arn['account']}:{managed}" if arn else managed
+
+
+def _in_form(value: str, named: str, other: str) -> str:
+    """`other` written as `value` writes `named`: the id itself, or an ARN whose resource ends with it."""
+    if value == named or other.startswith("arn:") or not value.endswith(named):
+        return other
+    return value[: -len(named)] + other
+
+
+def _plausible_other(value: str, name: str) -> str | None:
+    """Another value a learner might give an unconstrained string (botocore models no enum for it): a number
+    doubled (task cpu `256` -> `512`), a major version down (`16.3` -> `15.3`), another engine, an instance class
+    one size up."""
+    last = name.split(".")[-1].split("[")[0]
+    if value.isdigit() and len(value) <= 6 and not last.endswith(("Key", "Id", "Name")):
+        return str(int(value) * 2 or 1)
+    if last.endswith("Version") and (version := re.fullmatch(r"(\d+)((?:\.\d+)+)", value)):
+        major = int(version[1])
+        return f"{major - 1 if major > 1 else major + 1}{version[2]}"
+    if value in ENGINES:
+        return ENGINES[value]
+    if (size := re.fullmatch(r"((?:db|cache)\.[a-z0-9-]+\.)([a-z0-9]+)", value)) and size[2] in SIZES[:-1]:
+        return size[1] + SIZES[SIZES.index(size[2]) + 1]
+    return None
 
 
 def _policy_changes(policy: dict[str, Any]) -> Iterator[_Change]:
@@ -319,8 +474,9 @@ def _replaced(value: Any, path: tuple[str | int, ...], new: Any) -> Any:
     return copied
 
 
-def _strings(value: Any) -> Iterator[str]:
-    return (leaf for leaf in _leaves(value) if isinstance(leaf, str))
+def strings(value: Any) -> Iterator[str]:
+    """Every string leaf of a call's parameters or response, nested ones included."""
+    return (leaf for leaf in leaves(value) if isinstance(leaf, str))
 
 
 def _type_of(value: Any) -> str:

@@ -27,9 +27,10 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from harness.authoring.fingerprint import Fingerprint, fingerprint, same
 from harness.authoring.intercept import Interceptor
-from harness.authoring.mutants import Call, Mutant, mutants, subject
+from harness.authoring.mutants import Call, Known, Mutant, mutants, strings, subject
 from harness.authoring.playthrough import Lane, ScenarioResult, StepScenarios, load_scenarios, play_lanes
 from harness.authoring.scenarios import Equivalent, Scenario, equivalents
+from harness.authoring.solutions import SolutionError
 from harness.core.lab import Lab
 
 MutantOutcome = Literal["killed", "survived", "equivalent", "invalid", "error", "broken"]
@@ -125,6 +126,7 @@ class _Notes:
         self.planned: dict[str, list[Mutant]] = {}
         self.touched: dict[tuple[str, str], dict[str, str]] = {}  # (step, mutant id) -> the resources compared
         self.resolved: dict[str, str] = {}  # id -> type of every handle the solves answered so far
+        self.made: dict[str, str] = {}  # id -> type of everything the solves made so far (a mutant's siblings)
         self.prints: dict[str, Fingerprint] = {}  # step -> what its solve built
         self.mutant_prints: dict[tuple[str, str], Fingerprint] = {}  # (step, mutant id) -> what it built, if passed
         self.refused: dict[tuple[str, str], str] = {}  # (step, mutant id) -> why it is invalid
@@ -182,7 +184,7 @@ def _scored(
     scenarios = [r for r in played if (r.step, r.scenario) not in notes.names]
     mutated = {(r.step, r.scenario): r for r in played if (r.step, r.scenario) in notes.names}
     chosen = list(dict.fromkeys(r.step for r in scenarios if select is None or select(r.step)))
-    solved = {r.step for r in scenarios if r.kind == "solve" and r.ok}
+    solved = {r.step for r in scenarios if r.scenario == lab_scenarios[r.step].solve.name and r.ok}
     run = MutationRun(scenarios, [], [key for key in chosen if key not in solved])
     for key, step_mutants in notes.planned.items():
         if key in solved and key in chosen:
@@ -214,28 +216,29 @@ def _stale_marks(key: str, marks: tuple[Equivalent, ...], step_mutants: Sequence
     ]
 
 
-def _recorder(key: str, solve: Scenario, notes: _Notes, chosen: bool) -> Callable[[Any, dict[str, str]], None]:
-    """The solve; for a chosen step, the first complete play of it is recorded, its mutants made and what it
-    built (that they touch) fingerprinted, on the copy it acted on."""
+def _recorder(key: str, solve: Scenario, notes: _Notes, chosen: bool) -> Callable[[Any, dict[str, str]], object]:
+    """The solve (returning what it returns), noting what it made; for a chosen step, the first complete play of it
+    is recorded, its mutants made and what it built (that they touch) fingerprinted, on the copy it acted on."""
 
-    def act(aws: Any, handles: dict[str, str]) -> None:
-        if not chosen:
-            solve.action(aws, handles)
-            return
+    def act(aws: Any, handles: dict[str, str]) -> object:
         interceptor = Interceptor()
         with interceptor.active():
-            solve.action(interceptor.session(aws), handles)
+            returned = solve.action(interceptor.session(aws), handles)
         with notes.lock:
+            existing = {**notes.made, **notes.resolved}  # what earlier solves made, and the handles
+            notes.made.update(interceptor.created)
+            if not chosen:
+                return returned
             planning = notes.planning.get(key)
             if planning is None:
                 notes.planning[key] = threading.Event()
                 notes.solves[key] = (interceptor.calls, dict(handles))
-                types = {**notes.resolved, **interceptor.created}
+                types = {**existing, **interceptor.created}
         if planning is not None:  # another play of it (a mistake after the solve) records: its answer waits
             planning.wait()
-            return
+            return returned
         try:
-            planned = mutants(interceptor.calls, list(handles.values()))
+            planned = mutants(interceptor.calls, list(handles.values()), existing, interceptor.created)
             touched = {(key, m.id): _touched(m, types) for m in planned}
             prints = fingerprint(aws, {rid: t for each in touched.values() for rid, t in each.items()})
             with notes.lock:
@@ -244,6 +247,7 @@ def _recorder(key: str, solve: Scenario, notes: _Notes, chosen: bool) -> Callabl
                 notes.planned[key] = planned
         finally:
             notes.planning[key].set()
+        return returned
 
     act.__name__ = solve.name
     return act
@@ -296,16 +300,18 @@ def _passed(notes: _Notes) -> Callable[[ScenarioResult, Any], None]:
 
 
 def _touched(mutant: Mutant, types: Mapping[str, str]) -> dict[str, str]:
-    """The resources (of known type) the call made or acts on, in the solve and in the mutant: its response's ids
-    and its first id parameter (`SubnetId` of ModifySubnetAttribute: both subnets when the mutant swapped it); the
-    others it names (a VPC to create in) it leaves alone."""
-    firsts = {_first_id(mutant.call.params, types), _first_id(mutant.params or {}, types)}
-    made = json.dumps(mutant.call.response, default=str)
-    return {rid: t for rid, t in types.items() if rid in firsts or json.dumps(rid)[1:-1] in made}
+    """The resources (of known type) the call made or acts on, in the solve and in the mutant: the ids its response
+    holds and its first parameter that names one (`SubnetId` of ModifySubnetAttribute: both subnets when the mutant
+    swapped it); the others it names (a VPC to create in) it leaves alone. Names are read as identities
+    (`mutants.Known`), never found as substrings."""
+    known, service = Known(types), mutant.call.service
+    firsts = {_first_named(mutant.call.params, known, service), _first_named(mutant.params or {}, known, service)}
+    made = {known.named(value, service) for value in strings(mutant.call.response)}
+    return {rid: t for rid, t in types.items() if rid in firsts | made}
 
 
-def _first_id(params: Mapping[str, Any], types: Mapping[str, str]) -> str | None:
-    return next((v for v in params.values() if isinstance(v, str) and v in types), None)
+def _first_named(params: Mapping[str, Any], known: Known, service: str) -> str | None:
+    return next((rid for v in params.values() if (rid := known.named(v, service)) is not None), None)
 
 
 def _refusal(exc: BaseException) -> str:
@@ -314,6 +320,8 @@ def _refusal(exc: BaseException) -> str:
         return f"the emulator refused {exc.operation_name}: {error.get('Code', '?')}: {error.get('Message', '')}"
     if isinstance(exc, BotoCoreError):
         return f"botocore refused the call: {exc}"
+    if isinstance(exc, SolutionError):  # it caught the refusal and returned an error, as solutions do
+        return f"the solution could not go on: {str(exc).splitlines()[0]}"
     return f"the solve could not go on: {type(exc).__name__}: {exc}"
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import threading
 import time
+import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import boto3
@@ -14,13 +16,15 @@ import botocore.session
 
 from harness.authoring.emulator import MotoState, Seat
 from harness.authoring.events import EventRecorder
+from harness.authoring.output import prints_to_stderr
 from harness.authoring.results import UNTOUCHED, Kind, ScenarioResult, elapsed_ms, judged
 from harness.authoring.scenario_files import StepScenarios
 from harness.authoring.scenarios import Scenario
 from harness.authoring.schedule import Work
+from harness.authoring.solutions import SolutionError
 from harness.authoring.states import StateBefore, StateTemplate
 from harness.core.account import Account
-from harness.core.contract import Answer, ContextInput, Event
+from harness.core.contract import Answer, ContextInput, Event, Handle
 from harness.inside.loader import trimmed_traceback
 from harness.inside.session import client_config, shared_loader
 from harness.sandbox.runner import Runner
@@ -107,10 +111,12 @@ class ScenarioBroken(Exception):
 
 @dataclass(frozen=True)
 class Played:
-    """A scenario's result and, for a solve that acted, the moto process holding what it left (before evaluating)."""
+    """A scenario's result and, for a solve that acted, the moto process holding what it left (before evaluating)
+    and the handles it resolved itself (a reference solution's resources; None: the answer's `resolved` count)."""
 
     result: ScenarioResult
     after: MotoState | None = None
+    resolved: tuple[Handle, ...] | None = None
 
 
 class Player:
@@ -171,8 +177,9 @@ class Player:
             assert before.template is not None
             self._serve(before.template, work.seed, take=work.kind == "solve")
             self.recorder.start()
+            returned: object = None
             for action in actions:
-                self._act(step, action, f"{action.name} raised", before)
+                returned = self._act(step, action, f"{action.name} raised", before)
             events = given_events(scenario, [dict(e) for e in self.recorder.events])
         except ScenarioBroken as exc:
             events = tuple(Event(**e) for e in self.recorder.events) if work.unplayable is None else ()
@@ -188,7 +195,11 @@ class Player:
             after, self.serving = self.serving, self.serving.hand_over(self.seat)
             after.prepare(work.seed + 1, ahead)  # while this evaluation runs
         answer = self._evaluate(step.key, events, before)
-        return Played(judged(step.key, scenario.name, kind, expected, pattern, answer, events, started), after)
+        own = work.kind == "solve" and isinstance(returned, list) and all(isinstance(h, Handle) for h in returned)
+        resolved = tuple(returned) if own else None  # a reference solution's resources (a @solve returns nothing)
+        return Played(
+            judged(step.key, scenario.name, kind, expected, pattern, answer, events, started), after, resolved
+        )
 
     def _serve(self, template: StateTemplate, seed: int | None, *, take: bool = False) -> None:
         """End the copy this seat serves (its connections hung up) and serve a fresh copy of `template` there (or,
@@ -198,16 +209,28 @@ class Player:
             self.serving = None
         self.serving = template.take(self.seat, seed) if take else template.copy(self.seat, seed)
 
-    def _act(self, step: StepScenarios, scenario: Scenario, what: str, before: StateBefore) -> None:
+    def _act(self, step: StepScenarios, scenario: Scenario, what: str, before: StateBefore) -> object:
+        """Run the action (what it prints to stderr); what it returns (a solution: the handles it resolved)."""
         handles = {name: handle.id for name, handle in before.resolved.items()}
         try:
-            scenario.action(self.session, handles)
+            with prints_to_stderr():
+                return scenario.action(self.session, handles)
+        except SolutionError as exc:
+            raise ScenarioBroken(str(exc)) from exc
         except Exception as exc:
-            raise ScenarioBroken(f"{what}:\n{trimmed_traceback(exc, step.path)}") from exc
+            raise ScenarioBroken(f"{what}:\n{trimmed_traceback(exc, _focus(exc, step))}") from exc
 
     def _evaluate(self, key: str, events: Sequence[Event], before: StateBefore) -> Answer:
         context = ContextInput(resolved=list(before.resolved.values()), events=list(events))
         return self.runner.evaluate(key, context, self.sandbox)
+
+
+def _focus(exc: BaseException, step: StepScenarios) -> Path:
+    """Where a trimmed traceback starts: the first of the step's files it passes through (a mistake's scenario
+    file, a solve's), else the file of the step's solve."""
+    passed = [frame.filename for frame in traceback.extract_tb(exc.__traceback__)]
+    sources = {str(path.resolve()): path for path in (*step.sources, step.path)}
+    return next((sources[name] for name in passed if name in sources), step.path)
 
 
 def given_events(scenario: Scenario, recorded: list[dict[str, str]]) -> tuple[Event, ...]:

@@ -24,7 +24,7 @@ from typing import Any
 
 from harness.authoring.emulator import Emulator, MotoState
 from harness.authoring.player import Lane, LaneSession, Played, Player, ScenarioSession, given_events
-from harness.authoring.prestart import SCENARIO_DIR, services_named
+from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_DIR, services_named
 from harness.authoring.results import UNTOUCHED, ScenarioResult
 from harness.authoring.scenario_files import StepScenarios, load_scenarios
 from harness.authoring.scenarios import Scenario
@@ -116,7 +116,7 @@ def play_lanes(
     if root is None:
         raise ValueError("play_lanes needs a started Emulator (use it as a context manager)")
     players = [Player(lane) for lane in lanes]
-    named = [services_named_in([lab.step(step.key).module_path, step.path]) for step in steps]
+    named = [services_named_in([lab.step(step.key).module_path, *step.sources]) for step in steps]
     root.prepare(1, named[0])  # the first step's copies are seeded with 1 (see `Work.seed`)
     return _Playthrough(steps, chosen, players, named, extra, then).run(root, on_result)
 
@@ -133,7 +133,8 @@ def _needed(
     if missing:
         raise LabError(
             [
-                f"{lab.root / SCENARIO_DIR / (key.replace('.', '_') + '.py')}: missing: step {key} needs a @solve"
+                f"{lab.root / SOLUTION_DIR / (key.replace('.', '_') + '.py')}: missing: step {key} needs a solution "
+                f"(or a @solve in {SCENARIO_DIR}/{key.replace('.', '_')}.py)"
                 for key in missing
             ]
         )
@@ -270,7 +271,7 @@ class _Playthrough:
             spares = len(self.players)
             after = played.after
             template = StateTemplate(after, solved.next_copies, self.making, spares) if after is not None else None
-            self.befores.append(before.then(template, result.answer))
+            self.befores.append(before.then(template, result.answer, played.resolved))
 
 
 class _Aborted(Exception):

@@ -20,12 +20,26 @@ LANES = 2
 """Seats played on at once (2 cores here); the pool evaluates as many at once."""
 MODULE_DIR = Path("evaluation") / "boto3"  # as harness.core.lab has it (which imports pydantic: not here)
 SCENARIO_DIR = "scenarios"
+SOLUTION_DIR = Path("solution") / "boto3"  # a lab's reference solutions (harness.authoring.solutions)
+SOLUTION_STEM = re.compile(r"(?P<key>[0-9]{2}_[0-9]{2})(?:_(?P<variant>\w+))?")  # 01_02.py, 01_02_cli.py
 EMULATOR_KEY = re.compile(r"^emulator\s*:", re.MULTILINE)
 
 
 def services_named(root: Path) -> set[str]:
-    """The AWS services a lab's step modules and scenarios name (`client("ec2")`), for `Emulator(services=)`."""
-    return services_named_in([*(root / MODULE_DIR).glob("*.py"), *(root / SCENARIO_DIR).glob("*.py")])
+    """The AWS services a lab's step modules, solutions and scenarios name (`client("ec2")`), for
+    `Emulator(services=)`."""
+    sources = [
+        *(root / MODULE_DIR).glob("*.py"),
+        *(root / SOLUTION_DIR).glob("*.py"),
+        *(root / SCENARIO_DIR).glob("*.py"),
+    ]
+    return services_named_in(sources)
+
+
+def solution_paths(root: Path) -> list[Path]:
+    """The reference solution files of the lab in `root`, in name order."""
+    directory = root / SOLUTION_DIR
+    return sorted(directory.glob("[!_]*.py")) if directory.is_dir() else []
 
 
 @dataclass
@@ -44,14 +58,15 @@ class Prestarted:
         self.pool.close()
 
 
-def prestart(lab_dir: Path) -> Prestarted:
-    """Start the pool's template, and moto's root if the spec in `lab_dir/specs/` has no `emulator:` key."""
+def prestart(lab_dir: Path, region: str | None = None) -> Prestarted:
+    """Start the pool's template, and moto's root (its accounts in `region`, by default us-east-1) if the spec in
+    `lab_dir/specs/` has no `emulator:` key."""
     pool = playthrough_pool(LANES)
     pool.expect([lab_modules(lab_dir)])  # its spares hold the lab's modules in their root
     pool.start()
     emulator = None
     if _asks_nothing_of_the_emulator(lab_dir):
-        emulator = Emulator(LANES, services=services_named(lab_dir.resolve()))
+        emulator = Emulator(LANES, services=services_named(lab_dir.resolve()), region=region)
         emulator.start()
     return Prestarted(pool, emulator)
 

@@ -1,4 +1,6 @@
-"""A lab's scenario files (`scenarios/NN_NN.py`): loaded, checked, by step."""
+"""A lab's scenarios by step: its reference solutions (`solution/boto3/`) and scenario files (`scenarios/NN_NN.py`),
+loaded and checked. A step's solve is its first solution if it has one (its scenario file then holds only
+mistakes), else its file's `@solve`; its other solutions are played beside it and must pass too."""
 
 from __future__ import annotations
 
@@ -7,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.authoring.prestart import SCENARIO_DIR
-from harness.authoring.scenarios import SCENARIO_ATTRIBUTE, Scenario
+from harness.authoring.scenarios import SCENARIO_ATTRIBUTE, Equivalent, Scenario
+from harness.authoring.solutions import Solution, load_equivalents, load_solutions, marked, solution_scenario
 from harness.core.errors import LabError
 from harness.core.lab import Lab
 from harness.inside.loader import LoadError, import_step
@@ -17,29 +20,84 @@ STEM = re.compile(r"[0-9]{2}_[0-9]{2}")
 
 @dataclass(frozen=True)
 class StepScenarios:
-    """The scenarios of one step, as written in `scenarios/NN_NN.py`."""
+    """The scenarios of one step: its solve, its mistakes (and its other reference solutions, which must pass).
+
+    `path` is the file of its solve (a traceback is trimmed to it); `sources` every file its scenarios come from.
+    """
 
     key: str
     path: Path
     solve: Scenario
     mistakes: tuple[Scenario, ...]
+    sources: tuple[Path, ...] = ()
 
 
 def load_scenarios(lab: Lab) -> dict[str, StepScenarios]:
-    """Every `scenarios/NN_NN.py` of the lab, by step key; LabError names each file that is wrong."""
+    """Every step's scenarios, from its solutions and its `scenarios/NN_NN.py`, by step key in spec order; LabError
+    names each file that is wrong."""
     directory = lab.root / SCENARIO_DIR
     paths = sorted(directory.glob("[!_]*.py")) if directory.is_dir() else []
-    found: dict[str, StepScenarios] = {}
     problems: list[str] = []
+    try:
+        solutions = load_solutions(lab)
+        marks = load_equivalents(lab)
+    except LabError as exc:
+        problems.extend(exc.problems)
+        solutions, marks = {}, {}
+    files: dict[str, tuple[Path, list[Scenario]]] = {}
     for path in paths:
         try:
             key = _step_key(lab, path)
-            found[key] = _load_file(key, path)
+            files[key] = (path, _load_file(key, path))
+        except LabError as exc:
+            problems.extend(exc.problems)
+    found: dict[str, StepScenarios] = {}
+    for key in lab.steps:
+        try:
+            if key in solutions:
+                found[key] = _solved_by_solutions(lab, key, solutions[key], files.get(key), marks.get(key, ()))
+            elif key in files:
+                found[key] = _solved_by_scenarios(key, *files[key])
         except LabError as exc:
             problems.extend(exc.problems)
     if problems:
         raise LabError(problems)
     return found
+
+
+def _solved_by_solutions(
+    lab: Lab,
+    key: str,
+    solutions: tuple[Solution, ...],
+    file: tuple[Path, list[Scenario]] | None,
+    marks: tuple[Equivalent, ...],
+) -> StepScenarios:
+    """The first solution as the solve, the scenario file's mistakes, then the other solutions (to pass)."""
+    step = lab.steps[key]
+    played = [solution_scenario(solution, step, lab.handle_types) for solution in solutions]
+    path, scenarios = file if file is not None else (None, [])
+    solves = [s.name for s in scenarios if s.kind == "solve"]
+    if solves:
+        raise LabError(
+            [
+                f"{path}: step {key}: @solve {', '.join(solves)} beside {solutions[0].path}: a step with a solution "
+                "is solved by it (keep scenarios/ for its mistakes)"
+            ]
+        )
+    mistakes = tuple(s for s in scenarios if s.kind == "mistake")
+    sources = tuple(s.path for s in solutions) + ((path,) if path is not None else ())
+    return StepScenarios(key, solutions[0].path, marked(played[0], marks), (*mistakes, *played[1:]), sources)
+
+
+def _solved_by_scenarios(key: str, path: Path, scenarios: list[Scenario]) -> StepScenarios:
+    """The file's one `@solve` and its mistakes."""
+    solves = [s for s in scenarios if s.kind == "solve"]
+    if len(solves) != 1:
+        named = ", ".join(s.name for s in solves)
+        where = f"{path}: step {key}"
+        raise LabError([f"{where}: needs exactly one @solve (found {len(solves)}{': ' if named else ''}{named})"])
+    mistakes = tuple(s for s in scenarios if s.kind == "mistake")
+    return StepScenarios(key, path, solves[0], mistakes, (path,))
 
 
 def _step_key(lab: Lab, path: Path) -> str:
@@ -51,19 +109,16 @@ def _step_key(lab: Lab, path: Path) -> str:
     return key
 
 
-def _load_file(key: str, path: Path) -> StepScenarios:
+def _load_file(key: str, path: Path) -> list[Scenario]:
+    """The scenarios the file marks, in the order written; LabError names a bad issue pattern."""
     where = f"{path}: step {key}"
     try:
         module = import_step(path)
     except LoadError as exc:
         raise LabError([f"{where}: {exc}"]) from None
-    marked = (getattr(value, SCENARIO_ATTRIBUTE, None) for value in vars(module).values())
-    scenarios = [s for s in marked if isinstance(s, Scenario)]
-    solves = [s for s in scenarios if s.kind == "solve"]
+    tagged = (getattr(value, SCENARIO_ATTRIBUTE, None) for value in vars(module).values())
+    scenarios = [s for s in tagged if isinstance(s, Scenario)]
     problems = []
-    if len(solves) != 1:
-        named = ", ".join(s.name for s in solves)
-        problems.append(f"{where}: needs exactly one @solve (found {len(solves)}{': ' if named else ''}{named})")
     for scenario in scenarios:
         try:
             re.compile(scenario.issue or "")
@@ -71,5 +126,4 @@ def _load_file(key: str, path: Path) -> StepScenarios:
             problems.append(f"{where}: {scenario.name}: issue pattern {scenario.issue!r} is not a regex: {exc}")
     if problems:
         raise LabError(problems)
-    mistakes = tuple(s for s in scenarios if s.kind == "mistake")
-    return StepScenarios(key, path, solves[0], mistakes)
+    return scenarios

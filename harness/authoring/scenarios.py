@@ -36,7 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Action = Callable[[Any, dict[str, str]], None]
+Action = Callable[[Any, dict[str, str]], object]
+"""A scenario's action: `(aws, handles)`; a solve may return the handles it resolved (a reference solution does)."""
 EventEdit = Callable[[list[dict[str, str]]], list[dict[str, str]]]
 EventOrder = Literal["recorded", "reversed"] | EventEdit
 """The events the step is given: as recorded, reversed, or what a function makes of the recorded list."""

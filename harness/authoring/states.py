@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 
@@ -98,9 +98,12 @@ class StateBefore:
     template: StateTemplate | None
     resolved: Mapping[str, Handle] = field(default_factory=dict)
 
-    def then(self, template: StateTemplate | None, answer: Answer | None) -> StateBefore:
-        """The state before the next step, once the solve that left `template` answered `answer`."""
+    def then(
+        self, template: StateTemplate | None, answer: Answer | None, own: Sequence[Handle] | None = None
+    ) -> StateBefore:
+        """The state before the next step, once the solve that left `template` answered `answer`: the handles it
+        resolved itself (`own`: a reference solution's resources) if it says, else those of its answer."""
         resolved = dict(self.resolved)
-        if answer is not None:
-            resolved.update((handle.name, handle) for handle in answer.resolved)
+        handles = own if own is not None else answer.resolved if answer is not None else ()
+        resolved.update((handle.name, handle) for handle in handles)
         return StateBefore(template, resolved)

@@ -1,4 +1,5 @@
-"""`stepeval check`: the spec validates, every step has a module, every module a step, each loads and lints clean."""
+"""`stepeval check`: the spec validates, every step has a module, every module a step, each loads and lints clean
+(and so do the lab's reference solutions)."""
 
 from __future__ import annotations
 
@@ -6,21 +7,24 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 
-from harness.commands.lint import lint_lib, lint_module
-from harness.core.errors import LabError
+from harness.commands.lint import lint_lib, lint_module, lint_solutions
+from harness.core.errors import LabError, LabUnreadable
 from harness.core.lab import MODULE_DIR, STEP_KEY, load_lab
 from harness.sandbox.pool import WorkerPool, loading_pool
 from harness.sandbox.runner import Runner
 
 
 def check_lab(lab_dir: Path, pool: WorkerPool | None = None) -> tuple[list[str], str]:
-    """Every problem as one line naming file and step, and a one-line summary.
+    """Every problem as one line naming file and step, and a one-line summary; LabUnreadable (bad input) for a lab
+    that cannot be read at all.
 
     Modules load in `pool` (started early by the caller, so that it starts while the spec is read), else in a
     `loading_pool` of its own; several at once.
     """
     try:
         lab = load_lab(lab_dir)
+    except LabUnreadable:
+        raise  # bad input (exit 2), as every command says it
     except LabError as exc:
         return exc.problems, f"{len(exc.problems)} problem(s) in the spec"
     problems: list[str] = []
@@ -45,7 +49,7 @@ def check_lab(lab_dir: Path, pool: WorkerPool | None = None) -> tuple[list[str],
                 continue
             problem = loaded[step.key]
             problems.extend([problem] if problem else map(str, lint_module(step)))
-    problems.extend(map(str, lint_lib(lab)))
+    problems.extend(map(str, lint_lib(lab) + lint_solutions(lab)))
     summary = f"{len(lab.steps)} steps, {len(present)} modules: " + (
         f"{len(problems)} problem(s)" if problems else "all good"
     )

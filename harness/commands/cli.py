@@ -150,6 +150,16 @@ def cmd_new(args: argparse.Namespace) -> int:
     from harness.core.lab import load_lab
 
     lab = load_lab(args.lab)
+    if args.from_solution:
+        from harness.commands.mutate import run_mutate
+        from harness.commands.scaffold import write_draft
+
+        path = write_draft(lab, args.step, force=args.force, region=args.region)
+        print(f"wrote {path} (a draft: prune it and read every line); its mutants:", flush=True)
+        run_mutate(lab.root, pattern=lab.step(args.step).key, region=args.region)
+        return EXIT_PASS
+    if args.force:
+        raise BadInput("--force goes with --from-solution: stepeval new never overwrites a module otherwise")
     for path in scaffold(lab.step(args.step), lab.root, lab.handle_types):
         print(f"wrote {path}")
     return EXIT_PASS
@@ -158,39 +168,60 @@ def cmd_new(args: argparse.Namespace) -> int:
 def cmd_test(args: argparse.Namespace) -> int:
     from harness.authoring.prestart import prestart
 
-    with prestart(Path(args.lab)) as prestarted:  # the template and moto's root start while we import ours
+    with prestart(Path(args.lab), args.region) as prestarted:  # the template and moto's root start while we import
         from harness.commands.testrun import run_tests
 
-        return run_tests(Path(args.lab), pattern=args.k, as_json=args.json, html=args.html, prestarted=prestarted)
+        return run_tests(
+            Path(args.lab), pattern=args.k, as_json=args.json, html=args.html, prestarted=prestarted, region=args.region
+        )
 
 
 def cmd_mutate(args: argparse.Namespace) -> int:
     from harness.authoring.prestart import prestart
 
-    with prestart(Path(args.lab)) as prestarted:  # as `stepeval test`: the template and moto's root start early
+    with prestart(Path(args.lab), args.region) as prestarted:  # as `stepeval test`: the template and moto start early
         from harness.commands.mutate import run_mutate
 
-        return run_mutate(Path(args.lab), pattern=args.k, as_json=args.json, html=args.html, prestarted=prestarted)
+        return run_mutate(
+            Path(args.lab), pattern=args.k, as_json=args.json, html=args.html, prestarted=prestarted, region=args.region
+        )
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from harness.authoring.prestart import prestart
 
-    with prestart(Path(args.lab)) as prestarted:
+    with prestart(Path(args.lab), args.region) as prestarted:
         from harness.commands.mutate import run_mutate
         from harness.commands.testrun import run_tests
 
+        where = {"pattern": args.k, "html": args.output, "prestarted": prestarted, "region": args.region}
         if args.no_mutants:
-            run_tests(Path(args.lab), pattern=args.k, html=args.output, prestarted=prestarted)
+            run_tests(Path(args.lab), **where)
         else:
-            run_mutate(Path(args.lab), pattern=args.k, html=args.output, quiet=True, prestarted=prestarted)
+            run_mutate(Path(args.lab), quiet=True, **where)
     return EXIT_PASS
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from harness.commands.demo import run_demo
 
-    return run_demo(as_json=args.json)
+    return run_demo(as_json=args.json, region=args.region)
+
+
+def region_name(text: str) -> str:
+    """A region name such as eu-west-1 (the emulator's accounts are made there)."""
+    from harness.core.paths import REGION
+
+    if not REGION.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an AWS region name such as eu-west-1")
+    return text
+
+
+def add_region_option(command: argparse.ArgumentParser) -> None:
+    """--region, as the commands that play a lab on moto take it."""
+    command.add_argument(
+        "--region", type=region_name, help="the region the lab is played in, on moto (default: us-east-1)"
+    )
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -212,6 +243,7 @@ def add_playthrough_options(command: argparse.ArgumentParser, *, output: str) ->
     command.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
     command.add_argument("--json", action="store_true", help=f"print the {output} as JSON instead of tables")
     command.add_argument("--html", type=Path, metavar="FILE", help="also write the lab report (HTML) to FILE")
+    add_region_option(command)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -252,23 +284,34 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="where to write the HTML")
     report.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
     report.add_argument("--no-mutants", action="store_true", help="scenarios only (faster; no mutation results)")
+    add_region_option(report)
     report.set_defaults(handler=cmd_report)
 
-    new = commands.add_parser("new", help="write a step module and a scenario skeleton from the spec")
+    new = commands.add_parser("new", help="write a step module, a solution skeleton and a scenario skeleton")
     new.add_argument("step", help="step key, e.g. 01.02")
     new.add_argument("--lab", default=".", help="lab directory (default: .)")
+    new.add_argument(
+        "--from-solution",
+        action="store_true",
+        help="draft the evaluation from the step's reference solution played on moto, then run its mutants",
+    )
+    new.add_argument("--force", action="store_true", help="with --from-solution: replace an existing evaluation")
+    add_region_option(new)
     new.set_defaults(handler=cmd_new)
 
-    demo = commands.add_parser("demo", help="evaluate the seed examples on an embedded moto server")
+    demo = commands.add_parser("demo", help="play the three sample labs on moto servers on loopback")
     demo.add_argument("--json", action="store_true", help="print the answers as JSON lines instead of panels")
+    add_region_option(demo)
     demo.set_defaults(handler=cmd_demo)
 
     serve = commands.add_parser("serve", help="answer signed step-completion hooks over HTTP (docs/service.md)")
     serve.add_argument("--lab", help="lab directory (default: STEPEVAL_LAB, else .)")
     serve.add_argument("--host", help="address to listen on (default: STEPEVAL_HOST, else 127.0.0.1)")
     serve.add_argument("--port", type=int, help="TCP port, 0 for any free one (default: STEPEVAL_PORT, else 8080)")
-    serve.add_argument("--workers", type=int, help="worker processes (default: STEPEVAL_WORKERS, else 4)")
-    serve.add_argument("--queue", type=int, help="requests that may wait for a worker before 429 (default 32)")
+    serve.add_argument(
+        "--workers", type=int, help="evaluations at once (default: STEPEVAL_WORKERS, else from memory and cores)"
+    )
+    serve.add_argument("--queue", type=int, help="evaluations that may wait before 429 (default: as many as workers)")
     serve.add_argument("--deadline", dest="deadline_s", type=float, help="seconds a request may take (default 60)")
     serve.add_argument("--endpoint-url", help="send every AWS call, STS included, to this emulator (moto server)")
     serve.add_argument(

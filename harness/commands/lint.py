@@ -1,17 +1,20 @@
-"""`stepeval lint`: a static read of every step module (Python's ast; nothing is executed).
+"""`stepeval lint`: a static read of every step module and reference solution (Python's ast; nothing is executed).
 
 Catches before anything runs what the harness would otherwise refuse or time out on: mutating AWS calls,
 clients made without the handed session, a `run` of the wrong shape, handle names the step does not have,
-blocking sleeps inside async code.
+blocking sleeps inside async code. A solution (`solution/boto3/`) may write, but imports only what the platform
+allows: boto3, `botocore.exceptions.ClientError` and the standard library.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.authoring.prestart import SOLUTION_STEM, solution_paths
 from harness.core.lab import MODULE_DIR, Lab, StepSpec
 from harness.inside.loader import LIB_NAME, RUN_PARAMETERS
 
@@ -70,6 +73,7 @@ MUTATING_NAMES = frozenset(
 SESSION_FACTORIES = frozenset({"client", "resource", "Session"})
 IGNORE_MARK = "# stepeval: ignore"  # on a line lint flags wrongly (a method of another library named put_*...)
 HANDLE_LITERAL = re.compile(r"[0-9]{2}_[0-9]{2}_[A-Za-z0-9_]+")
+SOLUTION_IMPORTS = "a solution imports only boto3, botocore.exceptions.ClientError and the standard library"
 
 
 @dataclass(frozen=True, order=True)
@@ -87,13 +91,64 @@ class Finding:
 
 
 def lint_lab(lab: Lab) -> list[Finding]:
-    """Every finding in every step module that exists (missing modules are `stepeval check`'s to report), and in
-    the lab's shared helpers (`evaluation/boto3/_lib/`)."""
-    problems: list[Finding] = lint_lib(lab)
+    """Every finding in every step module that exists (missing modules are `stepeval check`'s to report), in
+    the lab's shared helpers (`evaluation/boto3/_lib/`) and in its reference solutions."""
+    problems: list[Finding] = lint_lib(lab) + lint_solutions(lab)
     for step in lab.steps.values():
         if step.module_path.is_file():
             problems.extend(lint_module(step))
     return sorted(problems)
+
+
+def lint_solutions(lab: Lab) -> list[Finding]:
+    """The findings in the lab's solutions: a name that is no step's, what they import, their `run`."""
+    problems = []
+    for path in solution_paths(lab.root):
+        match = SOLUTION_STEM.fullmatch(path.stem)
+        key = match["key"].replace("_", ".") if match else path.stem
+        if key not in lab.steps:
+            problems.append(Finding(path, 1, key, "not named after a step of this lab (NN_NN.py or NN_NN_variant.py)"))
+            continue
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        except SyntaxError as error:
+            problems.append(Finding(path, error.lineno or 1, key, f"SyntaxError: {error.msg}"))
+            continue
+        problems += [Finding(path, line, key, message) for line, message in _solution_findings(tree)]
+    return problems
+
+
+def _solution_findings(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, message) for each import a solution may not make, and for a missing or misshapen `run`."""
+    found = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names if not _allowed_import(alias.name)]
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            names = [
+                f"{module}.{alias.name}" if module != "botocore.exceptions" else f"botocore.exceptions.{alias.name}"
+                for alias in node.names
+                if not (node.level == 0 and _allowed_import(node.module or "", alias.name))
+            ]
+        found += [(node.lineno, f"imports {name}: {SOLUTION_IMPORTS}") for name in names]
+    runs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == "run"]
+    if not runs:
+        found.append((1, "defines no run(); expected async def run(session, context, logger)"))
+    for run in runs:
+        names = tuple(a.arg for a in run.args.posonlyargs + run.args.args)
+        if isinstance(run, ast.FunctionDef) or names != RUN_PARAMETERS:
+            found.append((run.lineno, f"run({', '.join(names)}) should be async def run(session, context, logger)"))
+    return found
+
+
+def _allowed_import(module: str, name: str | None = None) -> bool:
+    """boto3 (and its modules), `botocore.exceptions.ClientError`, the standard library."""
+    top = module.split(".")[0]
+    if top == "boto3" or (top in sys.stdlib_module_names and top != "__future__") or module == "__future__":
+        return True
+    return module == "botocore.exceptions" and name == "ClientError"
 
 
 def lint_module(step: StepSpec) -> list[Finding]:

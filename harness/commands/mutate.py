@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -64,14 +65,18 @@ def run_mutate(
     html: Path | None = None,
     quiet: bool = False,
     prestarted: Prestarted | None = None,
+    region: str | None = None,
 ) -> int:
-    """`stepeval mutate`: play the lab and its mutants on moto servers of its own, then report (`quiet`: only the
-    verdict line). With `html`, the lab report is written there too. `prestarted`: as for `stepeval test`."""
-    from harness.authoring.lanes import moto_lanes, no_collections, selector
+    """`stepeval mutate`: play the lab and its mutants on moto servers of its own (in `region`), then report
+    (`quiet`: only the verdict line). With `html`, the lab report is written there too. `prestarted`: as for
+    `stepeval test`."""
+    from harness.authoring.lanes import moto_lanes, no_collections
+    from harness.authoring.playthrough import load_scenarios
+    from harness.authoring.selection import select
     from harness.core.lab import load_lab
 
     lab = load_lab(lab_dir)
-    select = selector(lab, pattern)
+    selection = select(pattern, load_scenarios(lab), str(lab_dir))
     console = Console(stderr=as_json)
     with console.status("starting") as status:
         counts: dict[str, int] = {}
@@ -81,7 +86,14 @@ def run_mutate(
             status.update(f"{phase}: {counts[phase]} played: {result.step} {result.scenario}")
 
         with no_collections():  # as `stepeval test` plays
-            run = run_mutants(lab, lambda: moto_lanes(lab, prestarted=prestarted), select=select, on_result=progress)
+            run = run_mutants(
+                lab,
+                partial(moto_lanes, lab, prestarted=prestarted, region=region),
+                select=selection.plays if selection else None,
+                on_result=progress,
+            )
+    if selection is not None:
+        run.scenarios = [r for r in run.scenarios if selection.shows(r)]
     if html is not None:
         from harness.commands.report import write_report
 

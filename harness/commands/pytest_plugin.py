@@ -1,13 +1,16 @@
-"""pytest plugin: a lab's `scenarios/NN_NN.py` files collected as test items, one per scenario.
+"""pytest plugin: a lab's steps collected as test items, one per scenario.
 
-`pytest` in a lab repository (a directory with `specs/`, `evaluation/boto3/` and `scenarios/`) then runs every
-scenario with ordinary pytest output, `-k` and `-x`. The steps are played once, in spec order, on moto servers
-of their own (as `stepeval test` does), through the same Runner as `stepeval run`; each item reports its own
-scenario's verdict. Only the steps that hold a selected item (and the solves before them) are played.
+`pytest` in a lab repository (a directory with `specs/`, `evaluation/boto3/` and `solution/boto3/` or
+`scenarios/`) then runs every scenario with ordinary pytest output, `-k` and `-x`: a step's items come from its
+`scenarios/NN_NN.py`, or from its solution file when it has no scenario file (`pytest solution` in a lab of the
+platform's format). The steps are played once, in spec order, on moto servers of their own (as `stepeval test`
+does), through the same Runner as `stepeval run`; each item reports its own scenario's verdict. Only the steps
+that hold a selected item (and the solves before them) are played.
 """
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +18,13 @@ import pytest
 
 from harness.authoring.lanes import moto_lanes
 from harness.authoring.playthrough import UNTOUCHED, ScenarioResult, load_scenarios, play_lanes
+from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_DIR, SOLUTION_STEM
 from harness.core.errors import LabError
 from harness.core.lab import STEP_KEY, Lab, load_lab
 
 PLAYTHROUGH_KEY = pytest.StashKey["Playthrough"]()
+COLLECTED_KEY = pytest.StashKey[set[tuple[str, str]]]()
+EXIT_BAD_INPUT = 2  # as the stepeval commands exit when -k selects nothing
 
 
 class Playthrough:
@@ -76,30 +82,68 @@ class ScenarioItem(pytest.Item):
 
 
 class ScenarioFile(pytest.File):
-    """`scenarios/NN_NN.py`: the untouched-account check, each mistake, then the solve."""
+    """`scenarios/NN_NN.py` (or a step's solution file, when it has no scenario file): the untouched-account check,
+    each mistake (and each other solution), then the solve."""
 
     def collect(self) -> list[ScenarioItem]:
-        lab_root = self.path.parent.parent
+        lab_root = _lab_of(self.path)
         playthroughs: dict[Path, Playthrough] = self.config.stash.setdefault(PLAYTHROUGH_KEY, {})
         try:
             if lab_root not in playthroughs:
                 playthroughs[lab_root] = Playthrough(load_lab(lab_root))
         except LabError as error:
             raise self.CollectError("\n".join(error.problems)) from None
-        step = playthroughs[lab_root].scenarios[self.path.stem.replace("_", ".")]
+        match = STEP_KEY.match(self.path.stem)
+        step = playthroughs[lab_root].scenarios.get(f"{match.group(1)}.{match.group(2)}") if match else None
+        if step is None or self.path not in (step.path, lab_root / SCENARIO_DIR / self.path.name):
+            return []  # another solution of a step: its items are collected from the step's own file
         names = [UNTOUCHED, *(m.name for m in step.mistakes), step.solve.name]
-        return [
+        items = [
             ScenarioItem.from_parent(self, name=name, step=step.key, scenario=name, lab_root=lab_root) for name in names
         ]
+        for item in items:  # `-k 01.02` as `stepeval test -k 01.02` (`01_02` matches the file's name)
+            item.extra_keyword_matches.add(step.key)
+        self.config.stash.setdefault(COLLECTED_KEY, set()).update((step.key, name) for name in names)
+        return items
+
+
+def _lab_of(path: Path) -> Path:
+    """The lab directory of a scenario file (`LAB/scenarios/`) or a solution file (`LAB/solution/boto3/`)."""
+    return path.parent.parent.parent if path.parent.name == SOLUTION_DIR.name else path.parent.parent
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ScenarioFile | None:
-    """Collect `LAB/scenarios/NN_NN.py` where LAB holds `specs/`."""
-    if (
-        file_path.suffix == ".py"
-        and file_path.parent.name == "scenarios"
-        and STEP_KEY.fullmatch(file_path.stem)
-        and (file_path.parent.parent / "specs").is_dir()
-    ):
-        return ScenarioFile.from_parent(parent, path=file_path)
+    """Collect `LAB/scenarios/NN_NN.py`, and `LAB/solution/boto3/NN_NN*.py` of a step with no scenario file, where
+    LAB holds `specs/`."""
+    if file_path.suffix != ".py" or not STEP_KEY.match(file_path.stem):
+        return None
+    scenario = file_path.parent.name == SCENARIO_DIR and STEP_KEY.fullmatch(file_path.stem)
+    solution = file_path.parent.match(f"*/{SOLUTION_DIR}") and SOLUTION_STEM.fullmatch(file_path.stem)
+    lab = _lab_of(file_path)
+    if scenario or (solution and not (lab / SCENARIO_DIR / f"{file_path.stem[:5]}.py").is_file()):
+        return ScenarioFile.from_parent(parent, path=file_path) if (lab / "specs").is_dir() else None
     return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """What a lab repository outside this one needs, so that its own pytest configuration may be empty: scenario
+    items use no asyncio fixture, so pytest-asyncio's warning that its fixture loop scope is unset (printed at
+    every run of a repository that sets nothing) says nothing about them; it stays where the option is set or
+    wrong. Runs before pytest-asyncio's own `pytest_configure`, inside the warnings filter pytest sets up for it."""
+    if config.pluginmanager.hasplugin("asyncio") and not config.getini("asyncio_default_fixture_loop_scope"):
+        warnings.filterwarnings(
+            "ignore", message='The configuration option "asyncio_default_fixture_loop_scope" is unset'
+        )
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """`-k PATTERN` that leaves nothing to run where scenarios were collected: exit 2 naming the pattern, as
+    `stepeval test -k` does (pytest's own exit 5 reads as "no tests", not as a typo)."""
+    pattern = session.config.option.keyword
+    collected = session.config.stash.get(COLLECTED_KEY, set())
+    if pattern and collected and not session.items:
+        keys = ", ".join(sorted({step for step, _ in collected}))
+        pytest.exit(
+            f"-k {pattern!r} selects no scenario: no step key ({keys}) or scenario name contains it", EXIT_BAD_INPUT
+        )

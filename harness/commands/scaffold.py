@@ -1,6 +1,7 @@
-"""`stepeval new STEP`: a step module in the kit's shape and a scenario skeleton, written from the spec.
+"""`stepeval new STEP`: a step module in the kit's shape, a reference solution and a mistakes skeleton, written
+from the spec; with `--from-solution`, the step module drafted from its solution (harness.authoring.drafting).
 
-It never overwrites: an author's work is not replaced by a template.
+It never overwrites: an author's work is not replaced by a template (a draft replaces a module only with --force).
 """
 
 from __future__ import annotations
@@ -8,26 +9,52 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from harness.authoring.module_head import instruction, module_head
+from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_DIR
 from harness.core import cfn_types
-from harness.core.errors import BadInput
-from harness.core.lab import StepSpec
+from harness.core.errors import BadInput, LabError
+from harness.core.lab import STRING, Lab, StepSpec
 from harness.kit import catalog
 
 TODO_HINT = "no kit Kind for {type}: write one, or check it by hand with step.check(...)"
+HANDLES = '    handles = {h["name"]: h["id"] for h in context["resolved"]}  # the earlier steps\' resources'
+VALUE_HINT = "find the value and judge it: step.value('{name}', value, [values.is_arn(...)])"
 
 
 def scaffold(step: StepSpec, lab_root: Path, handle_types: dict[str, str]) -> list[Path]:
-    """Write the module and the scenario file for `step`; BadInput if either exists already."""
-    module = step.module_path
-    scenario = lab_root / "scenarios" / f"{step.stem}.py"
-    existing = [str(p) for p in (module, scenario) if p.exists()]
+    """Write the module, the solution and the scenario file (mistakes) for `step`; BadInput if one exists already."""
+    texts = {
+        step.module_path: module_text(step, handle_types),
+        lab_root / SOLUTION_DIR / f"{step.stem}.py": solution_text(step),
+        lab_root / SCENARIO_DIR / f"{step.stem}.py": scenario_text(step),
+    }
+    existing = [str(p) for p in texts if p.exists()]
     if existing:
         raise BadInput(f"step {step.key}: {', '.join(existing)} already exist(s); stepeval new never overwrites")
-    module.parent.mkdir(parents=True, exist_ok=True)
-    scenario.parent.mkdir(parents=True, exist_ok=True)
-    module.write_text(module_text(step, handle_types), encoding="utf-8")
-    scenario.write_text(scenario_text(step), encoding="utf-8")
-    return [module, scenario]
+    for path, text in texts.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return list(texts)
+
+
+def write_draft(lab: Lab, key: str, *, force: bool = False, region: str | None = None) -> Path:
+    """Draft step `key`'s evaluation from its solution (harness.authoring.drafting) and write it; BadInput if the
+    module exists (unless `force`), the step has no solution, or the solution fails."""
+    from harness.authoring.drafting import draft  # plays moto: imported when drafting only
+    from harness.authoring.solutions import SolutionError
+
+    step = lab.step(key)
+    if step.module_path.exists() and not force:
+        raise BadInput(f"step {step.key}: {step.module_path} already exists; --force replaces it with a draft")
+    try:
+        text = draft(lab, step.key, region=region)
+    except LabError as error:
+        raise BadInput(error.problems[-1]) from None
+    except SolutionError as error:
+        raise BadInput(f"step {step.key}: the solution cannot be drafted from: {error}") from None
+    step.module_path.parent.mkdir(parents=True, exist_ok=True)
+    step.module_path.write_text(text, encoding="utf-8")
+    return step.module_path
 
 
 def _kind(resource_type: str) -> str | None:
@@ -35,14 +62,9 @@ def _kind(resource_type: str) -> str | None:
     return f"{found[0]}.{found[1]}" if found else None
 
 
-def _todo(name: str, resource_type: str) -> str:
+def _todo(name: str, resource_type: str, note: str | None = None) -> str:
     """A call `stepeval check` reports and the step answers as unfinished (a fail naming the TODO, no traceback)."""
-    return f'        step.todo("{name}",\n                  "{TODO_HINT.format(type=resource_type)}")'
-
-
-def _instruction(step: StepSpec) -> str:
-    text = step.step.description or step.step.title or f"Step {step.key}."
-    return "\n".join(textwrap.wrap(" ".join(text.split()), 110))
+    return f'        step.todo("{name}",\n                  "{note or TODO_HINT.format(type=resource_type)}")'
 
 
 def module_text(step: StepSpec, handle_types: dict[str, str]) -> str:
@@ -51,26 +73,22 @@ def module_text(step: StepSpec, handle_types: dict[str, str]) -> str:
     no Kind for."""
     types = [*step.output_types.values(), *step.input_types.values()]
     used = {reference[0] for t in types if (reference := catalog.reference(t))}
-    lines = [f'"""{_instruction(step)}"""', ""]
-    if used:
-        lines.append(f"from harness.kit import {', '.join(sorted(used))}")
-    lines += [
-        "from harness.kit.step import Step",
-        "",
-        "",
-        "async def run(session, context, logger):",
-        "    step = Step(session, context, logger)",
-        "    with step:",
-    ]
+    lines = module_head(step, used)
     for name in step.step.inputs:
         kind = _kind(handle_types[name])
         variable = name.split("_", 2)[-1]
+        if handle_types[name] == STRING:
+            lines.append(f'        {variable} = step.input_value("{name}")')
+            continue
         lines.append(f'        {variable} = step.input("{name}", {kind})' if kind else _todo(name, handle_types[name]))
     by_type: dict[str, list[str]] = {}
     for name, resource_type in step.output_types.items():
         by_type.setdefault(resource_type, []).append(name)
     for resource_type, names in by_type.items():
         kind = _kind(resource_type)
+        if resource_type == STRING:
+            lines += [_todo(name, resource_type, VALUE_HINT.format(name=name)) for name in names]
+            continue
         if kind is None:
             lines += [_todo(name, resource_type) for name in names]
         elif len(names) == 1:
@@ -107,21 +125,41 @@ def _calls(step: StepSpec) -> str:
     return ", ".join(calls) or "the calls a learner would make"
 
 
+def solution_text(step: StepSpec) -> str:
+    """The reference solution in the platform's format: the calls to make, and one resource per output to return.
+    Until it is written it returns an error (a solution never raises), which `stepeval test` reports."""
+    outputs = step.output_types.items()
+    resources = [f'            # {{"name": "{name}", "type": "{kind}", "id": ...}},' for name, kind in outputs]
+    lines = [
+        f'"""{instruction(step).splitlines()[0]}"""',
+        "",
+        "from botocore.exceptions import ClientError",
+        "",
+        "",
+        "async def run(session, context, logger):",
+        *([HANDLES] if step.step.inputs else []),
+        "    try:",
+        f"        # TODO: make the calls a learner would: {_calls(step)}; then return the resources below",
+        '        return {"error": "this solution is not written yet", "code": "TODO"}',
+        '        return {"success": True, "resources": [',
+        *resources,
+        "        ]}",
+        "    except ClientError as e:",
+        '        return {"error": str(e), "code": e.response["Error"]["Code"]}',
+        "",
+    ]
+    return "\n".join(lines)
+
+
 def scenario_text(step: StepSpec) -> str:
-    """The scenario file: a solve and one mistake to fill in."""
+    """The scenario file: one mistake to fill in (the step's solution solves it)."""
     return textwrap.dedent(f'''\
-        """Scenarios for step {step.key}: how a learner solves it, and the common mistakes."""
+        """Step {step.key}: the mistakes learners make (solution/boto3/{step.stem}.py solves it)."""
 
-        from harness.authoring.scenarios import mistake, solve
-
-
-        @solve
-        def solve_step(aws, handles):
-            """{_instruction(step).splitlines()[0]}"""
-            raise NotImplementedError("make the calls a learner would: {_calls(step)}")
+        from harness.authoring.scenarios import mistake
 
 
         @mistake(issue=r"(?i)TODO: the issue this mistake must produce")
         def common_mistake(aws, handles):
-            raise NotImplementedError("the solve with one thing a learner often gets wrong")
+            raise NotImplementedError("the solution with one thing a learner often gets wrong")
         ''')

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, ValidationError, model_serializer
 
 from harness.core.errors import BadInput
-from harness.core.lab import Lab, ResourceType, StepSpec
+from harness.core.lab import Lab, OutputType, ResourceType, StepSpec
 
 Status = Literal["pass", "fail", "pending", "error"]
 """pass and fail are verdicts on the learner's work; pending says AWS is still creating or changing a resource the
@@ -54,10 +54,11 @@ class _Regional(_Model):
 
 
 class Handle(_Regional):
-    """A validated resource from an earlier step, as the platform stores it (`region` if not the session's)."""
+    """A validated resource from an earlier step, as the platform stores it (`region` if not the session's); a
+    "string" handle's id is its value."""
 
     name: str = Field(min_length=1)
-    type: ResourceType
+    type: OutputType
     id: str = Field(min_length=1)
 
 

@@ -11,3 +11,8 @@ class LabError(BadInput):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("\n".join(problems))
         self.problems = problems
+
+
+class LabUnreadable(LabError):
+    """A lab that cannot be read at all (no directory, no spec file, not YAML): one problem, naming the file and
+    where in it; bad input even for `stepeval check`, which lists the problems of a lab it could read."""

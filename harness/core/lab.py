@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from harness.core import cfn_types
-from harness.core.errors import BadInput, LabError
+from harness.core.errors import BadInput, LabError, LabUnreadable
 from harness.core.limits import Limits
 
 TWO_DIGITS = re.compile(r"[0-9]{2}")
@@ -32,6 +32,7 @@ MODULE_DIR = Path("evaluation") / "boto3"
 PLACEHOLDER = re.compile(r"\{(\w*)\}")
 FEEDBACK_FIELDS = frozenset({"subject", "check", "expected", "actual"})
 HANDLE_LIKE = re.compile(r"[0-9]{2}_[0-9]{2}_\w+")
+STRING = "string"  # an output's type when it is a value, not a resource: its id is the value
 
 
 class _Strict(BaseModel):
@@ -56,6 +57,10 @@ def _resource_type(value: str) -> str:
     return value
 
 
+def _output_type(value: str) -> str:
+    return value if value == STRING else _resource_type(value)
+
+
 def _region(value: str) -> str:
     if value != "*" and not REGION.fullmatch(value):
         raise ValueError(f"{value!r} is not a region name like 'us-east-1' (or '*' for any)")
@@ -65,13 +70,16 @@ def _region(value: str) -> str:
 TwoDigitId = Annotated[str, BeforeValidator(_two_digits)]
 Region = Annotated[str, AfterValidator(_region)]
 ResourceType = Annotated[str, AfterValidator(_resource_type)]
+OutputType = Annotated[str, AfterValidator(_output_type)]
+"""A resource type, or "string": a value (an ARN, a URL, a name) that is no resource of its own."""
 
 
 class Output(_Strict):
-    """A resource the step asks the learner to build: its handle name and CloudFormation type."""
+    """What the step asks the learner to build: its handle name and CloudFormation type (or "string": a value such
+    as an ARN, a URL or a name, whose id is the value itself)."""
 
     name: str
-    type: ResourceType
+    type: OutputType
     description: str | None = None
 
     @field_validator("name")
@@ -233,28 +241,31 @@ def normalize_step_key(raw_key: str) -> str:
 
 def find_spec_file(lab_dir: Path) -> Path:
     """The one YAML file under `lab_dir/specs/`."""
+    if not lab_dir.is_dir():
+        raise LabUnreadable([f"{lab_dir}: no such lab directory (a lab holds specs/<lab>.yaml)"])
     specs_dir = lab_dir / "specs"
     if not specs_dir.is_dir():
-        raise LabError([f"{lab_dir}: no specs/ directory (a lab holds specs/<lab>.yaml)"])
+        raise LabUnreadable([f"{lab_dir}: no specs/ directory (a lab holds specs/<lab>.yaml)"])
     files = sorted(p for p in specs_dir.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
     if len(files) != 1:
         found = ", ".join(p.name for p in files) or "none"
-        raise LabError([f"{specs_dir}: expected exactly one .yaml spec file, found {found}"])
+        raise LabUnreadable([f"{specs_dir}: expected exactly one .yaml spec file, found {found}"])
     return files[0]
 
 
 def load_lab(lab_dir: Path | str) -> Lab:
-    """Read and validate the lab in `lab_dir`; LabError lists every problem found."""
+    """Read and validate the lab in `lab_dir`; LabError lists every problem found (LabUnreadable: it cannot be
+    read at all)."""
     root = Path(lab_dir).resolve()
     spec_file = find_spec_file(root)
     try:
         raw = yaml.safe_load(spec_file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise LabError([f"{spec_file}: cannot read: {exc}"]) from None
+        raise LabUnreadable([f"{spec_file}: cannot read: {exc}"]) from None
     except yaml.YAMLError as exc:
-        raise LabError([f"{spec_file}: not valid YAML: {_one_line(str(exc))}"]) from None
+        raise LabUnreadable([yaml_problem(spec_file, exc)]) from None
     if not isinstance(raw, dict):
-        raise LabError([f"{spec_file}: the spec must be a mapping with 'project' and 'objectives'"])
+        raise LabUnreadable([f"{spec_file}: the spec must be a mapping with 'project' and 'objectives'"])
     try:
         spec = LabSpec.model_validate(raw)
     except ValidationError as exc:
@@ -374,6 +385,15 @@ def _show_id(value: Any, index: int) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:02d}"
     return f"#{index + 1}"
+
+
+def yaml_problem(path: Path, exc: yaml.YAMLError) -> str:
+    """One line: the file, the line and column where the parser stopped, and what it found there."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+    problem = getattr(exc, "problem", None) or str(exc)
+    context = getattr(exc, "context", None)
+    return f"{where}: not valid YAML: {_one_line(problem)}" + (f" ({_one_line(context)})" if context else "")
 
 
 def _one_line(text: str) -> str:

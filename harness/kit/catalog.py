@@ -30,6 +30,7 @@ SERVICE_MODULES = (
     "secretsmanager",
     "sns",
     "sqs",
+    "ssm",
 )
 
 

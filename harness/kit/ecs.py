@@ -186,14 +186,38 @@ def runs(task_definition: Resource | str | None) -> Requirement:
     )
 
 
+def _awsvpc(service: Resource) -> Resource:
+    return (service.get("networkConfiguration") or {}).get("awsvpcConfiguration") or {}
+
+
+@later
+def security_groups_exactly(*groups: Resource | str | None) -> Requirement:
+    """The service's tasks (network mode awsvpc) are in exactly these security groups (described groups, their ids
+    or ARNs)."""
+    return refs.refers_exactly(
+        "security groups", refs.SECURITY_GROUP, groups, lambda s: sorted(_awsvpc(s).get("securityGroups", []))
+    )
+
+
+def assigns_public_ip(enabled: bool = True) -> Requirement:
+    """The service's tasks get a public IP address (awsvpc `assignPublicIp` ENABLED; DISABLED by default)."""
+    return require(
+        "public IP",
+        "ENABLED" if enabled else "DISABLED",
+        lambda s: _awsvpc(s).get("assignPublicIp", "DISABLED"),
+        hint="Set the service's network configuration to assign public IP addresses"
+        + ("." if enabled else " DISABLED (its tasks sit behind the API's security group, not on the internet)."),
+    )
+
+
 def compatible_with(value: str = "FARGATE") -> Requirement:
     """The task definition can run on `value`: AWS validated it for that launch type (`compatibilities`), or it
     asked for it (`requiresCompatibilities`)."""
-    return includes(
-        "requires compatibilities",
-        value,
-        lambda t: sorted({*t.get("requiresCompatibilities", []), *t.get("compatibilities", [])}),
-    )
+    return includes("requires compatibilities", value, _compatibilities)
+
+
+def _compatibilities(task: Resource) -> list[str]:
+    return sorted({*task.get("requiresCompatibilities", []), *task.get("compatibilities", [])})
 
 
 def _cpu_units(value: Any) -> int | None:
@@ -250,8 +274,10 @@ def container_image(container: str, image: Resource | str | None) -> Requirement
     )
 
 
-def _log_routes(task: Resource, container: str | None) -> list[dict[str, str | None]]:
-    """Where each container's logs go: its name, log driver, and for awslogs the group and region."""
+def _log_routes(task: Resource, container: str | None) -> list[dict[str, Any]]:
+    """Where each container's logs go: its name, log driver, for awslogs the group and region, and the awslogs
+    options it lacks to start (awslogs-region always, awslogs-stream-prefix on a task that can run on Fargate)."""
+    needed = ["awslogs-region"] + (["awslogs-stream-prefix"] if "FARGATE" in _compatibilities(task) else [])
     routes = []
     for c in task.get("containerDefinitions", []):
         if container is not None and c.get("name") != container:
@@ -264,29 +290,32 @@ def _log_routes(task: Resource, container: str | None) -> list[dict[str, str | N
                 "driver": configuration.get("logDriver"),
                 "group": options.get("awslogs-group"),
                 "region": options.get("awslogs-region"),
+                "lacks": [option for option in needed if not options.get(option)],
             }
         )
     return routes
 
 
-def _to_group(route: dict[str, str | None], group: Any) -> bool:
-    if route["driver"] != "awslogs" or not route["group"]:
+def _to_group(route: dict[str, Any], group: Any) -> bool:
+    if route["driver"] != "awslogs" or not route["group"] or route["lacks"]:
         return False
     sent = refs.Identity(refs.LOG_GROUP.type, route["group"], route["region"])
     return refs.current().same(refs.LOG_GROUP, sent, group)
 
 
-def _show_route(route: dict[str, str | None]) -> str:
-    if route["driver"] == "awslogs":
-        return f"{route['container']} to {route['group']}"
-    return f"{route['container']} with the {route['driver'] or 'no'} log driver"
+def _show_route(route: dict[str, Any]) -> str:
+    if route["driver"] != "awslogs":
+        return f"{route['container']} with the {route['driver'] or 'no'} log driver"
+    lacking = f" without {' or '.join(route['lacks'])}" if route["lacks"] else ""
+    return f"{route['container']} to {route['group']}{lacking}"
 
 
 @later
 def logs_to(group: Resource | str | None, container: str | None = None) -> Requirement:
     """Logs reach the CloudWatch log group (a described group, its name or ARN) through the awslogs driver: the
     logs of the container named `container`, or without one, of at least one container (a sidecar may log
-    elsewhere). Another driver (splunk, awsfirelens, none) does not count."""
+    elsewhere). Another driver (splunk, awsfirelens, none) does not count, nor a route the task cannot start
+    with: without awslogs-region, or without awslogs-stream-prefix on a task that can run on Fargate."""
     wanted = refs.shown(refs.LOG_GROUP, group)
     whose = f"container {container}" if container else "a container"
     return require(
@@ -298,5 +327,6 @@ def logs_to(group: Resource | str | None, container: str | None = None) -> Requi
             f"{'; '.join(map(_show_route, routes)) if routes else f'it has no {whose}'}: "
             f"not {whose} to {wanted} with the awslogs driver."
         ),
-        hint=f"Set the container's log configuration to the awslogs driver with awslogs-group {wanted}.",
+        hint=f"Set the container's log configuration to the awslogs driver with awslogs-group {wanted}, "
+        "awslogs-region and awslogs-stream-prefix.",
     )

@@ -117,17 +117,23 @@ def encrypted_with(key: Resource | str | None) -> Requirement:
     )
 
 
+def _security_groups(db: Resource) -> list[str]:
+    return sorted(
+        g["VpcSecurityGroupId"] for g in db.get("VpcSecurityGroups", []) if g.get("Status", "active") == "active"
+    )
+
+
 @later
 def with_security_group(group: Resource | str | None) -> Requirement:
     """The instance's VPC security groups include the group (a described group, its id or ARN)."""
-    return refs.refers_among(
-        "security groups",
-        refs.SECURITY_GROUP,
-        group,
-        lambda db: sorted(
-            g["VpcSecurityGroupId"] for g in db.get("VpcSecurityGroups", []) if g.get("Status", "active") == "active"
-        ),
-    )
+    return refs.refers_among("security groups", refs.SECURITY_GROUP, group, _security_groups)
+
+
+@later
+def security_groups_exactly(*groups: Resource | str | None) -> Requirement:
+    """The instance's VPC security groups are exactly these (described groups, their ids or ARNs): the VPC's
+    default group beside them fails."""
+    return refs.refers_exactly("security groups", refs.SECURITY_GROUP, groups, _security_groups)
 
 
 @later

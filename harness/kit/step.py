@@ -160,6 +160,44 @@ class Step:
             self._choose()
         return {name: self.output(name) for name in names}
 
+    def value(
+        self, name: str, value: str | None, requirements: Sequence[Requirement] = (), *, critical: bool = False
+    ) -> str | None:
+        """A "string" output (an ARN, a URL, a name: no resource of its own): found, with `value` as its id, when
+        there is one and it meets every requirement (each judged on `{"Value": value}`; see `harness.kit.values`).
+        Returns the value when found, else None."""
+        entry = self._entries.setdefault(name, {"name": name, "type": "string", "id": None, "status": "not_found"})
+        if not value:
+            issue = f"There is no {name} yet."
+            self.check(name, "value", False, expected="a value", actual=None, critical=critical, issue=issue)
+            return None
+        outcomes = [requirement.evaluate({"Value": value}) for requirement in requirements]
+        self._record(name, outcomes)
+        missed = next((o for o in outcomes if not o.ok), None)
+        if missed is not None:
+            hint = self._hint(name, missed.requirement.check) if missed.hint is None else missed.hint
+            subject = f"{name} {value}"
+            check = missed.requirement.check
+            expected = missed.requirement.expected
+            self._fail(name, missed.issue(subject), hint, critical=critical, check=check, subject=subject,
+                       expected=expected, actual=missed.actual)  # fmt: skip
+            return None
+        entry.update(id=value, status="found")
+        return value
+
+    def input_value(self, name: str) -> str:
+        """The value of a "string" handle an earlier step resolved (recorded as the check `exists`); the step stops
+        if there is none."""
+        handle = self._resolved.get(name)
+        entry = self._entries.setdefault(name, {"name": name, "type": "string", "id": None, "status": "not_found"})
+        self._checks.append(_check_record(name, "exists", handle is not None, True, handle is not None))
+        if handle is None:
+            issue = f"The {name} from an earlier step has not been validated yet."
+            hint = "Complete the step that gives it first."
+            self._fail(name, issue, hint, critical=True, check="exists", subject=name)
+        entry.update(id=handle["id"], status="found")
+        return handle["id"]
+
     def check(
         self,
         handle: str | None,

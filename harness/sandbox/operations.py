@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote
 
 from botocore.model import OperationModel, ServiceModel, Shape
 
@@ -58,8 +58,8 @@ class Route:
     required_query: tuple[tuple[str, str | None], ...]
     specificity: tuple[int, int]
 
-    def matches(self, request: RawRequest, query: dict[str, list[str]]) -> bool:
-        if request.method != self.method or not self.pattern.fullmatch(request.path):
+    def matches(self, method: str, path: str, query: dict[str, list[str]]) -> bool:
+        if method != self.method or not self.pattern.fullmatch(path):
             return False
         return all(key in query and (value is None or value in query[key]) for key, value in self.required_query)
 
@@ -168,12 +168,19 @@ def identify(service: str, request: RawRequest) -> Identified:
     protocol = next((p for p in REST_PROTOCOLS if p in accepted), None)
     if protocol is None:
         raise Unidentified(f"a request that names no operation of {service}")
-    if any(segment in (".", "..") for segment in request.path.split("/")):
+    # An endpoint may route on the path decoded (`%2F` a slash, `%74ags` "tags"): the request is every operation
+    # either reading of its path matches, and the caller treats it as the least harmless of them.
+    paths = dict.fromkeys((request.path, unquote(request.path)))
+    if any(segment in (".", "..") for path in paths for segment in path.split("/")):
         raise Unidentified("a path with . or .. segments")
     query: dict[str, list[str]] = {}
     for key, value in request.query_pairs():
         query.setdefault(key, []).append(value)
-    matched = tuple(route.operation for route in rest_routes(service) if route.matches(request, query))
+    matched = tuple(
+        route.operation
+        for route in rest_routes(service)
+        if any(route.matches(request.method, path, query) for path in paths)
+    )
     if not matched:
         raise Unidentified(f"{request.method} {request.path} matches no operation of {service}")
     problems = [_rest_body(request, model.operation_model(name), protocol) for name in matched]

@@ -30,6 +30,7 @@ from harness.core.frames import HEADER, ChannelClosed, FrameBuffer, FrameRefused
 from harness.core.limits import Limits
 from harness.core.paths import covered, environment_region, job_paths, new_gateway_directory, socket_in
 from harness.sandbox import kernel
+from harness.sandbox.capacity import CPUS
 from harness.sandbox.confine import UID_SPAN, Protections, uid_base
 from harness.sandbox.template import ANSWERED, sweep_uid
 from harness.sandbox.warming import Warming, named_by
@@ -65,7 +66,6 @@ STARTUP_TIMEOUT_S = 30.0
 STATUS_TIMEOUT_S = 10.0
 TEMPLATE_END_TIMEOUT_S = 5.0
 KEPT_OUTPUT_BYTES = 64 * 1024  # of a module's output, what the answer's diagnostics carry
-CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 MALLOC_ARENA_MAX = "1"  # glibc gives each new thread an arena reserving 64 MiB of address space: RLIMIT_AS felt them
 
 
@@ -111,7 +111,9 @@ class TemplateProcess:
         flags += [f"--warm={service}:{region}" for service, region in warm]
         with theirs:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "harness.sandbox.template", *flags, str(theirs.fileno()), *preload],
+                # -P: not the working directory first on its path (`-m` would put it there): a `harness` found there
+                # (another checkout, a learner's repository) is never what the template imports
+                [sys.executable, "-P", "-m", "harness.sandbox.template", *flags, str(theirs.fileno()), *preload],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 env=worker_environment(),
@@ -517,6 +519,12 @@ class WorkerPool:
         with self._cond:
             template = self._ensure_template()
         return template.protections()
+
+    def template_pid(self) -> int | None:
+        """The template's process id, while it runs (what `capacity.measured_mib` reads the children of)."""
+        with self._cond:
+            template = self._template
+        return template.process.pid if template is not None and template.process.poll() is None else None
 
     def warn_if_degraded(self) -> None:
         """Say once per process, on stderr, which protections are off here (if any)."""

@@ -90,6 +90,7 @@ class Runner:
         if refusal is not None:
             answer = Answer.failed_to_run(step.key, refusal[0], refusal[1], elapsed_ms)
             found = Diagnostics(log=found.log)
+        answer = with_unreachable_endpoint(answer, operations)
         diagnostics = found.model_copy(
             update={"operations": operations, "output": outcome.output, "output_truncated": outcome.output_truncated}
         )
@@ -143,6 +144,16 @@ def gateway_refusal(operations: list[Operation]) -> tuple[ErrorKind, str] | None
         detail = f"refused {', '.join(dict.fromkeys(writes))}: evaluation code may only read (the gateway refused it)"
         return "read_only", detail
     return "bad_request", f"the gateway refused a request it would not read: {refused[0].detail}"
+
+
+def with_unreachable_endpoint(answer: Answer, operations: list[Operation]) -> Answer:
+    """An `aws` error whose cause is an endpoint that did not answer says so: the module saw only the gateway's
+    502 (botocore reads no message from a HEAD's answer), the gateway's log says which endpoint and why."""
+    failed = next((op for op in operations if op.allowed and op.status == 502 and op.detail), None)
+    if failed is None or answer.error is None or answer.error.kind != "aws":
+        return answer
+    error = answer.error.model_copy(update={"detail": f"{failed.operation}: {failed.detail}"})
+    return answer.model_copy(update={"error": error})
 
 
 def log_lines(raw: object) -> list[str]:

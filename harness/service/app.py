@@ -1,8 +1,9 @@
 """The HTTP front door (FastAPI): POST /v1/evaluations, /healthz, /readyz, /metrics, /openapi.json.
 
 The event loop only parses, verifies and waits; AWS calls and worker round trips run on two thread pools (one
-for STS, one per worker slot). Admission is counted on the loop: with `workers` running and `queue` waiting,
-the next request is answered 429 with Retry-After instead of piling up.
+for STS, one per worker slot). Admission is counted on the loop: with `workers` running and `queue` waiting (by
+default sized by the machine: harness/sandbox/capacity.py), the next request is answered 429 with Retry-After
+instead of piling up.
 """
 
 from __future__ import annotations
@@ -70,14 +71,16 @@ class Admission:
     """Evaluations admitted (running or waiting for a worker); touched only on the event loop."""
 
     def __init__(self, evaluator: Evaluator) -> None:
-        settings = evaluator.settings
-        self.limit = settings.workers + settings.queue
-        self.retry_after_s = settings.retry_after_s
+        capacity = evaluator.capacity
+        self.workers = capacity.workers
+        self.limit = capacity.limit
+        self.retry_after_s = evaluator.settings.retry_after_s
         self.in_flight = 0
+        self.running = 0
         self.gauge = evaluator.metrics.in_flight
-        self.slots = asyncio.Semaphore(settings.workers)
-        self.sts = ThreadPoolExecutor(max(4, min(32, 2 * settings.workers)), thread_name_prefix="stepeval-sts")
-        self.runs = ThreadPoolExecutor(settings.workers, thread_name_prefix="stepeval-run")
+        self.slots = asyncio.Semaphore(capacity.workers)
+        self.sts = ThreadPoolExecutor(max(4, min(32, 2 * capacity.workers)), thread_name_prefix="stepeval-sts")
+        self.runs = ThreadPoolExecutor(capacity.workers, thread_name_prefix="stepeval-run")
 
     @contextmanager
     def admitted(self) -> Iterator[None]:
@@ -86,7 +89,8 @@ class Admission:
             raise Problem(
                 429,
                 "busy",
-                f"{self.in_flight} evaluations running or queued (the limit): retry after "
+                f"{self.in_flight} evaluations running or waiting (the limit: {self.workers} running, "
+                f"{self.limit - self.workers} waiting): retry after "
                 f"{self.retry_after_s} s; nothing was evaluated",
                 headers={"Retry-After": str(self.retry_after_s)},
             )
@@ -120,7 +124,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.admission = Admission(ev)
     warm = threading.Thread(target=ev.start, name="stepeval-warm-up", daemon=True)
     warm.start()
-    logs.log_line(event="starting", lab=ev.lab.spec.project, steps=len(ev.lab.steps), workers=ev.settings.workers)
+    logs.log_line(event="starting", lab=ev.lab.spec.project, steps=len(ev.lab.steps), **ev.capacity.describe())
     try:
         yield
     finally:
@@ -178,9 +182,14 @@ async def readyz(request: Request) -> JSONResponse:
         "status": "ready" if ev.ready else "starting",
         "lab": ev.lab.spec.project,
         "steps": len(ev.lab.steps),
-        "workers": ev.pool.size,
+        "workers": admission.workers,
+        "queue_limit": admission.limit - admission.workers,
+        "admission_limit": admission.limit,
         "in_flight": admission.in_flight,
-        "queue_limit": admission.limit,
+        "running": admission.running,
+        "waiting": admission.in_flight - admission.running,
+        "sized_by": ev.capacity.basis,
+        "measured_mib_per_evaluation": None if ev.measured_mib is None else round(ev.measured_mib, 1),
         "module_problems": ev.module_problems,
     }
     return JSONResponse(body, status_code=200 if ev.ready else 503)
@@ -312,9 +321,11 @@ async def run_on_worker(
         await asyncio.wait_for(admission.slots.acquire(), max(deadline - time.monotonic(), 0.01))
     except TimeoutError:
         raise deadline_problem("while waiting for a worker", ev.settings.retry_after_s) from None
+    admission.running += 1
     try:
         return await asyncio.get_running_loop().run_in_executor(admission.runs, ev.run, admitted, sandbox, deadline)
     finally:
+        admission.running -= 1
         admission.slots.release()
 
 

@@ -19,6 +19,7 @@ from harness.core import logs
 from harness.core.account import Account
 from harness.core.contract import Answer, ContextInput
 from harness.core.lab import Lab, StepSpec, load_lab
+from harness.sandbox.capacity import Capacity, measured_mib, plan
 from harness.sandbox.confine import Protections
 from harness.sandbox.pool import WorkerPool
 from harness.sandbox.runner import DEADLINE_GRACE_S, Runner
@@ -70,7 +71,8 @@ class Evaluator:
     ) -> None:
         self.settings = settings
         self.lab = lab or load_lab(settings.lab)
-        self.pool = pool or WorkerPool(settings.workers)
+        self.capacity: Capacity = plan(settings.workers if pool is None else pool.size, settings.queue)
+        self.pool = pool or WorkerPool(self.capacity.workers)
         self.runner = Runner(self.lab, self.pool)
         self.metrics = Metrics(self.pool)
         self.access = access or AccountAccess(settings, on_assume=self._count_assume)
@@ -94,6 +96,7 @@ class Evaluator:
         self.ready = False
         self.module_problems: list[str] = []
         self.protections: Protections | None = None
+        self.measured_mib: float | None = None  # the evaluation processes' mean PSS at start, where readable
 
     # -- life cycle -------------------------------------------------------------------------------------------
 
@@ -111,6 +114,9 @@ class Evaluator:
         self.module_problems = sorted(set(problems))
         for problem in self.module_problems:
             logs.log_line(event="module_problem", detail=problem)
+        template = self.pool.template_pid()
+        self.measured_mib = measured_mib(template) if template is not None else None
+        logs.log_line(event="capacity", **self.capacity.describe(), measured_mib_per_evaluation=self.measured_mib)
         gc.freeze()  # what start-up built lives as long as the service: full collections need not walk it again
         self.ready = True
 

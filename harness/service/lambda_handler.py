@@ -10,7 +10,7 @@ Two ways in:
 
 Configuration is the service's (STEPEVAL_* variables); the evaluator (lab, workers) is built on the first
 invocation of an execution environment and kept while it lives. One environment handles one request at a time,
-so STEPEVAL_WORKERS=1 is the natural setting.
+so its workers are 1 unless STEPEVAL_WORKERS says otherwise (not the service's default, sized by the machine).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from harness.sandbox.confine import MINIMUM
 from harness.service.evaluator import Evaluator, Reply
 from harness.service.settings import ServiceSettings
 
+LAMBDA_WORKERS = 1
 SAFETY_MARGIN_S = 1.0  # answer this long before Lambda's own timeout would cut us off
 RUNTIME_ENV = "AWS_LAMBDA_RUNTIME_API"  # set by Lambda's runtime: the function's credentials are in the environment
 
@@ -48,6 +49,8 @@ def get_evaluator() -> Evaluator:
 
             logs.configure()
             settings = ServiceSettings()
+            if settings.workers is None:  # one request at a time here
+                settings = settings.model_copy(update={"workers": LAMBDA_WORKERS})
             evaluator = Evaluator(settings)
             evaluator.start()
             protections = evaluator.pool.protections()

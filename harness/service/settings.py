@@ -33,8 +33,12 @@ class ServiceSettings(BaseSettings):
     lab: Path = Field(Path("."), description="lab directory holding specs/ and evaluation/")
     host: str = Field("127.0.0.1", description="address to listen on")
     port: int = Field(8080, ge=0, le=65535, description="TCP port (0: any free port)")
-    workers: int = Field(4, ge=1, le=128, description="worker processes: evaluations running at once")
-    queue: int = Field(32, ge=0, le=10_000, description="evaluations that may wait for a worker; beyond: 429")
+    workers: int | None = Field(
+        None, ge=1, le=1024, description="evaluations running at once (default: from the machine's memory and cores)"
+    )
+    queue: int | None = Field(
+        None, ge=0, le=10_000, description="evaluations that may wait for a process; beyond: 429 (default: workers)"
+    )
     deadline_s: float = Field(60.0, gt=1, le=900, description="a request's whole budget, queue and STS included")
     retry_after_s: int = Field(2, ge=1, le=3600, description="Retry-After seconds on 429 and 503")
     max_body_bytes: int = Field(1024 * 1024, ge=1024, le=64 * 1024 * 1024, description="larger bodies get 413")

@@ -13,7 +13,7 @@ from botocore.exceptions import ClientError
 
 from harness.authoring.intercept import Interceptor
 from harness.authoring.lanes import moto_lanes
-from harness.authoring.mutants import Call, mutants, subject
+from harness.authoring.mutants import Call, Known, mutants, subject
 from harness.authoring.playthrough import ScenarioResult, play_lanes
 from harness.authoring.scenarios import Scenario
 from harness.core.lab import load_lab
@@ -153,6 +153,147 @@ def test_a_least_privilege_role_policy_gets_one_more_action_of_its_service() -> 
 def test_a_tag_key_is_renamed() -> None:
     tags = call("ec2", "CreateTags", {"Resources": ["vpc-0123456789"], "Tags": [{"Key": "Name", "Value": "web"}]})
     assert "CreateTags Tags[0].Key=Name-x" in ids(mutants([tags]))
+
+
+KEY = "1234abcd-12ab-34cd-56ef-1234567890ab"
+OTHER_KEY = "0987dcba-09fe-87dc-65ba-ba0987654321"
+KMS = "arn:aws:kms:us-east-1:123456789012"
+TASK = "arn:aws:ecs:us-east-1:123456789012:task-definition/api"
+
+
+def test_a_value_names_a_resource_by_its_parsed_identity_never_a_substring() -> None:
+    known = Known(
+        {
+            "orders": "AWS::DynamoDB::Table",
+            "https://sqs.us-east-1.amazonaws.com/123456789012/orders": "AWS::SQS::Queue",
+            KEY: "AWS::KMS::Key",
+            "/ecs/app": "AWS::Logs::LogGroup",
+            "api-role": "AWS::IAM::Role",
+        }
+    )
+    assert known.named("orders", "sqs") is None  # a queue named orders is not the table orders
+    assert known.named("orders", "dynamodb") == "orders"
+    assert known.named("http://127.0.0.1:5000/123456789012/orders", "sqs").endswith("/orders")  # the emulator's URL
+    assert known.named(f"{KMS}:key/{KEY}", "secretsmanager") == KEY  # an ARN names the resource it ends with
+    assert known.named("arn:aws:iam::123456789012:role/api-role", "lambda") == "api-role"
+    assert known.named(KEY, "ssm") is None and known.named(KEY, "ssm", across=True) == KEY  # a UUID, anywhere
+    assert known.named("/ecs/app", "ecs", across=True) == "/ecs/app"
+    assert known.named("orders", "sqs", across=True) is None  # a plain name stays in its service
+    assert known.named("/ecs/app-old", "ecs", across=True) is None
+
+
+def test_a_reference_swaps_for_another_resource_of_its_type_in_the_same_form() -> None:
+    """A second KMS key (or the service's AWS managed key), an older task definition revision, another log group,
+    another security group: each existing when the call is made, written as the solve wrote the reference."""
+    existing = {
+        KEY: "AWS::KMS::Key",
+        OTHER_KEY: "AWS::KMS::Key",
+        f"{TASK}:3": "AWS::ECS::TaskDefinition",
+        "sg-0aaaaaaa1": "AWS::EC2::SecurityGroup",
+        "sg-0bbbbbbb2": "AWS::EC2::SecurityGroup",
+    }
+    secret = call("secretsmanager", "CreateSecret", {"Name": "db", "SecretString": "x", "KmsKeyId": f"{KMS}:key/{KEY}"})
+    found = ids(mutants([secret], list(existing), existing))
+    assert f"CreateSecret KmsKeyId={KMS}:key/{OTHER_KEY}" in found
+    assert f"CreateSecret KmsKeyId={KMS}:alias/aws/secretsmanager" in found
+    unknown = call("ssm", "PutParameter", {"Name": "/t", "Value": "v", "Type": "SecureString", "KeyId": "alias/x"})
+    assert "PutParameter KeyId=alias/aws/ssm" in ids(mutants([unknown]))  # a key the solve does not know of
+    network = {"awsvpcConfiguration": {"subnets": ["subnet-0ccccccc3"], "securityGroups": ["sg-0aaaaaaa1"]}}
+    service = call(
+        "ecs", "CreateService", {"serviceName": "api", "taskDefinition": f"{TASK}:3", "networkConfiguration": network}
+    )
+    found = ids(mutants([service], list(existing), existing))
+    assert f"CreateService taskDefinition={TASK}:2" in found  # an older revision
+    assert "CreateService networkConfiguration.awsvpcConfiguration.securityGroups[0]=sg-0bbbbbbb2" in found
+    group = call("logs", "CreateLogGroup", {"logGroupName": "/ecs/other"})
+    options = {"awslogs-group": "/ecs/app", "awslogs-region": "us-east-1"}
+    container = {"name": "api", "image": "nginx", "logConfiguration": {"logDriver": "awslogs", "options": options}}
+    register = call("ecs", "RegisterTaskDefinition", {"family": "api", "containerDefinitions": [container]})
+    made = {"/ecs/app": "AWS::Logs::LogGroup", "/ecs/other": "AWS::Logs::LogGroup"}
+    found = ids(mutants([group, register], [], {"/ecs/app": "AWS::Logs::LogGroup"}, made))
+    assert "RegisterTaskDefinition containerDefinitions[0].logConfiguration.options.awslogs-group=/ecs/other" in found
+    too_early = ids(mutants([register, group], [], {"/ecs/app": "AWS::Logs::LogGroup"}, made))
+    assert not any("awslogs-group=" in i for i in too_early)  # /ecs/other does not exist yet when it is made
+
+
+def test_an_unconstrained_string_gets_a_plausible_other_value() -> None:
+    database = call(
+        "rds",
+        "CreateDBInstance",
+        {
+            "DBInstanceIdentifier": "orders",
+            "Engine": "postgres",
+            "EngineVersion": "16.3",
+            "DBInstanceClass": "db.t3.micro",
+            "AllocatedStorage": 20,
+        },
+    )
+    found = ids(mutants([database]))
+    for expected in ("Engine=mysql", "EngineVersion=15.3", "DBInstanceClass=db.t3.small"):
+        assert f"CreateDBInstance {expected}" in found
+    task = call("ecs", "RegisterTaskDefinition", {"family": "api", "cpu": "256", "memory": "512"})
+    assert {"RegisterTaskDefinition cpu=512", "RegisterTaskDefinition memory=1024"} <= set(ids(mutants([task])))
+    assert not any(i.startswith("CreateDBInstance DBInstanceIdentifier") for i in found)  # a name is not a setting
+
+
+WEAK = LABS / "weak_references"
+
+
+@pytest.fixture(scope="module")
+def weak_run() -> dict:
+    done = subprocess.run(
+        [STEPEVAL, "mutate", "--lab", str(WEAK), "--json"], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 1, done.stderr
+    return {(m["step"], m["id"]): m for m in json.loads(done.stdout)["mutants"]}
+
+
+def test_weak_reference_checks_are_named_by_surviving_swaps(weak_run: dict) -> None:
+    """The planted lab checks "some key", "some security group", "the family": each survivor says so."""
+    survived = {key for key, m in weak_run.items() if m["outcome"] == "survived"}
+    assert {
+        ("02.02", "CreateSecret KmsKeyId=arn:aws:kms:us-east-1:123456789012:alias/aws/secretsmanager"),
+        ("02.02", "PutParameter KeyId=alias/aws/ssm"),
+        ("03.01", "RegisterTaskDefinition#2 containerDefinitions[0].logConfiguration.options.awslogs-group=/ecs/other"),
+        ("03.01", "RegisterTaskDefinition#2 cpu=512"),
+        ("03.02", "CreateService taskDefinition=arn:aws:ecs:us-east-1:123456789012:task-definition/api:1"),
+    } <= survived
+    swapped = [m for (step, i), m in weak_run.items() if step == "03.02" and ".securityGroups[0]=sg-" in i]
+    assert [m["outcome"] for m in swapped] == ["survived"]
+    assert swapped[0]["sentence"].startswith("03.02 passed with `networkConfiguration.awsvpcConfiguration")
+
+
+def test_a_queue_named_like_a_table_is_judged_on_its_own(weak_run: dict) -> None:
+    """01.01 made the table `orders`, 01.02 the queue `orders` (found by existence only): the queue's mutants built
+    another queue, so they survive; before, the table was found in the queue's URL and they counted as invalid."""
+    queue = {i: m["outcome"] for (step, i), m in weak_run.items() if step == "01.02"}
+    assert queue == {
+        "CreateQueue Attributes[VisibilityTimeout]->VisibilityTimeout-x": "survived",
+        "CreateQueue Attributes.VisibilityTimeout=120": "survived",
+        "omit CreateQueue": "killed",
+    }
+
+
+def test_a_resource_that_cannot_be_described_is_not_known_to_be_the_same() -> None:
+    """A description that fails before AWS answers (an address that names no host) is None, never the solve's
+    undoing: a fingerprint is taken inside the solve's play."""
+    from botocore.exceptions import EndpointConnectionError
+
+    from harness.authoring.fingerprint import _describe
+    from harness.kit.kinds import Kind
+
+    def unreachable(session, resource_id):
+        raise EndpointConnectionError(endpoint_url="http://123456789012.127.0.0.1:1/")
+
+    assert _describe(None, Kind("AWS::S3::Bucket", "bucket", unreachable), "b") is None
+
+
+def test_the_clock_is_left_out_of_a_fingerprint_by_whole_words() -> None:
+    from harness.authoring.fingerprint import _without_clock
+
+    queue = {"VisibilityTimeout": "60", "ReceiveMessageWaitTimeSeconds": "0", "CreatedTimestamp": "17", "x": 1}
+    assert _without_clock(queue) == {"VisibilityTimeout": "60", "ReceiveMessageWaitTimeSeconds": "0", "x": 1}
+    assert _without_clock({"registeredAt": "t", "LastModifiedDate": "d", "Format": "f"}) == {"Format": "f"}
 
 
 @pytest.fixture(scope="module")

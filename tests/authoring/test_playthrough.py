@@ -206,7 +206,8 @@ def test_a_wrong_scenario_file_is_a_lab_error_naming_it(
 def test_a_step_without_a_scenario_file_is_a_lab_error(tmp_path: Path, pool: WorkerPool) -> None:
     lab_dir = copied_lab(tmp_path)
     (lab_dir / "scenarios" / "02_01.py").unlink()
-    with pytest.raises(LabError, match=r"02_01\.py: missing: step 02\.01 needs a @solve"):
+    said = r"solution/boto3/02_01\.py: missing: step 02\.01 needs a solution \(or a @solve in scenarios/02_01\.py\)"
+    with pytest.raises(LabError, match=said):
         play_lab(load_lab(lab_dir), pool)
     assert play_lab(load_lab(lab_dir), pool, select=lambda key: key == "01.01")
 

@@ -179,12 +179,16 @@ def test_broken_spec(tmp_path: Path) -> None:
 def test_spec_that_is_not_yaml(tmp_path: Path) -> None:
     (tmp_path / "specs").mkdir()
     (tmp_path / "specs" / "broken.yaml").write_text("project: [unclosed\n  - x: {\n")
-    assert_bad_input(run_step("01.01", lab=tmp_path), "broken.yaml: not valid YAML:")
+    assert_bad_input(run_step("01.01", lab=tmp_path), "broken.yaml:2:6: not valid YAML:")
 
 
 def test_lab_dir_that_does_not_exist(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere"
-    assert_bad_input(run_step("01.01", lab=missing), f"{missing}: no specs/ directory")
+    assert_bad_input(run_step("01.01", lab=missing), f"{missing}: no such lab directory")
+
+
+def test_lab_dir_without_specs(tmp_path: Path) -> None:
+    assert_bad_input(run_step("01.01", lab=tmp_path), f"{tmp_path}: no specs/ directory")
 
 
 # --- run: good input ------------------------------------------------------------------------------------------
@@ -228,6 +232,23 @@ def test_check_seed_lab_is_clean() -> None:
     assert run.code == 0, run
     assert run.stdout == ""
     assert run.stderr.strip() == "2 steps, 2 modules: all good"
+
+
+def test_check_imports_its_own_harness_whatever_the_working_directory(tmp_path: Path) -> None:
+    """The template is this stepeval's: a `harness` package in the directory the command runs from (another
+    checkout, a learner's repository) is never what its processes import."""
+    (tmp_path / "harness").mkdir()
+    (tmp_path / "harness" / "__init__.py").write_text("raise SystemExit('the working directory harness')\n")
+    done = subprocess.run(
+        [str(STEPEVAL), "check", "--lab", str(SEED_LAB)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 0, done
+    assert done.stderr.strip() == "2 steps, 2 modules: all good"
 
 
 PLANTED_SPEC = """\
@@ -308,10 +329,31 @@ def test_check_lists_every_spec_problem(tmp_path: Path) -> None:
     assert run.stderr.strip() == "2 problem(s) in the spec"
 
 
-def test_check_lab_dir_that_does_not_exist(tmp_path: Path) -> None:
-    run = stepeval("check", "--lab", tmp_path / "nowhere")
-    assert run.code == 1
-    assert (
-        run.stdout.strip() == f"{(tmp_path / 'nowhere').resolve()}: no specs/ directory (a lab holds specs/<lab>.yaml)"
-    )
-    assert "Traceback" not in run.stderr
+@pytest.mark.parametrize("command", ["check", "lint"])
+def test_a_lab_that_does_not_exist_is_bad_input(tmp_path: Path, command: str) -> None:
+    missing = (tmp_path / "nowhere").resolve()
+    assert_bad_input(stepeval(command, "--lab", missing), f"{missing}: no such lab directory")
+
+
+def test_check_a_spec_that_is_not_yaml_names_file_line_and_column(tmp_path: Path) -> None:
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "lab.yaml").write_text('project: x\nobjectives:\n  - id: "01"\n    steps: [\n')
+    line = assert_bad_input(stepeval("check", "--lab", tmp_path), "lab.yaml:5:1: not valid YAML: expected the node")
+    assert len(line) < 200 and "<unicode string>" not in line and "^" not in line, line
+
+
+def test_check_a_spec_that_is_not_a_mapping_is_bad_input(tmp_path: Path) -> None:
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "lab.yaml").write_text("- just\n- a list\n")
+    assert_bad_input(stepeval("check", "--lab", tmp_path), "lab.yaml: the spec must be a mapping")
+
+
+# --- -k: a pattern that selects nothing --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command", [("test",), ("mutate",), ("report", "-o", "/dev/null"), ("test", "--json")], ids=" ".join
+)
+def test_k_that_selects_nothing_exits_2_naming_it(command: tuple[str, ...]) -> None:
+    run = stepeval(*command, "--lab", LABS / "scenario_checks", "-k", "01_09")
+    assert_bad_input(run, "-k '01_09' selects no scenario in", "no step key (01.01, 01.02", "scenario name")

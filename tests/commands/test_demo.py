@@ -10,7 +10,8 @@ import pytest
 
 from tests.conftest import STEPEVAL
 
-pytestmark = [pytest.mark.process, pytest.mark.moto]
+# Two labs played in full: 1-2 minutes alone, more on a loaded machine; the hang guard is the subprocess's 300 s.
+pytestmark = [pytest.mark.process, pytest.mark.moto, pytest.mark.timeout(300)]
 
 
 def test_the_demo_plays_the_sample_lab_and_refuses_a_write() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -68,3 +69,35 @@ def test_a_line_marked_ignore_is_not_reported() -> None:
     clean = PLANTED / "evaluation" / "boto3" / "01_01.py"
     assert "cache.delete()  # stepeval: ignore" in clean.read_text()
     assert not [f for f in findings() if f.startswith(f"{clean}:")]
+
+
+def test_a_solution_imports_only_boto3_clienterror_and_the_standard_library(tmp_path: Path) -> None:
+    lab_dir = Path(shutil.copytree(LABS / "solutions_only", tmp_path / "lab"))
+    solution = lab_dir / "solution" / "boto3" / "01_02.py"
+    solution.write_text(
+        "import json\n"
+        "import boto3.session\n"
+        "import requests\n"
+        "from botocore.exceptions import ClientError, WaiterError\n"
+        "from harness.kit import sqs\n"
+        "from . import helpers\n\n\n"
+        "def run(session, context):\n"
+        "    return {}\n"
+    )
+    found = [str(f) for f in lint_lab(load_lab(lab_dir))]
+    rule = "a solution imports only boto3, botocore.exceptions.ClientError and the standard library"
+    assert found == [
+        f"{solution}:3: step 01.02: imports requests: {rule}",
+        f"{solution}:4: step 01.02: imports botocore.exceptions.WaiterError: {rule}",
+        f"{solution}:5: step 01.02: imports harness.kit.sqs: {rule}",
+        f"{solution}:6: step 01.02: imports ..helpers: {rule}",
+        f"{solution}:9: step 01.02: run(session, context) should be async def run(session, context, logger)",
+    ]
+    (lab_dir / "solution" / "boto3" / "07_01.py").write_text("async def run(session, context, logger): ...\n")
+    assert any("07_01.py:1: step 07.01: not named after a step" in f for f in map(str, lint_lab(load_lab(lab_dir))))
+
+
+def test_the_sample_labs_solutions_lint_clean() -> None:
+    repo = Path(__file__).parents[2]
+    for lab_dir in (repo, repo / "labs" / "serverless-api", LABS / "solutions_only"):
+        assert lint_lab(load_lab(lab_dir)) == [], lab_dir

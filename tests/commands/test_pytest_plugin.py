@@ -51,3 +51,26 @@ def test_x_stops_at_the_first_failure(lab: Path) -> None:
     done = pytest_in(lab, "-x")
     assert done.returncode == 1
     assert "1 failed" in done.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "count"),
+    [("01.02", 3), ("01_02", 3), ("no_policy", 1), ("polic", 2), ("untouched", 5)],
+)
+def test_k_selects_as_stepeval_test_does(lab: Path, pattern: str, count: int) -> None:
+    done = pytest_in(lab, "--collect-only", "-k", pattern)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1].startswith(f"{count}/19 tests collected"), done.stdout
+
+
+def test_k_that_selects_nothing_exits_2_naming_it(lab: Path) -> None:
+    done = pytest_in(lab, "-k", "01_09")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "-k '01_09' selects no scenario" in done.stdout + done.stderr
+
+
+def test_a_lab_repository_with_no_pytest_configuration_gets_no_asyncio_warning(lab: Path) -> None:
+    assert not any((lab / name).exists() for name in ("pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"))
+    done = pytest_in(lab, "--collect-only", "-W", "error::pytest.PytestDeprecationWarning")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "asyncio_default_fixture_loop_scope" not in done.stdout + done.stderr

@@ -1,4 +1,4 @@
-"""`stepeval new` writes a module in the kit's shape and a scenario skeleton, and never overwrites."""
+"""`stepeval new` writes a module in the kit's shape, a solution and a mistakes skeleton, and never overwrites."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.commands.lint import lint_module
+from harness.commands.lint import lint_module, lint_solutions
 from harness.commands.scaffold import scaffold
 from harness.core.errors import BadInput
 from harness.core.lab import load_lab
@@ -31,7 +31,8 @@ def test_new_writes_a_module_that_loads_and_lints_clean(lab_dir: Path) -> None:
     done = subprocess.run([STEPEVAL, "new", "02.04", "--lab", str(lab_dir)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     module = lab_dir / "evaluation" / "boto3" / "02_04.py"
-    assert done.stdout.splitlines() == [f"wrote {module}", f"wrote {lab_dir / 'scenarios' / '02_04.py'}"]
+    solution = lab_dir / "solution" / "boto3" / "02_04.py"
+    assert done.stdout.splitlines() == [f"wrote {p}" for p in (module, solution, lab_dir / "scenarios" / "02_04.py")]
     text = module.read_text()
     assert text.startswith('"""Create private subnet 10.0.3.0/24')
     assert 'vpc = step.input("02_01_vpc", ec2.VPC)' in text
@@ -60,17 +61,21 @@ def test_a_type_the_kit_does_not_know_gets_a_todo_that_check_reports(tmp_path: P
         "        outputs: [{name: 01_01_stream, type: AWS::Kinesis::Stream}, {name: 01_01_vpc, type: AWS::EC2::VPC}]\n"
     )
     lab = load_lab(tmp_path)
-    module, scenario = scaffold(lab.steps["01.01"], lab.root, lab.handle_types)
+    module, solution, scenario = scaffold(lab.steps["01.01"], lab.root, lab.handle_types)
     assert 'step.todo("01_01_stream",\n                  "no kit Kind for AWS::Kinesis::Stream' in module.read_text()
     assert 'step.find("01_01_vpc", ec2.VPC, [' in module.read_text()
-    assert "@solve" in scenario.read_text() and "kinesis:CreateStream, ec2:CreateVpc" in scenario.read_text()
+    assert "kinesis:CreateStream, ec2:CreateVpc" in solution.read_text()
+    assert '# {"name": "01_01_vpc", "type": "AWS::EC2::VPC", "id": ...},' in solution.read_text()
+    assert "@mistake" in scenario.read_text() and "@solve" not in scenario.read_text()
+    load_step(solution)
+    assert lint_solutions(lab) == []
     load_step(module)
     problems = [str(p) for p in lint_module(lab.steps["01.01"])]
     assert len(problems) == 1 and "unfinished: no kit Kind for AWS::Kinesis::Stream" in problems[0]
 
 
 def test_the_creating_call_and_several_outputs_of_one_type(tmp_path: Path) -> None:
-    """The solve names the call that makes each type (not rds:AddRoleToDBInstance, which the DB instance's schema
+    """The solution names the call that makes each type (not rds:AddRoleToDBInstance, which the DB instance's schema
     lists first); two outputs of one type are one joint find_all, each with its own requirements to fill."""
     (tmp_path / "specs").mkdir()
     (tmp_path / "specs" / "x.yaml").write_text(
@@ -79,8 +84,8 @@ def test_the_creating_call_and_several_outputs_of_one_type(tmp_path: Path) -> No
         "                  {name: 01_01_ip, type: AWS::EC2::EIP}, {name: 01_01_b, type: AWS::EC2::Subnet}]\n"
     )
     lab = load_lab(tmp_path)
-    module, scenario = scaffold(lab.steps["01.01"], lab.root, lab.handle_types)
-    assert "rds:CreateDBInstance, ec2:CreateSubnet, ec2:AllocateAddress" in scenario.read_text()
+    module, solution, _scenario = scaffold(lab.steps["01.01"], lab.root, lab.handle_types)
+    assert "rds:CreateDBInstance, ec2:CreateSubnet, ec2:AllocateAddress" in solution.read_text()
     text = module.read_text()
     assert 'step.find("01_01_db", rds.DB_INSTANCE, [' in text and 'step.find("01_01_ip", ec2.EIP, [' in text
     joint = text[text.index("step.find_all(ec2.SUBNET, {") :]
@@ -92,7 +97,7 @@ def test_the_creating_call_and_several_outputs_of_one_type(tmp_path: Path) -> No
 
 
 def test_a_generated_lab_plays_without_a_traceback(tmp_path: Path) -> None:
-    """`stepeval test` on fresh scaffolds: the solves are unwritten (reported as broken), nothing crashes."""
+    """`stepeval test` on fresh scaffolds: the solutions are unwritten (reported as broken), nothing crashes."""
     (tmp_path / "specs").mkdir()
     (tmp_path / "specs" / "x.yaml").write_text(
         'project: x\nobjectives:\n  - id: "01"\n    steps:\n      - id: "01"\n'
@@ -110,4 +115,17 @@ def test_a_generated_lab_plays_without_a_traceback(tmp_path: Path) -> None:
     assert [r["got"] for r in negatives] == ["fail", "fail"]  # the evaluators answer; the TODO is the issue
     assert all("not written yet" in r["issue"] for r in negatives)
     unwritten = [r for r in results if r["kind"] != "negative"]
-    assert unwritten and all(r["got"] == "broken" and "NotImplementedError" in r["detail"] for r in unwritten)
+    assert unwritten and all(r["got"] == "broken" for r in unwritten)
+    assert "step 01.01: solution 01_01.py returned an error: TODO: this solution is not written yet" in (
+        next(r["detail"] for r in unwritten if r["scenario"] == "01_01")
+    )
+    assert "NotImplementedError" in next(r["detail"] for r in unwritten if r["scenario"] == "common_mistake")
+
+
+def test_string_handles_get_their_value_and_a_todo(tmp_path: Path) -> None:
+    shutil.copytree(REPO / "tests" / "labs" / "solutions_only" / "specs", tmp_path / "specs")
+    lab = load_lab(tmp_path)
+    first = scaffold(lab.steps["01.01"], lab.root, lab.handle_types)[0].read_text()
+    second = scaffold(lab.steps["01.02"], lab.root, lab.handle_types)[0].read_text()
+    assert 'step.todo("01_01_queue_arn",\n                  "find the value and judge it: step.value(' in first
+    assert 'queue_arn = step.input_value("01_01_queue_arn")' in second

@@ -282,8 +282,8 @@ def test_empty_objectives(tmp_path: Path) -> None:
 
 def test_invalid_yaml_is_one_line(tmp_path: Path) -> None:
     problem = only_real_problem(problems_of(tmp_path, "project: p\nobjectives: [\n  - {id: '01'\n"))
-    assert problem.startswith(f"{spec_path(tmp_path)}: not valid YAML: ")
-    assert "\n" not in problem
+    assert problem.startswith(f"{spec_path(tmp_path)}:3:3: not valid YAML: ")  # file:line:column
+    assert "\n" not in problem and "<unicode string>" not in problem
 
 
 def test_spec_that_is_a_list(tmp_path: Path) -> None:
@@ -455,3 +455,41 @@ def test_feedback_mistakes_name_the_step_and_the_key(tmp_path: Path, feedback: s
     found = only_real_problem(problems_of(tmp_path, spec))
     assert found.startswith(f"{spec_path(tmp_path)}: step 01.02: ")
     assert problem in found
+
+
+def test_an_output_of_type_string_is_a_value_the_spec_context_and_answer_accept(tmp_path: Path) -> None:
+    from harness.core.contract import ContextInput, Event, check_result, parse_context
+
+    lab = load_lab(
+        write_lab(
+            tmp_path,
+            one_step(
+                """\
+                - id: "01"
+                  outputs: [{name: 01_01_queue_arn, type: string}]
+                - id: "02"
+                  inputs: [01_01_queue_arn]
+                  outputs: [{name: 01_02_url, type: string}]
+                """
+            ),
+        )
+    )
+    assert lab.handle_types == {"01_01_queue_arn": "string", "01_02_url": "string"}
+    arn = "arn:aws:sqs:us-east-1:123456789012:orders"
+    context = parse_context(
+        {"resolved": [{"name": "01_01_queue_arn", "type": "string", "id": arn}]}, source="ctx", lab=lab
+    )
+    assert context.resolved[0].id == arn
+    entry = {"name": "01_02_url", "type": "string", "id": "https://example.com/", "status": "found"}
+    answer = check_result({"validated": [entry], "success": True, "message": "ok"}, lab.steps["01.02"], 1.0)
+    assert [h.model_dump() for h in answer.resolved] == [{"name": "01_02_url", "type": "string", "id": entry["id"]}]
+    with pytest.raises(ValueError, match="AWS::Service::Resource"):
+        Event(type="string", id=arn)  # an event is a resource: a value is never one
+    assert ContextInput().events == []
+
+
+def test_a_string_type_spelt_otherwise_is_named(tmp_path: Path) -> None:
+    problem = only_real_problem(
+        problems_of(tmp_path, one_step('- id: "01"\n  outputs: [{name: 01_01_arn, type: String}]\n'))
+    )
+    assert problem.endswith("outputs[0].type: 'String' is not of the form AWS::Service::Resource")

@@ -57,6 +57,7 @@ MISSING_IDS = {
     "AWS::SNS::Subscription": f"arn:aws:sns:us-east-1:{ACCOUNT}:no-topic:11111111-2222-3333-4444-555555555555",
     "AWS::SNS::Topic": f"arn:aws:sns:us-east-1:{ACCOUNT}:no-such-topic",
     "AWS::SQS::Queue": f"https://sqs.us-east-1.amazonaws.com/{ACCOUNT}/no-such-queue",
+    "AWS::SSM::Parameter": "/no/such/parameter",
     "AWS::SecretsManager::Secret": f"arn:aws:secretsmanager:us-east-1:{ACCOUNT}:secret:no-such-AbCdEf",
 }
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from harness.kit import cloudfront, cloudtrail, ecr, ecs, route53
 from tests.kit.conftest import described, miss, passes, unique
 
+AWSLOGS = {"awslogs-group": "/ecs/web", "awslogs-region": "us-east-1", "awslogs-stream-prefix": "web"}
+
 
 def test_ecr_repository(aws_session) -> None:
     name = unique("app")
@@ -34,7 +36,7 @@ def test_ecs_cluster_service_and_task_definition(aws_session) -> None:
             {
                 "name": "web",
                 "image": "nginx:1.27",
-                "logConfiguration": {"logDriver": "awslogs", "options": {"awslogs-group": "/ecs/web"}},
+                "logConfiguration": {"logDriver": "awslogs", "options": AWSLOGS},
             }
         ],
     )["taskDefinition"]["taskDefinitionArn"]
@@ -76,6 +78,28 @@ def distribution_config(origin: str, **settings) -> dict:
         },
         **settings,
     }
+
+
+def test_logs_reach_the_group_only_through_a_route_the_task_starts_with(aws_session) -> None:
+    """awslogs needs awslogs-region, and on a task that can run on Fargate awslogs-stream-prefix too."""
+
+    def task(compatibility: str, *lacking: str) -> dict:
+        options = {k: v for k, v in AWSLOGS.items() if k not in lacking}
+        arn = aws_session.client("ecs").register_task_definition(
+            family=unique("web"), requiresCompatibilities=[compatibility], networkMode="bridge", memory="512",
+            containerDefinitions=[{"name": "web", "image": "nginx:1.27",
+                                   "logConfiguration": {"logDriver": "awslogs", "options": options}}],
+        )["taskDefinition"]["taskDefinitionArn"]  # fmt: skip
+        return described(ecs.TASK_DEFINITION, aws_session, arn)
+
+    assert passes(ecs.logs_to("/ecs/web"), task("EC2", "awslogs-stream-prefix"))  # optional off Fargate
+    assert not passes(ecs.logs_to("/ecs/web"), task("EC2", "awslogs-region"))
+    lacking = task("FARGATE", "awslogs-stream-prefix")
+    assert not passes(ecs.logs_to("/ecs/web"), lacking)
+    assert miss(ecs.logs_to("/ecs/web"), ecs.TASK_DEFINITION, lacking["taskDefinitionArn"], lacking) == (
+        f"Task definition {lacking['taskDefinitionArn']}: web to /ecs/web without awslogs-stream-prefix: "
+        "not a container to /ecs/web with the awslogs driver."
+    )
 
 
 def test_cloudfront_distribution(aws_session) -> None:

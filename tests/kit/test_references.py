@@ -46,6 +46,7 @@ from harness.kit import (
     secretsmanager,
     sns,
     sqs,
+    ssm,
 )
 from harness.kit.require import Requirement
 from tests.kit.conftest import described, unique
@@ -64,7 +65,8 @@ class Case:
     same: list[Any]
     other: list[Any]
     fails_too: list[Any] = field(default_factory=list)
-    """Resources holding a reference to another resource: each must fail every spelling of the right one."""
+    """Resources that reach another resource, or reach it in a way the requirement does not count: each must fail
+    every spelling of the right one."""
 
 
 def holds(session: Any, requirement: Requirement, resource: Any) -> bool:
@@ -107,6 +109,17 @@ def secret_key(session: Any) -> Case:
         [*other, "alias/aws/secretsmanager"],
         [described(secretsmanager.SECRET, session, plain)],
     )
+
+
+def parameter_key(session: Any) -> Case:
+    """A SecureString under the key, its key given PutParameter as id, ARN, alias or alias ARN."""
+    right, other = two_keys(session)
+    client = session.client("ssm")
+    names = [unique("/app/token") for _ in range(5)]
+    for name, spelled in zip(names, [*right[1:5], None], strict=True):
+        client.put_parameter(Name=name, Value="x", Type="SecureString", **({"KeyId": spelled} if spelled else {}))
+    judged = [described(ssm.PARAMETER, session, name) for name in names]
+    return Case(judged[:4], ssm.encrypted_with, right, [*other, "alias/aws/ssm"], judged[4:])
 
 
 def log_group_key(session: Any) -> Case:
@@ -768,6 +781,46 @@ def database_group(session: Any) -> Case:
     )
 
 
+def exact_groups(
+    make: Callable[[dict[str, Any], list[str]], dict[str, Any]], requirement: Callable[..., Requirement], session: Any
+) -> Case:
+    """A resource `make` puts in the first group of a network alone, and one in both groups: `requirement` is
+    exact."""
+    found = network(session)
+    groups = found["groups"]
+    alone, both = make(found, [groups[0]["GroupId"]]), make(found, [g["GroupId"] for g in groups])
+    return Case([alone], requirement, group_forms(groups[0]), group_forms(groups[1]), [both])
+
+
+def database_groups_exactly(session: Any) -> Case:
+    def database(_: dict[str, Any], groups: list[str]) -> dict[str, Any]:
+        identifier = unique("db")
+        session.client("rds").create_db_instance(
+            DBInstanceIdentifier=identifier, Engine="postgres", DBInstanceClass="db.t3.micro", MasterUsername="app",
+            MasterUserPassword="a-long-password", AllocatedStorage=20, VpcSecurityGroupIds=groups,
+        )  # fmt: skip
+        return described(rds.DB_INSTANCE, session, identifier)
+
+    return exact_groups(database, rds.security_groups_exactly, session)
+
+
+def service_groups_exactly(session: Any) -> Case:
+    client = session.client("ecs")
+    cluster = client.create_cluster(clusterName=unique("apps"))["cluster"]["clusterName"]
+    family = unique("web")
+    task(session, family, "nginx:1.27")
+
+    def service(found: dict[str, Any], groups: list[str]) -> dict[str, Any]:
+        subnets = [found["subnets"][0]["SubnetId"]]
+        placed = {"awsvpcConfiguration": {"subnets": subnets, "securityGroups": groups}}
+        arn = client.create_service(
+            cluster=cluster, serviceName=unique("svc"), taskDefinition=family, networkConfiguration=placed
+        )["service"]["serviceArn"]
+        return described(ecs.SERVICE, session, arn)
+
+    return exact_groups(service, ecs.security_groups_exactly, session)
+
+
 def trail_bucket(session: Any) -> Case:
     client = session.client("s3")
     buckets = [unique("trail-logs") for _ in range(2)]
@@ -959,12 +1012,11 @@ def task(
     *,
     logs_to: tuple[str, str] = ("/ecs/web", "/ecs/sidecar"),
     driver: str = "awslogs",
+    lacking: str = "",
 ) -> dict[str, Any]:
     def logging(group: str) -> dict[str, Any]:
-        return {
-            "logDriver": driver,
-            "options": {"awslogs-group": group, "awslogs-region": REGION, "awslogs-stream-prefix": "x"},
-        }
+        options = {"awslogs-group": group, "awslogs-region": REGION, "awslogs-stream-prefix": "x"}
+        return {"logDriver": driver, "options": {k: v for k, v in options.items() if k != lacking}}
 
     arn = session.client("ecs").register_task_definition(
         family=family, requiresCompatibilities=["FARGATE"], networkMode="awsvpc", cpu="256", memory="512",
@@ -1046,6 +1098,11 @@ def task_logs(session: Any) -> Case:
     web, sidecar = groups["web"]["logGroupName"], groups["sidecar"]["logGroupName"]
     right = task(session, unique("web"), "nginx:1.27", logs_to=(web, sidecar))
     splunk = task(session, unique("web"), "nginx:1.27", logs_to=(web, sidecar), driver="splunk")
+    # a route a Fargate task cannot start with reaches no group
+    unstarted = [
+        task(session, unique("web"), "nginx:1.27", logs_to=(web, sidecar), lacking=option)
+        for option in ("awslogs-region", "awslogs-stream-prefix")
+    ]
 
     def forms(found: dict[str, Any]) -> list[Any]:
         return [found, found["logGroupName"], found["arn"], found["arn"].removesuffix(":*")]
@@ -1055,12 +1112,13 @@ def task_logs(session: Any) -> Case:
         lambda group: ecs.logs_to(group, container="web"),
         forms(groups["web"]),
         forms(groups["sidecar"]) + forms(groups["other"]),
-        fails_too=[splunk],
+        fails_too=[splunk, *unstarted],
     )
 
 
 CASES: dict[str, Callable[[Any], Case]] = {
     "secretsmanager.encrypted_with": secret_key,
+    "ssm.encrypted_with": parameter_key,
     "logs.encrypted_with": log_group_key,
     "rds.encrypted_with": db_key,
     "ecr.encrypted_with": repository_key,
@@ -1104,6 +1162,7 @@ CASES: dict[str, Callable[[Any], Case]] = {
     "rds.in_subnet_group": database_network,
     "rds.subnets_exactly": subnet_group_subnets,
     "rds.with_security_group": database_group,
+    "rds.security_groups_exactly": database_groups_exactly,
     "cloudtrail.to_bucket": trail_bucket,
     "route53.private": private_zone,
     "iam.has_managed_policy": managed_policy,
@@ -1118,6 +1177,7 @@ CASES: dict[str, Callable[[Any], Case]] = {
     "ecs.runs": service_revision,
     "ecs.in_cluster": service_cluster,
     "ecs.logs_to": task_logs,
+    "ecs.security_groups_exactly": service_groups_exactly,
 }
 
 

@@ -646,3 +646,38 @@ def test_an_own_check_takes_the_spec_feedback_too(one_widget: StepSpec) -> None:
         "issue": "The size is 3, not 2.",
         "hint_context": "Count again.",
     }
+
+
+def test_a_string_output_is_found_with_its_value_when_it_meets_every_requirement() -> None:
+    from harness.kit import values
+
+    spec = {
+        "step": "01.01",
+        "outputs": [{"name": "01_01_arn", "type": "string"}, {"name": "01_01_url", "type": "string"}],
+    }
+    arn = "arn:aws:sqs:eu-west-1:123456789012:orders"
+    step = Step(None, {"spec": spec, "resolved": [], "events": []})
+    assert step.value("01_01_arn", arn, [values.is_arn("sqs"), values.equals(arn)]) == arn
+    assert step.value("01_01_url", "http://x.example", [values.is_url("https")]) is None
+    result = step.result()
+    assert [(e["name"], e["id"], e["status"]) for e in result["validated"]] == [
+        ("01_01_arn", arn, "found"),
+        ("01_01_url", None, "not_found"),
+    ]
+    assert result["failure_context"]["issue"] == "01_01_url http://x.example: URL scheme should be https, but is http."
+    missing = Step(None, {"spec": spec, "resolved": [], "events": []})
+    assert missing.value("01_01_arn", None) is None and missing.value("01_01_url", "x", [values.matches("y+")]) is None
+    assert missing.result()["failure_context"]["issue"] == "There is no 01_01_arn yet."
+    assert not values.is_arn("iam").evaluate({"Value": arn}).ok and values.is_arn().evaluate({"Value": arn}).ok
+
+
+def test_a_string_input_is_its_resolved_value_and_stops_the_step_when_absent() -> None:
+    spec = {"step": "01.02", "inputs": ["01_01_arn"], "outputs": [{"name": "01_02_x", "type": "string"}]}
+    resolved = [{"name": "01_01_arn", "type": "string", "id": "arn:aws:sns:us-east-1:123456789012:t"}]
+    step = Step(None, {"spec": spec, "resolved": resolved, "events": []})
+    assert step.input_value("01_01_arn") == resolved[0]["id"]
+    empty = Step(None, {"spec": spec, "resolved": [], "events": []})
+    with empty:
+        empty.input_value("01_01_arn")
+        raise AssertionError("the step goes on without its input")
+    assert "has not been validated yet" in empty.result()["failure_context"]["issue"]

@@ -122,6 +122,22 @@ def test_rest_reads_are_told_apart_by_their_query_keys() -> None:
 
 
 @pytest.mark.parametrize(
+    ("service", "request_", "write"),
+    [
+        # a read's template, its label holding the write's path encoded: an endpoint routing on the decoded path
+        # sees ChangeTagsForResource (route53) or the write behind `%74` for "t"
+        ("route53", RawRequest("POST", "/2013-04-01/tags/hostedzone%2FZ0ATTACK", "", {}, b""), "ChangeTagsForResource"),
+        ("route53", RawRequest("POST", "/2013-04-01/%74ags/hostedzone/Z0ATTACK", "", {}, b""), "ChangeTagsForResource"),
+    ],
+)  # fmt: skip
+def test_a_path_is_read_encoded_and_decoded(service: str, request_: RawRequest, write: str) -> None:
+    """The request is every operation either reading of its path matches, so the write behind an encoded slash or
+    letter is among them and the gateway refuses it (it acts on the least harmless)."""
+    readings = identify(service, request_).operations
+    assert write in readings and not all(is_read(service, name) for name in readings), readings
+
+
+@pytest.mark.parametrize(
     ("service", "request_", "reason"),
     [
         ("nosuchservice", RawRequest("GET", "/", "", {}, b""), "no AWS service"),

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from harness.service.models import EXAMPLE_REQUEST
 from tests.conftest import ANSWER_KEYS
-from tests.fixtures.service import SECRET, Sandbox, Service, bucket_events
+from tests.fixtures.service import SECRET, SERVICE_LAB, Sandbox, Service, bucket_events
 
 SERVICE_ANSWER_KEYS = ANSWER_KEYS | {"request_id"}
 
@@ -79,7 +79,18 @@ def test_health_and_readiness(service: Service) -> None:
     ready = service.http.get("/readyz")
     assert ready.status_code == 200
     assert ready.json()["status"] == "ready" and ready.json()["lab"] == "service-tests"
-    assert ready.json()["workers"] == 2 and ready.json()["module_problems"] == []
+    body = ready.json()
+    assert body["workers"] == 2 and body["module_problems"] == []
+    assert (body["queue_limit"], body["admission_limit"], body["sized_by"]) == (64, 66, "set")  # --queue 64
+    assert body["in_flight"] == body["running"] + body["waiting"]
+
+
+def test_by_default_the_capacity_is_sized_by_the_machine(service_factory) -> None:
+    sized = service_factory("sized", "--lab", str(SERVICE_LAB), "--endpoint-url", "http://127.0.0.1:9")
+    body = sized.http.get("/readyz").json()
+    assert body["sized_by"] in ("cpu", "memory") and body["workers"] >= 4  # never the old fixed 4 on a real machine
+    assert body["queue_limit"] == body["workers"] and body["admission_limit"] == 2 * body["workers"]
+    assert sized.metric("stepeval_workers") == body["workers"]
 
 
 def test_metrics_are_prometheus_text(service: Service, accounts: tuple[Sandbox, Sandbox]) -> None:

@@ -38,4 +38,4 @@ def test_a_bad_flag_is_named() -> None:
 
 def test_a_lab_that_does_not_load_is_refused_at_start() -> None:
     done = serve("--lab", "/nonexistent-lab")
-    assert done.returncode == 2 and "no specs/ directory" in done.stderr
+    assert done.returncode == 2 and "/nonexistent-lab: no such lab directory" in done.stderr

@@ -1,6 +1,6 @@
-"""Step 01.01: a DynamoDB table keyed by the string attribute pk, billed on demand."""
+"""Step 01.01: the mistakes learners make with the table (solution/boto3/01_01.py and 01_01_cli.py solve it)."""
 
-from harness.authoring.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake
 
 
 def _table(aws, key="pk", key_type="S", *, on_demand=True, sort_key=None):
@@ -14,11 +14,6 @@ def _table(aws, key="pk", key_type="S", *, on_demand=True, sort_key=None):
         capacity = {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
         billing = {"BillingMode": "PROVISIONED", "ProvisionedThroughput": capacity}
     aws.client("dynamodb").create_table(TableName="items", KeySchema=schema, AttributeDefinitions=attributes, **billing)
-
-
-@solve
-def on_demand_table(aws, handles):
-    _table(aws)
 
 
 @mistake(issue=r"(?i)primary key")

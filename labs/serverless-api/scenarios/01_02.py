@@ -1,8 +1,9 @@
-"""Step 01.02: a role only Lambda may assume, allowed exactly dynamodb:GetItem and PutItem on the table."""
+"""Step 01.02: the mistakes learners make with the function's role (solution/boto3/01_02.py solves it; the
+mutants its evaluator rightly accepts are marked in solution/equivalent.yaml)."""
 
 import json
 
-from harness.authoring.scenarios import equivalent, mistake, solve
+from harness.authoring.scenarios import mistake
 
 ROLE = "items-api-role"
 
@@ -23,16 +24,6 @@ def _role(aws, handles, *, services=("lambda.amazonaws.com",), actions=("dynamod
         iam.put_role_policy(RoleName=ROLE, PolicyName="items-table", PolicyDocument=_document(allow))
     if managed:
         iam.attach_role_policy(RoleName=ROLE, PolicyArn=f"arn:aws:iam::aws:policy/{managed}")
-
-
-@equivalent(
-    "AssumeRolePolicyDocument.Statement[0].Action",
-    reason="in a trust policy only the AssumeRole family applies: a wider Action still lets Lambda, and only Lambda, "
-    "assume the role",
-)
-@solve
-def least_privilege_role(aws, handles):
-    _role(aws, handles)
 
 
 @mistake(issue=r"(?i)trust|assume")

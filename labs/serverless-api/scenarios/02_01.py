@@ -1,10 +1,10 @@
-"""Step 02.01: a Python 3.12 function, handler app.handler, running as the role, TABLE_NAME set."""
+"""Step 02.01: the mistakes learners make with the function (solution/boto3/02_01.py solves it)."""
 
 import io
 import json
 import zipfile
 
-from harness.authoring.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake
 
 SOURCE = (
     "import os\n\n\ndef handler(event, context):\n    return {'statusCode': 200, 'body': os.environ['TABLE_NAME']}\n"
@@ -25,11 +25,6 @@ def _function(aws, handles, *, runtime="python3.12", handler="app.handler", role
         FunctionName="items-api", Runtime=runtime, Handler=handler, Role=role_arn, Code={"ZipFile": _code()},
         Environment=variables,
     )  # fmt: skip
-
-
-@solve
-def python_function(aws, handles):
-    _function(aws, handles)
 
 
 @mistake(issue=r"(?i)runtime")

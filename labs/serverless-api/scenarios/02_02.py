@@ -1,8 +1,9 @@
-"""Step 02.02: the function's log group, events kept 14 days, and the role allowed to write to it."""
+"""Step 02.02: the mistakes learners make with the log group and the role's log permissions
+(solution/boto3/02_02.py solves it)."""
 
 import json
 
-from harness.authoring.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake
 
 WRITE = ("logs:CreateLogStream", "logs:PutLogEvents")
 
@@ -23,11 +24,6 @@ def _group(aws, handles, *, name=None, days=14, role_may_write=True, actions=WRI
         }
         document = json.dumps({"Version": "2012-10-17", "Statement": [allow]})
         aws.client("iam").put_role_policy(RoleName=handles["01_02_role"], PolicyName="logs", PolicyDocument=document)
-
-
-@solve
-def two_weeks_of_logs(aws, handles):
-    _group(aws, handles)
 
 
 @mistake(issue=r"(?i)forever")

@@ -1,6 +1,6 @@
-"""Step 02.03: an HTTP API, GET and PUT /items/{id} to the function, auto-deployed, allowed to invoke it."""
+"""Step 02.03: the mistakes learners make with the HTTP API (solution/boto3/02_03.py solves it)."""
 
-from harness.authoring.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake
 
 ROUTES = ("GET /items/{id}", "PUT /items/{id}")
 
@@ -23,11 +23,6 @@ def _api(aws, handles, *, routes=ROUTES, function=None, auto_deploy=True, permit
             FunctionName=handles["02_01_function"], StatementId="api", Action="lambda:InvokeFunction",
             Principal="apigateway.amazonaws.com", SourceArn=source,
         )  # fmt: skip
-
-
-@solve
-def http_api(aws, handles):
-    _api(aws, handles)
 
 
 @mistake(issue=r"(?i)lambda:InvokeFunction")

@@ -1,6 +1,6 @@
-"""Step 03.01: an alarm on the function's Errors (Sum, 60 s, one period) firing at one error."""
+"""Step 03.01: the mistakes learners make with the errors alarm (solution/boto3/03_01.py solves it)."""
 
-from harness.authoring.scenarios import mistake, solve
+from harness.authoring.scenarios import mistake
 
 
 def _alarm(aws, handles, *, metric="Errors", statistic="Sum", threshold=1, function=None):
@@ -10,11 +10,6 @@ def _alarm(aws, handles, *, metric="Errors", statistic="Sum", threshold=1, funct
         Statistic=statistic, Period=60, EvaluationPeriods=1, Threshold=threshold,
         ComparisonOperator="GreaterThanOrEqualToThreshold",
     )  # fmt: skip
-
-
-@solve
-def errors_alarm(aws, handles):
-    _alarm(aws, handles)
 
 
 @mistake(issue=r"(?i)metric")

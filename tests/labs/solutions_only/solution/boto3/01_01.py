@@ -1,0 +1,18 @@
+from botocore.exceptions import ClientError
+
+
+async def run(session, context, logger):
+    try:
+        sqs = session.client("sqs")
+        url = sqs.create_queue(QueueName="orders", Attributes={"VisibilityTimeout": "60"})["QueueUrl"]
+        arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        print("made", url)  # a print never reaches a command's stdout
+        return {
+            "success": True,
+            "resources": [
+                {"name": "01_01_queue", "type": "AWS::SQS::Queue", "id": url},
+                {"name": "01_01_queue_arn", "type": "string", "id": arn},
+            ],
+        }
+    except ClientError as e:
+        return {"error": str(e), "code": e.response["Error"]["Code"]}

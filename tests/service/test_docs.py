@@ -1,0 +1,85 @@
+"""docs/service.md says what the service does: its complete request against moto runs as written (a platform
+engineer can paste it), and its /readyz and /healthz bodies and its /metrics table name what a real service gives."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.service import Sandbox, Service, bucket_events
+
+pytestmark = [pytest.mark.process, pytest.mark.moto]
+
+REPO = Path(__file__).resolve().parents[2]
+DOC = (REPO / "docs" / "service.md").read_text(encoding="utf-8")
+MARKER = "<!-- tested: tests/service/test_docs.py runs the python block below -->"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def block_after(heading: str, language: str) -> str:
+    """The first ```language block after `heading` in docs/service.md."""
+    found = re.search(rf"```{language}\n(.*?)```", DOC[DOC.index(heading) :], re.DOTALL)
+    assert found is not None, heading
+    return found.group(1)
+
+
+def test_the_complete_request_in_service_md_answers_pass(tmp_path: Path) -> None:
+    script = block_after(MARKER, "python")
+    assert "{...}" not in script and "whsec_..." not in script  # nothing to fill in
+    (tmp_path / "try_service.py").write_text(script, encoding="utf-8")
+    env = {**os.environ, "MOTO_PORT": str(free_port()), "SERVICE_PORT": str(free_port())}
+    done = subprocess.run(
+        [sys.executable, tmp_path / "try_service.py"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "pass - All 1 check passed.", done.stdout
+
+
+def test_the_probe_bodies_in_service_md_are_the_service_s(service: Service) -> None:
+    ready = json.loads(block_after("`GET /readyz`, a service started", "json"))
+    health = json.loads(block_after("`GET /healthz`, a service in mode", "json"))
+    real_ready, real_health = service.http.get("/readyz").json(), service.http.get("/healthz").json()
+    assert set(ready) == set(real_ready)
+    assert set(health) == set(real_health) - {"store"}  # "store" only with a store, as the text says
+    assert set(health["sandbox"]) == set(real_health["sandbox"])
+    for name in ready:
+        assert f"`{name}`" in DOC, f"/readyz's {name} is not explained"
+
+
+def documented_metrics() -> dict[str, set[str]]:
+    """docs/service.md's /metrics table: each metric and the labels it names."""
+    table = DOC[DOC.index("| metric | labels | meaning |") :].split("\n\n", 1)[0]
+    metrics = {}
+    for row in table.splitlines()[2:]:
+        name, labels = (cell.strip() for cell in row.strip("|").split("|")[:2])
+        metrics[name.strip("`")] = set(re.findall(r"`(\w+)`", labels))
+    return metrics
+
+
+def test_the_metrics_table_in_service_md_names_every_metric_and_its_labels(
+    service: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    body = {"step": "01.01", "sandbox": accounts[0].ref(), "events": bucket_events("alpha-bucket")}
+    assert service.post(body).status_code == 200  # an answer, an assumed role
+    assert service.post(body, headers={"webhook-signature": "v1,bad"}).status_code == 401  # a refusal
+    real: dict[str, set[str]] = {}
+    for line in service.http.get("/metrics", params={"n": uuid.uuid4().hex}).text.splitlines():
+        if line.startswith("stepeval_"):
+            sample = re.match(r"(\w+)(?:\{(.*)\})? ", line)
+            assert sample is not None, line
+            name = re.sub(r"_(bucket|sum|count)$", "", sample.group(1))
+            real.setdefault(name, set()).update(re.findall(r'(\w+)="', sample.group(2) or ""))
+    assert documented_metrics() == real
