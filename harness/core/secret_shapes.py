@@ -50,6 +50,10 @@ VALUE_NAMES = frozenset({"value"})  # in a bag given as a list of {name, value}:
 NAME_NAMES = frozenset({"name", "key"})  # and the member that names it
 # A bag's key that names a credential: free-form names (`GITHUB_TOKEN`, `DB_PWD`), read more broadly than members'.
 SECRET_KEY = re.compile(r"pass(?:word|wd|phrase)|pwd|secret|token|apikey|accesskey|privatekey|credential|signingkey")
+# A bag's key that names where a credential is kept, not the credential (`SECRET_ARN`, `API_KEY_SECRET_NAME`,
+# `DB_PASSWORD_PARAM`), and a value that is an ARN: a reference, never a credential itself.
+REFERENCE_KEY = re.compile(r"(?:arn|name|id|path|param|parameter|parametername|ref)\Z")
+ARN_VALUE = re.compile(r"arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:[0-9]{0,12}:\S+")
 # Values that are credentials whatever their name: AWS access keys, private keys, JWTs, well-known token formats.
 CREDENTIAL_VALUE = re.compile(
     r"(?:AKIA|ASIA)[A-Z0-9]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\."
@@ -119,10 +123,15 @@ MAX_PATHS = 8  # of one answer's secrets, what a review or a refusal names
 
 def secret_entry(key: object, value: object) -> bool:
     """Whether an entry of a bag holds a credential: its key names one (`PASSWORD`, `STRIPE_API_KEY`,
-    `GITHUB_TOKEN`, `KAFKA_CLIENT_KEY_PASSWORD`; not `TABLE_NAME` nor `JDBC_CONNECTION_URL`), or its value looks
-    like one."""
-    named = bool(SECRET_KEY.search(re.sub(r"[^a-z0-9]", "", str(key).lower())))
-    return named or (isinstance(value, str) and bool(CREDENTIAL_VALUE.search(value)))
+    `GITHUB_TOKEN`, `KAFKA_CLIENT_KEY_PASSWORD`; not `TABLE_NAME` nor `JDBC_CONNECTION_URL`) and it is no reference to
+    where one is kept (`SECRET_ARN`, `DB_PASSWORD_PARAMETER`, an ARN: how AWS teaches a function to find its secret,
+    which labs check), or its value looks like one."""
+    if isinstance(value, str) and CREDENTIAL_VALUE.search(value):
+        return True
+    name = re.sub(r"[^a-z0-9]", "", str(key).lower())
+    if not SECRET_KEY.search(name) or REFERENCE_KEY.search(name):
+        return False
+    return not (isinstance(value, str) and ARN_VALUE.fullmatch(value))
 
 
 def _textual(shape: Shape) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from botocore.model import ServiceModel
 
-from harness.core.secret_shapes import secrets_of
+from harness.core.secret_shapes import secret_entry, secrets_of
 from harness.sandbox.redact import MARKER, Unredactable, obstacle, redact
 
 SHAPES: dict[str, Any] = {
@@ -117,3 +117,24 @@ def test_answers_the_gateway_cannot_blank_are_refused_before_they_are_asked_for(
     service = model("json")
     assert obstacle(secrets_of(service), service.operation_model("Read"), "smithy-rpc-v2-cbor") is not None
     assert obstacle(secrets_of(service), service.operation_model("Read"), "json") is None
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "blanked"),
+    [
+        ("DB_PASSWORD", "hunter2", True),
+        ("GITHUB_TOKEN", "abc", True),
+        ("TABLE_NAME", "orders", False),
+        ("KEY", "AKIAABCDEFGHIJKLMNOP", True),  # by its value, whatever its name
+        # where a credential is kept is no credential: labs check these (a function finds its secret by ARN)
+        ("SECRET_ARN", "arn:aws:secretsmanager:us-east-1:123456789012:secret:orders/db-AbCdEf", False),
+        ("SECRET_NAME", "orders/db", False),
+        ("DB_PASSWORD_PARAM", "/app/db/password", False),
+        ("API_KEY_SECRET_ID", "orders/api", False),
+        ("DB_SECRET", "arn:aws:secretsmanager:us-east-1:123456789012:secret:orders/db-AbCdEf", False),
+        ("DB_SECRET", "plain-text-password", True),
+        ("SECRET_ARN", "ghp_abcdefghijklmnopqrstuvwxyz", True),  # a token by its shape, whatever its key says
+    ],
+)
+def test_a_secret_entry_is_a_credential_not_a_reference_to_one(key: str, value: str, blanked: bool) -> None:
+    assert secret_entry(key, value) is blanked
