@@ -450,8 +450,9 @@ class Step:
 
     def _away(self, kind: Kind, away: Mapping[str, str]) -> tuple[str, str]:
         """The issue and hint for resources of `kind` found only in regions the lab does not allow."""
-        places = "; ".join(f"the {kind.describe(rid)} is in region {region}" for rid, region in away.items())
-        issue = f"{places[:1].upper()}{places[1:]}; this lab's region is {self.region}."
+        places = "; ".join(f"the {kind.describe(rid)} is in {region}" for rid, region in away.items())
+        rest = f"this lab is in {self.region} (a resource in another region does not count)"
+        issue = f"{places[:1].upper()}{places[1:]}; {rest}."
         hint = (
             f"Create the {kind.noun} in {self.region}, the lab's region (the console's region, or the SDK's or CLI's)."
         )

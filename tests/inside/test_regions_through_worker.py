@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import boto3
@@ -24,10 +25,23 @@ def vpc_in_ireland(moto_url: str) -> str:
     return vpc_id
 
 
-def test_an_event_in_another_region_passes_and_resolves_with_it(
-    vpc_in_ireland: str, pool: WorkerPool, sandbox: Account
+def test_an_event_in_another_region_is_not_the_labs(vpc_in_ireland: str, pool: WorkerPool, sandbox: Account) -> None:
+    answer = Runner(load_lab(REPO), pool).evaluate(
+        "02.01", ContextInput(events=[Event(type="AWS::EC2::VPC", id=vpc_in_ireland, region="eu-west-1")]), sandbox
+    )
+    assert answer.status == "fail"
+    assert answer.failure_context is not None
+    assert answer.failure_context.issue.startswith(f"The VPC {vpc_in_ireland} is in eu-west-1; this lab is in ")
+
+
+def test_an_event_in_a_region_the_spec_allows_passes_and_resolves_with_it(
+    vpc_in_ireland: str, pool: WorkerPool, sandbox: Account, tmp_path: Path
 ) -> None:
-    runner = Runner(load_lab(REPO), pool)
+    for part in ("specs", "evaluation"):
+        shutil.copytree(REPO / part, tmp_path / part)
+    spec = tmp_path / "specs" / "web-tier.yaml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace("objectives:", "regions: [eu-west-1]\nobjectives:", 1))
+    runner = Runner(load_lab(tmp_path), pool)
     found = runner.evaluate(
         "02.01", ContextInput(events=[Event(type="AWS::EC2::VPC", id=vpc_in_ireland, region="eu-west-1")]), sandbox
     )

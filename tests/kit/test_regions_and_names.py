@@ -41,7 +41,10 @@ def test_an_event_in_another_region_is_not_the_labs(session: boto3.Session) -> N
     with step:
         assert not step.find("02_01_vpc", ec2.VPC, [ec2.cidr("10.0.0.0/16")])
     result = step.result()
-    assert result["failure_context"]["issue"] == f"The VPC {vpc_id} is in region eu-west-1; this lab's region is us-east-1."
+    assert (
+        result["failure_context"]["issue"]
+        == f"The VPC {vpc_id} is in eu-west-1; this lab is in us-east-1 (a resource in another region does not count)."
+    )
     assert "us-east-1" in result["failure_context"]["hint_context"]
     assert result["checks"][-1] == {
         "handle": "02_01_vpc",
@@ -90,7 +93,10 @@ def test_an_input_from_another_region_stops_the_step(session: boto3.Session) -> 
     with step:
         step.input("02_01_vpc", ec2.VPC)
         raise AssertionError("the step goes on after an input from another region")
-    assert step.result()["failure_context"]["issue"] == f"The VPC {vpc_id} is in region eu-west-1; this lab's region is us-east-1."
+    assert (
+        step.result()["failure_context"]["issue"]
+        == f"The VPC {vpc_id} is in eu-west-1; this lab is in us-east-1 (a resource in another region does not count)."
+    )
 
 
 def test_a_regionless_kind_is_never_elsewhere() -> None:
@@ -199,7 +205,10 @@ def test_a_key_alias_and_log_group_in_us_west_2_are_judged_by_the_labs_region(
     if allowed:
         assert result["success"], result.get("failure_context")
     else:
-        assert result["failure_context"]["issue"] == f"The KMS key {key} is in region us-west-2; this lab's region is us-east-1."
+        assert result["failure_context"]["issue"] == (
+            f"The KMS key {key} is in us-west-2; this lab is in us-east-1 (a resource in another region does not "
+            "count)."
+        )
         assert [c["check"] for c in result["checks"] if not c["ok"]] == ["region", "region", "region"]
 
 

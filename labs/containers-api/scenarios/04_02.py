@@ -25,8 +25,9 @@ def _image(aws, handles, *, digest=False):
     return f"{uri}@{pushed['image']['imageId']['imageDigest']}" if digest else f"{uri}:1.0.0"
 
 
-def _container(name, image, group, driver="awslogs"):
-    options = {"awslogs-group": group, "awslogs-region": "us-east-1", "awslogs-stream-prefix": name}
+def _container(aws, name, image, group, driver="awslogs"):
+    region = aws.client("ecs").meta.region_name  # the lab's, whichever it is played in
+    options = {"awslogs-group": group, "awslogs-region": region, "awslogs-stream-prefix": name}
     return {"name": name, "image": image, "essential": name == "api",
             "logConfiguration": {"logDriver": driver, "options": options}}  # fmt: skip
 
@@ -39,10 +40,10 @@ def _register(aws, *containers, cpu="256", memory="512", compatibility="FARGATE"
 
 
 def _task(aws, handles, *, image=None, group=None, cpu="256", memory="512", compatibility="FARGATE", sidecar=None):
-    containers = [_container("api", image or _image(aws, handles), group or handles["04_01_log_group"])]
+    containers = [_container(aws, "api", image or _image(aws, handles), group or handles["04_01_log_group"])]
     if sidecar:
         aws.client("logs").create_log_group(logGroupName=sidecar)
-        containers.append(_container("proxy", "public.ecr.aws/envoyproxy/envoy:v1.31", sidecar))
+        containers.append(_container(aws, "proxy", "public.ecr.aws/envoyproxy/envoy:v1.31", sidecar))
     return _register(aws, *containers, cpu=cpu, memory=memory, compatibility=compatibility)
 
 
@@ -103,7 +104,7 @@ def logs_to_another_group(aws, handles):
 @mistake(issue=r"without awslogs-region")
 def logs_without_a_region(aws, handles):
     """On Fargate the awslogs driver needs awslogs-region: without it the task does not start."""
-    container = _container("api", _image(aws, handles), handles["04_01_log_group"])
+    container = _container(aws, "api", _image(aws, handles), handles["04_01_log_group"])
     del container["logConfiguration"]["options"]["awslogs-region"]
     _register(aws, container)
 
@@ -111,11 +112,11 @@ def logs_without_a_region(aws, handles):
 @mistake(issue=r"without awslogs-stream-prefix")
 def logs_without_a_stream_prefix(aws, handles):
     """On Fargate the awslogs driver needs awslogs-stream-prefix: without it the task does not start."""
-    container = _container("api", _image(aws, handles), handles["04_01_log_group"])
+    container = _container(aws, "api", _image(aws, handles), handles["04_01_log_group"])
     del container["logConfiguration"]["options"]["awslogs-stream-prefix"]
     _register(aws, container)
 
 
 @mistake(issue=r"(?i)log")
 def logs_through_another_driver(aws, handles):
-    _register(aws, _container("api", _image(aws, handles), handles["04_01_log_group"], driver="fluentd"))
+    _register(aws, _container(aws, "api", _image(aws, handles), handles["04_01_log_group"], driver="fluentd"))
