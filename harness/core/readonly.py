@@ -55,6 +55,9 @@ DENIED_READS = frozenset(
         "ssm:GetParameter",
         "ssm:GetParameters",
         "ssm:GetParametersByPath",
+        "ssm:GetParameterHistory",  # every value a parameter held
+        "cloudformation:GetTemplate",  # a template's text: literal secrets, NoEcho parameters' defaults
+        "cloudformation:GetTemplateSummary",  # NoEcho parameters' default values
         "kms:GetParametersForImport",
         "ec2:GetVpnConnectionDeviceSampleConfiguration",  # a router's configuration with the tunnels' keys
     }

@@ -49,7 +49,12 @@ ENVIRONMENT_NAMES = frozenset({"environment", "environmentvariables", "variables
 VALUE_NAMES = frozenset({"value"})  # in a bag given as a list of {name, value}: the member that may be a secret
 NAME_NAMES = frozenset({"name", "key"})  # and the member that names it
 # A bag's key that names a credential: free-form names (`GITHUB_TOKEN`, `DB_PWD`), read more broadly than members'.
-SECRET_KEY = re.compile(r"pass(?:word|wd|phrase)|pwd|secret|token|apikey|accesskey|privatekey|credential|signingkey")
+SECRET_KEY = re.compile(
+    r"pass(?:word|wd|phrase)|pwd|secret|token|apikey|accesskey|privatekey|credential|signingkey"
+    r"|(?:stripe|client|license)key\Z"
+)
+# Short words that name a credential only as a word of their own (`DB_PASS`, `SMTP_PW`, `AUTH`; not `BYPASS`).
+SECRET_WORDS = frozenset({"pass", "pw", "auth"})
 # A bag's key that names where a credential is kept, not the credential (`SECRET_ARN`, `API_KEY_SECRET_NAME`,
 # `DB_PASSWORD_PARAM`), and a value that is an ARN: a reference, never a credential itself.
 REFERENCE_KEY = re.compile(r"(?:arn|name|id|path|param|parameter|parametername|ref)\Z")
@@ -58,6 +63,7 @@ ARN_VALUE = re.compile(r"arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:[0-9]{0,12}:\S+")
 CREDENTIAL_VALUE = re.compile(
     r"(?:AKIA|ASIA)[A-Z0-9]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\."
     r"|(?:ghp|gho|ghs|ghu|github_pat|xox[abpr]|sk_live|rk_live|AIza)[A-Za-z0-9_-]{10,}"
+    r"|[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@"  # a URL carrying a password (postgres://app:pw@db/app)
 )
 
 
@@ -86,6 +92,9 @@ SECRET_MEMBERS: dict[str, dict[tuple[str, str], Secret]] = {
         ("Connection", "SparkProperties"): Secret.KEYED,
         ("Connection", "AthenaProperties"): Secret.KEYED,
         ("Connection", "PythonProperties"): Secret.KEYED,
+        ("Job", "DefaultArguments"): Secret.KEYED,  # a job's arguments: `--db_password` beside `--TempDir`
+        ("Job", "NonOverridableArguments"): Secret.KEYED,
+        ("JobRun", "Arguments"): Secret.KEYED,
     },
     "iam": {("VirtualMFADevice", "QRCodePNG"): Secret.LISTED},  # the seed, as a picture
     "iot-managed-integrations": {
@@ -129,7 +138,8 @@ def secret_entry(key: object, value: object) -> bool:
     if isinstance(value, str) and CREDENTIAL_VALUE.search(value):
         return True
     name = re.sub(r"[^a-z0-9]", "", str(key).lower())
-    if not SECRET_KEY.search(name) or REFERENCE_KEY.search(name):
+    words = set(re.split(r"[^a-z0-9]+", str(key).lower()))
+    if not (SECRET_KEY.search(name) or words & SECRET_WORDS) or REFERENCE_KEY.search(name):
         return False
     return not (isinstance(value, str) and ARN_VALUE.fullmatch(value))
 

@@ -234,7 +234,19 @@ def _actions(request: RawRequest) -> list[str]:
         if not QUERY.fullmatch(text):
             raise Malformed(400, "a form body with characters botocore does not write")
         found += [value for key, value in parse_qsl(text, keep_blank_values=True) if key == "Action"]
+    elif request.body and _reads_as_action_form(request.body):
+        # a server may read any body as a form when the URL has no query (moto does): an `Action` in a body of
+        # another type (`{"z": "&Action=CreateQueue&"}` beside a read's X-Amz-Target) is a second operation
+        raise Malformed(400, f"a {_media_type(request)!r} body that also reads as a form naming an Action")
     return found
+
+
+def _reads_as_action_form(body: bytes) -> bool:
+    """Whether `body`, read as a form whatever it says it is, names an `Action` (in any case)."""
+    text = body.decode("latin-1")
+    if "action" not in text.lower():
+        return False
+    return any(key.strip().lower() == "action" for key, _ in parse_qsl(text, keep_blank_values=True))
 
 
 def _json_body(request: RawRequest, types: frozenset[str] | None) -> None:

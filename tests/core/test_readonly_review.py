@@ -117,7 +117,8 @@ def test_what_each_rule_does_over_every_model() -> None:
     assert "jobDetails.data.artifactCredentials.secretAccessKey" in blanked["codepipeline:GetJobDetails"]
     assert blanked["appsync:ListApiKeys"] == ["apiKeys[].id"]
     assert "ConnectionList[].ConnectionProperties{secret entries}" in blanked["glue:GetConnections"]
-    assert asked["ssm:GetParameterHistory"] == ["WithDecryption"]
+    assert refused["ssm:GetParameterHistory"].startswith("deny list")  # every value it held, as GetParameter
+    assert refused["cloudformation:GetTemplate"].startswith("deny list")
     assert asked["apigateway:GetApiKeys"] == ["includeValues"]
     # found by reading the sensitive members no rule blanked: each now refused or blanked by a rule or a list
     assert refused["acm:GetAcmeExternalAccountBindingCredentials"].startswith("named for a credential")

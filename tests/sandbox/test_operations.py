@@ -122,6 +122,24 @@ def test_rest_reads_are_told_apart_by_their_query_keys() -> None:
 
 
 @pytest.mark.parametrize(
+    ("service", "target", "content_type", "body"),
+    [
+        ("sqs", "AmazonSQS.ListQueues", "application/x-amz-json-1.0", b'{"QueueName":"q","z":"&Action=CreateQueue&"}'),
+        ("logs", "Logs_20140328.DescribeLogGroups", "application/x-amz-json-1.1", b'{"z":"&action=CreateLogGroup"}'),
+        ("dynamodb", "DynamoDB_20120810.ListTables", "application/x-amz-json-1.0", b'{"b":"&Action=CreateTable"}'),
+    ],
+)  # fmt: skip
+def test_a_body_that_also_reads_as_a_form_naming_an_action_is_refused(
+    service: str, target: str, content_type: str, body: bytes
+) -> None:
+    """An emulator (moto) reads any body as a form when the URL has no query, and its Action wins over the target:
+    the outside attacker's CreateQueue behind ListQueues. Refused whatever the body says it is."""
+    request = RawRequest("POST", "/", "", {"x-amz-target": target, "content-type": content_type}, body)
+    with pytest.raises(Malformed, match="reads as a form naming an Action"):
+        identify(service, request)
+
+
+@pytest.mark.parametrize(
     ("service", "request_", "write"),
     [
         # a read's template, its label holding the write's path encoded: an endpoint routing on the decoded path

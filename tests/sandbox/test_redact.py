@@ -134,6 +134,15 @@ def test_answers_the_gateway_cannot_blank_are_refused_before_they_are_asked_for(
         ("DB_SECRET", "arn:aws:secretsmanager:us-east-1:123456789012:secret:orders/db-AbCdEf", False),
         ("DB_SECRET", "plain-text-password", True),
         ("SECRET_ARN", "ghp_abcdefghijklmnopqrstuvwxyz", True),  # a token by its shape, whatever its key says
+        # the second outside attacker's: short words, a key of a vendor, a password inside a URL
+        ("DB_PASS", "hunter2", True),
+        ("SMTP_PASS", "hunter2", True),
+        ("STRIPE_KEY", "abc", True),
+        ("AUTH", "abc", True),
+        ("DATABASE_URL", "postgres://app:hunter2@db/app", True),
+        ("BYPASS", "true", False),
+        ("DATABASE_URL", "postgres://db:5432/app", False),
+        ("PARTITION_KEY", "pk", False),
     ],
 )
 def test_a_secret_entry_is_a_credential_not_a_reference_to_one(key: str, value: str, blanked: bool) -> None:
