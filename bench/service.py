@@ -11,6 +11,8 @@ set), against a moto server in its own process. The step makes three describe ca
 - (a) naive: a sequential loop, a fresh boto3 Session and client per evaluation, the module run inline.
 - (b) ceiling: the three plain boto3 calls on one warm client, CONCURRENCY threads at a time, measured just
   before the service in the same run (the machine is shared: only ratios of one run mean anything).
+- CPU per evaluation by process (moto, the load, the service, its templates, the evaluation processes), for the
+  service and for (b): where the service's CPU goes, and on a machine it saturates, what bounds its rate.
 - beside hanging modules (at the last delay): HANGING requests whose module blocks until its timeout, then
   CONCURRENCY good ones in flight while they hang: the slowest good answer.
 
@@ -106,6 +108,8 @@ class Measured:
     pss_mib: list[float]
     service_rss_mib: float
     capacity: dict[str, Any]
+    cpu_ms: dict[str, float]  # CPU per evaluation through the service, by process (`cpu_by_role`)
+    ceiling_cpu_ms: dict[str, float]  # the same for the ceiling (moto and this process's threads)
     good_beside_hanging_s: float | None = None
 
 
@@ -221,11 +225,15 @@ def measure(args: Any, delay_ms: float, *, hanging: int) -> Measured:
 
         with ThreadPoolExecutor(args.concurrency) as threads:
             list(threads.map(three_calls, range(args.concurrency)))  # warm
+            before = cpu_by_role(moto.pid, None)
             started = time.perf_counter()
             list(threads.map(three_calls, range(args.requests)))
             ceiling = args.requests / (time.perf_counter() - started)
+            ceiling_cpu = per_evaluation(before, cpu_by_role(moto.pid, None), args.requests)
 
+        before = cpu_by_role(moto.pid, service.pid)
         wall, latencies = asyncio.run(load(args.requests, 0))
+        cpu = per_evaluation(before, cpu_by_role(moto.pid, service.pid), args.requests)
         latencies_ms = sorted(x * 1000 for x in latencies)
         p99 = latencies_ms[max(int(len(latencies_ms) * 0.99) - 1, 0)]
         good_beside_hanging = beside_hanging(load, args.concurrency, hanging) if hanging else None
@@ -235,8 +243,53 @@ def measure(args: Any, delay_ms: float, *, hanging: int) -> Measured:
         stop(*processes)
     return Measured(
         delay_ms, naive, ceiling, args.requests / wall, statistics.median(latencies_ms), p99, refused, pss,
-        service_rss, capacity, good_beside_hanging,
+        service_rss, capacity, cpu, ceiling_cpu, good_beside_hanging,
     )  # fmt: skip
+
+
+def cpu_by_role(moto_pid: int, service_pid: int | None) -> dict[str, float]:
+    """CPU seconds used so far by moto, this process (the load or the ceiling's threads) and, given the service, by
+    the service process, its templates and the evaluation processes they forked and reaped (their children's
+    time): where an evaluation's CPU goes."""
+    import resource
+
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def used(pid: int, children: bool = False) -> float:
+        try:
+            fields = _stat(pid)
+        except OSError:
+            return 0.0
+        first = 13 if children else 11  # cutime, cstime / utime, stime (after the command's name)
+        return (int(fields[first]) + int(fields[first + 1])) / ticks
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    roles = {"emulator (moto)": used(moto_pid), "load (this process)": own.ru_utime + own.ru_stime}
+    if service_pid is not None:
+        templates = [pid for pid in template_family(service_pid) if _parent(pid) == service_pid]
+        roles["service process"] = used(service_pid)
+        roles["templates (forking)"] = sum(used(pid) for pid in templates)
+        roles["evaluation processes"] = sum(used(pid, children=True) for pid in templates)
+    return roles
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(_stat(pid)[1])
+    except OSError:
+        return None
+
+
+def _stat(pid: int) -> list[str]:
+    """/proc/PID/stat's fields after the command's name (state first)."""
+    from pathlib import Path
+
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def per_evaluation(before: dict[str, float], after: dict[str, float], evaluations: int) -> dict[str, float]:
+    """Milliseconds of CPU per evaluation by role between two `cpu_by_role` readings."""
+    return {role: (after[role] - before[role]) * 1000 / evaluations for role in after}
 
 
 def beside_hanging(load: Any, concurrency: int, hanging: int) -> float:
@@ -340,6 +393,9 @@ def table(args: Any, run: Measured) -> Any:
         met(goals[3][0]),
     )
     out.add_row("RSS of the service process", f"{run.service_rss_mib:.0f} MiB", "", "")
+    for name, cpu in (("through the service", run.cpu_ms), ("(b) ceiling", run.ceiling_cpu_ms)):
+        parts = ", ".join(f"{role} {ms:.1f}" for role, ms in cpu.items())
+        out.add_row(f"CPU per evaluation, {name}", f"{sum(cpu.values()):.1f} ms", parts, "")
     return out
 
 

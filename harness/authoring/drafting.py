@@ -18,17 +18,19 @@ from typing import Any
 from harness.authoring.draft_baselines import Baselines, baselines, changed_inputs, chosen_values, described
 from harness.authoring.draft_probes import Candidate, candidates
 from harness.authoring.draft_refs import Refs, literal
-from harness.authoring.module_head import module_head
+from harness.authoring.module_head import DRAFT_MARK, module_head
 from harness.authoring.solution_player import solution_played
 from harness.core.errors import BadInput
 from harness.core.lab import STRING, Lab, StepSpec
 from harness.kit import catalog
 
-HEADER = """\
-# DRAFT written by `stepeval new {key} --from-solution` from solution/boto3/{stem}.py: it requires what that
+HEADER = (
+    DRAFT_MARK
+    + """ {key} --from-solution` from solution/boto3/{stem}.py: it requires what that
 # solution chose. Prune what the instruction does not ask, add what it asks and the solution did not show, and
 # read every line: a draft is a start, never shipped unread. Then delete this comment.
 """
+)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
 """Watch the write calls a scenario's action makes, and change one of them: the machinery behind mutants.
 
 `Interceptor(plan)` wraps the session an action is given: every client it makes reports its calls here (reads
-pass untouched). With no plan it only records; with a `Mutant` it sends that mutant's parameters instead of the
-solve's at the mutant's call, or answers that call with the solve's response (as parsed) without sending it.
+pass untouched). With no plan it only records; with a `Mutant` it changes, at the mutant's call, what the mutant
+changed in the solve's parameters (the rest stays as this play of the action chose it: a solution that names
+what it creates at random gives other names each time), or answers that call with the solve's response (as
+parsed) without sending it.
 """
 
 from __future__ import annotations
@@ -70,9 +72,10 @@ class Interceptor:
         if plan.params is None:
             context[WATCHED]["omit"] = True
         else:
+            changed = changed_as(params, plan.call.params, plan.params)
             params.clear()
-            params.update(copy.deepcopy(plan.params))
-            context[WATCHED]["params"] = copy.deepcopy(plan.params)
+            params.update(changed)
+            context[WATCHED]["params"] = copy.deepcopy(changed)
 
     def _before_call(self, model: Any, context: dict[str, Any], **_: Any) -> tuple[_Sent, dict[str, Any]] | None:
         watched = context.get(WATCHED)
@@ -139,6 +142,26 @@ def watch(client: Any) -> Any:
     events.register("after-call", _dispatch("_after_call"), unique_id=f"{WATCHED}-after")
     setattr(client, WATCHED, True)
     return client
+
+
+def changed_as(live: Any, recorded: Any, mutated: Any) -> Any:
+    """`live` with the change that turned `recorded` into `mutated`: a key or item the mutant did not change keeps
+    its live value; what it changed, added or dropped is changed, added or dropped (lists item by item when all
+    three have the same length, else replaced whole)."""
+    if recorded == mutated:
+        return copy.deepcopy(live)
+    if isinstance(live, dict) and isinstance(recorded, dict) and isinstance(mutated, dict):
+        result = {key: copy.deepcopy(value) for key, value in live.items() if key in mutated or key not in recorded}
+        for key, value in mutated.items():
+            if key in recorded and key in live:
+                result[key] = changed_as(live[key], recorded[key], value)
+            elif key not in recorded or recorded[key] != value:
+                result[key] = copy.deepcopy(value)
+        return result
+    lists = isinstance(live, list) and isinstance(recorded, list) and isinstance(mutated, list)
+    if lists and len(live) == len(recorded) == len(mutated):
+        return [changed_as(*items) for items in zip(live, recorded, mutated, strict=True)]
+    return copy.deepcopy(mutated)
 
 
 def _without_metadata(parsed: dict[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,9 @@ import textwrap
 
 from harness.core.lab import StepSpec
 
+DRAFT_MARK = "# DRAFT written by `stepeval new"
+"""How a drafted module begins until its author has read it and deleted the comment (`stepeval check` says so)."""
+
 
 def instruction(step: StepSpec) -> str:
     """The step's instruction as a module's docstring holds it (wrapped at 110)."""

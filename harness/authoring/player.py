@@ -29,9 +29,16 @@ from harness.inside.loader import trimmed_traceback
 from harness.inside.session import client_config, shared_loader
 from harness.sandbox.runner import Runner
 
+WAITER_DELAY_S = 0.1
+WAITER_ATTEMPTS = 50
+"""A waiter on the emulator polls every 0.1 s, 50 times at most: moto answers a resource's end state at once or
+within a few reads, and a waiter that cannot succeed (a mutant's resource made under another name, never made)
+gives up in 5 s instead of botocore's minutes."""
+
 
 class ScenarioSession(boto3.Session):
-    """The learner's session on the emulator: every client goes to the endpoint and is built once.
+    """The learner's session on the emulator: every client goes to the endpoint and is built once; its waiters poll
+    at the emulator's pace (`quick_waiters`).
 
     A playthrough's lanes each have one, all sharing the service models (one loader), so clients are built
     under a lock shared by every session: a loader is not known to be thread-safe.
@@ -57,15 +64,42 @@ class ScenarioSession(boto3.Session):
         """A client on the endpoint; plain `client("ec2")` calls share one cached client per service."""
         with self._building:
             if kwargs:
-                return super().client(service_name, **{"endpoint_url": self.endpoint_url, **kwargs})
+                return quick_waiters(super().client(service_name, **{"endpoint_url": self.endpoint_url, **kwargs}))
             if service_name not in self._clients:
-                self._clients[service_name] = super().client(service_name, endpoint_url=self.endpoint_url)
+                made = super().client(service_name, endpoint_url=self.endpoint_url)
+                self._clients[service_name] = quick_waiters(made)
             return self._clients[service_name]
 
     def resource(self, service_name: str, **kwargs: Any) -> Any:  # type: ignore[override]
         """A resource on the endpoint."""
         with self._building:
-            return super().resource(service_name, **{"endpoint_url": self.endpoint_url, **kwargs})
+            resource = super().resource(service_name, **{"endpoint_url": self.endpoint_url, **kwargs})
+            quick_waiters(resource.meta.client)
+            return resource
+
+
+def quick_waiters(client: Any) -> Any:
+    """`client`, whose waiters poll every WAITER_DELAY_S at most WAITER_ATTEMPTS times (less where the caller's
+    WaiterConfig asks for less)."""
+    get_waiter = client.get_waiter
+
+    def quick(name: str) -> Any:
+        waiter = get_waiter(name)
+        wait = waiter.wait
+
+        def bounded(**kwargs: Any) -> None:
+            asked = dict(kwargs.pop("WaiterConfig", None) or {})
+            config = {
+                "Delay": min(float(asked.get("Delay", waiter.config.delay)), WAITER_DELAY_S),
+                "MaxAttempts": min(int(asked.get("MaxAttempts", waiter.config.max_attempts)), WAITER_ATTEMPTS),
+            }
+            wait(WaiterConfig=config, **kwargs)
+
+        waiter.wait = bounded
+        return waiter
+
+    client.get_waiter = quick
+    return client
 
 
 @dataclass(frozen=True)

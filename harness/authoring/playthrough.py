@@ -260,7 +260,7 @@ class _Playthrough:
         result = played.result
         raised = None
         if work.hands_over and played.after is None:
-            raised = f"step {result.step}'s solve raised:\n{result.detail}"
+            raised = f"not played: step {result.step}'s solve did not complete:\n{result.detail}"
         solved = self.schedule.solved(work, result, ok=result.ok, raised=raised, extras=len(extras))
         before = self.befores[work.step]
         if solved.extras is not None:

@@ -10,7 +10,8 @@ ends serving what that solve left. A step's untouched account goes first to the 
 before it (the first step's, to the first lane, on a copy of the root).
 
 The schedule also says how many copies the state before each step owes (`owed`, `Solved.extras`), and marks the
-work that cannot be played because an earlier solve raised (`Work.unplayable`).
+work that cannot be played because an earlier solve did not complete (it raised, or a solution returned an error:
+`Work.unplayable`).
 """
 
 from __future__ import annotations

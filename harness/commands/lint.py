@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.authoring.module_head import DRAFT_MARK
 from harness.authoring.prestart import SOLUTION_STEM, solution_paths
 from harness.core.lab import MODULE_DIR, Lab, StepSpec
 from harness.inside.loader import LIB_NAME, RUN_PARAMETERS
@@ -172,6 +173,10 @@ def _lint(path: Path, key: str, handles: set[str] | None, *, needs_run: bool) ->
     visitor.visit(tree)
     if needs_run and not visitor.saw_run:
         visitor.report(1, "defines no run(); expected async def run(session, context, logger)")
+    if needs_run and source.startswith(DRAFT_MARK):
+        visitor.report(
+            1, "still the unread draft `stepeval new --from-solution` wrote: prune it, delete its DRAFT comment"
+        )
     lines = source.splitlines()
     return [p for p in visitor.problems if not (p.line <= len(lines) and IGNORE_MARK in lines[p.line - 1])]
 

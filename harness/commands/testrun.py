@@ -14,6 +14,7 @@ from harness.authoring.lanes import moto_lanes, no_collections
 from harness.authoring.playthrough import Lane, ScenarioResult, load_scenarios, play_lanes
 from harness.authoring.prestart import Prestarted
 from harness.authoring.selection import select
+from harness.commands.lint import lint_solutions
 from harness.commands.render import LONG_RUN, results_table
 from harness.core.lab import Lab, load_lab
 
@@ -78,7 +79,8 @@ def run_tests(
     region: str | None = None,
 ) -> int:
     """`stepeval test`: play the lab on moto servers of its own (its accounts in `region`, by default us-east-1),
-    then report (and write the HTML report to `html`).
+    then report (and write the HTML report to `html`); 1 also when a reference solution breaks the platform's rules
+    (what it imports, its `run`: `stepeval lint`'s findings, printed first).
 
     `prestarted`: the pool (and moto's root) `stepeval test` started before loading anything
     (harness/authoring/prestart.py).
@@ -86,6 +88,9 @@ def run_tests(
     lab = load_lab(lab_dir)
     selection = select(pattern, load_scenarios(lab), str(lab_dir))
     console = Console(stderr=as_json)
+    broken_rules = lint_solutions(lab)  # the platform refuses such a solution: played here all the same, then exit 1
+    for finding in broken_rules:
+        console.print(f"[red]{finding}[/]", soft_wrap=True, highlight=False)
     started = time.perf_counter()
     with ThreadPoolExecutor(1, thread_name_prefix="report") as output:
         with moto_lanes(lab, prestarted=prestarted, region=region) as lanes, no_collections():
@@ -95,7 +100,7 @@ def run_tests(
             elapsed_s = time.perf_counter() - started
             # written while moto's processes and the pool end (the gateway takes up to half a second to stop)
             written = output.submit(_write, lab, results, elapsed_s, console, as_json, html)
-        return written.result()
+        return written.result() or (1 if broken_rules else 0)
 
 
 def _write(

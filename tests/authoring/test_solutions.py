@@ -284,3 +284,70 @@ def test_the_sample_labs_play_from_their_solutions_in_eu_west_1(lab_dir: Path, s
     if "02.02" in solved and lab_dir == REPO:
         zones = {c.actual for c in solved["02.02"].answer.checks if c.check == "availability zone"}
         assert zones == {"eu-west-1a", "eu-west-1b"}
+
+
+RANDOM_SPEC = """project: random-names
+objectives:
+  - id: "01"
+    steps:
+      - id: "01"
+        description: Create an on-demand DynamoDB table keyed by the string pk, with point-in-time recovery on.
+        outputs: [{name: 01_01_table, type: "AWS::DynamoDB::Table"}]
+"""
+RANDOM_SOLUTION = """import uuid
+
+from botocore.exceptions import ClientError
+
+
+async def run(session, context, logger):
+    name = f"orders-{uuid.uuid4().hex[:8]}"  # a new name at every play
+    try:
+        ddb = session.client("dynamodb")
+        ddb.create_table(
+            TableName=name, BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        )
+        ddb.get_waiter("table_exists").wait(TableName=name)  # botocore's own: 20 s apart, 25 times
+        ddb.update_continuous_backups(
+            TableName=name, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
+        return {"success": True, "resources": [{"name": "01_01_table", "type": "AWS::DynamoDB::Table", "id": name}]}
+    except ClientError as e:
+        return {"error": str(e), "code": e.response["Error"]["Code"]}
+"""
+RANDOM_EVALUATION = """from harness.kit import dynamodb
+from harness.kit.step import Step
+
+
+async def run(session, context, logger):
+    step = Step(session, context, logger)
+    with step:
+        step.find("01_01_table", dynamodb.TABLE, [
+            dynamodb.keys(("pk", "S")), dynamodb.billing_mode(), dynamodb.point_in_time_recovery(),
+        ])  # fmt: skip
+    return step.result()
+"""
+
+
+def test_mutants_of_a_solution_that_names_at_random_change_only_what_they_change(tmp_path: Path) -> None:
+    """Each play of the solution names its table anew: a mutant changes its call's key schema or PITR flag, not the
+    table's name back to the first play's (a mutant of the create made a table the solution's waiter never saw, and
+    waited botocore's 500 s; one of the later call missed the table: invalid, the score resting on the rest)."""
+    lab = tmp_path / "lab"
+    for path, text in {
+        "specs/lab.yaml": RANDOM_SPEC,
+        "solution/boto3/01_01.py": RANDOM_SOLUTION,
+        "evaluation/boto3/01_01.py": RANDOM_EVALUATION,
+    }.items():
+        (lab / path).parent.mkdir(parents=True, exist_ok=True)
+        (lab / path).write_text(text)
+    command = [STEPEVAL, "mutate", "--lab", str(lab), "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=240)
+    mutants = json.loads(done.stdout)["mutants"]
+    outcomes = {m["id"]: m["outcome"] for m in mutants}
+    assert outcomes["UpdateContinuousBackups PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled=false"] == (
+        "killed"
+    )
+    assert outcomes["CreateTable KeySchema[0].KeyType=RANGE"] == "killed"
+    assert [m["sentence"] for m in mutants if "ResourceNotFound" in m["sentence"]] == []
+    assert done.returncode == 0, done.stdout[-2000:]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.authoring.drafting import HEADER
 from harness.commands.lint import lint_lab
 from harness.core.lab import load_lab
 from tests.conftest import LABS
@@ -101,3 +102,28 @@ def test_the_sample_labs_solutions_lint_clean() -> None:
     repo = Path(__file__).parents[2]
     for lab_dir in (repo, repo / "labs" / "serverless-api", LABS / "solutions_only"):
         assert lint_lab(load_lab(lab_dir)) == [], lab_dir
+
+
+def test_stepeval_test_fails_a_lab_whose_solution_breaks_the_import_rule(tmp_path: Path) -> None:
+    """The platform refuses such a solution: `stepeval test` plays the lab, names the import first and exits 1."""
+    lab_dir = Path(shutil.copytree(LABS / "solutions_only", tmp_path / "lab"))
+    solution = lab_dir / "solution" / "boto3" / "01_02.py"
+    solution.write_text("import yaml  # not the platform's\n" + solution.read_text())
+    stepeval = Path(sys.executable).parent / "stepeval"
+    done = subprocess.run([str(stepeval), "test", "--lab", str(lab_dir)], capture_output=True, text=True, timeout=300)
+    rule = "a solution imports only boto3, botocore.exceptions.ClientError and the standard library"
+    assert done.returncode == 1, done.stdout
+    assert done.stdout.splitlines()[0] == f"{solution}:1: step 01.02: imports yaml: {rule}"
+    assert "all as expected" in done.stdout  # its scenarios played as usual
+
+
+def test_an_unread_draft_is_a_problem_for_lint_and_check(tmp_path: Path) -> None:
+    """`stepeval new --from-solution`'s header says to read the draft and delete it; until then check fails."""
+    lab_dir = Path(shutil.copytree(LABS / "solutions_only", tmp_path / "lab"))
+    module = lab_dir / "evaluation" / "boto3" / "01_02.py"
+    module.write_text(HEADER.format(key="01.02", stem="01_02") + module.read_text())
+    draft = f"{module}:1: step 01.02: still the unread draft `stepeval new --from-solution` wrote"
+    assert [str(f) for f in lint_lab(load_lab(lab_dir))] == [draft + ": prune it, delete its DRAFT comment"]
+    stepeval = Path(sys.executable).parent / "stepeval"
+    done = subprocess.run([str(stepeval), "check", "--lab", str(lab_dir)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and draft in done.stdout
