@@ -364,14 +364,13 @@ def _overreach(extras: list[identity.Extra], asked: dict[str, list[str]]) -> tup
     ]
     for source, actions in named.items():
         under = " (under a Condition)" if set(actions) <= conditional else ""
-        over.append(
-            f"it may also {', '.join(actions)}{under} ({source} allows {'it' if len(actions) == 1 else 'them'})"
-        )
-        fixes.append(f"Remove {', '.join(actions)} from {source}.")
+        them = "it" if len(actions) == 1 else "them"
+        over.append(f"it may also {_some(actions)}{under} ({source} allows {them})")
+        if not source.startswith("AWS managed policy "):  # detached, not edited (above)
+            fixes.append(f"Remove {', '.join(actions)} from {source}.")
     for (source, via), actions in reached.items():
         under = " (under a Condition)" if set(actions) <= conditional else ""
-        more = f" and {len(actions) - SHOWN_EXTRAS} more" if len(actions) > SHOWN_EXTRAS else ""
-        over.append(f"it may also {', '.join(actions[:SHOWN_EXTRAS])}{more}{under} ({source} allows {via})")
+        over.append(f"it may also {_some(actions)}{under} ({source} allows {via})")
         kept = (
             [] if via.startswith("NotAction") else sorted((a for a in asked if identity.covers(via, a)), key=str.lower)
         )
@@ -384,6 +383,12 @@ def _overreach(extras: list[identity.Extra], asked: dict[str, list[str]]) -> tup
         over.append(f"it may also {', '.join(actions)} on {on} ({source} allows {them} beyond {', '.join(wanted)})")
         fixes.append(f"Narrow the Resource {on} in {source} to {', '.join(wanted)}.")
     return over, fixes
+
+
+def _some(actions: list[str]) -> str:
+    """The first SHOWN_EXTRAS actions, "and N more" for the rest: an AWS managed policy spells out dozens."""
+    more = f" and {len(actions) - SHOWN_EXTRAS} more" if len(actions) > SHOWN_EXTRAS else ""
+    return f"{', '.join(actions[:SHOWN_EXTRAS])}{more}"
 
 
 def _least_privilege_issue(found: dict[str, Any]) -> str:

@@ -186,6 +186,33 @@ def test_aws_managed_policies_count(aws_session) -> None:
         assert passes(iam.may_only(["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"]), role)
 
 
+def test_an_aws_managed_policy_that_spells_out_dozens_of_actions_is_named_briefly(aws_session) -> None:
+    """AmazonDynamoDBFullAccess names ~60 actions one by one: the issue shows a few and counts the rest, and the
+    fix is to detach it (an AWS managed policy cannot be edited), never to remove actions from it."""
+    with mock_aws(config={"iam": {"load_aws_managed_policies": True}}):
+        keys = aws_session.client("sts").assume_role(
+            RoleArn="arn:aws:iam::222222222222:role/lab", RoleSessionName="test"
+        )["Credentials"]
+        session = boto3.Session(
+            aws_access_key_id=keys["AccessKeyId"],
+            aws_secret_access_key=keys["SecretAccessKey"],
+            aws_session_token=keys["SessionToken"],
+            region_name="us-east-1",
+        )
+        name = make_role(session)
+        full = "arn:aws:iam::aws:policy/AmazonDynamoDBFullAccess"
+        session.client("iam").attach_role_policy(RoleName=name, PolicyArn=full)
+        role = described(iam.ROLE, session, name)
+        only = iam.may_only(["dynamodb:PutItem"])
+        outcome = only.evaluate(role)
+        assert not outcome.ok
+        issue = miss(only, iam.ROLE, name, role)
+        named = re.search(r"it may also ((?:[\w-]+:\w+, ){7}[\w-]+:\w+) and (\d+) more \(AWS managed policy", issue)
+        assert named is not None and int(named[2]) > 20, issue
+        assert outcome.actual["fix"].startswith("Detach the AWS managed policy AmazonDynamoDBFullAccess")
+        assert "Remove" not in outcome.actual["fix"]
+
+
 def test_an_invalid_stored_policy_is_named_not_guessed(aws_session) -> None:
     name = make_role(
         aws_session, odd=document({"Effect": "Allow", "Action": "s3:*", "Resource": "*", "Principal": "*"})
