@@ -62,9 +62,35 @@ def parse_frame(payload: bytes) -> dict[str, Any]:
         value, depth = pending.pop()
         if depth > MAX_NESTING:
             raise FrameRefused(f"a frame nested more than {MAX_NESTING} deep")
-        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        if isinstance(value, dict):
+            for key, child in list(value.items()):
+                if not _encodable(key):
+                    del value[key]
+                    key = _mended(key)
+                value[key] = _mended(child) if isinstance(child, str) else child
+            children = value.values()
+        else:
+            value[:] = [_mended(child) if isinstance(child, str) else child for child in value]
+            children = value
         pending.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
     return message
+
+
+def _encodable(text: str) -> bool:
+    """Whether `text` is valid Unicode text (JSON's \\ud800 escapes make lone surrogates, which no UTF-8 writer
+    takes: an answer holding one could be neither sent nor stored)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _mended(text: str) -> str:
+    """`text` with each lone surrogate replaced by "?"."""
+    return text if _encodable(text) else text.encode(errors="replace").decode()
 
 
 def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:

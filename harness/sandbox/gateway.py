@@ -54,7 +54,7 @@ from harness.sandbox.operations import (
     secret_asked,
 )
 from harness.sandbox.tap import MAX_RECORDED_BODY_BYTES, Canned, Exchange, RawRequest, Tap
-from harness.sandbox.upstream import HOP_BY_HOP, Upstream, forwarded_headers, upstream_for
+from harness.sandbox.upstream import HOP_BY_HOP, Upstream, emulator_route, forwarded_headers, upstream_for
 from harness.sandbox.wire import WRITE_S, ConnectionEnded, Malformed, Reader
 
 CHUNK_BYTES = 64 * 1024
@@ -172,6 +172,9 @@ class GatewayHandler(socketserver.BaseRequestHandler):
                 raise Refused(400, str(exc)) from None
             identified = self.classify(service, request)
             operation = flight.operation = identified.operations[0]
+            route = emulator_route(request.path) if evaluation.sandbox.endpoint_url else None
+            if route is not None:
+                raise Refused(403, f"refused {service}:{operation}: /{route}/ is the emulator's own API", operation)
             tap = evaluation.tap
             canned = tap.answer(service, region, operation, request) if tap is not None else None
             if canned is not None:

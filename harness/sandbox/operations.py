@@ -146,6 +146,7 @@ def identify(service: str, request: RawRequest) -> Identified:
         if prefix != model.metadata.get("targetPrefix") or name not in model.operation_names:
             raise Unidentified(f"X-Amz-Target {target!r} is no operation of {service}")
         _json_body(request, JSON_TYPES)
+        _at_its_route(request, model.operation_model(name))
         return Identified((name,), "json")
     if smithy is not None:
         match = CBOR_PATH.fullmatch(request.path)
@@ -155,6 +156,8 @@ def identify(service: str, request: RawRequest) -> Identified:
             raise Unidentified("an RPC v2 CBOR request this service does not describe")
         if request.body and _media_type(request) != CBOR:
             raise Malformed(400, f"an RPC v2 CBOR body sent as {_media_type(request)!r}")
+        if request.method != "POST":
+            raise Unidentified(f"an RPC v2 CBOR request sent as {request.method}: it is a POST")
         return Identified((match.group(1),), "smithy-rpc-v2-cbor")
     if action:
         protocol = next((p for p in QUERY_PROTOCOLS if p in accepted), None)
@@ -164,6 +167,7 @@ def identify(service: str, request: RawRequest) -> Identified:
             raise Unidentified(f"Action {action[0]!r} is no operation of {service}")
         if request.body and _media_type(request) != FORM:
             raise Malformed(400, f"a body sent as {_media_type(request)!r} beside an Action: a form is what is read")
+        _at_its_route(request, model.operation_model(action[0]))
         return Identified((action[0],), protocol)
     protocol = next((p for p in REST_PROTOCOLS if p in accepted), None)
     if protocol is None:
@@ -187,6 +191,15 @@ def identify(service: str, request: RawRequest) -> Identified:
     if all(problems):  # a body none of its readings takes (each is judged as a reading all the same)
         raise Malformed(400, str(problems[0]))
     return Identified(matched, protocol)
+
+
+def _at_its_route(request: RawRequest, operation: OperationModel) -> None:
+    """An operation named by X-Amz-Target or Action is sent as its model says (`POST /`): a server routes on the
+    method and path first (an emulator's own API lives at a path), so any other is no reading of it."""
+    http = operation.http
+    method, path = http.get("method", "POST"), http.get("requestUri", "/").split("?", 1)[0]
+    if request.method != method or request.path != path:
+        raise Unidentified(f"{operation.name} is sent as {method} {path}, not {request.method} {request.path[:80]}")
 
 
 def secret_asked(service: str, identified: Identified, request: RawRequest) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from urllib.parse import unquote
 
 import botocore.loaders
 import botocore.session
@@ -63,6 +64,21 @@ def aws_upstream(service: str, region: str) -> Upstream:
     host = urllib3.util.parse_url(endpoint).host or ""
     signing_region = region if region in host.split(".") else GLOBAL_SIGNING_REGION[partition_of(region)]
     return Upstream(endpoint, model.signing_name or model.endpoint_prefix, signing_region)
+
+
+EMULATOR_ROUTES = frozenset({"moto-api", "_localstack", "_aws", "latest"})
+"""First path segments where emulators serve their own API, not AWS's (moto: /moto-api/ resets, dumps, records and
+replays every account; /latest/ its instance metadata; LocalStack: /_localstack/, /_aws/): no request of an
+evaluation reaches them, whatever operation it reads as (S3's GetObject on a bucket named moto-api reads as one)."""
+
+
+def emulator_route(path: str) -> str | None:
+    """The emulator's own route `path` reaches (as sent or decoded, in any case), or None."""
+    for each in dict.fromkeys((path, unquote(path))):
+        first = each.lstrip("/").split("/", 1)[0].lower()
+        if first in EMULATOR_ROUTES:
+            return first
+    return None
 
 
 def upstream_for(sandbox: Account, service: str, region: str) -> Upstream:

@@ -372,3 +372,29 @@ def test_what_would_be_signed_and_sent_must_read_as_what_was_classified(url: str
         GatewayHandler.check_sent(
             "ec2", url, "http://upstream", read, {k.lower(): v for k, v in headers.items()}, classified
         )
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        # issue 25, third attacker: an emulator routes on the path first (moto's /moto-api/ resets every account)
+        ("a JSON read sent to a path", request("POST", "/logs/us-east-1/moto-api/data.json", {
+            "Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": "Logs_20140328.DescribeLogGroups"}, b"{}")),
+        ("a JSON read sent as GET", request("GET", "/dynamodb/us-east-1/", JSON, b"")),
+        ("a query read sent to a path", request(
+            "POST", "/iam/us-east-1/moto-api/reset?Action=ListUsers&Version=2010-05-08", {}, b"")),
+        ("a query read sent as PUT", request("PUT", "/sts/us-east-1/", FORM, b"Action=GetCallerIdentity")),
+        ("a CBOR read sent as GET", request(
+            "GET", "/cloudwatch/us-east-1/service/GraniteServiceVersion20100801/operation/ListMetrics",
+            CBOR_HEADERS, b"")),
+        ("GetObject on the emulator's API", request("GET", "/s3/us-east-1/moto-api/data.json", {}, b"")),
+        ("GetObject on it, encoded", request("GET", "/s3/us-east-1/%6Doto-API/reset", {}, b"")),
+        ("GetObject on its instance metadata", request("GET", "/s3/us-east-1/latest/meta-data/iam", {}, b"")),
+    ],
+)  # fmt: skip
+def test_a_read_sent_where_its_model_does_not_send_it_goes_nowhere(line: Line, name: str, data: bytes) -> None:
+    answer = line.exchange(data, timeout=3.0)
+    assert Recorder.seen == [], f"{name} reached the upstream"
+    assert status_of(answer) in (400, 403), answer[:300]  # 400: the wire refuses what a server would decode
+    log = line.gateway.finish(line.token)
+    assert log and all(not op.allowed for op in log), log

@@ -472,3 +472,30 @@ def test_service_the_host_past_landlock_and_the_filters_int_arguments_are_refuse
     assert found.pop("dumpable") == 0, found
     assert all(result < 0 for result in found.values()), found
     assert {"listmount", "statmount", "inotify_init1", "process_madvise", "fcntl F_SETPIPE_SZ"} <= set(found)
+
+
+def test_service_the_emulators_own_api_is_out_of_reach(service_run: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
+    """moto serves its own API at /moto-api/ (every account's state, a reset, recordings replayed): behind GetObject
+    on a bucket named moto-api, or a JSON or query read sent to that path, each is refused and nothing is wiped
+    (`service_run` compares moto's state before and after); the answer is the read-only error naming each."""
+    a, _ = accounts
+    answer = ask(service_run, a, "09.01")
+    assert answer["status"] == "error" and answer["error"]["kind"] == "read_only", answer
+    refused = {(op["service"], op["allowed"], op["status"]): op["detail"] for op in answer["diagnostics"]["operations"]}
+    assert refused == {
+        ("s3", False, 403): "refused s3:GetObject: /moto-api/ is the emulator's own API",
+        ("logs", False, 403): "refused: DescribeLogGroups is sent as POST /, not POST /moto-api/data.json",
+        ("iam", False, 403): "refused: ListUsers is sent as POST /, not POST /moto-api/reset",
+        ("sqs", False, 403): "refused: ListQueues is sent as POST /, not POST /moto-api/seed",
+    }
+
+
+def test_service_an_answer_with_lone_surrogates_is_sent_and_replayed(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    a, _ = accounts
+    body = {"step": "09.02", "sandbox": a.ref(), "events": []}
+    first = service_run.post(body, msg_id="msg_lone_surrogates")
+    again = service_run.post(body, msg_id="msg_lone_surrogates")
+    assert first.status_code == again.status_code == 200, first.text
+    assert first.json()["message"] == "x ? y" and again.json() == first.json()
