@@ -6,7 +6,11 @@ import time
 
 import harness.inside.worker
 
-READ = b"GET /sts/us-east-1/?Action=GetCallerIdentity&Version=2011-06-15 HTTP/1.1\r\nHost: gateway\r\n\r\n"
+FORM = b"Action=GetCallerIdentity&Version=2011-06-15"
+READ = (
+    b"POST /sts/us-east-1/ HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+    b"Content-Length: %d\r\n\r\n%s" % (len(FORM), FORM)
+)
 
 
 async def run(session, context, logger):
