@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from harness.commands.outputs import output_file
 from harness.core.errors import BadInput, LabError
 from harness.core.paths import lab_modules
 from harness.sandbox.pool import WorkerPool, loading_pool
@@ -242,7 +243,7 @@ def add_playthrough_options(command: argparse.ArgumentParser, *, output: str) ->
     command.add_argument("--lab", default=".", help="lab directory (default: .)")
     command.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
     command.add_argument("--json", action="store_true", help=f"print the {output} as JSON instead of tables")
-    command.add_argument("--html", type=Path, metavar="FILE", help="also write the lab report (HTML) to FILE")
+    command.add_argument("--html", type=output_file, metavar="FILE", help="also write the lab report (HTML) to FILE")
     add_region_option(command)
 
 
@@ -281,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="play the lab and its mutants; write the lab report as one HTML file")
     report.add_argument("--lab", default=".", help="lab directory (default: .)")
-    report.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="where to write the HTML")
+    report.add_argument("-o", "--output", type=output_file, required=True, metavar="FILE", help="where to write the HTML")
     report.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
     report.add_argument("--no-mutants", action="store_true", help="scenarios only (faster; no mutation results)")
     add_region_option(report)

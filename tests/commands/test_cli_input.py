@@ -357,3 +357,35 @@ def test_check_a_spec_that_is_not_a_mapping_is_bad_input(tmp_path: Path) -> None
 def test_k_that_selects_nothing_exits_2_naming_it(command: tuple[str, ...]) -> None:
     run = stepeval(*command, "--lab", LABS / "scenario_checks", "-k", "01_09")
     assert_bad_input(run, "-k '01_09' selects no scenario in", "no step key (01.01, 01.02", "scenario name")
+
+
+# --- files a command writes: checked before anything is played -----------------------------------------------------
+
+
+@pytest.fixture
+def a_file(tmp_path: Path) -> Path:
+    """A regular file: nothing can be written under it."""
+    path = tmp_path / "a-file"
+    path.write_text("")
+    return path
+
+
+@pytest.mark.parametrize(
+    "flag", [("test", "--html"), ("mutate", "--html"), ("test", "--json", "--html"), ("report", "-o")], ids=" ".join
+)
+def test_an_output_under_a_regular_file_exits_2_before_playing(flag: tuple[str, ...], a_file: Path) -> None:
+    target = a_file / "dir" / "x.html"
+    line = assert_bad_input(stepeval(*flag, str(target), "--lab", LABS / "scenario_checks"))
+    assert f"cannot write {target}: {a_file} is not a directory" in line, line
+
+
+def test_an_output_that_is_a_directory_exits_2(tmp_path: Path) -> None:
+    line = assert_bad_input(stepeval("report", "-o", tmp_path, "--lab", LABS / "scenario_checks"))
+    assert f"cannot write {tmp_path}: it is a directory" in line, line
+
+
+def test_missing_directories_of_an_output_are_made(tmp_path: Path) -> None:
+    """A path under directories that do not exist yet is fine: the report makes them (and nothing is refused)."""
+    target = tmp_path / "reports" / "today" / "x.html"
+    run = stepeval("report", "-o", target, "--lab", LABS / "scenario_checks", "-k", "01_09")
+    assert_bad_input(run, "-k '01_09' selects no scenario")  # got past the output check, to the lab's selection
