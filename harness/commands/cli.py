@@ -282,7 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="play the lab and its mutants; write the lab report as one HTML file")
     report.add_argument("--lab", default=".", help="lab directory (default: .)")
-    report.add_argument("-o", "--output", type=output_file, required=True, metavar="FILE", help="where to write the HTML")
+    report.add_argument(
+        "-o", "--output", type=output_file, required=True, metavar="FILE", help="where to write the HTML"
+    )
     report.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
     report.add_argument("--no-mutants", action="store_true", help="scenarios only (faster; no mutation results)")
     add_region_option(report)
