@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from harness.store.evaluations import EvaluationRecorder
 
 EXIT_PASS, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_ERROR = 0, 1, 2, 3
+EXIT_INTERRUPTED = 128 + 2  # the shell's code for a process ended by SIGINT (Ctrl-C)
 EXIT_PENDING = 75  # sysexits' EX_TEMPFAIL: not a verdict yet, nor an error; ask again after retry_after_s
 EXIT_BY_STATUS = {"pass": EXIT_PASS, "fail": EXIT_FAIL, "pending": EXIT_PENDING, "error": EXIT_ERROR}
 MAX_TIMEOUT_S = 900.0
@@ -368,5 +369,6 @@ def main(argv: list[str] | None = None) -> int:
     except BadInput as exc:
         print(f"stepeval: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt:  # what was started has been stopped on the way out: one line, no traceback
+        print("stepeval: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
