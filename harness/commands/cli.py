@@ -1,8 +1,8 @@
-"""`stepeval`: run one step, check a lab, play the demo. Exit codes: 0 pass, 1 fail, 2 bad input, 3 error.
+"""`stepeval`: run one step, check a lab, play the demo. Exit codes: 0 pass, 1 fail, 2 bad input, 3 error,
+75 pending (AWS is still at work: ask again), 130 interrupted."""
 
-Heavy imports (pydantic, boto3) happen inside the commands, after `run` and `check` have started their worker,
-so that the worker's start-up overlaps ours: this is most of a cold `stepeval run`.
-"""
+# Heavy imports (pydantic, boto3) happen inside the commands, after `run` and `check` have started their worker,
+# so that the worker's start-up overlaps ours: this is most of a cold `stepeval run`.
 
 from __future__ import annotations
 
@@ -303,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_region_option(new)
     new.set_defaults(handler=cmd_new)
 
-    demo = commands.add_parser("demo", help="play the three sample labs on moto servers on loopback")
+    demo = commands.add_parser("demo", help="play the two sample labs on moto servers on loopback")
     demo.add_argument("--json", action="store_true", help="print the answers as JSON lines instead of panels")
     add_region_option(demo)
     demo.set_defaults(handler=cmd_demo)

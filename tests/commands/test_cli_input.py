@@ -389,3 +389,20 @@ def test_missing_directories_of_an_output_are_made(tmp_path: Path) -> None:
     target = tmp_path / "reports" / "today" / "x.html"
     run = stepeval("report", "-o", target, "--lab", LABS / "scenario_checks", "-k", "01_09")
     assert_bad_input(run, "-k '01_09' selects no scenario")  # got past the output check, to the lab's selection
+
+
+# --- --help says what the commands do --------------------------------------------------------------------------------
+
+
+def test_help_names_every_exit_code_and_no_developer_notes() -> None:
+    from harness.commands import demo
+    from harness.commands.cli import EXIT_BAD_INPUT, EXIT_BY_STATUS, EXIT_INTERRUPTED
+
+    done = subprocess.run([str(STEPEVAL), "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())  # argparse wraps to the terminal's width
+    for status, code in EXIT_BY_STATUS.items():
+        assert f"{code} {status}" in text, text
+    assert f"{EXIT_BAD_INPUT} bad input" in text and f"{EXIT_INTERRUPTED} interrupted" in text, text
+    assert "Heavy imports" not in text and "boto3" not in text
+    assert "demo play the two sample labs" in text and "the two sample labs" in (demo.__doc__ or "")
