@@ -221,15 +221,17 @@ class _Playthrough:
             try:
                 played = self._play(player, work)
                 extras = self.extra(played.result.step, played.result) if self.extra and work.kind == "solve" else ()
+                with self.condition:
+                    if self.failure is not None:  # stopped meanwhile (an interrupt): the spares' pool may be shut
+                        return
+                    if work.kind == "solve":
+                        self._solved(work, played, extras)
+                    else:
+                        self.schedule.answered(work, played.result)
+                    self.condition.notify_all()
             except BaseException as exc:  # a server or worker that broke: the caller gets it, as from play()
                 self._stop(exc)
                 return
-            with self.condition:
-                if work.kind == "solve":
-                    self._solved(work, played, extras)
-                else:
-                    self.schedule.answered(work, played.result)
-                self.condition.notify_all()
 
     def _take(self, index: int) -> Work | None:
         """The lane's next work, once there is some; None when there will be none (or the playthrough stopped)."""

@@ -1,8 +1,8 @@
-"""`stepeval`: run one step, check a lab, play the demo. Exit codes: 0 pass, 1 fail, 2 bad input, 3 error.
+"""`stepeval`: run one step, check a lab, play the demo. Exit codes: 0 pass, 1 fail, 2 bad input, 3 error,
+75 pending (AWS is still at work: ask again), 130 interrupted."""
 
-Heavy imports (pydantic, boto3) happen inside the commands, after `run` and `check` have started their worker,
-so that the worker's start-up overlaps ours: this is most of a cold `stepeval run`.
-"""
+# Heavy imports (pydantic, boto3) happen inside the commands, after `run` and `check` have started their worker,
+# so that the worker's start-up overlaps ours: this is most of a cold `stepeval run`.
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from harness.commands.outputs import output_file
 from harness.core.errors import BadInput, LabError
 from harness.core.paths import lab_modules
 from harness.sandbox.pool import WorkerPool, loading_pool
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from harness.store.evaluations import EvaluationRecorder
 
 EXIT_PASS, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_ERROR = 0, 1, 2, 3
+EXIT_INTERRUPTED = 128 + 2  # the shell's code for a process ended by SIGINT (Ctrl-C)
 EXIT_PENDING = 75  # sysexits' EX_TEMPFAIL: not a verdict yet, nor an error; ask again after retry_after_s
 EXIT_BY_STATUS = {"pass": EXIT_PASS, "fail": EXIT_FAIL, "pending": EXIT_PENDING, "error": EXIT_ERROR}
 MAX_TIMEOUT_S = 900.0
@@ -242,7 +244,7 @@ def add_playthrough_options(command: argparse.ArgumentParser, *, output: str) ->
     command.add_argument("--lab", default=".", help="lab directory (default: .)")
     command.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
     command.add_argument("--json", action="store_true", help=f"print the {output} as JSON instead of tables")
-    command.add_argument("--html", type=Path, metavar="FILE", help="also write the lab report (HTML) to FILE")
+    command.add_argument("--html", type=output_file, metavar="FILE", help="also write the lab report (HTML) to FILE")
     add_region_option(command)
 
 
@@ -281,7 +283,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="play the lab and its mutants; write the lab report as one HTML file")
     report.add_argument("--lab", default=".", help="lab directory (default: .)")
-    report.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="where to write the HTML")
+    report.add_argument(
+        "-o", "--output", type=output_file, required=True, metavar="FILE", help="where to write the HTML"
+    )
     report.add_argument("-k", metavar="PATTERN", help="only steps whose key or a scenario name contains PATTERN")
     report.add_argument("--no-mutants", action="store_true", help="scenarios only (faster; no mutation results)")
     add_region_option(report)
@@ -299,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_region_option(new)
     new.set_defaults(handler=cmd_new)
 
-    demo = commands.add_parser("demo", help="play the three sample labs on moto servers on loopback")
+    demo = commands.add_parser("demo", help="play the two sample labs on moto servers on loopback")
     demo.add_argument("--json", action="store_true", help="print the answers as JSON lines instead of panels")
     add_region_option(demo)
     demo.set_defaults(handler=cmd_demo)
@@ -365,5 +369,6 @@ def main(argv: list[str] | None = None) -> int:
     except BadInput as exc:
         print(f"stepeval: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt:  # what was started has been stopped on the way out: one line, no traceback
+        print("stepeval: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED

@@ -21,6 +21,7 @@ from rich.console import Console
 
 from harness.authoring.lanes import moto_lanes
 from harness.authoring.playthrough import Lane, ScenarioResult
+from harness.commands.console import output_console
 from harness.commands.render import answer_panel
 from harness.commands.testrun import plain, play_live, report
 from harness.core.account import Account
@@ -63,7 +64,7 @@ def run_demo(*, as_json: bool, region: str | None = None) -> int:
     1 otherwise."""
     labs = sample_labs()
     os.environ[LOG_LEVEL_ENV] = "WARNING"  # the step modules' info lines would drown the answers
-    console = Console(stderr=as_json)
+    console = output_console(stderr=as_json)
     console.print(
         "stepeval demo: two sample labs, every step checked on an untouched account, on common mistakes and on "
         "its solution, all on moto on loopback (no AWS account); then a module that tries to write, refused. "

@@ -12,6 +12,7 @@ from rich.console import Console
 from harness.authoring.mutation import MutationRun, StepScore, run_mutants
 from harness.authoring.playthrough import ScenarioResult
 from harness.authoring.prestart import Prestarted
+from harness.commands.console import output_console
 
 
 def plain(run: MutationRun) -> dict[str, Any]:
@@ -77,7 +78,7 @@ def run_mutate(
 
     lab = load_lab(lab_dir)
     selection = select(pattern, load_scenarios(lab), str(lab_dir))
-    console = Console(stderr=as_json)
+    console = output_console(stderr=as_json)
     with console.status("starting") as status:
         counts: dict[str, int] = {}
 

@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from harness.commands.console import output_console
 from harness.commands.replay import ReplayReport, replay
 from harness.core.errors import BadInput
 from harness.core.lab import load_lab, normalize_step_key
@@ -47,7 +48,7 @@ def run_replay(
     if as_json:
         print(json.dumps(report.as_dict(), indent=2))
     else:
-        print_replay(report, Console())
+        print_replay(report, output_console())
     return EXIT_GATE if report.failed else EXIT_OK
 
 
@@ -104,7 +105,7 @@ def run_stats(url: str, *, lab_dir: str | None, as_json: bool) -> int:
     if as_json:
         print(json.dumps(plain, indent=2))
         return EXIT_OK
-    console = Console()
+    console = output_console()
     for name, steps in plain["labs"].items():
         table = Table(title=f"{name}: per step")
         for column in ("step", "attempts", "pass rate", "pending", "top issues", "p50 ms", "p95 ms", "errors"):

@@ -14,6 +14,7 @@ from harness.authoring.lanes import moto_lanes, no_collections
 from harness.authoring.playthrough import Lane, ScenarioResult, load_scenarios, play_lanes
 from harness.authoring.prestart import Prestarted
 from harness.authoring.selection import select
+from harness.commands.console import output_console
 from harness.commands.lint import lint_solutions
 from harness.commands.render import LONG_RUN, results_table
 from harness.core.lab import Lab, load_lab
@@ -87,7 +88,7 @@ def run_tests(
     """
     lab = load_lab(lab_dir)
     selection = select(pattern, load_scenarios(lab), str(lab_dir))
-    console = Console(stderr=as_json)
+    console = output_console(stderr=as_json)
     broken_rules = lint_solutions(lab)  # the platform refuses such a solution: played here all the same, then exit 1
     for finding in broken_rules:
         console.print(f"[red]{finding}[/]", soft_wrap=True, highlight=False)

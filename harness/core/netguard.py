@@ -33,6 +33,12 @@ def is_loopback(host: Any) -> bool:
         return False
 
 
+def is_invalid(host: Any) -> bool:
+    """True for a name under .invalid, which no resolver may resolve (a test's unresolvable host)."""
+    name = (host.decode() if isinstance(host, bytes) else str(host or "")).lower().rstrip(".")
+    return name == "invalid" or name.endswith(".invalid")
+
+
 def _refuse(what: str) -> None:
     refused.append(what)
     print(f"netguard: refused {what}: tests talk only to loopback", file=sys.stderr)
@@ -62,6 +68,8 @@ def install() -> None:
         return real_connect_ex(self, address)
 
     def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if is_invalid(host):  # RFC 6761: never resolves, anywhere; said as the resolver would, without asking it
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
         if not is_loopback(host):
             _refuse(f"name lookup of {host}")
         return real_getaddrinfo(host, *args, **kwargs)

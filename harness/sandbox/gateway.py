@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit
@@ -54,6 +54,7 @@ from harness.sandbox.operations import (
     secret_asked,
 )
 from harness.sandbox.tap import MAX_RECORDED_BODY_BYTES, Canned, Exchange, RawRequest, Tap
+from harness.sandbox.unreachable import unreachable
 from harness.sandbox.upstream import HOP_BY_HOP, Upstream, emulator_route, forwarded_headers, upstream_for
 from harness.sandbox.wire import WRITE_S, ConnectionEnded, Malformed, Reader
 
@@ -81,34 +82,6 @@ class Refused(Exception):
 class UpstreamFailed(Exception):
     """An allowed request the endpoint did not answer (or whose answer could not be relayed): a 502 to the module,
     an `aws` matter, not a refusal."""
-
-
-def unreachable(endpoint_url: str, exc: urllib3.exceptions.HTTPError) -> str:
-    """Why an endpoint did not answer, in one line naming its host and port: what the 502 to the module carries,
-    and the answer's `error.detail` with it (the runner reads it from the gateway's log)."""
-    url = urllib3.util.parse_url(endpoint_url)
-    port = url.port or (443 if url.scheme == "https" else 80)
-    if isinstance(exc, urllib3.exceptions.NameResolutionError):
-        cause = f"the name {url.host} does not resolve"
-    elif isinstance(exc, urllib3.exceptions.NewConnectionError):  # a ConnectTimeoutError too, for urllib3's callers
-        errors = [e for e in _chain(exc) if isinstance(e, OSError) and e.strerror]
-        cause = errors[0].strerror.lower() if errors else str(exc).rpartition(": ")[2]
-    elif isinstance(exc, urllib3.exceptions.ConnectTimeoutError):
-        cause = f"no connection within {CONNECT_TIMEOUT_S:g} s"
-    elif isinstance(exc, urllib3.exceptions.ReadTimeoutError):
-        cause = f"no answer within {READ_TIMEOUT_S:g} s"
-    else:
-        cause = str(exc).rpartition(": ")[2] or type(exc).__name__
-    return f"the endpoint {endpoint_url} ({url.host}:{port}) did not answer: {cause} ({type(exc).__name__})"
-
-
-def _chain(exc: BaseException | None) -> Iterator[BaseException]:
-    """`exc`, its cause and context, and theirs (urllib3 wraps the socket's OSError)."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        yield exc
-        exc = exc.__cause__ or exc.__context__
 
 
 class GatewayHandler(socketserver.BaseRequestHandler):
@@ -308,7 +281,10 @@ class GatewayHandler(socketserver.BaseRequestHandler):
                 timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT_S, read=READ_TIMEOUT_S),
             )
         except urllib3.exceptions.HTTPError as exc:
-            raise UpstreamFailed(unreachable(upstream.endpoint_url, exc)) from None
+            detail = unreachable(
+                upstream.endpoint_url, exc, connect_timeout_s=CONNECT_TIMEOUT_S, read_timeout_s=READ_TIMEOUT_S
+            )
+            raise UpstreamFailed(detail) from None
 
     @staticmethod
     def check_sent(

@@ -39,7 +39,8 @@ from harness.service.problems import Problem, ProblemBody, deadline_problem
 from harness.service.settings import ServiceSettings
 
 DESCRIPTION = """\
-Evaluates one lab step against a learner's sandbox account, read-only, and answers pass, fail or error.
+Evaluates one lab step against a learner's sandbox account, read-only, and answers pass, fail, pending
+(AWS is still at work: ask again after `retry_after_s`) or error.
 
 Requests are signed with [Standard Webhooks](https://www.standardwebhooks.com/) (`webhook-id`,
 `webhook-timestamp`, `webhook-signature`); `webhook-id` is the idempotency key. An `error` answer (we could not
@@ -219,7 +220,7 @@ def add_probes(app: FastAPI) -> None:
 
 EVALUATION_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {
-        "description": "The answer: pass, fail, or error (we could not check: never a verdict)",
+        "description": "The answer: pass, fail, pending (ask again) or error (we could not check: never a verdict)",
         "content": {
             "application/json": {
                 "examples": {

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from botocore.exceptions import BotoCoreError, ClientError
 
 from harness.core.account import Account, Credentials
-from harness.service.clients import ClientCache
+from harness.sandbox.unreachable import botocore_unreachable
+from harness.service.clients import STS_CONFIG, ClientCache
 from harness.service.models import AccountRef
 from harness.service.settings import ServiceSettings
 
@@ -35,11 +36,16 @@ class Assumed:
     expires_at: float  # time.time() seconds
 
 
-def describe(exc: BaseException) -> str:
+def describe(exc: ClientError | BotoCoreError) -> str:
+    """Why an STS call failed: AWS's code and message, or the endpoint, host, port and cause when it did not
+    answer (as `stepeval run` says it), else botocore's words."""
     if isinstance(exc, ClientError):
         info = exc.response.get("Error", {})
         return f"{info.get('Code', '?')}: {info.get('Message', '')}".strip()
-    return f"{type(exc).__name__}: {exc}"
+    timeouts = STS_CONFIG.connect_timeout, STS_CONFIG.read_timeout
+    return botocore_unreachable(exc, connect_timeout_s=timeouts[0], read_timeout_s=timeouts[1]) or (
+        f"{type(exc).__name__}: {exc}"
+    )
 
 
 class AccountAccess:

@@ -32,19 +32,38 @@ EXAMPLE_REQUEST: dict[str, Any] = {
     "resolved": [],
     "events": [{"type": "AWS::S3::Bucket", "id": "learner-site-bucket"}],
 }
-EXAMPLE_ANSWER: dict[str, Any] = {
+EXAMPLE_ANSWER: dict[str, Any] = {  # the answer docs/service.md shows (tests/service/test_docs.py: a real one)
     "step": "01.01",
     "status": "pass",
     "success": True,
-    "message": "S3 bucket learner-site-bucket exists.",
+    "message": "All 1 check passed.",
     "validated": [{"name": "01_01_bucket", "type": "AWS::S3::Bucket", "id": "learner-site-bucket", "status": "found"}],
     "failure_context": None,
     "error": None,
     "resolved": [{"name": "01_01_bucket", "type": "AWS::S3::Bucket", "id": "learner-site-bucket"}],
-    "progress": None,
-    "duration_ms": 48.2,
-    "diagnostics": None,
-    "request_id": "msg_2b1f0c7e9d",
+    "progress": {"passed": 1, "total": 1},
+    "retry_after_s": None,
+    "duration_ms": 646.75,
+    "diagnostics": {
+        "checks": [
+            {"handle": "01_01_bucket", "check": "versioning", "ok": True, "expected": "Enabled", "actual": "Enabled"}
+        ],
+        "log": [],
+        "operations": [
+            {"service": "s3", "operation": "HeadBucket", "allowed": True, "status": 200, "ms": 143.907, "detail": ""},
+            {
+                "service": "s3",
+                "operation": "GetBucketVersioning",
+                "allowed": True,
+                "status": 200,
+                "ms": 13.617,
+                "detail": "",
+            },
+        ],
+        "output": "",
+        "output_truncated": False,
+    },
+    "request_id": "msg_8b663ea090034b2a8a53e269fa2eacaa",
 }
 EXAMPLE_ERROR_ANSWER: dict[str, Any] = {
     **EXAMPLE_ANSWER,
@@ -58,6 +77,7 @@ EXAMPLE_ERROR_ANSWER: dict[str, Any] = {
         "kind": "sandbox",
         "detail": "sts:AssumeRole into arn:aws:iam::111111111111:role/stepeval-evaluator failed: AccessDenied: ...",
     },
+    "progress": None,
     "duration_ms": 35.0,
     "diagnostics": None,
 }

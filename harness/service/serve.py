@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 import sys
 
 from pydantic import ValidationError
@@ -39,6 +41,13 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
     from harness.service.transport import PromptH11Protocol
 
     logs.configure(log_level)
+    try:
+        sock = bound_socket(settings.host, settings.port)  # before the workers start: a busy port is said at once
+    except OSError as exc:
+        print(
+            f"stepeval serve: cannot listen on {settings.host}:{settings.port}: {why_not_bound(exc)}", file=sys.stderr
+        )
+        return 2
     app = create_app(settings)
     protections = app.state.evaluator.pool.protections()
     logs.log_line(event="sandbox", **protections.log_fields())
@@ -53,6 +62,7 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
                 "see docs/service.md, or pass --unsafe-no-sandbox (never in production)",
                 file=sys.stderr,
             )
+            sock.close()
             return 2
         logs.log_line(event="unsafe_no_sandbox", off=protections.missing())
     app.state.evaluator.access.clients.hold_own_credentials()
@@ -66,12 +76,35 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
         timeout_graceful_shutdown=int(settings.deadline_s),
     )
     server = uvicorn.Server(config)
-    sock = config.bind_socket()
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     logs.log_line(event="listening", url=f"http://{shown}:{port}")
     server.run(sockets=[sock])
     return 0
+
+
+def bound_socket(host: str, port: int) -> socket.socket:
+    """The listening socket's, bound as uvicorn binds it (IPv6 for an address with a colon, SO_REUSEADDR)."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def why_not_bound(exc: OSError) -> str:
+    """A bind's failure in words, with what to do about the common ones (the host and port are the user's)."""
+    if exc.errno == errno.EADDRINUSE:
+        return "address already in use (another process listens there: choose another --port or STEPEVAL_PORT)"
+    if exc.errno == errno.EACCES:
+        return "permission denied (ports below 1024 need privileges: choose another --port or STEPEVAL_PORT)"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return "cannot assign requested address (no interface of this machine has it: check --host)"
+    return (exc.strerror or str(exc)).lower()
 
 
 def main(args: argparse.Namespace) -> int:

@@ -357,3 +357,52 @@ def test_check_a_spec_that_is_not_a_mapping_is_bad_input(tmp_path: Path) -> None
 def test_k_that_selects_nothing_exits_2_naming_it(command: tuple[str, ...]) -> None:
     run = stepeval(*command, "--lab", LABS / "scenario_checks", "-k", "01_09")
     assert_bad_input(run, "-k '01_09' selects no scenario in", "no step key (01.01, 01.02", "scenario name")
+
+
+# --- files a command writes: checked before anything is played -----------------------------------------------------
+
+
+@pytest.fixture
+def a_file(tmp_path: Path) -> Path:
+    """A regular file: nothing can be written under it."""
+    path = tmp_path / "a-file"
+    path.write_text("")
+    return path
+
+
+@pytest.mark.parametrize(
+    "flag", [("test", "--html"), ("mutate", "--html"), ("test", "--json", "--html"), ("report", "-o")], ids=" ".join
+)
+def test_an_output_under_a_regular_file_exits_2_before_playing(flag: tuple[str, ...], a_file: Path) -> None:
+    target = a_file / "dir" / "x.html"
+    line = assert_bad_input(stepeval(*flag, str(target), "--lab", LABS / "scenario_checks"))
+    assert f"cannot write {target}: {a_file} is not a directory" in line, line
+
+
+def test_an_output_that_is_a_directory_exits_2(tmp_path: Path) -> None:
+    line = assert_bad_input(stepeval("report", "-o", tmp_path, "--lab", LABS / "scenario_checks"))
+    assert f"cannot write {tmp_path}: it is a directory" in line, line
+
+
+def test_missing_directories_of_an_output_are_made(tmp_path: Path) -> None:
+    """A path under directories that do not exist yet is fine: the report makes them (and nothing is refused)."""
+    target = tmp_path / "reports" / "today" / "x.html"
+    run = stepeval("report", "-o", target, "--lab", LABS / "scenario_checks", "-k", "01_09")
+    assert_bad_input(run, "-k '01_09' selects no scenario")  # got past the output check, to the lab's selection
+
+
+# --- --help says what the commands do --------------------------------------------------------------------------------
+
+
+def test_help_names_every_exit_code_and_no_developer_notes() -> None:
+    from harness.commands import demo
+    from harness.commands.cli import EXIT_BAD_INPUT, EXIT_BY_STATUS, EXIT_INTERRUPTED
+
+    done = subprocess.run([str(STEPEVAL), "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())  # argparse wraps to the terminal's width
+    for status, code in EXIT_BY_STATUS.items():
+        assert f"{code} {status}" in text, text
+    assert f"{EXIT_BAD_INPUT} bad input" in text and f"{EXIT_INTERRUPTED} interrupted" in text, text
+    assert "Heavy imports" not in text and "boto3" not in text
+    assert "demo play the two sample labs" in text and "the two sample labs" in (demo.__doc__ or "")

@@ -18,14 +18,26 @@ LAB = LABS / "scenario_checks"
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`stepeval test --html` on a lab whose scenarios are partly wrong on purpose (a real run)."""
+def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """`stepeval test --html` on a lab whose scenarios are partly wrong on purpose (a real run, its output piped):
+    the report's path and what it printed."""
     path = tmp_path_factory.mktemp("report") / "report.html"
     done = subprocess.run(
         [STEPEVAL, "test", "--lab", str(LAB), "--html", str(path)], capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 1, done.stderr  # some scenarios are not as expected
-    return path
+    return path, done.stdout
+
+
+@pytest.fixture(scope="module")
+def report(played: tuple[Path, str]) -> Path:
+    return played[0]
+
+
+def test_piped_output_has_no_padding_to_the_console_width(played: tuple[Path, str]) -> None:
+    lines = played[1].splitlines()
+    assert any(line.startswith("01.01 ") for line in lines) and any("NOT OK" in line for line in lines), played[1]
+    assert [line for line in lines if line != line.rstrip()] == []
 
 
 def test_the_report_needs_nothing_from_the_network(report: Path) -> None:

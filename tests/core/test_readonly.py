@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 from collections.abc import Iterator
 
 import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
+from harness.core import netguard
 from harness.core.account import Account
 from harness.core.botocore_models import service_model
 from harness.core.netguard import is_loopback
@@ -305,3 +307,13 @@ def test_the_session_holds_no_credential_of_the_account(session: GatewaySession)
 )
 def test_is_loopback(host: str | bytes, loopback: bool) -> None:
     assert is_loopback(host) is loopback
+
+
+def test_a_name_under_invalid_fails_to_resolve_without_asking_dns() -> None:
+    """The guard (installed for the suite) answers an RFC 6761 .invalid name as a resolver would: no such name."""
+    before = len(netguard.refused)
+    with pytest.raises(socket.gaierror) as raised:
+        socket.getaddrinfo("sts.stepeval-test.invalid", 443)
+    assert raised.value.errno == socket.EAI_NONAME
+    assert netguard.is_invalid(b"X.INVALID.") and not netguard.is_invalid("invalid.example.com")
+    assert len(netguard.refused) == before

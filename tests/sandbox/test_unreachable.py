@@ -11,7 +11,8 @@ import subprocess
 import pytest
 import urllib3
 
-from harness.sandbox.gateway import unreachable
+from harness.sandbox.gateway import CONNECT_TIMEOUT_S, READ_TIMEOUT_S
+from harness.sandbox.unreachable import unreachable
 from tests.conftest import LABS, STEPEVAL
 
 
@@ -27,13 +28,13 @@ def test_the_gateway_names_host_port_and_cause_of_a_refused_connection() -> None
     url = f"http://127.0.0.1:{port}"
     with pytest.raises(urllib3.exceptions.HTTPError) as raised:
         urllib3.PoolManager().request("GET", url, retries=False)
-    detail = unreachable(url, raised.value)
+    detail = unreachable(url, raised.value, connect_timeout_s=CONNECT_TIMEOUT_S, read_timeout_s=READ_TIMEOUT_S)
     assert detail == f"the endpoint {url} (127.0.0.1:{port}) did not answer: connection refused (NewConnectionError)"
 
 
 def test_a_timeout_and_a_default_port_are_named_too() -> None:
     timeout = urllib3.exceptions.ReadTimeoutError(None, "https://sts.example", "read timed out")
-    assert unreachable("https://sts.example", timeout).endswith(
+    assert unreachable("https://sts.example", timeout, connect_timeout_s=5, read_timeout_s=30).endswith(
         "(sts.example:443) did not answer: no answer within 30 s (ReadTimeoutError)"
     )
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import socket
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
-from tests.fixtures.service import ACCOUNT_A, ACCOUNT_B, Sandbox, Service, bucket_events
+import pytest
+
+from tests.fixtures.service import ACCOUNT_A, ACCOUNT_B, SERVICE_LAB, Sandbox, Service, bucket_events
 
 
 def evaluate(service: Service, sandbox: Sandbox, *buckets: str, **ref: str) -> dict:
@@ -65,3 +69,26 @@ def test_the_role_is_assumed_once_per_role_and_external_id(service: Service, acc
         response = service.post({"step": "01.01", "sandbox": ref, "events": bucket_events("alpha-bucket")})
         assert response.json()["status"] == "pass"
     assert service.metric("stepeval_assume_role_total", outcome="assumed") == assumed + 1
+
+
+@pytest.mark.parametrize("where", ["closed-port", "unresolvable"])
+def test_an_sts_that_does_not_answer_is_named_with_its_cause(where: str, service_factory: Any) -> None:
+    """AssumeRole's endpoint refusing or not resolving: the detail names host, port and cause as `stepeval run`
+    says it, and the two read differently."""
+    with socket.socket() as sock:  # a loopback port nobody listens on (bound, then closed)
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    host = "127.0.0.1" if where == "closed-port" else "sts.stepeval-test.invalid"
+    url = f"http://{host}:{port}"
+    service = service_factory(f"sts-{where}", "--lab", str(SERVICE_LAB), "--workers", "1", "--endpoint-url", url)
+    answer = evaluate(service, Sandbox(ACCOUNT_A, url), "alpha-bucket")
+    assert answer["status"] == "error" and answer["error"]["kind"] == "sandbox", answer
+    cause = (
+        "connection refused (NewConnectionError)"
+        if where == "closed-port"
+        else (f"the name {host} does not resolve (NameResolutionError)")
+    )
+    assert answer["error"]["detail"] == (
+        f"sts:AssumeRole into arn:aws:iam::{ACCOUNT_A}:role/stepeval-evaluator failed: "
+        f"the endpoint {url} ({host}:{port}) did not answer: {cause}"
+    ), answer["error"]

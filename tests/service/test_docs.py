@@ -45,7 +45,18 @@ def test_the_complete_request_in_service_md_answers_pass(tmp_path: Path) -> None
         [sys.executable, tmp_path / "try_service.py"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "pass - All 1 check passed.", done.stdout
+    answer = json.loads(done.stdout)
+    assert answer["status"] == "pass" and answer["message"] == "All 1 check passed.", answer
+    assert without_timings(answer) == without_timings(json.loads(block_after("## The answer", "json")))
+
+
+def without_timings(answer: dict) -> dict:
+    """The answer, its durations and request id left out: what one run answers is what the next does."""
+    kept = {name: value for name, value in answer.items() if name not in ("duration_ms", "request_id")}
+    if kept.get("diagnostics"):
+        operations = [{k: v for k, v in op.items() if k != "ms"} for op in kept["diagnostics"]["operations"]]
+        kept["diagnostics"] = {**kept["diagnostics"], "operations": operations}
+    return kept
 
 
 def test_the_probe_bodies_in_service_md_are_the_service_s(service: Service) -> None:
@@ -83,3 +94,13 @@ def test_the_metrics_table_in_service_md_names_every_metric_and_its_labels(
             name = re.sub(r"_(bucket|sum|count)$", "", sample.group(1))
             real.setdefault(name, set()).update(re.findall(r'(\w+)="', sample.group(2) or ""))
     assert documented_metrics() == real
+
+
+def test_the_openapi_example_is_the_answer_in_service_md(service: Service) -> None:
+    """/openapi.json's example answer is the one docs/service.md shows (a real one: see above), its nulls aside
+    (FastAPI leaves them out of the schema)."""
+    responses = service.http.get("/openapi.json").json()["paths"]["/v1/evaluations"]["post"]["responses"]["200"]
+    shown = responses["content"]["application/json"]["examples"]["pass"]["value"]
+    documented = json.loads(block_after("## The answer", "json"))
+    assert shown == {name: value for name, value in documented.items() if value is not None}
+    assert "pending" in responses["description"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 
 import pytest
@@ -39,3 +40,19 @@ def test_a_bad_flag_is_named() -> None:
 def test_a_lab_that_does_not_load_is_refused_at_start() -> None:
     done = serve("--lab", "/nonexistent-lab")
     assert done.returncode == 2 and "/nonexistent-lab: no such lab directory" in done.stderr
+
+
+def test_a_busy_port_is_named_in_one_line() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = serve("--lab", str(SERVICE_LAB), "--host", "127.0.0.1", "--port", str(port))
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert lines[-1] == (
+        f"stepeval serve: cannot listen on 127.0.0.1:{port}: address already in use (another process listens there: "
+        "choose another --port or STEPEVAL_PORT)"
+    ), done.stderr
+    assert "Traceback" not in done.stderr and "Errno" not in done.stderr
+    assert all(line.startswith("{") for line in lines[:-1]), done.stderr  # before it: the JSON log, if anything

@@ -16,6 +16,7 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 
+from harness.service.serve import bound_socket
 from harness.service.transport import PromptH11Protocol
 from tests.fixtures.service import Service
 
@@ -57,7 +58,7 @@ def recorded_server() -> Iterator[tuple[str, int]]:
 
     config = uvicorn.Config(app, host="127.0.0.1", port=0, http=Recorded, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
-    sock = config.bind_socket()  # as stepeval serve does: a socket whose protocol field is 0
+    sock = bound_socket("127.0.0.1", 0)  # as stepeval serve binds it: a socket whose protocol field is 0
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     while not server.started:
