@@ -163,23 +163,25 @@ def test_least_privilege_reads_customer_managed_policies(aws_session) -> None:
     assert "and " in miss(iam.may_only(["dynamodb:PutItem"], [table()]), iam.ROLE, name, role)  # "... and N more."
 
 
+def managed_role(aws_session: Any, account: str, policy_arn: str) -> tuple[str, Any]:
+    """A role given `policy_arn` in a fresh `account`, whose IAM is built with the AWS managed policies loaded (call
+    it inside `mock_aws(config={"iam": {"load_aws_managed_policies": True}})`): its name and its description."""
+    keys = aws_session.client("sts").assume_role(RoleArn=f"arn:aws:iam::{account}:role/lab", RoleSessionName="test")
+    session = boto3.Session(
+        aws_access_key_id=keys["Credentials"]["AccessKeyId"],
+        aws_secret_access_key=keys["Credentials"]["SecretAccessKey"],
+        aws_session_token=keys["Credentials"]["SessionToken"],
+        region_name="us-east-1",
+    )
+    name = make_role(session)
+    session.client("iam").attach_role_policy(RoleName=name, PolicyArn=policy_arn)
+    return name, described(iam.ROLE, session, name)
+
+
 def test_aws_managed_policies_count(aws_session) -> None:
     with mock_aws(config={"iam": {"load_aws_managed_policies": True}}):
-        # a fresh account, whose IAM is built with the AWS managed policies loaded
-        other = aws_session.client("sts").assume_role(
-            RoleArn="arn:aws:iam::111111111111:role/lab", RoleSessionName="test"
-        )
-        keys = other["Credentials"]
-        session = boto3.Session(
-            aws_access_key_id=keys["AccessKeyId"],
-            aws_secret_access_key=keys["SecretAccessKey"],
-            aws_session_token=keys["SessionToken"],
-            region_name="us-east-1",
-        )
-        name = make_role(session)
         basic = "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
-        session.client("iam").attach_role_policy(RoleName=name, PolicyArn=basic)
-        role = described(iam.ROLE, session, name)
+        _, role = managed_role(aws_session, "111111111111", basic)
         assert passes(iam.managed_policies_exactly("AWSLambdaBasicExecutionRole"), role)
         log_streams = "arn:aws:logs:us-east-1:111111111111:log-group:/aws/lambda/f:*"
         assert passes(iam.may("logs:PutLogEvents", log_streams), role)
@@ -190,19 +192,7 @@ def test_an_aws_managed_policy_that_spells_out_dozens_of_actions_is_named_briefl
     """AmazonDynamoDBFullAccess names ~60 actions one by one: the issue shows a few and counts the rest, and the
     fix is to detach it (an AWS managed policy cannot be edited), never to remove actions from it."""
     with mock_aws(config={"iam": {"load_aws_managed_policies": True}}):
-        keys = aws_session.client("sts").assume_role(
-            RoleArn="arn:aws:iam::222222222222:role/lab", RoleSessionName="test"
-        )["Credentials"]
-        session = boto3.Session(
-            aws_access_key_id=keys["AccessKeyId"],
-            aws_secret_access_key=keys["SecretAccessKey"],
-            aws_session_token=keys["SessionToken"],
-            region_name="us-east-1",
-        )
-        name = make_role(session)
-        full = "arn:aws:iam::aws:policy/AmazonDynamoDBFullAccess"
-        session.client("iam").attach_role_policy(RoleName=name, PolicyArn=full)
-        role = described(iam.ROLE, session, name)
+        name, role = managed_role(aws_session, "222222222222", "arn:aws:iam::aws:policy/AmazonDynamoDBFullAccess")
         only = iam.may_only(["dynamodb:PutItem"])
         outcome = only.evaluate(role)
         assert not outcome.ok
