@@ -84,10 +84,13 @@ test-deps:
 	done; \
 	if [ -n "$$failed" ]; then echo "make test-deps: failed at:$$failed (versions in $(DEPS)/*.txt)"; exit 1; fi
 
+# What CI checks before the tests: ruff, its formatting, the import contracts ([tool.importlinter]) and mypy with
+# pydantic's plugin ([tool.mypy]), each in pyproject.toml.
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 bench: setup
 	$(BIN)/python -m bench

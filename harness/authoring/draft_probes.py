@@ -12,7 +12,7 @@ import dataclasses
 import importlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,8 +52,17 @@ class Candidate:
             return False
 
 
-def call(module: str, function: str, *args: Code, splat: bool = False, **kwargs: Code) -> Candidate:
-    """`module.function(args, kwargs)`: built here as the module will build it, and written as it will."""
+def call(
+    module: str,
+    function: str,
+    *args: Code,
+    splat: bool = False,
+    keywords: Mapping[str, Code] | None = None,
+    **named: Code,
+) -> Candidate:
+    """`module.function(args, kwargs)`: built here as the module will build it, and written as it will. `keywords`
+    holds arguments whose names come from the resource (an environment's variables: one may be called `splat`)."""
+    kwargs = {**(keywords or {}), **named}
     built = getattr(importlib.import_module(f"harness.kit.{module}"), function)(
         *(a.value for a in args), **{k: v.value for k, v in kwargs.items()}
     )
@@ -315,7 +324,7 @@ def _function(function: dict[str, Any], refs: Refs) -> list[Candidate]:
     ]
     variables = (function.get("Environment") or {}).get("Variables") or {}
     if variables and all(k.isidentifier() for k in variables):
-        found.append(call("awslambda", "environment", **{k: refs.value(v) for k, v in variables.items()}))
+        found.append(call("awslambda", "environment", keywords={k: refs.value(v) for k, v in variables.items()}))
     for statement in json.loads(function.get("Policy") or "{}").get("Statement", []):
         principal = (statement.get("Principal") or {}).get("Service")
         if isinstance(principal, str):
@@ -473,7 +482,7 @@ def _attributes(resource: dict[str, Any], refs: Refs) -> list[Candidate]:
 def candidates(resource_type: str, resource: dict[str, Any], refs: Refs) -> list[Candidate]:
     """The kit calls that hold for `resource` (of `resource_type`), in the probe's order."""
     probe = PROBES.get(resource_type, _attributes)
-    found = []
+    found: list[Candidate] = []
     for candidate in probe(resource, refs):
         if candidate.holds(resource) and candidate.text not in {c.text for c in found}:
             found.append(candidate)

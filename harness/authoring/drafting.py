@@ -196,9 +196,9 @@ def render(
             lines.append(f'        {bound}next(h["id"] for h in context["resolved"] if h["name"] == "{name}")')
     for group in _groups(judged, referenced):
         lines += _find(group, referenced, inputs)
-    for name, found in values.items():
-        requirements = ", ".join(found.requirements)
-        lines.append(f'        step.value("{name}", {found.code}, [{requirements}]){found.comment}')
+    for name, value in values.items():
+        requirements = ", ".join(value.requirements)
+        lines.append(f'        step.value("{name}", {value.code}, [{requirements}]){value.comment}')
     lines += ["    return step.result()", ""]
     return "\n".join(lines)
 

@@ -388,10 +388,12 @@ def _answer(control: socket.socket, app: Any) -> NoReturn:
             control.send(refusal.encode())
             continue
         if verb == "serve":  # a copy serving nothing (a spare, a template) serves from now on
+            assert listener is not None  # _refusal refused a serve without one
             serving = _serve_on(listener, seed, app)
             control.send(b"ready")
             continue
         if verb == "handover":
+            assert serving is not None  # _refusal refused a handover by a copy serving nothing
             _stop_serving(serving)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         if serving is not None:

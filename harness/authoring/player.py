@@ -60,7 +60,7 @@ class ScenarioSession(boto3.Session):
         self.endpoint_url = endpoint_url
         self._clients: dict[str, Any] = {}
 
-    def client(self, service_name: str, **kwargs: Any) -> Any:  # type: ignore[override]
+    def client(self, service_name: str, **kwargs: Any) -> Any:
         """A client on the endpoint; plain `client("ec2")` calls share one cached client per service."""
         with self._building:
             if kwargs:
@@ -70,7 +70,7 @@ class ScenarioSession(boto3.Session):
                 self._clients[service_name] = quick_waiters(made)
             return self._clients[service_name]
 
-    def resource(self, service_name: str, **kwargs: Any) -> Any:  # type: ignore[override]
+    def resource(self, service_name: str, **kwargs: Any) -> Any:
         """A resource on the endpoint."""
         with self._building:
             resource = super().resource(service_name, **{"endpoint_url": self.endpoint_url, **kwargs})
@@ -229,8 +229,9 @@ class Player:
             after, self.serving = self.serving, self.serving.hand_over(self.seat)
             after.prepare(work.seed + 1, ahead)  # while this evaluation runs
         answer = self._evaluate(step.key, events, before)
-        own = work.kind == "solve" and isinstance(returned, list) and all(isinstance(h, Handle) for h in returned)
-        resolved = tuple(returned) if own else None  # a reference solution's resources (a @solve returns nothing)
+        handles = returned if isinstance(returned, list) and all(isinstance(h, Handle) for h in returned) else None
+        # a reference solution's resources (a @solve returns nothing)
+        resolved = tuple(handles) if work.kind == "solve" and handles is not None else None
         return Played(
             judged(step.key, scenario.name, kind, expected, pattern, answer, events, started), after, resolved
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -22,7 +22,10 @@ from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_DIR, SOLUTION_STEM
 from harness.core.errors import LabError
 from harness.core.lab import STEP_KEY, Lab, load_lab
 
-PLAYTHROUGH_KEY = pytest.StashKey["Playthrough"]()
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr  # what Item.repr_failure returns
+
+PLAYTHROUGH_KEY = pytest.StashKey[dict[Path, "Playthrough"]]()
 COLLECTED_KEY = pytest.StashKey[set[tuple[str, str]]]()
 EXIT_BAD_INPUT = 2  # as the stepeval commands exit when -k selects nothing
 
@@ -65,7 +68,7 @@ class ScenarioItem(pytest.Item):
         if not result.ok:
             raise ScenarioFailure(result)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, ScenarioFailure):
             result: ScenarioResult = excinfo.value.args[0]
             expected = result.expected + (

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import get_args
+from typing import TypeGuard, get_args
 
 from harness.core.account import Account
 from harness.core.contract import (
@@ -28,6 +28,11 @@ DEADLINE_GRACE_S = 0.5
 MAX_LOG_LINES, MAX_LOG_LINE_CHARS = 200, 500  # of the module's logger, kept in the answer's diagnostics
 MAX_DETAIL_CHARS = 16 * 1024  # of an error's detail (a trimmed traceback) as the evaluation process reports it
 ERROR_KINDS = frozenset(get_args(ErrorKind))
+
+
+def _is_error_kind(value: object) -> TypeGuard[ErrorKind]:
+    """Whether the evaluation process's (untrusted) kind of error is one the contract knows."""
+    return value in ERROR_KINDS
 
 
 class Runner:
@@ -102,15 +107,15 @@ class Runner:
             return Answer.failed_to_run(step.key, "timeout", detail, elapsed_ms)
         reply = outcome.reply
         if reply is None:
-            kind = outcome.failure if outcome.failure in ERROR_KINDS else "crash"
-            return Answer.failed_to_run(step.key, kind, outcome.detail, elapsed_ms)  # type: ignore[arg-type]
+            kind = outcome.failure if _is_error_kind(outcome.failure) else "crash"
+            return Answer.failed_to_run(step.key, kind, outcome.detail, elapsed_ms)
         log = log_lines(reply.get("log"))
         if reply.get("outcome") == "error":
-            kind, detail = reply.get("kind"), reply.get("detail")
-            if kind not in ERROR_KINDS or not isinstance(detail, str):
-                detail = f"the evaluation process answered an error of no known kind ({str(kind)[:40]!r})"
+            answered, said = reply.get("kind"), reply.get("detail")
+            if not _is_error_kind(answered) or not isinstance(said, str):
+                detail = f"the evaluation process answered an error of no known kind ({str(answered)[:40]!r})"
                 return Answer.failed_to_run(step.key, "contract", detail, elapsed_ms, log)
-            return Answer.failed_to_run(step.key, kind, detail[:MAX_DETAIL_CHARS], elapsed_ms, log)
+            return Answer.failed_to_run(step.key, answered, said[:MAX_DETAIL_CHARS], elapsed_ms, log)
         if reply.get("outcome") != "returned":
             detail = (
                 f"the evaluation process answered neither a result nor an error ({str(reply.get('outcome'))[:40]!r})"
