@@ -38,7 +38,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("stepeval needs Python >= 3.11" if sys.version_info < (3, 11) else 0)'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[authoring,dev]'
 	touch $(STAMP)
 
 demo: setup
@@ -53,7 +53,7 @@ wheel-demo:
 	rm -rf build/wheel && $(PYTHON) -m venv build/wheel/venv
 	build/wheel/venv/bin/python -m pip install --quiet --upgrade pip
 	build/wheel/venv/bin/python -m pip wheel --quiet --no-deps -w build/wheel/dist .
-	build/wheel/venv/bin/python -m pip install --quiet build/wheel/dist/stepeval-*.whl
+	build/wheel/venv/bin/python -m pip install --quiet "$$(ls build/wheel/dist/stepeval-*.whl)[authoring]"
 	cd build/wheel && venv/bin/stepeval demo
 
 # The tests that start no process and use no moto, PostgreSQL or chromium (markers: tests/fixtures/markers.py).
@@ -74,7 +74,7 @@ test-deps:
 	@failed=""; for end in lowest highest; do \
 	  resolution=$$([ $$end = lowest ] && echo lowest-direct || echo highest); \
 	  echo "== $$end: uv pip compile --resolution $$resolution"; \
-	  $(DEPS)/uv/bin/uv pip compile --quiet pyproject.toml --extra dev --resolution $$resolution -o $(DEPS)/$$end.txt \
+	  $(DEPS)/uv/bin/uv pip compile --quiet pyproject.toml --extra authoring --extra dev --resolution $$resolution -o $(DEPS)/$$end.txt \
 	  && $(DEPS)/uv/bin/uv venv --quiet --python $(PYTHON) $(DEPS)/$$end \
 	  && $(DEPS)/uv/bin/uv pip install --quiet --python $(DEPS)/$$end/bin/python -r $(DEPS)/$$end.txt -e . \
 	  && grep -iE '^(boto3|botocore|moto|werkzeug|uvicorn|fastapi|pydantic|sqlalchemy|pytest)==' $(DEPS)/$$end.txt | tr '\n' ' ' && echo \
