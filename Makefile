@@ -92,6 +92,7 @@ lint: setup
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
+# Each benchmark prints its figures and writes them to bench/results/<name>.txt (docs/dev.md, "Benchmarks").
 bench: setup
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.latency
@@ -100,6 +101,7 @@ bench: setup
 	$(BIN)/python -m bench.store
 	$(BIN)/python -m bench.playthrough
 	$(BIN)/python -m bench.confinement
+	$(BIN)/python -m bench.labs
 
 # The evaluator service (docs/service.md): make serve LAB=path/to/lab [ENDPOINT_URL=http://127.0.0.1:5000]
 # STEPEVAL_WEBHOOK_SECRET must be set (whsec_...); the other STEPEVAL_* variables apply too.

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.common import ROOT, bench_environment, goals_table, start_moto, stop
+from bench.common import ROOT, bench_environment, goals_table, results_console, start_moto, stop
 from bench.synthetic import write_synthetic_lab
 from harness.authoring.lanes import moto_lanes
 from harness.authoring.playthrough import Lane, play_lanes
@@ -138,9 +138,8 @@ def main() -> int:
     parser.add_argument("--no-depth", action="store_true", help="skip the synthetic labs (the heavy part)")
     args = parser.parse_args()
     bench_environment()
-    from rich.console import Console
 
-    console = Console()
+    console = results_console("playthrough")
     stepeval = str(Path(sys.executable).parent / "stepeval")
     moto, moto_url = start_moto()
     try:

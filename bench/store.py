@@ -39,11 +39,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from rich.console import Console
 from rich.table import Table
 from sqlalchemy import Engine, select
 
-from bench.common import ROOT, bench_environment, sandbox_body, start_moto, start_service, stop, write_lab
+from bench.common import (
+    ROOT,
+    bench_environment,
+    results_console,
+    sandbox_body,
+    start_moto,
+    start_service,
+    stop,
+    write_lab,
+)
 from bench.learner_states import Evaluated, Lanes, LearnerState, step_states
 from bench.service import DELAY_ENV, SPEC, STEP_MODULE
 from harness.authoring.lanes import moto_lanes
@@ -86,7 +94,7 @@ def main() -> int:
 
     bench_environment()
     tmp = Path(tempfile.mkdtemp(prefix="stepeval-bench-store-"))
-    console = Console()
+    console = results_console("store")
     load_before = os.getloadavg()[0]
     latency = None if args.skip_latency else recording_latency(tmp, args.requests, args.delay_ms)
     web_tier = lab_replay(load_lab(ROOT), tmp / "web-tier.db", args.evaluations, args.workers)
