@@ -19,7 +19,7 @@ from harness.authoring.draft_baselines import Baselines, baselines, changed_inpu
 from harness.authoring.draft_probes import Candidate, candidates
 from harness.authoring.draft_refs import Refs, literal
 from harness.authoring.module_head import DRAFT_MARK, module_head
-from harness.authoring.solution_player import solution_played
+from harness.authoring.solution_player import SolutionPlay, solution_played
 from harness.core.errors import BadInput
 from harness.core.lab import STRING, Lab, StepSpec
 from harness.kit import catalog
@@ -65,46 +65,77 @@ def draft(lab: Lab, key: str, region: str | None = None) -> str:
 
 
 def _draft(lab: Lab, step: StepSpec, region: str | None) -> str:
+    """Play the solution, judge what it made (and the inputs it changed), and render the module."""
     kinds = {**step.input_types, **step.output_types}
-    missing = sorted({t for t in step.output_types.values() if t != STRING and catalog.kind_for(t) is None})
-    if missing:
-        raise BadInput(f"step {step.key}: no kit Kind for {', '.join(missing)}: draft it with `stepeval new` instead")
+    _require_kinds(step)
     with solution_played(lab, step.key, region=region) as play:
-        session = play.session
         refs = Refs()
         inputs = {h.name: h.id for h in play.resolved if h.name in step.step.inputs}
-        for name, resource_id in inputs.items():
-            kind = _kind(kinds[name])
-            found = described(kind, session, resource_id) if kind else None
-            refs.add(variable(name), resource_id, found or {}, plain=kind is None)
+        _refer_to_inputs(refs, play.session, inputs, kinds)
         outputs = {h.name: h.id for h in play.resources if kinds.get(h.name) != STRING}
         values = {h.name: h.id for h in play.resources if kinds.get(h.name) == STRING}
-        solved = {n: described(_kind(kinds[n]), session, i) or {} for n, i in outputs.items()}
-        for name, resource_id in outputs.items():
-            refs.add(variable(name), resource_id, solved[name], optional=True)
-        judged = []
-        for name, resource_id in outputs.items():
-            kind = _kind(kinds[name])
-            offered = candidates(kind.type, solved[name], refs.without(variable(name)))
-            against = baselines(session, kind, play.calls, resource_id)
-            chosen = chosen_values(session, play.calls, resource_id)
-            kept = [c for c in offered if c.refs or c.values & chosen or against.set_apart(c)]
-            judged.append(Judged(name, kind.type, tuple(kept)))
+        judged = _judge_outputs(play, refs, outputs, kinds)
         touched = [n for n in changed_inputs(play.calls, inputs) if _kind(kinds[n])]
         after = {
-            n: (refs.described[variable(n)], baselines(session, _kind(kinds[n]), play.calls, inputs[n]))
+            n: (refs.described[variable(n)], baselines(play.session, _kind(kinds[n]), play.calls, inputs[n]))
             for n in touched
         }
     changed = _before(lab, step, touched, inputs, region) if touched else {}
-    shown = {c.text for j in judged for c in j.kept}  # an output that is the input itself checks it already
+    judged += _judge_changed_inputs(after, changed, judged, refs, kinds)
+    found_values = {name: _value_of(value, refs) for name, value in values.items()}
+    return render(step, inputs, _ordered(judged), kinds, found_values)
+
+
+def _require_kinds(step: StepSpec) -> None:
+    """BadInput when an output's type has no kit Kind (a draft could not describe it)."""
+    missing = sorted({t for t in step.output_types.values() if t != STRING and catalog.kind_for(t) is None})
+    if missing:
+        raise BadInput(f"step {step.key}: no kit Kind for {', '.join(missing)}: draft it with `stepeval new` instead")
+
+
+def _refer_to_inputs(refs: Refs, session: Any, inputs: dict[str, str], kinds: dict[str, str]) -> None:
+    """The step's inputs, described where the kit knows their kind, as what the draft may refer to."""
+    for name, resource_id in inputs.items():
+        kind = _kind(kinds[name])
+        found = described(kind, session, resource_id) if kind else None
+        refs.add(variable(name), resource_id, found or {}, plain=kind is None)
+
+
+def _judge_outputs(play: SolutionPlay, refs: Refs, outputs: dict[str, str], kinds: dict[str, str]) -> list[Judged]:
+    """Each output the solution made, with the kit calls that hold for it and set it apart from a baseline (or
+    refer to another handle, or name a value the solution chose)."""
+    solved = {n: described(_kind(kinds[n]), play.session, i) or {} for n, i in outputs.items()}
+    for name, resource_id in outputs.items():
+        refs.add(variable(name), resource_id, solved[name], optional=True)
+    judged = []
+    for name, resource_id in outputs.items():
+        kind = _kind(kinds[name])
+        offered = candidates(kind.type, solved[name], refs.without(variable(name)))
+        against = baselines(play.session, kind, play.calls, resource_id)
+        chosen = chosen_values(play.session, play.calls, resource_id)
+        kept = [c for c in offered if c.refs or c.values & chosen or against.set_apart(c)]
+        judged.append(Judged(name, kind.type, tuple(kept)))
+    return judged
+
+
+def _judge_changed_inputs(
+    after: dict[str, tuple[dict[str, Any], Baselines]],
+    changed: dict[str, dict[str, Any]],
+    judged: list[Judged],
+    refs: Refs,
+    kinds: dict[str, str],
+) -> list[Judged]:
+    """The inputs the step's calls changed, judged against themselves before the step: what the step added to them
+    (an output that is the input itself checks it already)."""
+    shown = {c.text for j in judged for c in j.kept}
+    more = []
     for name, (state, against) in after.items():
         offered = candidates(kinds[name], state, refs.without(variable(name)))
         before = Baselines((*against.made, changed.get(name) or {}), against.twins)
         kept = [c for c in offered if c.text not in shown and before.set_apart(c)]
         if kept:
-            judged.append(Judged(name, kinds[name], tuple(kept)))
-    found_values = {name: _value_of(value, refs) for name, value in values.items()}
-    return render(step, inputs, _ordered(judged), kinds, found_values)
+            more.append(Judged(name, kinds[name], tuple(kept)))
+    return more
 
 
 def _value_of(value: str, refs: Refs) -> FoundValue:
