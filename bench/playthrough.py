@@ -64,7 +64,7 @@ def evaluation_share(lab_dir: Path) -> tuple[int, float, float, int, float]:
     lab = load_lab(lab_dir)
     with moto_lanes(lab) as lanes:
         runner = TimedRunner(lab, lanes[0].runner.pool)
-        timed_lanes = [Lane(runner, lane.seat, lane.sandbox, lane.session) for lane in lanes]
+        timed_lanes = [Lane(runner, lane.seat, lane.account, lane.session) for lane in lanes]
         started = time.perf_counter()
         results = play_lanes(lab, timed_lanes)
         wall = time.perf_counter() - started

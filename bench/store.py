@@ -201,7 +201,7 @@ def lab_replay(lab: Lab, database: Path, evaluations_wanted: int, workers: int) 
             done = forked.evaluate(step, resolved, taps=recorder.tap)
             for evaluated, tap in done:
                 assert tap is not None
-                recorder.record(evaluated.state.step, None, lanes[0].sandbox.region, evaluated.context,
+                recorder.record(evaluated.state.step, None, lanes[0].account.region, evaluated.context,
                                 evaluated.answer, tap)  # fmt: skip
             solve = done[-1][0]
             assert solve.answer.status == "pass", f"{solve.state.step} {solve.state.name}: {solve.answer.message}"
@@ -210,7 +210,7 @@ def lab_replay(lab: Lab, database: Path, evaluations_wanted: int, workers: int) 
         forked_each_s = rebuilt_each(forked, recorded)
         servers = [start_moto({**os.environ, **lab.spec.emulator.environment()}) for _ in range(workers)]
         try:
-            sandboxes = [Account(EMULATOR_CREDENTIALS, lanes[0].sandbox.region, url) for _, url in servers]
+            sandboxes = [Account(EMULATOR_CREDENTIALS, lanes[0].account.region, url) for _, url in servers]
             reset_each_s = rebuilt_each(Lanes.reset(lanes[0].runner, sandboxes), recorded)
         finally:
             stop(*(server for server, _ in servers))

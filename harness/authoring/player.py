@@ -46,15 +46,15 @@ class ScenarioSession(boto3.Session):
 
     _building = threading.Lock()
 
-    def __init__(self, endpoint_url: str, sandbox: Account) -> None:
+    def __init__(self, endpoint_url: str, account: Account) -> None:
         core = botocore.session.get_session()
         core.register_component("data_loader", shared_loader())
         core.set_default_client_config(client_config(endpoint_url))
         super().__init__(
-            aws_access_key_id=sandbox.credentials.access_key,
-            aws_secret_access_key=sandbox.credentials.secret_key,
-            aws_session_token=sandbox.credentials.token,
-            region_name=sandbox.region,
+            aws_access_key_id=account.credentials.access_key,
+            aws_secret_access_key=account.credentials.secret_key,
+            aws_session_token=account.credentials.token,
+            region_name=account.region,
             botocore_session=core,
         )
         self.endpoint_url = endpoint_url
@@ -125,12 +125,12 @@ class Lane:
     """One seat of an `Emulator` (a loopback port where copies of moto serve) and the Runner that evaluates on it.
 
     The scenarios act on the seat (through `session`, made when the lane starts if not given); the evaluations are
-    given `sandbox` (the seat, normally).
+    given `account` (the seat, normally).
     """
 
     runner: Runner
     seat: Seat
-    sandbox: Account
+    account: Account
     session: LaneSession | None = field(default=None, compare=False)
 
     @property
@@ -159,7 +159,7 @@ class Player:
     def __init__(self, lane: Lane) -> None:
         self.runner = lane.runner
         self.seat = lane.seat
-        self.sandbox = lane.sandbox
+        self.account = lane.account
         acting = lane.session or LaneSession.on(lane.seat)
         self.session = acting.session
         self.recorder = acting.recorder
@@ -257,7 +257,7 @@ class Player:
 
     def _evaluate(self, key: str, events: Sequence[Event], before: StateBefore) -> Answer:
         context = ContextInput(resolved=list(before.resolved.values()), events=list(events))
-        return self.runner.evaluate(key, context, self.sandbox)
+        return self.runner.evaluate(key, context, self.account)
 
 
 def _focus(exc: BaseException, step: StepScenarios) -> Path:

@@ -113,13 +113,13 @@ def open_cli_recorder(url: str, lab: Lab) -> EvaluationRecorder:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from harness.commands.records import run_replay
+    from harness.commands.recorded import run_replay
 
     return run_replay(args.lab, args.store, step=args.step, since=args.since, as_json=args.json, workers=args.workers)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from harness.commands.records import run_stats
+    from harness.commands.recorded import run_stats
 
     return run_stats(args.store, lab_dir=args.lab, as_json=args.json)
 

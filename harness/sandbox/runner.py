@@ -47,7 +47,7 @@ class Runner:
         self,
         step_key: str,
         context: ContextInput,
-        sandbox: Account,
+        account: Account,
         *,
         timeout_s: float | None = None,
         tap: Tap | None = None,
@@ -60,13 +60,13 @@ class Runner:
         if limits.cpu_seconds is None:
             limits = dataclasses.replace(limits, cpu_seconds=limit)
         gateway = self.pool.gateway
-        token = gateway.open(sandbox, tap)  # the process gets this token, never the credentials
+        token = gateway.open(account, tap)  # the process gets this token, never the credentials
         job = {
             "job": "run",
             "module": str(step.module_path),
             "context": build_context(context, step),
-            "region": sandbox.region,
-            "emulator": sandbox.endpoint_url is not None,  # its reads are consistent: the kit need not ask twice
+            "region": account.region,
+            "emulator": account.endpoint_url is not None,  # its reads are consistent: the kit need not ask twice
             "gateway": {"socket": gateway.socket_path, "token": token},
             "limits": limits.to_message(),
         }
