@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from harness.authoring.extra import INSTALL, missing_modules
 from harness.authoring.lanes import moto_lanes
 from harness.authoring.playthrough import UNTOUCHED, ScenarioResult, load_scenarios, play_lanes
 from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_DIR, SOLUTION_STEM
@@ -89,6 +90,11 @@ class ScenarioFile(pytest.File):
     each mistake (and each other solution), then the solve."""
 
     def collect(self) -> list[ScenarioItem]:
+        missing = missing_modules()
+        if missing:  # the scenarios play on moto: without the authoring extra, one line saying how to get it
+            raise self.CollectError(
+                f"the scenarios play on moto, which is not installed here ({missing[0]}): {INSTALL}"
+            )
         lab_root = _lab_of(self.path)
         playthroughs: dict[Path, Playthrough] = self.config.stash.setdefault(PLAYTHROUGH_KEY, {})
         try:

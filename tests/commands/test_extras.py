@@ -60,3 +60,9 @@ def test_a_command_that_plays_on_moto_names_the_extra_in_one_line(argv: list[str
     assert ran.stderr.startswith(f"stepeval: {argv[0]} plays the lab on moto, which is not installed here (moto)")
     assert ran.stderr.rstrip().endswith(INSTALL)
     assert ran.stdout == ""
+
+
+def test_the_pytest_plugin_names_the_extra_for_a_lab_s_scenarios() -> None:
+    ran = python("import pytest\nsys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', 'scenarios/01_01.py']))")
+    assert ran.returncode == 2, ran.stdout[-2000:]
+    assert f"the scenarios play on moto, which is not installed here (moto): {INSTALL}" in ran.stdout
