@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from harness.authoring.extra import require_authoring
 from harness.commands.outputs import output_file
 from harness.core.errors import BadInput, LabError
 from harness.core.paths import lab_modules
@@ -112,13 +113,13 @@ def open_cli_recorder(url: str, lab: Lab) -> EvaluationRecorder:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from harness.commands.records import run_replay
+    from harness.commands.recorded import run_replay
 
     return run_replay(args.lab, args.store, step=args.step, since=args.since, as_json=args.json, workers=args.workers)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from harness.commands.records import run_stats
+    from harness.commands.recorded import run_stats
 
     return run_stats(args.store, lab_dir=args.lab, as_json=args.json)
 
@@ -153,6 +154,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 
     lab = load_lab(args.lab)
     if args.from_solution:
+        require_authoring("new --from-solution")
         from harness.commands.mutate import run_mutate
         from harness.commands.scaffold import write_draft
 
@@ -168,6 +170,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
+    require_authoring("test")
     from harness.authoring.prestart import prestart
 
     with prestart(Path(args.lab), args.region) as prestarted:  # the template and moto's root start while we import
@@ -179,6 +182,7 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def cmd_mutate(args: argparse.Namespace) -> int:
+    require_authoring("mutate")
     from harness.authoring.prestart import prestart
 
     with prestart(Path(args.lab), args.region) as prestarted:  # as `stepeval test`: the template and moto start early
@@ -190,6 +194,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    require_authoring("report")
     from harness.authoring.prestart import prestart
 
     with prestart(Path(args.lab), args.region) as prestarted:
@@ -205,6 +210,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    require_authoring("demo")
     from harness.commands.demo import run_demo
 
     return run_demo(as_json=args.json, region=args.region)

@@ -133,14 +133,18 @@ def _solution_findings(tree: ast.Module) -> list[tuple[int, str]]:
                 for alias in node.names
                 if not (node.level == 0 and _allowed_import(node.module or "", alias.name))
             ]
+        else:
+            continue
         found += [(node.lineno, f"imports {name}: {SOLUTION_IMPORTS}") for name in names]
     runs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == "run"]
     if not runs:
         found.append((1, "defines no run(); expected async def run(session, context, logger)"))
     for run in runs:
-        names = tuple(a.arg for a in run.args.posonlyargs + run.args.args)
-        if isinstance(run, ast.FunctionDef) or names != RUN_PARAMETERS:
-            found.append((run.lineno, f"run({', '.join(names)}) should be async def run(session, context, logger)"))
+        parameters = tuple(a.arg for a in run.args.posonlyargs + run.args.args)
+        if isinstance(run, ast.FunctionDef) or parameters != RUN_PARAMETERS:
+            found.append(
+                (run.lineno, f"run({', '.join(parameters)}) should be async def run(session, context, logger)")
+            )
     return found
 
 
@@ -240,7 +244,12 @@ class _Visitor(ast.NodeVisitor):
                 )
             elif isinstance(receiver, ast.Name) and receiver.id in self._time_modules and function.attr == "sleep":
                 self.report(node.lineno, "time.sleep() blocks the worker: use await asyncio.sleep(...)")
-            elif function.attr == "todo" and node.args and isinstance(node.args[-1], ast.Constant):
+            elif (
+                function.attr == "todo"
+                and node.args
+                and isinstance(node.args[-1], ast.Constant)
+                and isinstance(node.args[-1].value, str)
+            ):
                 self.report(node.lineno, f"unfinished: {node.args[-1].value}")
             elif function.attr.startswith(MUTATING_PREFIXES) or function.attr in MUTATING_NAMES:
                 self.report(

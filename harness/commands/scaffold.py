@@ -1,5 +1,5 @@
 """`stepeval new STEP`: a step module in the kit's shape, a reference solution and a mistakes skeleton, written
-from the spec; with `--from-solution`, the step module drafted from its solution (harness.authoring.drafting).
+from the spec; with `--from-solution`, the step module drafted from its solution (harness.authoring.drafts.drafting).
 
 It never overwrites: an author's work is not replaced by a template (a draft replaces a module only with --force).
 """
@@ -38,9 +38,9 @@ def scaffold(step: StepSpec, lab_root: Path, handle_types: dict[str, str]) -> li
 
 
 def write_draft(lab: Lab, key: str, *, force: bool = False, region: str | None = None) -> Path:
-    """Draft step `key`'s evaluation from its solution (harness.authoring.drafting) and write it; BadInput if the
+    """Draft step `key`'s evaluation from its solution (harness.authoring.drafts.drafting) and write it; BadInput if the
     module exists (unless `force`), the step has no solution, or the solution fails."""
-    from harness.authoring.drafting import draft  # plays moto: imported when drafting only
+    from harness.authoring.drafts.drafting import draft  # plays moto: imported when drafting only
     from harness.authoring.solutions import SolutionError
 
     step = lab.step(key)

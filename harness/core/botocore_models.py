@@ -30,7 +30,7 @@ def known_services() -> frozenset[str]:
 
 
 @cache
-def service_model(service: str) -> ServiceModel | None:
+def find_service_model(service: str) -> ServiceModel | None:
     """The model of `service`, or None for a name botocore does not know."""
     if service not in known_services():
         return None

@@ -56,7 +56,7 @@ def _latest_revision(session: Any, identity: refs.Identity, _spelled: str) -> re
     # AWS describes the latest ACTIVE revision; an emulator may describe the latest of any status: list them
     pages = client.get_paginator("list_task_definitions").paginate(familyPrefix=identity.name, status="ACTIVE")
     listed = [refs.arn_identity(arn) for page in pages for arn in page["taskDefinitionArns"]]
-    revisions = [int(i.version) for i in listed if i and i.name == identity.name and (i.version or "").isdigit()]
+    revisions = [int(v) for i in listed if i and i.name == identity.name and (v := i.version or "").isdigit()]
     return replace(identity, version=str(max(revisions)) if revisions else NO_ACTIVE_REVISION)
 
 

@@ -10,6 +10,7 @@ import operator
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
 
 from harness.kit.kinds import Resource
@@ -63,7 +64,7 @@ def _origin() -> str | None:
     """The kit function the module called to make this requirement (`kms.has_alias`): the outermost public
     function of a kit service module on the stack, before the module's own frames."""
     found = None
-    frame = sys._getframe(1)  # the dataclass's __init__, whose globals are this module's
+    frame: FrameType | None = sys._getframe(1)  # the dataclass's __init__, whose globals are this module's
     while frame is not None and frame.f_globals.get("__name__", "").startswith("harness.kit."):
         short, name = frame.f_globals["__name__"].removeprefix("harness.kit."), frame.f_code.co_name
         if short not in _PLUMBING and not name.startswith(("_", "<")):

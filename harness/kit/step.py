@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
+from functools import partial
+from typing import Any, Literal, NoReturn, overload
 
 from harness.kit import refs
 from harness.kit.aws import fetch_or_none
@@ -431,7 +432,7 @@ class Step:
                 away[resource_id] = elsewhere
                 continue
             resource = fetch_or_none(
-                lambda rid=resource_id: kind.fetch_in(self.session, rid, regions.get(rid)),
+                partial(kind.fetch_in, self.session, resource_id, regions.get(resource_id)),
                 retry=from_events,
                 service=kind.service_name,
             )
@@ -470,6 +471,34 @@ class Step:
     def _record(self, handle: str, outcomes: list[Outcome]) -> None:
         for o in outcomes:
             self._checks.append(_check_record(handle, o.requirement.check, o.ok, o.requirement.expected, o.actual))
+
+    @overload
+    def _fail(
+        self,
+        handle: str | None,
+        issue: str,
+        hint: str,
+        *,
+        critical: Literal[True],
+        check: str | None = None,
+        subject: str = "the resource",
+        expected: Any = None,
+        actual: Any = None,
+    ) -> NoReturn: ...
+
+    @overload
+    def _fail(
+        self,
+        handle: str | None,
+        issue: str,
+        hint: str,
+        *,
+        critical: bool,
+        check: str | None = None,
+        subject: str = "the resource",
+        expected: Any = None,
+        actual: Any = None,
+    ) -> None: ...
 
     def _fail(
         self,

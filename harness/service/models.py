@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -12,6 +12,9 @@ from harness.core.contract import Answer, Event, Handle
 from harness.core.errors import BadInput
 from harness.core.lab import Lab, StepSpec, normalize_step_key
 from harness.service.problems import FieldError, Problem, show
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails  # pydantic's own: ValidationError.errors() gives these
 
 # Whole-string (\A...\Z, never $: it accepts a trailing newline) and ASCII-only (\d and \w take full-width digits).
 ACCOUNT_ID = re.compile(r"\A[0-9]{12}\Z")
@@ -164,7 +167,7 @@ def field_path(loc: tuple[Any, ...]) -> str:
     return text or "body"
 
 
-def _describe(err: dict[str, Any]) -> FieldError:
+def _describe(err: ErrorDetails) -> FieldError:
     field = field_path(tuple(err["loc"]))
     message = MESSAGES.get(err["type"]) or err["msg"].removeprefix("Value error, ")
     if err["type"] in ("string_type", "list_type", "model_type", "dict_type"):

@@ -50,7 +50,7 @@ class WebhookVerifier:
 
     def verify(self, body: bytes, headers: Mapping[str, str]) -> str:
         """The webhook-id of a correctly signed, fresh request; Problem 401 otherwise (never which part failed)."""
-        present = {name: headers.get(name) for name in HEADERS}
+        present = {name: headers.get(name) or "" for name in HEADERS}
         missing = [name for name, value in present.items() if not value]
         if missing:
             raise Problem(401, "unauthorized", f"missing header {missing[0]}", field=missing[0])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.authoring.drafting import HEADER
+from harness.authoring.drafts.drafting import HEADER
 from harness.commands.lint import lint_lab
 from harness.core.lab import load_lab
 from tests.conftest import LABS
