@@ -249,7 +249,10 @@ def add_playthrough_options(command: argparse.ArgumentParser, *, output: str) ->
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from harness import __version__
+
     parser = OneLineParser(prog="stepeval", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"stepeval {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser)
 
     run = commands.add_parser("run", help="evaluate one step and print its answer as JSON")
