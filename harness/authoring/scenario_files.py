@@ -106,7 +106,9 @@ def _say_deprecated(caught: list[warnings.WarningMessage]) -> None:
     """A moved name a lab file uses, said once per process in one line on stderr (docs/user.md, "The public API"):
     the file still loads, and its author learns where the name lives now."""
     for warning in caught:
-        line = f"stepeval: {warning.filename}:{warning.lineno}: {warning.message}"
+        path = Path(warning.filename)
+        shown = path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path
+        line = f"stepeval: {shown}:{warning.lineno}: {warning.message}"
         if issubclass(warning.category, DeprecationWarning) and line not in _SAID:
             _SAID.add(line)
             print(line, file=sys.stderr, flush=True)
