@@ -39,7 +39,6 @@ def check_lab(lab_dir: Path, pool: WorkerPool | None = None) -> tuple[list[str],
             problems.append(f"{path}: not named after a step (expected NN_NN.py)")
     with ExitStack() as stack:
         runner = Runner(lab, pool or stack.enter_context(loading_pool()))
-        runner.pool.warn_if_degraded()
         steps = [step for step in lab.steps.values() if step.stem in present]
         with ThreadPoolExecutor(runner.pool.size) as threads:
             loaded = dict(zip([step.key for step in steps], threads.map(runner.check_module, steps), strict=True))

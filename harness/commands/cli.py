@@ -155,7 +155,9 @@ def cmd_new(args: argparse.Namespace) -> int:
     if args.from_solution:
         from harness.commands.mutate import run_mutate
         from harness.commands.scaffold import write_draft
+        from harness.sandbox.pool import hush_notice
 
+        hush_notice()  # the mutants drafting it are played, but no evaluation is what `new` reports
         path = write_draft(lab, args.step, force=args.force, region=args.region)
         print(f"wrote {path} (a draft: prune it and read every line); its mutants:", flush=True)
         run_mutate(lab.root, pattern=lab.step(args.step).key, region=args.region)
