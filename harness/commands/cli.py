@@ -143,7 +143,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     problems = lint_lab(load_lab(args.lab))
     for problem in problems:
         print(problem)
-    print(f"{len(problems)} problem(s)" if problems else "no problems", file=sys.stderr)
+    print(f"{len(problems)} problem{'' if len(problems) == 1 else 's'}" if problems else "no problems", file=sys.stderr)
     return EXIT_FAIL if problems else EXIT_PASS
 
 
