@@ -241,6 +241,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve_main(args)
 
 
+def cmd_sign(args: argparse.Namespace) -> int:
+    from harness.commands.sign import run_sign
+
+    return run_sign(args.body, msg_id=args.id, make_secret=args.new_secret)
+
+
 def add_playthrough_options(command: argparse.ArgumentParser, *, output: str) -> None:
     """--lab, -k, --json and --html, as `test` and `mutate` take them."""
     command.add_argument("--lab", default=".", help="lab directory (default: .)")
@@ -331,6 +337,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--store", dest="store_url", help="record store URL: sqlite:///file.db or postgresql://...")
     serve.set_defaults(handler=cmd_serve)
+
+    sign = commands.add_parser(
+        "sign", help="the webhook headers for a request body, as curl -H @FILE reads them (docs/service.md)"
+    )
+    sign.add_argument("body", nargs="?", metavar="BODY", help="the request body file, exactly as sent (- for stdin)")
+    sign.add_argument("--id", help="webhook-id (default: a new msg_...; keep the same one when retrying a message)")
+    sign.add_argument("--new-secret", action="store_true", help="print a new whsec_... secret instead")
+    sign.set_defaults(handler=cmd_sign)
 
     replay = commands.add_parser("replay", help="re-run the lab's modules on recorded evaluations, offline")
     replay.add_argument("--lab", default=".", help="lab directory (default: .)")
