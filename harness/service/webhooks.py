@@ -95,7 +95,8 @@ def _reserialised(body: bytes) -> list[bytes]:
     except (ValueError, RecursionError):
         return sorted(variants - {body})
     for options in ({}, {"separators": (",", ":")}, {"sort_keys": True}, {"indent": 2}, {"ensure_ascii": False}):
-        variants.add(json.dumps(value, **options).encode())
+        rendered = json.dumps(value, **options).encode()
+        variants |= {rendered, rendered + b"\n"}
     return sorted(variants - {body})
 
 

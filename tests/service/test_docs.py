@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.service import Sandbox, Service, bucket_events
+from tests.fixtures.service import SECRET, Sandbox, Service, bucket_events
 
 pytestmark = [pytest.mark.process, pytest.mark.moto]
 
@@ -104,3 +104,38 @@ def test_the_openapi_example_is_the_answer_in_service_md(service: Service) -> No
     documented = json.loads(block_after("## The answer", "json"))
     assert shown == {name: value for name, value in documented.items() if value is not None}
     assert "pending" in responses["description"]
+
+
+CURL_MARKER = "<!-- tested: tests/service/test_docs.py runs the sh block below against a real stepeval serve -->"
+
+
+def test_the_curl_example_answers_as_a_signed_request_does(
+    service: Service, accounts: tuple[Sandbox, Sandbox], tmp_path: Path
+) -> None:
+    """The sh block pasted as written (only the service's address is this test's): stepeval sign's headers, curl,
+    the answer; then the body re-serialised after signing is refused with that cause."""
+    script = block_after(CURL_MARKER, "sh").replace("http://127.0.0.1:8080", service.url)
+    alpha, _ = accounts
+    request = {"step": "01.01", "sandbox": alpha.ref(), "events": bucket_events("alpha-bucket")}
+    (tmp_path / "request.json").write_text(json.dumps(request, indent=2) + "\n")
+    env = {
+        **os.environ,
+        "STEPEVAL_WEBHOOK_SECRET": SECRET,
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+    }
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["status"] == "pass" and "alpha-bucket" in answer["message"], answer
+    signed = subprocess.run(["stepeval", "sign", "request.json"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    headers = dict(line.split(": ", 1) for line in signed.stdout.splitlines())
+    compact = json.dumps(request).encode()  # what a client sends after signing its file: another rendering
+    refused = service.http.post(
+        "/v1/evaluations", content=compact, headers={**headers, "content-type": "application/json"}
+    )
+    assert refused.status_code == 401
+    assert refused.json()["error"]["message"] == (
+        "webhook-signature: signature does not match: signed another serialisation of the body than the bytes sent:"
+        " sign the exact bytes you send"
+    )
+    assert SECRET.removeprefix("whsec_") not in refused.text
