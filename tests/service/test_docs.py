@@ -45,9 +45,34 @@ def test_the_complete_request_in_service_md_answers_pass(tmp_path: Path) -> None
         [sys.executable, tmp_path / "try_service.py"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    answer = json.loads(done.stdout)
+    first, whole = done.stdout.split("\n", 1)
+    assert first == "pass - All 1 check passed."  # as the prose before the script says
+    assert "It prints `pass - All 1 check passed.`," in DOC
+    answer = json.loads(whole)
     assert answer["status"] == "pass" and answer["message"] == "All 1 check passed.", answer
     assert without_timings(answer) == without_timings(json.loads(block_after("## The answer", "json")))
+
+
+def test_the_script_names_a_busy_port_and_sends_nothing_there(tmp_path: Path) -> None:
+    """Another service on SERVICE_PORT: one line naming the port and the variable, no traceback, nothing sent."""
+    script = block_after(MARKER, "python")
+    (tmp_path / "try_service.py").write_text(script, encoding="utf-8")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        env = {**os.environ, "MOTO_PORT": str(free_port()), "SERVICE_PORT": str(port)}
+        done = subprocess.run(
+            [sys.executable, tmp_path / "try_service.py"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+        )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == f"port {port} is in use (another service listens there): set SERVICE_PORT to a free port\n"
+
+
+def test_the_script_saved_where_the_docs_say_is_not_linted() -> None:
+    """Saved as try_service.py at the repository root, `make lint` (ruff) leaves it alone: git ignores it."""
+    ignored = subprocess.run(["git", "check-ignore", "-q", "try_service.py"], cwd=REPO)
+    assert ignored.returncode == 0
 
 
 def without_timings(answer: dict) -> dict:
