@@ -144,7 +144,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     problems = lint_lab(load_lab(args.lab))
     for problem in problems:
         print(problem)
-    print(f"{len(problems)} problem(s)" if problems else "no problems", file=sys.stderr)
+    print(f"{len(problems)} problem{'' if len(problems) == 1 else 's'}" if problems else "no problems", file=sys.stderr)
     return EXIT_FAIL if problems else EXIT_PASS
 
 
@@ -157,7 +157,9 @@ def cmd_new(args: argparse.Namespace) -> int:
         require_authoring("new --from-solution")
         from harness.commands.mutate import run_mutate
         from harness.commands.scaffold import write_draft
+        from harness.sandbox.pool import hush_notice
 
+        hush_notice()  # the mutants drafting it are played, but no evaluation is what `new` reports
         path = write_draft(lab, args.step, force=args.force, region=args.region)
         print(f"wrote {path} (a draft: prune it and read every line); its mutants:", flush=True)
         run_mutate(lab.root, pattern=lab.step(args.step).key, region=args.region)
@@ -245,6 +247,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve_main(args)
 
 
+def cmd_sign(args: argparse.Namespace) -> int:
+    from harness.commands.sign import run_sign
+
+    return run_sign(args.body, msg_id=args.id, make_secret=args.new_secret)
+
+
 def add_playthrough_options(command: argparse.ArgumentParser, *, output: str) -> None:
     """--lab, -k, --json and --html, as `test` and `mutate` take them."""
     command.add_argument("--lab", default=".", help="lab directory (default: .)")
@@ -255,7 +263,10 @@ def add_playthrough_options(command: argparse.ArgumentParser, *, output: str) ->
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from harness import __version__
+
     parser = OneLineParser(prog="stepeval", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"stepeval {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser)
 
     run = commands.add_parser("run", help="evaluate one step and print its answer as JSON")
@@ -332,6 +343,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--store", dest="store_url", help="record store URL: sqlite:///file.db or postgresql://...")
     serve.set_defaults(handler=cmd_serve)
+
+    sign = commands.add_parser(
+        "sign", help="the webhook headers for a request body, as curl -H @FILE reads them (docs/service.md)"
+    )
+    sign.add_argument("body", nargs="?", metavar="BODY", help="the request body file, exactly as sent (- for stdin)")
+    sign.add_argument("--id", help="webhook-id (default: a new msg_...; keep the same one when retrying a message)")
+    sign.add_argument("--new-secret", action="store_true", help="print a new whsec_... secret instead")
+    sign.set_defaults(handler=cmd_sign)
 
     replay = commands.add_parser("replay", help="re-run the lab's modules on recorded evaluations, offline")
     replay.add_argument("--lab", default=".", help="lab directory (default: .)")

@@ -527,7 +527,8 @@ class WorkerPool:
         return template.process.pid if template is not None and template.process.poll() is None else None
 
     def warn_if_degraded(self) -> None:
-        """Say once per process, on stderr, which protections are off here (if any)."""
+        """Say once per process, on stderr, which protections that matter here are off (if any): `stepeval test` and
+        `run`, where an evaluation runs; never after `hush_notice`."""
         global _warned
         notice = self.protections().notice()
         if notice and not _warned:
@@ -649,6 +650,13 @@ class WorkerPool:
 
 
 _warned = False
+
+
+def hush_notice() -> None:
+    """No sandbox line from this process: a command whose evaluations are a means, not what it reports
+    (`stepeval new --from-solution` plays the solution and its mutants to draft a module)."""
+    global _warned
+    _warned = True
 
 
 def loading_pool() -> WorkerPool:
