@@ -326,11 +326,18 @@ class _Visitor(ast.NodeVisitor):
         if method == "find" and len(node.args) >= 3:
             kind, outputs = node.args[1], [(node.args[0], node.args[2])]
         elif method == "find_all" and len(node.args) >= 2 and isinstance(node.args[1], ast.Dict):
-            kind, outputs = node.args[0], list(zip(node.args[1].keys, node.args[1].values, strict=True))
+            # a `**spread` entry has no key: it names no output
+            pairs = zip(node.args[1].keys, node.args[1].values, strict=True)
+            kind, outputs = node.args[0], [(key, value) for key, value in pairs if key is not None]
         else:
             return
         for name, requirements in outputs:
-            if isinstance(name, ast.Constant) and isinstance(requirements, ast.List) and not requirements.elts:
+            if (
+                isinstance(name, ast.Constant)
+                and isinstance(name.value, str)
+                and isinstance(requirements, ast.List)
+                and not requirements.elts
+            ):
                 self.empty_lists.append((requirements.lineno, requirements.end_lineno or requirements.lineno))
                 self.report(
                     name.lineno,
