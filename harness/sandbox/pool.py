@@ -1,7 +1,7 @@
 """Evaluation processes on the harness side: one fresh, confined process per job, never reused.
 
 A template process (harness/sandbox/template.py: a clean interpreter with boto3 and the kit imported, no
-secret) forks them on request; the pool keeps `size` spares forked ahead, so a job does not wait for the fork
+secret) forks them on request; the pool keeps `size + 1` spares forked ahead, so a job does not wait for the fork
 and the confinement. Each process answers one job and is killed at its answer or its deadline, with everything
 it started. Its stdout and stderr are captured here (capped), never mixed with the caller's output.
 """
@@ -439,7 +439,7 @@ class _Reaper:
 
 
 class WorkerPool:
-    """Runs jobs, at most `size` at once, each in a fresh evaluation process; keeps `size` spares ready."""
+    """Runs jobs, at most `size` at once, each in a fresh evaluation process; keeps `size + 1` spares ready."""
 
     def __init__(
         self,
