@@ -22,9 +22,11 @@ import threading
 import uuid
 from typing import Any
 
+from pydantic import ValidationError
+
 from harness.sandbox.confine import MINIMUM
 from harness.service.evaluator import Evaluator, Reply
-from harness.service.settings import ServiceSettings
+from harness.service.settings import ServiceSettings, settings_problems
 
 LAMBDA_WORKERS = 1
 SAFETY_MARGIN_S = 1.0  # answer this long before Lambda's own timeout would cut us off
@@ -35,20 +37,29 @@ class SandboxRefused(RuntimeError):
     """The sandbox's minimum set does not hold here: the handler evaluates nothing (docs/service.md)."""
 
 
+class SettingsRefused(RuntimeError):
+    """A STEPEVAL_* variable is missing or invalid (one line each, as `stepeval serve` says them): the handler
+    evaluates nothing until the function's configuration is fixed."""
+
+
 _evaluator: Evaluator | None = None
 _lock = threading.Lock()
 
 
 def get_evaluator() -> Evaluator:
-    """The environment's evaluator, built once from STEPEVAL_* variables; SandboxRefused (every invocation) where
-    the sandbox's minimum set does not hold. In Lambda, the function's credentials then leave the environment."""
+    """The environment's evaluator, built once from STEPEVAL_* variables; SettingsRefused (every invocation) when a
+    variable is invalid, SandboxRefused where the sandbox's minimum set does not hold. In Lambda, the function's
+    credentials then leave the environment."""
     global _evaluator
     with _lock:
         if _evaluator is None:
             from harness.core import logs
 
             logs.configure()
-            settings = ServiceSettings()
+            try:
+                settings = ServiceSettings()
+            except ValidationError as exc:
+                raise SettingsRefused("; ".join(settings_problems(exc))) from None
             if settings.workers is None:  # one request at a time here
                 settings = settings.model_copy(update={"workers": LAMBDA_WORKERS})
             evaluator = Evaluator(settings)
