@@ -36,7 +36,8 @@ def secret_problem(secret: str) -> str | None:
     try:
         if not secret.startswith(SECRET_PREFIX):
             raise ValueError
-        key = base64.b64decode(secret.removeprefix(SECRET_PREFIX) + "==", validate=True)
+        text = secret.removeprefix(SECRET_PREFIX).rstrip("=")
+        key = base64.b64decode(text + "=" * (-len(text) % 4), validate=True)  # padded or not, as the library reads it
     except ValueError:
         return f"must be whsec_ followed by base64 (make one with {NEW_SECRET}); the value is not shown"
     if len(key) < MIN_SECRET_BYTES:
@@ -116,7 +117,8 @@ def likely_cause(key: bytes, secret: str, body: bytes, headers: Mapping[str, str
     if len(body) <= RESERIALISED_MAX_BYTES:
         for other in _reserialised(body):
             if _matches(values, hmac_data(key, signed + other)):
-                if b"\n" not in body and b"\n" in other.rstrip(b"\n"):
+                if b"\n" in other.rstrip(b"\r\n") and other.replace(b"\r", b"").replace(b"\n", b"") == body:
+                    # the lines of a file joined, as curl -d @file sends it (not only a final newline dropped)
                     return NEWLINES_LOST
                 return "signed another serialisation of the body than the bytes sent: sign the exact bytes you send"
     if any(HEX_SIGNATURE.match(value) for value in values):

@@ -178,3 +178,17 @@ def test_below_the_minimum_set_the_handler_refuses_to_evaluate(
     out, lines = handle_as_lambda(request(accounts[0]), moto_server, refuse_seccomp=True)
     assert "refusing to evaluate" in out["refused"] and "seccomp" in out["refused"], out
     assert not any(line.get("event") == "evaluation" for line in lines)
+
+
+def test_a_weak_secret_refuses_every_invocation_in_the_service_s_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STEPEVAL_LAB", str(SERVICE_LAB))
+    monkeypatch.setenv("STEPEVAL_WEBHOOK_SECRET", "whsec_YWJj")  # "abc": 3 bytes
+    lambda_handler.reset()
+    for _ in range(2):
+        with pytest.raises(lambda_handler.SettingsRefused) as refused:
+            lambda_handler.handler({"step": "01.01"}, FakeContext("req-weak"))
+        assert str(refused.value) == (
+            "STEPEVAL_WEBHOOK_SECRET: too weak: its key is 3 bytes, Standard Webhooks secrets are 24 to 64"
+            " (make one with stepeval sign --new-secret)"
+        )
+    lambda_handler.reset()
