@@ -106,7 +106,7 @@ def test_the_lab_s_three_folders_are_read(tmp_path: Path) -> None:
 @pytest.mark.process
 @pytest.mark.parametrize("command", ["lint", "check"])
 def test_lint_and_check_say_each_use_without_changing_the_exit_code(tmp_path: Path, command: str) -> None:
-    lab = planted_lab(tmp_path)
+    planted_lab(tmp_path)
     done = subprocess.run(
         [STEPEVAL, command, "--lab", "lab"],
         cwd=tmp_path,
