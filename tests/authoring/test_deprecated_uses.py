@@ -4,6 +4,7 @@ evaluation module loads in the confined worker; a function body runs only if a t
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 
 from harness.authoring.deprecated_uses import deprecated_uses, lab_deprecated_uses
 from harness.authoring.moved import deprecation
-from tests.conftest import LABS, STEPEVAL
+from tests.conftest import LABS, STEPEVAL, MotoAccount
 
 MODULE = "harness.recorder is deprecated: import from harness.authoring.events (docs/user.md, 'The public API')"
 
@@ -141,3 +142,20 @@ def test_stepeval_test_says_each_use_once_and_the_lab_plays(tmp_path: Path) -> N
     assert moved[0] == f"stepeval: lab/evaluation/boto3/01_01.py:5: {deprecation('harness.recorder', 'RULES')}"
     assert f"stepeval: lab/scenarios/01_02.py:11: {deprecation('harness.recorder', 'Rule')}" in moved
     assert len(moved) == len(set(moved)) == 11  # the runtime warnings of the scenarios' imports are not said again
+
+
+@pytest.mark.process
+@pytest.mark.moto
+def test_stepeval_run_says_the_uses_in_evaluation_files(tmp_path: Path, aws: MotoAccount) -> None:
+    planted_lab(tmp_path)
+    done = subprocess.run(
+        [STEPEVAL, "run", "01.01", "--lab", "lab", "--endpoint-url", aws.endpoint_url],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=120,
+    )
+    assert done.returncode == 1 and json.loads(done.stdout)["status"] == "fail", done.stderr  # no bucket yet
+    moved = [line for line in done.stderr.splitlines() if "is deprecated" in line]
+    assert moved == [f"stepeval: lab/evaluation/boto3/01_01.py:5: {deprecation('harness.recorder', 'RULES')}"]
