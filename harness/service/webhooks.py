@@ -42,15 +42,15 @@ def secret_problem(secret: str) -> str | None:
         return f"must be whsec_ followed by base64 (make one with {NEW_SECRET}); the value is not shown"
     if len(key) < MIN_SECRET_BYTES:
         return (
-            f"too weak: its key is {len(key)} bytes, Standard Webhooks secrets are {MIN_SECRET_BYTES} to 64"
-            f" (make one with {NEW_SECRET})"
+            f"too weak: its key is {len(key)} byte{'' if len(key) == 1 else 's'}, Standard Webhooks secrets are"
+            f" {MIN_SECRET_BYTES} to 64 (make one with {NEW_SECRET})"
         )
     return None
 
 
-def timestamp_problem(stamp: str, now: float | None = None) -> Problem | None:
+def timestamp_problem(stamp: str) -> Problem | None:
     """401 for a webhook-timestamp outside the accepted window, saying how far off it is (None: inside)."""
-    offset = int(stamp) - (time.time() if now is None else now)
+    offset = int(stamp) - time.time()
     if abs(offset) <= TOLERANCE_S:
         return None
     when = "in the future" if offset > 0 else "old"
