@@ -192,3 +192,18 @@ def test_a_weak_secret_refuses_every_invocation_in_the_service_s_words(monkeypat
             " (make one with stepeval sign --new-secret)"
         )
     lambda_handler.reset()
+
+
+def test_a_get_through_a_function_url_is_405_in_the_refusal_shape(lambda_env: None) -> None:
+    event = function_url_event(b"", {})
+    event["requestContext"]["http"]["method"] = "GET"
+    del event["body"]  # a GET through a Function URL carries none
+    reply = lambda_handler.handler(event, FakeContext("req-get"))
+    assert (reply["statusCode"], reply["headers"]["allow"]) == (405, "POST")
+    assert json.loads(reply["body"])["error"] == {
+        "status": 405,
+        "code": "method_not_allowed",
+        "field": None,
+        "message": "GET /v1/evaluations: this path takes POST",
+        "errors": [],
+    }
