@@ -10,12 +10,13 @@ and is named last.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from harness.kit.kinds import Resource
+from harness.kit.kinds import Resource, short_name
 from harness.kit.outputs import Candidate, Verdict
 from harness.kit.require import Outcome
 
@@ -36,8 +37,6 @@ CREATED = (
     "InstanceCreateTime",
 )
 """The keys AWS's describes give a resource's creation time under (a datetime, ISO text or epoch seconds)."""
-_IDENTIFYING = ("Arn", "ARN", "Id", "Url", "URL")
-"""Top-level keys whose values name the resource (beside its id): `QueueArn`, `GroupId`, `QueueUrl`."""
 
 
 @dataclass(frozen=True)
@@ -137,13 +136,18 @@ def tied(candidate: Candidate, anchor: Candidate) -> bool:
 
 
 def identifiers(candidate: Candidate) -> set[str]:
-    """What names the resource: its id, and its description's top-level ARN, id and URL values."""
+    """What names the resource: its id, and the ARNs and URLs in its description that end with its id's last part
+    (a queue's `QueueArn` beside its URL; never a reference to another resource, such as its `VpcId`)."""
     rid, resource = candidate
     names = {rid}
-    if isinstance(resource, Mapping):
-        for key in list(resource):
-            value = resource.get(key)
-            if isinstance(value, str) and key.endswith(_IDENTIFYING) and len(value) >= 8:
+    last = short_name(rid)
+    if isinstance(resource, dict) and len(last) >= 3:
+        for value in resource.values():
+            if (
+                isinstance(value, str)
+                and value.startswith(("arn:", "https://"))
+                and re.search(rf"[:/]{re.escape(last)}$", value)
+            ):
                 names.add(value)
     return {name for name in names if name}
 

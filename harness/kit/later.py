@@ -13,7 +13,10 @@ import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from botocore.exceptions import BotoCoreError, ClientError
+
 from harness.kit.require import Misapplied, Requirement, missing_requirement, no_resource
+from harness.kit.stops import Absent
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -84,6 +87,11 @@ class Deferred(Later):
         absent = self.absent()
         try:
             requirement = self.settle()
+        except (BotoCoreError, ClientError):
+            raise  # an AWS refusal or failure is the step's error as it is
+        except Absent as missing:  # the function read an output with no resource
+            absent = absent or [missing.output]
+            requirement = Requirement(_words(self.function), None, lambda _: None)
         except Exception as error:
             if absent:
                 requirement = Requirement(_words(self.function), None, lambda _: None)

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from botocore.exceptions import BotoCoreError, ClientError
+
 from harness.kit.kinds import Resource
 from harness.kit.stops import Absent
 
@@ -142,8 +144,8 @@ class Requirement:
         except Absent as absent:  # another output read that has no resource: a miss naming it
             what = no_resource(absent.output)
             return Outcome(missing_requirement(self, what), False, Missing(what))
-        except Misapplied:
-            raise
+        except (Misapplied, BotoCoreError, ClientError):
+            raise  # an AWS refusal or failure is the step's error as it is, no author's mistake
         except Exception as error:
             raise Misapplied(self, error, subject) from error
         return Outcome(self, ok, actual)

@@ -381,9 +381,17 @@ class Step:
         now = {**{n: c for n, c in self._chosen.items() if c}, **{n: c for n, c in judging.trial.items() if c}}
         read = {r for (output, _), names in judging.reads.items() if output == name for r in names} - {name}
         readers = {output for (output, _), names in judging.reads.items() if name in names} - {name}
-        return closest.Anchors(
-            list(self._inputs.values()), [now[n] for n in read if n in now], [now[n] for n in readers if n in now]
-        )
+
+        def resources(names: set[str]) -> list[Candidate]:
+            """Each output's resource as tried now, else all its candidates (it may be chosen after this one)."""
+            found: list[Candidate] = []
+            for n in sorted(names):
+                found += (
+                    [now[n]] if n in now else judging.finding_of[n].candidates[n] if n in judging.finding_of else []
+                )
+            return found
+
+        return closest.Anchors(list(self._inputs.values()), resources(read), resources(readers))
 
     @staticmethod
     def _verdict_alone(judging: Judging, name: str, candidate: Candidate) -> Verdict | None:
