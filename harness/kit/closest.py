@@ -3,9 +3,9 @@
 When no candidate satisfies an output, the step explains the miss with one of them. The learner's own attempt is
 the one to explain, not a decoy (an older resource, a scratch one): so the candidate tied to the step's inputs and
 other outputs comes first (it refers to them, or they to it), then the one missing the fewest requirements, then
-the most recently created (its creation time where the description has one, else the later event); never one that
-merely came first. A requirement every candidate misses alike (opaque: it cannot tell them apart) decides nothing,
-and is named last.
+the one whose misses come nearest (a set of rules sharing the most with the expected one), then the most recently
+created (its creation time where the description has one, else the later event); never one that merely came first.
+A requirement every candidate misses alike (opaque: it cannot tell them apart) decides nothing, and is named last.
 """
 
 from __future__ import annotations
@@ -74,8 +74,9 @@ def rank(judged: Sequence[Judged], anchors: Anchors) -> list[Judged]:
     def key(entry: Judged) -> tuple[Any, ...]:
         ties = anchors.ties(entry.candidate)
         wrong = telling(entry.verdict, opaque) if entry.verdict else 10**6
+        near = closeness(entry.verdict, opaque) if entry.verdict else 0.0
         when = created(entry.candidate[1]) if timed else None
-        return (-ties, wrong, -(when or 0.0), -entry.position)
+        return (-ties, wrong, -near, -(when or 0.0), -entry.position)
 
     return sorted(judged, key=key)
 
@@ -96,6 +97,21 @@ def opaque_checks(judged: Sequence[Judged]) -> set[str]:
 def telling(verdict: Verdict, opaque: set[str]) -> int:
     """How many of the candidate's wrong misses tell it from the others."""
     return sum(o.requirement.check not in opaque for o in verdict.wrong)
+
+
+def closeness(verdict: Verdict, opaque: set[str]) -> float:
+    """How near the candidate's telling misses come to what they expect: for a set of things (rules, routes,
+    actions), the share the found and the expected have in common; nothing for a single value."""
+    return sum(_overlap(o.actual, o.requirement.expected) for o in verdict.wrong if o.requirement.check not in opaque)
+
+
+def _overlap(actual: Any, expected: Any) -> float:
+    collections = (list, tuple, set, frozenset)
+    if not isinstance(actual, collections) or not isinstance(expected, collections):
+        return 0.0
+    found, wanted = {str(item) for item in actual}, {str(item) for item in expected}
+    union = found | wanted
+    return len(found & wanted) / len(union) if union else 0.0
 
 
 def named_miss(verdict: Verdict, opaque: set[str]) -> Outcome:
