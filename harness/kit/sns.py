@@ -31,7 +31,7 @@ def _fetch_subscription(session: Any, arn: str) -> Resource:
     }
 
 
-TOPIC = register(Kind("AWS::SNS::Topic", "topic", _fetch_topic))
+TOPIC = register(Kind("AWS::SNS::Topic", "SNS topic", _fetch_topic, naming="{noun} {name}"))
 SUBSCRIPTION = register(Kind("AWS::SNS::Subscription", "subscription", _fetch_subscription))
 
 

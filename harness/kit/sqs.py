@@ -17,7 +17,7 @@ def _fetch_queue(session: Any, url: str) -> Resource:
     return {"QueueUrl": url, **attributes}
 
 
-QUEUE = register(Kind("AWS::SQS::Queue", "queue", _fetch_queue))
+QUEUE = register(Kind("AWS::SQS::Queue", "SQS queue", _fetch_queue, naming="{noun} {name}"))
 
 
 def _number(key: str) -> Any:
