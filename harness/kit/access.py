@@ -49,7 +49,8 @@ class Request:
 
     principal: str
     action: str
-    resource: str
+    resource: str | None
+    """The ARN asked about; None asks about the policy's other elements only (any Resource matches)."""
     context: Context = field(default_factory=dict)
 
 
@@ -124,8 +125,10 @@ def explain(statement: Statement, request: Request, *, variables: bool = True) -
     context = _keys(request.context)
     principal = _principal_matches(statement, request.principal)
     action = statement.covers_action(request.action)
-    resource = any(_resource_matches(p, request.resource, context, variables) for p in statement.resources)
-    resource = resource != statement.not_resource
+    resource = request.resource is None or (
+        any(_resource_matches(p, request.resource, context, variables) for p in statement.resources)
+        != statement.not_resource
+    )
     failed = _first_failed_condition(statement.condition, context, variables)
     return Why(principal, action, resource, failed is None, failed)
 

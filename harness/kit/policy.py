@@ -184,9 +184,6 @@ def grants_public_read_of_objects(policy: Policy, bucket: str) -> PolicyVerdict:
     return PolicyVerdict(True, f"everyone may {action} every object in bucket {bucket}")
 
 
-_SOURCE_KEYS = frozenset({"aws:sourcearn", "aws:sourceaccount"})
-
-
 def principal_of(value: str) -> str:
     """A principal as IAM compares it: an account id is its root ARN (`123456789012` is
     `arn:aws:iam::123456789012:root`); any other principal as it is."""
@@ -194,34 +191,21 @@ def principal_of(value: str) -> str:
 
 
 def allowed_principals(policy: Policy, action: str, source_arn: str | None = None) -> list[str]:
-    """The principals a resource policy allows `action` (from `source_arn`, when given: the statement's
-    `aws:SourceArn` condition must admit it), e.g. who may invoke a function or send to a queue.
+    """The principals a resource policy names in an Allow that lets them `action` (on any resource; from
+    `source_arn` when given, else from any source), as IAM evaluates it (`harness.kit.access`): e.g. who may
+    invoke a function or send to a queue. A statement whose other conditions a plain request does not meet (e.g.
+    SNS's default `AWS:SourceOwner` without a source) grants nothing here."""
+    from harness.kit import access, grants  # they build on this module
 
-    A statement counts if it has no Condition, or only the usual source scoping (aws:SourceArn/SourceAccount);
-    any other Condition (e.g. SNS's default `AWS:SourceOwner`) cannot be decided here, so it grants nothing.
-    """
+    contexts = [grants.source_context(source_arn)] if source_arn else grants.sources_of(policy)
+    named = {
+        value for s in policy.statements if s.effect == "Allow" and not s.not_principal for _, value in s.principals
+    }
     return sorted(
-        {
-            value
-            for s in policy.statements
-            if s.effect == "Allow"
-            and not s.not_principal
-            and s.covers_action(action)
-            and all(key.lower() in _SOURCE_KEYS for tests in s.condition.values() for key in tests)
-            and _from_source(s, source_arn)
-            for _, value in s.principals
-        }
+        value
+        for value in named
+        if any(access.evaluate(policy, access.Request(value, action, None, context)).allowed for context in contexts)
     )
-
-
-def _from_source(statement: Statement, source_arn: str | None) -> bool:
-    if source_arn is None:
-        return True
-    for tests in statement.condition.values():
-        for key, value in tests.items():
-            if key.lower() == "aws:sourcearn":
-                return any(resource_matches(p, source_arn) for p in ([value] if isinstance(value, str) else value))
-    return False
 
 
 def _parse_statement(raw: object, number: int, kind: PolicyKind = "resource") -> Statement:

@@ -1,0 +1,234 @@
+"""Requirements on resource policies (harness.kit.grants and the functions built on it): "P may do A (from S)",
+"only P may", "nobody else may", on buckets, queues and topics made with boto3 on moto, and the bugs they fix."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from harness.kit import grants, s3, sns, sqs
+from tests.kit.conftest import described, miss, passes, unique
+
+ACCOUNT = "123456789012"
+DISTRIBUTION = f"arn:aws:cloudfront::{ACCOUNT}:distribution/E1A2B3C4D5"
+OAI_ID = "E2QWRUHAPOMQZL"
+OAI = f"arn:aws:iam::cloudfront:user/CloudFront Origin Access Identity {OAI_ID}"
+
+
+def document(*statements: dict[str, Any]) -> str:
+    return json.dumps({"Version": "2012-10-17", "Statement": list(statements)})
+
+
+def bucket_with(aws_session, *statements: dict[str, Any]) -> tuple[str, Any]:
+    name = unique("site")
+    client = aws_session.client("s3")
+    client.create_bucket(Bucket=name)
+    if statements:
+        client.put_bucket_policy(Bucket=name, Policy=document(*statements))
+    return name, described(s3.BUCKET_POLICY, aws_session, name) if statements else {"Bucket": name, "Policy": None}
+
+
+def oac(bucket: str, distribution: str = DISTRIBUTION, **extra: Any) -> dict[str, Any]:
+    return {
+        "Sid": "AllowCloudFrontServicePrincipal",
+        "Effect": "Allow",
+        "Principal": {"Service": "cloudfront.amazonaws.com"},
+        "Action": "s3:GetObject",
+        "Resource": f"arn:aws:s3:::{bucket}/*",
+        **({"Condition": {"StringEquals": {"AWS:SourceArn": distribution}}} if distribution else {}),
+        **extra,
+    }
+
+
+def test_only_the_distribution_reads_the_bucket_by_origin_access_control(aws_session) -> None:
+    _, found = bucket_with(aws_session, oac("any") | {"Resource": "arn:aws:s3:::*/*"})
+    assert passes(s3.readable_only_by(DISTRIBUTION), found)
+    assert passes(grants.only_may("cloudfront.amazonaws.com", "s3:GetObject", source=DISTRIBUTION), found)
+    assert not passes(grants.may("cloudfront.amazonaws.com", "s3:GetObject", source=DISTRIBUTION + "X"), found)
+
+
+def test_a_public_statement_beside_the_grant_is_named(aws_session) -> None:
+    name = unique("site")
+    client = aws_session.client("s3")
+    client.create_bucket(Bucket=name)
+    public = {
+        "Sid": "PublicRead",
+        "Effect": "Allow",
+        "Principal": "*",
+        "Action": "s3:GetObject",
+        "Resource": f"arn:aws:s3:::{name}/public/*",
+    }
+    client.put_bucket_policy(Bucket=name, Policy=document(oac(name), public))
+    found = described(s3.BUCKET_POLICY, aws_session, name)
+    assert miss(s3.readable_only_by(DISTRIBUTION), s3.BUCKET_POLICY, name, found) == (
+        f'Bucket policy on {name}: its policy\'s statement "PublicRead" also lets everyone s3:GetObject on '
+        f"arn:aws:s3:::{name}/public/ (only cloudfront.amazonaws.com from {DISTRIBUTION} should)."
+    )
+
+
+def test_a_grant_to_cloudfront_without_a_source_lets_every_distribution_in(aws_session) -> None:
+    name = unique("site")
+    client = aws_session.client("s3")
+    client.create_bucket(Bucket=name)
+    client.put_bucket_policy(Bucket=name, Policy=document(oac(name, distribution="")))
+    found = described(s3.BUCKET_POLICY, aws_session, name)
+    assert passes(grants.may("cloudfront.amazonaws.com", "s3:GetObject", source=DISTRIBUTION), found)
+    assert miss(s3.readable_only_by(DISTRIBUTION), s3.BUCKET_POLICY, name, found) == (
+        f'Bucket policy on {name}: its policy\'s statement "AllowCloudFrontServicePrincipal" also lets '
+        f"cloudfront.amazonaws.com from arn:aws:cloudfront::999999999999:distribution/E1A2B3C4D5 s3:GetObject "
+        f"(only cloudfront.amazonaws.com from {DISTRIBUTION} should)."
+    )
+
+
+def test_only_the_distribution_reads_the_bucket_by_origin_access_identity(aws_session) -> None:
+    name = unique("site")
+    client = aws_session.client("s3")
+    client.create_bucket(Bucket=name)
+    grant = {
+        "Effect": "Allow",
+        "Principal": {"AWS": OAI},
+        "Action": "s3:GetObject",
+        "Resource": f"arn:aws:s3:::{name}/*",
+    }
+    client.put_bucket_policy(Bucket=name, Policy=document(grant))
+    found = described(s3.BUCKET_POLICY, aws_session, name)
+    distribution = {
+        "ARN": DISTRIBUTION,
+        "Config": {
+            "Origins": {
+                "Items": [{"S3OriginConfig": {"OriginAccessIdentity": f"origin-access-identity/cloudfront/{OAI_ID}"}}]
+            }
+        },
+    }
+    assert passes(s3.readable_only_by(distribution), found)
+    assert passes(s3.readable_only_by(DISTRIBUTION, identity=OAI_ID), found)
+    assert not passes(s3.readable_only_by(DISTRIBUTION), found)  # neither OAC nor a known identity
+
+
+def test_cloudtrail_may_write_to_the_bucket(aws_session) -> None:
+    name = unique("trail-logs")
+    trail = f"arn:aws:cloudtrail:us-east-1:{ACCOUNT}:trail/audit"
+    acl = {
+        "Sid": "AWSCloudTrailAclCheck",
+        "Effect": "Allow",
+        "Principal": {"Service": "cloudtrail.amazonaws.com"},
+        "Action": "s3:GetBucketAcl",
+        "Resource": f"arn:aws:s3:::{name}",
+        "Condition": {"StringEquals": {"aws:SourceArn": trail}},
+    }
+    write = {
+        "Sid": "AWSCloudTrailWrite",
+        "Effect": "Allow",
+        "Principal": {"Service": "cloudtrail.amazonaws.com"},
+        "Action": "s3:PutObject",
+        "Resource": f"arn:aws:s3:::{name}/AWSLogs/{ACCOUNT}/*",
+        "Condition": {"StringEquals": {"s3:x-amz-acl": "bucket-owner-full-control", "aws:SourceArn": trail}},
+    }
+    client = aws_session.client("s3")
+    client.create_bucket(Bucket=name)
+    client.put_bucket_policy(Bucket=name, Policy=document(acl, write))
+    found = described(s3.BUCKET_POLICY, aws_session, name)
+    assert passes(s3.cloudtrail_may_write(trail), found)
+    assert passes(s3.cloudtrail_may_write(account=ACCOUNT), found)
+    client.put_bucket_policy(Bucket=name, Policy=document(acl, write | {"Resource": f"arn:aws:s3:::{name}/logs/*"}))
+    narrowed = described(s3.BUCKET_POLICY, aws_session, name)
+    assert miss(s3.cloudtrail_may_write(trail), s3.BUCKET_POLICY, name, narrowed) == (
+        f"Bucket policy on {name}: its policy does not let cloudtrail.amazonaws.com s3:PutObject from {trail}: "
+        f'statement "AWSCloudTrailWrite" allows s3:PutObject but does not cover '
+        f"arn:aws:s3:::{name}/AWSLogs/{ACCOUNT}/x."
+    )
+
+
+def test_a_topic_policy_for_the_service_without_a_condition_admits_the_rule(aws_session) -> None:
+    """The bug of #30: `accepts_from(service, rule_arn)` failed a topic policy allowing the service unconditionally."""
+    client = aws_session.client("sns")
+    topic = client.create_topic(Name=unique("t"))["TopicArn"]
+    statement = {
+        "Effect": "Allow",
+        "Principal": {"Service": "events.amazonaws.com"},
+        "Action": "sns:Publish",
+        "Resource": topic,
+    }
+    client.set_topic_attributes(TopicArn=topic, AttributeName="Policy", AttributeValue=document(statement))
+    found = described(sns.TOPIC, aws_session, topic)
+    rule = f"arn:aws:events:us-east-1:{ACCOUNT}:rule/every-5-minutes"
+    assert passes(sns.accepts_from("events.amazonaws.com", rule), found)
+    assert passes(grants.may("events.amazonaws.com", "sns:Publish", source={"Arn": rule}), found)
+    assert not passes(grants.only_may("events.amazonaws.com", "sns:Publish", source=rule), found)
+
+
+def test_a_queue_policy_must_cover_the_queue(aws_session) -> None:
+    """The bug of #30: a statement whose Resource names another queue passed `accepts_from`."""
+    client = aws_session.client("sqs")
+    url = client.create_queue(QueueName=unique("q"))["QueueUrl"]
+    topic = f"arn:aws:sns:us-east-1:{ACCOUNT}:orders"
+    statement = {
+        "Sid": "FromOrders",
+        "Effect": "Allow",
+        "Principal": {"Service": "sns.amazonaws.com"},
+        "Action": "sqs:SendMessage",
+        "Resource": f"arn:aws:sqs:us-east-1:{ACCOUNT}:other-queue",
+        "Condition": {"ArnEquals": {"aws:SourceArn": topic}},
+    }
+    client.set_queue_attributes(QueueUrl=url, Attributes={"Policy": document(statement)})
+    found = described(sqs.QUEUE, aws_session, url)
+    arn = found["QueueArn"]
+    assert miss(
+        sqs.accepts_from("sns.amazonaws.com", {"TopicArn": topic, "Attributes": {"Owner": ACCOUNT}}),
+        sqs.QUEUE,
+        url,
+        found,
+    ) == (
+        f'Queue {url}: its policy does not let sns.amazonaws.com sqs:SendMessage from {topic}: statement "FromOrders" '
+        f"allows sqs:SendMessage but does not cover {arn}."
+    )
+    client.set_queue_attributes(QueueUrl=url, Attributes={"Policy": document(statement | {"Resource": arn})})
+    found = described(sqs.QUEUE, aws_session, url)
+    assert passes(sqs.accepts_from("sns.amazonaws.com", topic), found)
+    assert passes(grants.only_may("sns.amazonaws.com", "sqs:SendMessage", source=topic), found)
+
+
+def test_a_deny_names_itself() -> None:
+    queue = {
+        "QueueArn": f"arn:aws:sqs:us-east-1:{ACCOUNT}:q",
+        "Policy": document(
+            {"Effect": "Allow", "Principal": "*", "Action": "sqs:*", "Resource": "*"},
+            {"Sid": "NoSend", "Effect": "Deny", "Principal": "*", "Action": "sqs:Send*", "Resource": "*"},
+        ),
+    }
+    outcome = grants.may("sns.amazonaws.com", "sqs:SendMessage").evaluate(queue)
+    assert not outcome.ok
+    assert outcome.issue("queue q") == (
+        'Queue q: its policy does not let sns.amazonaws.com sqs:SendMessage: statement "NoSend" denies '
+        "sqs:SendMessage to sns.amazonaws.com."
+    )
+    assert grants.nobody_else_may("sns.amazonaws.com", "sqs:SendMessage").evaluate(queue).ok
+    assert not grants.nobody_else_may("sns.amazonaws.com", "sqs:ReceiveMessage").evaluate(queue).ok
+
+
+def test_an_account_named_whole_is_not_somebody_else() -> None:
+    key = {
+        "Arn": f"arn:aws:kms:us-east-1:{ACCOUNT}:key/k",
+        "KeyPolicy": document(
+            {
+                "Effect": "Allow",
+                "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"},
+                "Action": "kms:*",
+                "Resource": "*",
+            }
+        ),
+    }
+    assert grants.only_may(ACCOUNT, "kms:Decrypt").evaluate(key).ok
+    outcome = grants.nobody_else_may("cloudtrail.amazonaws.com", "kms:Decrypt").evaluate(key)
+    assert outcome.issue("KMS key k") == (
+        f"KMS key k: its policy's statement 1 also lets a role in account {ACCOUNT} kms:Decrypt (only "
+        "cloudtrail.amazonaws.com should)."
+    )
+
+
+def test_no_policy_lets_nobody_in() -> None:
+    assert grants.nobody_else_may("sns.amazonaws.com", "sqs:SendMessage").evaluate({"Policy": None}).ok
+    outcome = grants.may("sns.amazonaws.com", "sqs:SendMessage").evaluate({"QueueArn": "arn:aws:sqs:us-east-1:1:q"})
+    assert outcome.issue("queue q") == (
+        "Queue q: it has no resource policy, so sns.amazonaws.com may not sqs:SendMessage."
+    )
