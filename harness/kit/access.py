@@ -125,10 +125,7 @@ def explain(statement: Statement, request: Request, *, variables: bool = True) -
     context = _keys(request.context)
     principal = _principal_matches(statement, request.principal)
     action = statement.covers_action(request.action)
-    resource = request.resource is None or (
-        any(_resource_matches(p, request.resource, context, variables) for p in statement.resources)
-        != statement.not_resource
-    )
+    resource = request.resource is None or _resource_element(statement, request.resource, context, variables)
     failed = _first_failed_condition(statement.condition, context, variables)
     return Why(principal, action, resource, failed is None, failed)
 
@@ -247,6 +244,29 @@ def _glob(pattern: str, context: Mapping[str, Values], variables: bool) -> globs
         else:
             tokens.append(globs.ANY_RUN if char == "*" else globs.ANY_ONE if char == "?" else char)
     return tuple(tokens)
+
+
+def _resource_element(statement: Statement, resource: str, context: Mapping[str, Values], variables: bool) -> bool:
+    """Whether the Resource (or NotResource) element covers `resource`. A pattern naming a variable the request
+    lacks matches nothing; in a NotResource, one for the same partition, service, region and account makes the
+    element fail outright, as a negated condition on a missing variable does."""
+    matched = []
+    for pattern in statement.resources:
+        try:
+            matched.append(globs.matches(_glob(pattern, context, variables), resource))
+        except _Unset:
+            if statement.not_resource and _same_place(_VARIABLE.sub("*", pattern), resource):
+                return False
+            matched.append(False)
+    return any(matched) != statement.not_resource
+
+
+def _same_place(pattern: str, resource: str) -> bool:
+    """Whether an ARN pattern's first five fields (arn, partition, service, region, account) match the resource's."""
+    want, have = pattern.split(":", 5), resource.split(":", 5)
+    if len(want) < 6 or len(have) < 6:
+        return False
+    return all(globs.matches(globs.iam_glob(w), h) for w, h in zip(want[:5], have[:5], strict=True))
 
 
 def _resource_matches(pattern: str, resource: str, context: Mapping[str, Values], variables: bool) -> bool:
