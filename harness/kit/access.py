@@ -154,7 +154,13 @@ def _closest_allow(policy: Policy, whys: Sequence[Why], request: Request) -> Dec
         lacks = f"does not cover {request.resource}"
     else:
         lacks = f"has a Condition ({why.failed}) the request does not meet"
-    return Decision("not allowed", statement, index, f"{label(statement, index)} allows {request.action} but {lacks}")
+    allows = request.action if why.action else _actions(statement)
+    return Decision("not allowed", statement, index, f"{label(statement, index)} allows {allows} but {lacks}")
+
+
+def _actions(statement: Statement) -> str:
+    listed = ", ".join(statement.actions)
+    return f"every action but {listed}" if statement.not_action else listed
 
 
 # --- principals -----------------------------------------------------------------------------------------------------
