@@ -12,6 +12,7 @@ the request's `aws:SourceAccount`, as a service sends them when it acts for that
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,6 +30,7 @@ Document = Callable[[Resource], str | Mapping[str, Any] | None]
 POLICY_KEYS = ("Policy", "KeyPolicy", "policy", "ResourcePolicy", "policyDocument", "PolicyText")
 """Where a described resource holds its policy document, best first."""
 _ARN_KEYS = ("QueueArn", "TopicArn", "FunctionArn", "KeyArn", "repositoryArn", "Arn", "ARN", "arn", "TrailARN")
+_ROOT = re.compile(r"arn:[\w-]+:iam::(\d{12}):root")
 _OBJECT = globs.arn_format("arn:${Partition}:s3:::${BucketName}/${ObjectName}")
 STRANGER = "999999999999"
 """An account no lab uses: where the principals and sources of "somebody else" come from."""
@@ -140,17 +142,35 @@ def _decide(policy: Policy, principal: str, action: str, targets: Sequence[str],
 
 
 def _who(principal: str) -> str:
-    return "everyone" if principal == ANONYMOUS else principal
+    """A principal as a message names it: `everyone`, `account 123456789012`, or as given."""
+    return "everyone" if principal == ANONYMOUS else f"account {principal}" if principal.isdigit() else principal
 
 
 def _parsed(resource: Resource, document: Document) -> Policy | str:
     raw = document(resource)
     if not raw:
         return "it has no resource policy"
+    if isinstance(raw, str) and raw.startswith('{\\"'):
+        raw = raw.replace('\\"', '"')  # API Gateway answers a REST API's policy with its quotes escaped
     try:
-        return parse_policy(json.loads(raw) if isinstance(raw, str) else dict(raw))
+        decoded = json.loads(raw) if isinstance(raw, str) else dict(raw)
+        if resource.get("repositoryArn"):
+            decoded = _implied_resource(decoded, str(resource["repositoryArn"]))
+        return parse_policy(decoded)
     except (PolicyError, json.JSONDecodeError) as error:
         return f"its resource policy is not valid: {error}"
+
+
+def _implied_resource(document: Any, arn: str) -> Any:
+    """An ECR repository policy's statements leave Resource out (it is the repository): write it in."""
+    if not isinstance(document, dict) or not isinstance(document.get("Statement"), list | dict):
+        return document
+    raws = document["Statement"] if isinstance(document["Statement"], list) else [document["Statement"]]
+    statements = [
+        {**s, "Resource": arn} if isinstance(s, dict) and "Resource" not in s and "NotResource" not in s else s
+        for s in raws
+    ]
+    return {**document, "Statement": statements}
 
 
 def _may(principal: str, action: str, source: str | None, on: str | None, context: Mapping[str, Any],
@@ -209,7 +229,7 @@ def _nobody_else(principals: Sequence[str], action: str, source: str | None, on:
         targets = _targets(target, action, policy) if target else [""]
         owner = _account(target or "") or _account(arn_of(resource) or "")
         for principal in principals:
-            for other, other_context, called in _others(principal, source, owner):
+            for other, other_context, called in [*_others(principal, source, owner), *_named_in(policy)]:
                 if _among(other, other_context, named, source):
                     continue
                 for arn in targets:
@@ -223,6 +243,22 @@ def _nobody_else(principals: Sequence[str], action: str, source: str | None, on:
         return Finding(True, f"nobody but {meant} may {action}.")
 
     return finding
+
+
+def _named_in(policy: Policy) -> list[tuple[str, dict[str, str], str]]:
+    """Every principal the policy's Allows name (an account as a role in it), asked with no source: the others a
+    policy most plausibly lets in."""
+    found = []
+    for statement in policy.statements:
+        if statement.effect != "Allow" or statement.not_principal:
+            continue
+        for _, value in statement.principals:
+            if value == "*":
+                continue
+            account = _ROOT.fullmatch(value) or re.fullmatch(r"(\d{12})", value)
+            who = f"arn:aws:iam::{account[1]}:role/somebody" if account else value
+            found.append((who, source_context(None), f"a role in account {account[1]}" if account else value))
+    return found
 
 
 def _among(other: str, context: Mapping[str, str], named: set[str], source: str | None) -> bool:

@@ -13,6 +13,7 @@ ACCOUNT = "123456789012"
 DISTRIBUTION = f"arn:aws:cloudfront::{ACCOUNT}:distribution/E1A2B3C4D5"
 OAI_ID = "E2QWRUHAPOMQZL"
 OAI = f"arn:aws:iam::cloudfront:user/CloudFront Origin Access Identity {OAI_ID}"
+OTHER_ACCOUNT = "210987654321"
 
 
 def document(*statements: dict[str, Any]) -> str:
@@ -231,4 +232,85 @@ def test_no_policy_lets_nobody_in() -> None:
     outcome = grants.may("sns.amazonaws.com", "sqs:SendMessage").evaluate({"QueueArn": "arn:aws:sqs:us-east-1:1:q"})
     assert outcome.issue("queue q") == (
         "Queue q: it has no resource policy, so sns.amazonaws.com may not sqs:SendMessage."
+    )
+
+
+def test_a_key_policy_a_secret_policy_and_a_repository_policy_are_read(aws_session) -> None:
+    from harness.kit import ecr, kms, secretsmanager
+
+    root = {
+        "Sid": "Enable IAM User Permissions",
+        "Effect": "Allow",
+        "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"},
+        "Action": "kms:*",
+        "Resource": "*",
+    }
+    logs = {
+        "Sid": "CloudTrailEncrypt",
+        "Effect": "Allow",
+        "Principal": {"Service": "cloudtrail.amazonaws.com"},
+        "Action": "kms:GenerateDataKey*",
+        "Resource": "*",
+    }
+    key_id = aws_session.client("kms").create_key(Policy=document(root, logs))["KeyMetadata"]["KeyId"]
+    key = described(kms.KEY, aws_session, key_id)
+    assert passes(grants.may("cloudtrail.amazonaws.com", "kms:GenerateDataKey"), key)
+    assert miss(grants.nobody_else_may(ACCOUNT, "kms:GenerateDataKey"), kms.KEY, key_id, key).endswith(
+        'its policy\'s statement "CloudTrailEncrypt" also lets cloudtrail.amazonaws.com kms:GenerateDataKey (only '
+        "account 123456789012 should)."
+    )
+
+    secrets = aws_session.client("secretsmanager")
+    arn = secrets.create_secret(Name=unique("db"), SecretString="x")["ARN"]
+    reader = f"arn:aws:iam::{ACCOUNT}:role/app"
+    grant = {
+        "Effect": "Allow",
+        "Principal": {"AWS": reader},
+        "Action": "secretsmanager:GetSecretValue",
+        "Resource": "*",
+    }
+    secrets.put_resource_policy(SecretId=arn, ResourcePolicy=document(grant))
+    secret = described(secretsmanager.SECRET, aws_session, arn)
+    assert passes(grants.may(reader, "secretsmanager:GetSecretValue"), secret)
+    assert not passes(grants.may(f"arn:aws:iam::{ACCOUNT}:role/other", "secretsmanager:GetSecretValue"), secret)
+
+    client = aws_session.client("ecr")
+    name = unique("repo")
+    client.create_repository(repositoryName=name)
+    assert miss(
+        grants.may(OTHER_ACCOUNT, "ecr:BatchGetImage"),
+        ecr.REPOSITORY,
+        name,
+        described(ecr.REPOSITORY, aws_session, name),
+    ) == (f"ECR repository {name}: it has no resource policy, so account {OTHER_ACCOUNT} may not ecr:BatchGetImage.")
+    pull = {
+        "Sid": "Pull",
+        "Effect": "Allow",
+        "Principal": {"AWS": OTHER_ACCOUNT},
+        "Action": ["ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer"],
+    }
+    client.set_repository_policy(
+        repositoryName=name, policyText=json.dumps({"Version": "2012-10-17", "Statement": [pull]})
+    )
+    repository = described(ecr.REPOSITORY, aws_session, name)
+    assert passes(grants.only_may(OTHER_ACCOUNT, "ecr:BatchGetImage"), repository)
+
+
+def test_a_rest_api_policy_with_escaped_quotes_is_read() -> None:
+    api = {
+        "id": "a1",
+        "policy": document(
+            {
+                "Effect": "Allow",
+                "Principal": "*",
+                "Action": "execute-api:Invoke",
+                "Resource": "execute-api:/*",
+                "Condition": {"IpAddress": {"aws:SourceIp": "203.0.113.0/24"}},
+            }
+        ).replace('"', '\\"'),
+    }
+    on = "arn:aws:execute-api:us-east-1:123456789012:a1/prod/GET/orders"
+    assert not passes(grants.may("*", "execute-api:Invoke", on=on), api)  # from anywhere: no
+    assert passes(
+        grants.may("*", "execute-api:Invoke", on="execute-api:/prod", context={"aws:SourceIp": "203.0.113.9"}), api
     )
