@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from harness.kit import globs
-from harness.kit.policy import Policy, PolicyError, Statement, parse_policy
+from harness.kit.statements import Policy, PolicyError, Statement, parse_policy
 
 Context = Mapping[str, str | bool | int | float | Sequence[str]]
 Values = str | tuple[str, ...]

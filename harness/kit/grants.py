@@ -6,7 +6,9 @@ fault: the Deny that applies, the Allow that comes closest (and what it lacks), 
 in. The resource is read as its ARN (`QueueArn`, `TopicArn`, `FunctionArn`, a bucket's `arn:aws:s3:::NAME` and,
 for an object action, every object in it; `on=` names another ARN, and a trailing `*` means "every ARN under it").
 A source (`source=`: an ARN, or a described resource or output) is the request's `aws:SourceArn`, and its account
-the request's `aws:SourceAccount`, as a service sends them when it acts for that resource.
+the request's `aws:SourceAccount`, as a service sends them when it acts for that resource. The policy is read off
+the described resource under one of `POLICY_KEYS` (`Policy`, `KeyPolicy`, `ResourcePolicy`, a REST API's `policy`);
+`document=` reads it another way (a function of the described resource, e.g. a log resource policy's text).
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from harness.kit import access, globs, identity
 from harness.kit.access import ANONYMOUS, Decision, Request
 from harness.kit.kinds import Resource
 from harness.kit.later import later
-from harness.kit.policy import Policy, PolicyError, parse_policy, principal_of
 from harness.kit.require import Requirement, require
+from harness.kit.statements import Policy, PolicyError, parse_policy, principal_of
 
 Document = Callable[[Resource], str | Mapping[str, Any] | None]
 
@@ -296,7 +298,7 @@ def may(
     source: Resource | str | None = None,
     on: str | None = None,
     context: Mapping[str, Any] | None = None,
-    document: Document = policy_document,
+    document: Document | None = None,
 ) -> Requirement:
     """The resource's policy lets `principal` (a service such as `events.amazonaws.com`, an account id, an IAM ARN,
     an origin access identity's ARN, or `*` for everyone) do `action`, from `source` when given (an ARN or a
@@ -307,7 +309,7 @@ def may(
     return _requirement(
         f"may {action}",
         f"{_who(principal)}{f' from {arn}' if arn else ''}",
-        _may(principal, action, arn, on, context or {}, document),
+        _may(principal, action, arn, on, context or {}, document or policy_document),
         f"Add a policy statement that allows {action} to {_who(principal)}{f' from {arn}' if arn else ''}.",
     )
 
@@ -320,7 +322,7 @@ def nobody_else_may(
     source: Resource | str | None = None,
     on: str | None = None,
     context: Mapping[str, Any] | None = None,
-    document: Document = policy_document,
+    document: Document | None = None,
 ) -> Requirement:
     """Nobody but `principals` (from `source`) may do `action` by the resource's policy: not everyone, not a role of
     another account or of the resource's own, not the same service from another source or account, not another
@@ -330,7 +332,7 @@ def nobody_else_may(
     return _requirement(
         f"nobody else may {action}",
         " or ".join(map(_who, listed)) + (f" from {arn}" if arn else ""),
-        _nobody_else(listed, action, arn, on, context or {}, document),
+        _nobody_else(listed, action, arn, on, context or {}, document or policy_document),
         f"Limit the statements that allow {action} to {' or '.join(map(_who, listed))}"
         + (f" with a Condition on aws:SourceArn {arn}." if arn else "."),
     )
@@ -344,13 +346,14 @@ def only_may(
     source: Resource | str | None = None,
     on: str | None = None,
     context: Mapping[str, Any] | None = None,
-    document: Document = policy_document,
+    document: Document | None = None,
 ) -> Requirement:
     """`principal` (from `source`) may do `action`, and nobody else may (`may` and `nobody_else_may` together, one
     message: what is missing first, else who else gets in)."""
     arn = _source(source)
-    allowed = _may(principal, action, arn, on, context or {}, document)
-    exclusive = _nobody_else([principal], action, arn, on, context or {}, document)
+    read = document or policy_document
+    allowed = _may(principal, action, arn, on, context or {}, read)
+    exclusive = _nobody_else([principal], action, arn, on, context or {}, read)
 
     def finding(resource: Resource) -> Finding:
         first = allowed(resource)

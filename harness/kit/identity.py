@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from harness.kit import globs
 from harness.kit.globs import Glob
-from harness.kit.policy import Policy, PolicyError, Statement, parse_policy, resource_matches
+from harness.kit.statements import Policy, PolicyError, Statement, parse_policy, resource_matches
 
 Decision = Literal["allowed", "denied", "not allowed", "undecided"]
 
