@@ -28,7 +28,7 @@ test-tools: $(ORACLE)/node_modules/.package-lock.json
 # npm, one line says so and the test skips (fails under CI).
 $(ORACLE)/node_modules/.package-lock.json: $(ORACLE)/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
-	  npm ci --prefix $(ORACLE) --no-audit --no-fund --loglevel=error --cache $(CURDIR)/build/npm-cache >/dev/null \
+	  npm ci --prefix $(ORACLE) --no-audit --no-fund --no-update-notifier --loglevel=error --cache $(CURDIR)/build/npm-cache >/dev/null \
 	  || echo "make test: npm ci in $(ORACLE) failed: the policy engine's differential test will skip (fail under CI)" >&2; \
 	else \
 	  echo "make test: node/npm is missing: the policy engine's differential test will skip (install Node.js >= 20)" >&2; \
@@ -117,4 +117,4 @@ serve: setup
 	$(BIN)/stepeval serve --lab $(LAB) $(if $(ENDPOINT_URL),--endpoint-url $(ENDPOINT_URL))
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build/deps build/wheel
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build/deps build/wheel build/npm-cache $(ORACLE)/node_modules
