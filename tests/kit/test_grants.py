@@ -314,3 +314,32 @@ def test_a_rest_api_policy_with_escaped_quotes_is_read() -> None:
     assert passes(
         grants.may("*", "execute-api:Invoke", on="execute-api:/prod", context={"aws:SourceIp": "203.0.113.9"}), api
     )
+
+
+def test_allowed_principals_counts_an_allow_without_a_condition_from_any_source() -> None:
+    """#30: with a source, `policy.allowed_principals` returned nothing for an Allow without a Condition."""
+    from harness.kit.policy import allowed_principals, parse_policy
+
+    topic = f"arn:aws:sns:us-east-1:{ACCOUNT}:orders"
+    unconditional = {
+        "Effect": "Allow",
+        "Principal": {"Service": "events.amazonaws.com"},
+        "Action": "sns:Publish",
+        "Resource": topic,
+    }
+    scoped = {
+        "Effect": "Allow",
+        "Principal": {"Service": "s3.amazonaws.com"},
+        "Action": "sns:Publish",
+        "Resource": topic,
+        "Condition": {"ArnLike": {"aws:SourceArn": "arn:aws:s3:::uploads"}},
+    }
+    policy = parse_policy(document(unconditional, scoped))
+    rule = f"arn:aws:events:us-east-1:{ACCOUNT}:rule/r"
+    assert allowed_principals(policy, "sns:Publish", rule) == ["events.amazonaws.com"]
+    assert allowed_principals(policy, "sns:Publish", "arn:aws:s3:::uploads") == [
+        "events.amazonaws.com",
+        "s3.amazonaws.com",
+    ]
+    assert allowed_principals(policy, "sns:Publish") == ["events.amazonaws.com", "s3.amazonaws.com"]
+    assert allowed_principals(policy, "sns:Subscribe") == []
