@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from harness.kit import grants, s3, sns, sqs
 from tests.kit.conftest import described, miss, passes, unique
 
@@ -343,3 +346,49 @@ def test_allowed_principals_counts_an_allow_without_a_condition_from_any_source(
     ]
     assert allowed_principals(policy, "sns:Publish") == ["events.amazonaws.com", "s3.amazonaws.com"]
     assert allowed_principals(policy, "sns:Subscribe") == []
+
+
+TOPIC_ARN = f"arn:aws:sns:us-east-1:{ACCOUNT}:orders"
+QUEUE_ARN = f"arn:aws:sqs:us-east-1:{ACCOUNT}:orders"
+service_forms = st.sampled_from(
+    [{"Service": "sns.amazonaws.com"}, {"Service": ["sns.amazonaws.com"]}, "*", {"AWS": "*"}, {"AWS": ["*"]}]
+)
+action_forms = st.sampled_from(["sqs:SendMessage", "SQS:sendmessage", "sqs:Send*", "sqs:*", ["sqs:SendMessage"], "*"])
+resource_forms = st.sampled_from([QUEUE_ARN, "*", f"arn:aws:sqs:*:{ACCOUNT}:*", "arn:aws:sqs:us-east-1:*:orde?s"])
+source_forms = st.sampled_from(
+    [
+        {"ArnEquals": {"aws:SourceArn": TOPIC_ARN}},
+        {"ArnLike": {"aws:SourceArn": f"arn:aws:sns:*:{ACCOUNT}:ord*"}},
+        {"StringEquals": {"AWS:SOURCEARN": TOPIC_ARN}},
+        {"StringLike": {"aws:SourceArn": [TOPIC_ARN, "arn:aws:sns:*:*:other"]}},
+        {"StringEquals": {"aws:SourceAccount": ACCOUNT}, "ArnLike": {"aws:SourceArn": TOPIC_ARN}},
+    ]
+)
+
+
+@given(service_forms, action_forms, resource_forms, source_forms)
+def test_every_way_of_letting_the_topic_send_is_accepted(principal, action, resource, condition) -> None:
+    """The forms a queue policy for "the topic may send" takes in AWS's docs and in learners' hands: each passes
+    `may` and `accepts_from`, and `only_may` exactly when the statement admits no one else (a Principal `*` scoped
+    to the topic's ARN still admits only the topic's sends, by IAM; an account-wide condition admits its other
+    topics)."""
+    statement = {
+        "Sid": "FromTopic",
+        "Effect": "Allow",
+        "Principal": principal,
+        "Action": action,
+        "Resource": resource,
+        "Condition": condition,
+    }
+    queue = {"QueueArn": QUEUE_ARN, "Policy": document(statement)}
+    assert grants.may("sns.amazonaws.com", "sqs:SendMessage", source=TOPIC_ARN).evaluate(queue).ok
+    assert sqs.accepts_from("sns.amazonaws.com", TOPIC_ARN).evaluate(queue).ok
+    assert (
+        not grants.may("sns.amazonaws.com", "sqs:SendMessage", source=TOPIC_ARN.replace("orders", "elsewhere"))
+        .evaluate(queue)
+        .ok
+    )
+    public = {"Sid": "Open", "Effect": "Allow", "Principal": "*", "Action": "sqs:SendMessage", "Resource": QUEUE_ARN}
+    opened = {"QueueArn": QUEUE_ARN, "Policy": document(statement, public)}
+    outcome = grants.only_may("sns.amazonaws.com", "sqs:SendMessage", source=TOPIC_ARN).evaluate(opened)
+    assert not outcome.ok and 'statement "Open"' in outcome.issue("queue orders")
