@@ -370,8 +370,8 @@ source_forms = st.sampled_from(
 def test_every_way_of_letting_the_topic_send_is_accepted(principal, action, resource, condition) -> None:
     """The forms a queue policy for "the topic may send" takes in AWS's docs and in learners' hands: each passes
     `may` and `accepts_from`, and `only_may` exactly when the statement admits no one else (a Principal `*` scoped
-    to the topic's ARN still admits only the topic's sends, by IAM; an account-wide condition admits its other
-    topics)."""
+    to the topic's ARN admits only the topic's sends; `ord*` admits the account's other topics named so); a public
+    statement beside it is named."""
     statement = {
         "Sid": "FromTopic",
         "Effect": "Allow",
@@ -388,6 +388,8 @@ def test_every_way_of_letting_the_topic_send_is_accepted(principal, action, reso
         .evaluate(queue)
         .ok
     )
+    only = grants.only_may("sns.amazonaws.com", "sqs:SendMessage", source=TOPIC_ARN).evaluate(queue)
+    assert only.ok == ("ord*" not in json.dumps(condition))
     public = {"Sid": "Open", "Effect": "Allow", "Principal": "*", "Action": "sqs:SendMessage", "Resource": QUEUE_ARN}
     opened = {"QueueArn": QUEUE_ARN, "Policy": document(statement, public)}
     outcome = grants.only_may("sns.amazonaws.com", "sqs:SendMessage", source=TOPIC_ARN).evaluate(opened)
