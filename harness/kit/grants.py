@@ -77,6 +77,16 @@ def source_context(source: str | None) -> dict[str, str]:
     return context
 
 
+def _from(source: str, target: str | None) -> dict[str, str]:
+    """The context of a call from `source`; a source whose ARN names no account (an S3 bucket) is taken to be in the
+    account of the resource called, as the usual "bucket notifies a queue" is, so `aws:SourceAccount` is that."""
+    context = source_context(source)
+    owner = _account(target or "")
+    if "aws:SourceAccount" not in context and owner:
+        context["aws:SourceAccount"] = owner
+    return context
+
+
 def _account(arn: str) -> str | None:
     parts = arn.split(":", 5)
     return parts[4] if len(parts) == 6 and parts[4].isdigit() else None
@@ -186,7 +196,7 @@ def _may(principal: str, action: str, source: str | None, on: str | None, contex
             return Finding(False, f"{policy}, so {_who(principal)} may not {action}{from_where}.")
         target = _on(resource, action, on)
         targets = _targets(target, action, policy) if target else [""]
-        contexts = [source_context(source)] if source else sources_of(policy)
+        contexts = [_from(source, target)] if source else sources_of(policy)
         decision = _decide(policy, asked, action, targets, contexts, context)
         if decision.allowed:
             return Finding(True, f"its policy's {decision.label} lets {_who(principal)} {action}{from_where}.")
@@ -210,7 +220,8 @@ def _others(principal: str, source: str | None, owner: str | None) -> list[tuple
         if len(parts) == 6:
             foreign = ":".join([*parts[:4], STRANGER, parts[5]])
             sibling = ":".join([*parts[:5], parts[5] + "-other"])
-            others.append((principal, source_context(foreign), f"{principal} from {foreign}"))
+            if parts[4]:  # a source in an account (a bucket's ARN names none: its name is global)
+                others.append((principal, source_context(foreign), f"{principal} from {foreign}"))
             others.append((principal, source_context(sibling), f"{principal} from {sibling}"))
     elif principal.startswith("arn:aws:iam::cloudfront:user/"):
         other = "arn:aws:iam::cloudfront:user/CloudFront Origin Access Identity EOTHER"

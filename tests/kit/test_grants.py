@@ -394,3 +394,24 @@ def test_every_way_of_letting_the_topic_send_is_accepted(principal, action, reso
     opened = {"QueueArn": QUEUE_ARN, "Policy": document(statement, public)}
     outcome = grants.only_may("sns.amazonaws.com", "sqs:SendMessage", source=TOPIC_ARN).evaluate(opened)
     assert not outcome.ok and 'statement "Open"' in outcome.issue("queue orders")
+
+
+def test_a_bucket_notifying_a_queue_is_from_the_queue_s_account() -> None:
+    """AWS's example queue policy for S3 event notifications scopes by the bucket's ARN and the account: a bucket's
+    ARN names no account, so the call is taken to come from the queue's."""
+    statement = {
+        "Effect": "Allow",
+        "Principal": {"Service": "s3.amazonaws.com"},
+        "Action": "SQS:SendMessage",
+        "Resource": QUEUE_ARN,
+        "Condition": {
+            "ArnLike": {"aws:SourceArn": "arn:aws:s3:*:*:uploads"},
+            "StringEquals": {"aws:SourceAccount": ACCOUNT},
+        },
+    }
+    queue = {"QueueArn": QUEUE_ARN, "Policy": document(statement)}
+    assert sqs.accepts_from("s3.amazonaws.com", "arn:aws:s3:::uploads").evaluate(queue).ok
+    assert grants.only_may("s3.amazonaws.com", "sqs:SendMessage", source="arn:aws:s3:::uploads").evaluate(queue).ok
+    by_name = {**statement, "Condition": {"ArnLike": {"aws:SourceArn": "arn:aws:s3:*:*:uploads"}}}
+    queue = {"QueueArn": QUEUE_ARN, "Policy": document(by_name)}  # a bucket's name is global: no account needed
+    assert grants.only_may("s3.amazonaws.com", "sqs:SendMessage", source="arn:aws:s3:::uploads").evaluate(queue).ok
