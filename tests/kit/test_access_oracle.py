@@ -70,3 +70,13 @@ def test_the_engine_agrees_with_iam_simulate() -> None:
             disagreements.append((ours, answer["result"], case))
     assert judged >= 10_000
     assert not disagreements, f"{len(disagreements)} disagreements, e.g. {json.dumps(disagreements[:3], indent=1)}"
+
+
+def test_without_node_the_test_skips_outside_ci_and_fails_under_it(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no node on it
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=r"node is missing: install Node\.js >= 20"):
+        oracle([])
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="under CI a missing node is an error"):
+        oracle([])
