@@ -98,12 +98,31 @@ def label(statement: Statement | None, index: int | None) -> str:
 
 
 def as_policy(document: Policy | str | Mapping[str, Any]) -> Policy:
-    """A parsed resource policy, from JSON text, a decoded object or a `Policy`; PolicyError if AWS would refuse it."""
-    return (
+    """A parsed resource policy, from JSON text, a decoded object or a `Policy`; PolicyError if AWS would refuse it
+    (a malformed element, an unknown condition operator, a condition value that is not a string, number, boolean
+    or list of them)."""
+    policy = (
         document
         if isinstance(document, Policy)
         else parse_policy(dict(document) if isinstance(document, Mapping) else document)
     )
+    for number, statement in enumerate(policy.statements, 1):
+        _check_condition(statement.condition, f"statement {number}")
+    return policy
+
+
+def _check_condition(condition: Mapping[str, Any], where: str) -> None:
+    for operator, tests in condition.items():
+        qualifier, _, name = operator.rpartition(":")
+        base = name.removesuffix("IfExists") if name != "IfExists" else name
+        if qualifier not in ("", "ForAllValues", "ForAnyValue") or (base not in _OPERATORS and base != "Null"):
+            raise PolicyError(f"{where}: unknown condition operator {operator!r}")
+        if not isinstance(tests, Mapping):
+            raise PolicyError(f'{where}: "{operator}" must map condition keys to values')
+        for key, values in tests.items():
+            listed = values if isinstance(values, list) else [values]
+            if not all(isinstance(v, str | bool | int | float) for v in listed):
+                raise PolicyError(f"{where}: the values of {operator} {key} must be strings, numbers or booleans")
 
 
 def evaluate(document: Policy | str | Mapping[str, Any], request: Request) -> Decision:

@@ -25,7 +25,7 @@ from harness.kit.access import ANONYMOUS, Decision, Request
 from harness.kit.kinds import Resource
 from harness.kit.later import later
 from harness.kit.require import Requirement, require
-from harness.kit.statements import Policy, PolicyError, parse_policy, principal_of
+from harness.kit.statements import Policy, PolicyError, principal_of
 
 Document = Callable[[Resource], str | Mapping[str, Any] | None]
 
@@ -168,7 +168,7 @@ def _parsed(resource: Resource, document: Document) -> Policy | str:
         decoded = json.loads(raw) if isinstance(raw, str) else dict(raw)
         if resource.get("repositoryArn"):
             decoded = _implied_resource(decoded, str(resource["repositoryArn"]))
-        return parse_policy(decoded)
+        return access.as_policy(decoded)
     except (PolicyError, json.JSONDecodeError) as error:
         return f"its resource policy is not valid: {error}"
 

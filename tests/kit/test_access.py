@@ -199,3 +199,17 @@ def test_every_target_of_the_generator_is_asked() -> None:
     }
     outcomes = {evaluate(c["policy"], request_of(c)).outcome for c in generated}
     assert outcomes == {"allowed", "denied", "not allowed"}
+
+
+@pytest.mark.parametrize(
+    ("condition", "says"),
+    [
+        ({"StringSortOf": {"aws:SourceArn": "x"}}, "unknown condition operator 'StringSortOf'"),
+        ({"ForSomeValues:StringEquals": {"aws:TagKeys": "x"}}, "unknown condition operator"),
+        ({"StringEquals": "x"}, "must map condition keys to values"),
+        ({"StringEquals": {"aws:SourceArn": {"nested": 1}}}, "must be strings, numbers or booleans"),
+    ],
+)
+def test_a_condition_aws_would_refuse_concludes_nothing(condition: dict[str, Any], says: str) -> None:
+    with pytest.raises(PolicyError, match=says):
+        evaluate(policy(allow(Condition=condition)), Request(ROLE, "sqs:SendMessage", QUEUE))

@@ -415,3 +415,20 @@ def test_a_bucket_notifying_a_queue_is_from_the_queue_s_account() -> None:
     by_name = {**statement, "Condition": {"ArnLike": {"aws:SourceArn": "arn:aws:s3:*:*:uploads"}}}
     queue = {"QueueArn": QUEUE_ARN, "Policy": document(by_name)}  # a bucket's name is global: no account needed
     assert grants.only_may("s3.amazonaws.com", "sqs:SendMessage", source="arn:aws:s3:::uploads").evaluate(queue).ok
+
+
+def test_a_policy_aws_would_refuse_is_a_miss_that_says_so() -> None:
+    bad = {
+        "Effect": "Allow",
+        "Principal": "*",
+        "Action": "sqs:SendMessage",
+        "Resource": QUEUE_ARN,
+        "Condition": {"ArnMaybe": {"aws:SourceArn": TOPIC_ARN}},
+    }
+    outcome = sqs.accepts_from("sns.amazonaws.com", TOPIC_ARN).evaluate(
+        {"QueueArn": QUEUE_ARN, "Policy": document(bad)}
+    )
+    assert outcome.issue("queue orders") == (
+        "Queue orders: its resource policy is not valid: statement 1: unknown condition operator 'ArnMaybe', so "
+        f"sns.amazonaws.com may not sqs:SendMessage from {TOPIC_ARN}."
+    )
