@@ -432,3 +432,24 @@ def test_a_policy_aws_would_refuse_is_a_miss_that_says_so() -> None:
         "Queue orders: its resource policy is not valid: statement 1: unknown condition operator 'ArnMaybe', so "
         f"sns.amazonaws.com may not sqs:SendMessage from {TOPIC_ARN}."
     )
+
+
+def test_a_trust_policy_is_read_by_the_engine() -> None:
+    from harness.kit import iam
+
+    scoped = {
+        "Effect": "Allow",
+        "Principal": {"Service": "scheduler.amazonaws.com"},
+        "Action": "sts:AssumeRole",
+        "Condition": {"StringEquals": {"aws:SourceAccount": ACCOUNT}},
+    }
+    lambda_ = {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}
+    role = {"AssumeRolePolicyDocument": {"Version": "2012-10-17", "Statement": [scoped, lambda_]}}
+    assert iam.trusts("scheduler.amazonaws.com").evaluate(role).ok  # a source's condition counts
+    assert iam.trusted_only_by("lambda.amazonaws.com", "scheduler.amazonaws.com").evaluate(role).ok
+    denied = {"Effect": "Deny", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:*"}
+    role["AssumeRolePolicyDocument"]["Statement"].append(denied)
+    outcome = iam.trusts("lambda.amazonaws.com").evaluate(role)
+    assert outcome.issue("IAM role app") == (
+        "IAM role app: its trust policy lets scheduler.amazonaws.com assume it, not lambda.amazonaws.com."
+    )
