@@ -170,7 +170,7 @@ def _closest_allow(policy: Policy, whys: Sequence[Why], request: Request) -> Dec
     elif not why.principal:
         lacks = f"is not for {'everyone' if request.principal == ANONYMOUS else request.principal}"
     elif not why.resource:
-        lacks = f"does not cover {request.resource}"
+        lacks = f"does not cover {request.resource or 'the resource'}"
     else:
         lacks = f"has a Condition ({why.failed}) the request does not meet"
     allows = request.action if why.action else _actions(statement)

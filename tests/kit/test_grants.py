@@ -453,3 +453,12 @@ def test_a_trust_policy_is_read_by_the_engine() -> None:
     assert outcome.issue("IAM role app") == (
         "IAM role app: its trust policy lets scheduler.amazonaws.com assume it, not lambda.amazonaws.com."
     )
+
+
+def test_a_resource_without_an_arn_is_named_in_words() -> None:
+    narrowed = {"Effect": "Allow", "Principal": "*", "Action": "sqs:SendMessage", "Resource": QUEUE_ARN}
+    outcome = grants.may("sns.amazonaws.com", "sqs:SendMessage").evaluate({"Policy": document(narrowed)})
+    assert outcome.issue("queue orders") == (
+        "Queue orders: its policy does not let sns.amazonaws.com sqs:SendMessage: statement 1 allows sqs:SendMessage "
+        "but does not cover the resource."
+    )
