@@ -169,7 +169,9 @@ def condition_element(rng: random.Random, service: str) -> dict[str, dict[str, A
         kind = rng.random()
         ifx = "IfExists" if rng.random() < 0.15 else ""
         if kind < 0.2:
-            op = rng.choice(["ArnLike", "ArnEquals", "ArnNotLike", "ArnNotEquals", "StringLike", "StringEquals"])
+            op = rng.choice(
+                ["ArnLike", "ArnEquals", "ArnNotLike", "ArnNotEquals", "StringLike", "StringEquals", "StringNotLike"]
+            )
             value = rng.choice(
                 [
                     *SOURCES,
