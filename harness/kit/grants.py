@@ -117,7 +117,7 @@ def _on(resource: Resource, action: str, on: str | None) -> str | None:
 
 def sources_of(policy: Policy) -> list[dict[str, str]]:
     """Request contexts for "from some source": none, and each source ARN or account the policy's conditions name
-    (a pattern's wildcards filled in), so that a grant scoped to a source counts when no source is asked about.
+    (a pattern as the shortest text it matches), so that a grant scoped to a source counts when no source is asked about.
     `AWS:SourceOwner` is never assumed: a service acting for a resource does not send it (SNS's default topic policy,
     which tests it, lets no service publish)."""
     arns, accounts = {""}, {""}
@@ -125,7 +125,7 @@ def sources_of(policy: Policy) -> list[dict[str, str]]:
         for tests in statement.condition.values():
             for key, values in tests.items():
                 for value in values if isinstance(values, list) else [values]:
-                    witness = str(value).replace("*", "x").replace("?", "x")
+                    witness = str(value).replace("*", "").replace("?", "x")  # the shortest source it admits
                     if key.lower() == "aws:sourcearn":
                         arns.add(witness)
                     elif key.lower() == "aws:sourceaccount":
@@ -242,7 +242,11 @@ def _nobody_else(principals: Sequence[str], action: str, source: str | None, on:
         targets = _targets(target, action, policy) if target else [""]
         owner = _account(target or "") or _account(arn_of(resource) or "")
         for principal in principals:
-            for other, other_context, called in [*_others(principal, source, owner), *_named_in(policy)]:
+            for other, other_context, called in [
+                *_others(principal, source, owner),
+                *_named_in(policy),
+                *_from_named_sources(principal, policy),
+            ]:
                 if _among(other, other_context, named, source):
                     continue
                 for arn in targets:
@@ -259,9 +263,10 @@ def _nobody_else(principals: Sequence[str], action: str, source: str | None, on:
 
 
 def _named_in(policy: Policy) -> list[tuple[str, dict[str, str], str]]:
-    """Every principal the policy's Allows name (an account as a role in it), asked with no source: the others a
-    policy most plausibly lets in."""
+    """Every principal the policy's Allows name (an account as a role in it), asked from no source and from each
+    source the policy's conditions name: the others a policy most plausibly lets in."""
     found = []
+    contexts = sources_of(policy)
     for statement in policy.statements:
         if statement.effect != "Allow" or statement.not_principal:
             continue
@@ -270,7 +275,22 @@ def _named_in(policy: Policy) -> list[tuple[str, dict[str, str], str]]:
                 continue
             account = _ROOT.fullmatch(value) or re.fullmatch(r"(\d{12})", value)
             who = f"arn:aws:iam::{account[1]}:role/somebody" if account else value
-            found.append((who, source_context(None), f"a role in account {account[1]}" if account else value))
+            called = f"a role in account {account[1]}" if account else value
+            for context in contexts:
+                source = context.get("aws:SourceArn")
+                found.append((who, context, f"{called} from {source}" if source else called))
+    return found
+
+
+def _from_named_sources(principal: str, policy: Policy) -> list[tuple[str, dict[str, str], str]]:
+    """A service asked about, from each source the policy's conditions name (a pattern's, filled in): a statement
+    for everyone (`*`) scoped to sources lets the service in from each of them."""
+    if not principal.endswith(".amazonaws.com"):
+        return []
+    found = []
+    for context in sources_of(policy):
+        source = context.get("aws:SourceArn")
+        found.append((principal, context, f"{principal} from {source}" if source else principal))
     return found
 
 

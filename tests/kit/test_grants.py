@@ -370,8 +370,8 @@ source_forms = st.sampled_from(
 def test_every_way_of_letting_the_topic_send_is_accepted(principal, action, resource, condition) -> None:
     """The forms a queue policy for "the topic may send" takes in AWS's docs and in learners' hands: each passes
     `may` and `accepts_from`, and `only_may` exactly when the statement admits no one else (a Principal `*` scoped
-    to the topic's ARN admits only the topic's sends; `ord*` admits the account's other topics named so); a public
-    statement beside it is named."""
+    to the topic's ARN admits only the topic's sends; a pattern such as `ord*` admits the other topics it matches); a
+    public statement beside it is named."""
     statement = {
         "Sid": "FromTopic",
         "Effect": "Allow",
@@ -389,7 +389,7 @@ def test_every_way_of_letting_the_topic_send_is_accepted(principal, action, reso
         .ok
     )
     only = grants.only_may("sns.amazonaws.com", "sqs:SendMessage", source=TOPIC_ARN).evaluate(queue)
-    assert only.ok == ("ord*" not in json.dumps(condition))
+    assert only.ok == ("*" not in json.dumps(condition))  # a pattern admits the topics it also matches
     public = {"Sid": "Open", "Effect": "Allow", "Principal": "*", "Action": "sqs:SendMessage", "Resource": QUEUE_ARN}
     opened = {"QueueArn": QUEUE_ARN, "Policy": document(statement, public)}
     outcome = grants.only_may("sns.amazonaws.com", "sqs:SendMessage", source=TOPIC_ARN).evaluate(opened)
@@ -461,4 +461,20 @@ def test_a_resource_without_an_arn_is_named_in_words() -> None:
     assert outcome.issue("queue orders") == (
         "Queue orders: its policy does not let sns.amazonaws.com sqs:SendMessage: statement 1 allows sqs:SendMessage "
         "but does not cover the resource."
+    )
+
+
+def test_another_distribution_s_grant_beside_the_identity_is_named() -> None:
+    other = f"arn:aws:cloudfront::{ACCOUNT}:distribution/EOTHER"
+    bucket = {
+        "Bucket": "site",
+        "Policy": document(
+            oac("site", distribution=other),
+            {"Effect": "Allow", "Principal": {"AWS": OAI}, "Action": "s3:GetObject", "Resource": "arn:aws:s3:::site/*"},
+        ),
+    }
+    outcome = s3.readable_only_by(DISTRIBUTION, identity=OAI_ID).evaluate(bucket)
+    assert outcome.issue("bucket policy on site") == (
+        'Bucket policy on site: its policy\'s statement "AllowCloudFrontServicePrincipal" also lets '
+        f"cloudfront.amazonaws.com from {other} s3:GetObject (only {OAI} should)."
     )
