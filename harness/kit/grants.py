@@ -117,9 +117,9 @@ def _on(resource: Resource, action: str, on: str | None) -> str | None:
 
 def sources_of(policy: Policy) -> list[dict[str, str]]:
     """Request contexts for "from some source": none, and each source ARN or account the policy's conditions name
-    (a pattern as the shortest text it matches), so that a grant scoped to a source counts when no source is asked about.
-    `AWS:SourceOwner` is never assumed: a service acting for a resource does not send it (SNS's default topic policy,
-    which tests it, lets no service publish)."""
+    (a pattern as the shortest text it matches), so that a grant scoped to a source counts when no source is asked
+    about. `AWS:SourceOwner` is never assumed: a service acting for a resource does not send it (SNS's default topic
+    policy, which tests it, lets no service publish)."""
     arns, accounts = {""}, {""}
     for statement in policy.statements:
         for tests in statement.condition.values():
