@@ -140,6 +140,8 @@ def _parse_statement(raw: object, number: int, kind: PolicyKind = "resource") ->
     if condition is not None and not isinstance(condition, dict):
         raise PolicyError(f'{where}: "Condition" must be an object')
     actions, not_action = _either(raw, "Action", where, _strings)
+    resources: tuple[str, ...]
+    principals: tuple[tuple[str, str], ...]
     if kind == "trust":
         _refuse(raw, ("Resource", "NotResource"), where, "a trust policy")
         resources, not_resource = ("*",), False
