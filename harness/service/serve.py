@@ -13,7 +13,18 @@ from harness.core import logs
 from harness.sandbox.confine import MINIMUM
 from harness.service.settings import ServiceSettings
 
-FLAGS = ("lab", "host", "port", "workers", "queue", "deadline_s", "endpoint_url", "unsafe_no_sandbox", "store_url")
+FLAGS = (
+    "lab",
+    "labs",
+    "host",
+    "port",
+    "workers",
+    "queue",
+    "deadline_s",
+    "endpoint_url",
+    "unsafe_no_sandbox",
+    "store_url",
+)
 
 
 def load_settings(args: argparse.Namespace) -> ServiceSettings | None:
@@ -24,7 +35,8 @@ def load_settings(args: argparse.Namespace) -> ServiceSettings | None:
     except ValidationError as exc:
         for err in exc.errors():
             name = ".".join(str(p) for p in err["loc"])
-            flag = {"deadline_s": "--deadline", "store_url": "--store"}.get(name, f"--{name.replace('_', '-')}")
+            flags = {"deadline_s": "--deadline", "store_url": "--store", "": "--lab and --labs"}
+            flag = flags.get(name, f"--{name.replace('_', '-')}")
             where = flag if name in overrides else f"STEPEVAL_{name.upper()}"
             message = "is required" if err["type"] == "missing" else err["msg"].removeprefix("Value error, ")
             if err["type"] == "missing" and name == "webhook_secret":

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from standardwebhooks.webhooks import Webhook
 
@@ -31,6 +31,12 @@ class ServiceSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="STEPEVAL_", extra="ignore", frozen=True)
 
     lab: Path = Field(Path("."), description="lab directory holding specs/ and evaluation/")
+    labs: Path | None = Field(
+        None, description="serve every lab directly under this directory (each with specs/), in place of `lab`"
+    )
+    lab_versions_kept: int = Field(
+        2, ge=2, le=20, description="versions of each lab held after reloads (a request may name one of them)"
+    )
     host: str = Field("127.0.0.1", description="address to listen on")
     port: int = Field(8080, ge=0, le=65535, description="TCP port (0: any free port)")
     workers: int | None = Field(
@@ -108,3 +114,9 @@ class ServiceSettings(BaseSettings):
             except BadInput as exc:
                 raise ValueError(str(exc).removeprefix("--endpoint-url ")) from None
         return value or None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ServiceSettings:
+        if self.labs is not None and "lab" in self.model_fields_set:
+            raise ValueError("give the lab directory (lab) or the directory of labs (labs), not both")
+        return self
