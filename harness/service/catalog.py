@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.core import logs
-from harness.core.errors import BadInput
-from harness.core.lab import Lab, load_lab
+from harness.core.errors import BadInput, LabError
+from harness.core.lab import Lab, find_spec_file, load_lab
 from harness.core.lab_version import lab_files, version_of
 from harness.sandbox.pool import WorkerPool
 from harness.sandbox.runner import Runner
@@ -75,11 +75,15 @@ class Loaded:
 
 
 def lab_directories(labs_dir: Path) -> list[Path]:
-    """Every directory directly under `labs_dir` holding `specs/`, in name order; BadInput when it is not a
-    directory."""
+    """Every directory directly under `labs_dir` holding `specs/`, in name order, but those named with a leading
+    dot (a lab being staged); BadInput when it is not a directory."""
     if not labs_dir.is_dir():
         raise BadInput(f"--labs {labs_dir}: not a directory (it holds one directory per lab, each with specs/)")
-    return sorted(path for path in labs_dir.iterdir() if path.is_dir() and (path / "specs").is_dir())
+    return sorted(
+        path
+        for path in labs_dir.iterdir()
+        if not path.name.startswith(".") and path.is_dir() and (path / "specs").is_dir()
+    )
 
 
 class LabCatalog:
@@ -113,9 +117,11 @@ class LabCatalog:
         self._reloading = threading.Lock()  # one reload at a time
         loaded = [self._load(source, check=False) for source in self._sources()]
         self._publish(loaded, initial=True)
+        if not self.labs and self.lab_dir is not None:
+            raise LabError(self.problems[0].splitlines())
         if not self.labs:
-            where = self.lab_dir or self.labs_dir
-            raise BadInput(f"{where}: no lab could be loaded: " + "; ".join(self.problems or ["no lab with specs/"]))
+            problems = "; ".join(self.problems) or "no directory in it holds specs/"
+            raise BadInput(f"--labs {self.labs_dir}: no lab could be loaded: {problems}")
 
     # -- reading labs ------------------------------------------------------------------------------------------
 
@@ -128,7 +134,10 @@ class LabCatalog:
     def _load(self, source: Path, *, check: bool) -> Loaded:
         """`source` read once, copied, loaded from the copy (the version already held when unchanged)."""
         try:
+            find_spec_file(source)  # no directory, no spec: said of the lab's own path
             files = lab_files(source)
+        except BadInput as exc:
+            return Loaded(source, problem=str(exc))
         except OSError as exc:
             return Loaded(source, problem=f"{source}: cannot read: {exc}")
         version = version_of(files)
@@ -308,6 +317,7 @@ def write_copy(copy: Path, files: dict[str, bytes]) -> None:
     """The lab's files under `copy`, readable by every uid, written whole before the directory takes its name."""
     partial = copy.with_name(copy.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir()
     for relative, content in files.items():
         target = partial / relative
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -83,6 +83,8 @@ class Metrics:
         self.in_flight = Gauge("stepeval_in_flight", "Evaluations admitted and not yet answered", registry=r)
         r.register(PoolCollector(pool))
         r.register(LabCollector(catalog))
+        for outcome in ("ok", "problems"):
+            self.reloads.labels(outcome=outcome)
         for lab in catalog.labs:
             self.expect_lab(lab)
 

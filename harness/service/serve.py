@@ -30,13 +30,15 @@ FLAGS = (
 def load_settings(args: argparse.Namespace) -> ServiceSettings | None:
     """Flags given on the command line override the environment; None (after saying why) when invalid."""
     overrides = {name: getattr(args, name) for name in FLAGS if getattr(args, name, None) is not None}
+    if "lab" in overrides and "labs" in overrides:
+        print("stepeval serve: --lab and --labs: give one (a lab, or a directory of labs)", file=sys.stderr)
+        return None
     try:
         return ServiceSettings(**overrides)
     except ValidationError as exc:
         for err in exc.errors():
             name = ".".join(str(p) for p in err["loc"])
-            flags = {"deadline_s": "--deadline", "store_url": "--store", "": "--lab and --labs"}
-            flag = flags.get(name, f"--{name.replace('_', '-')}")
+            flag = {"deadline_s": "--deadline", "store_url": "--store"}.get(name, f"--{name.replace('_', '-')}")
             where = flag if name in overrides else f"STEPEVAL_{name.upper()}"
             message = "is required" if err["type"] == "missing" else err["msg"].removeprefix("Value error, ")
             if err["type"] == "missing" and name == "webhook_secret":

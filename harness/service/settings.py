@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from standardwebhooks.webhooks import Webhook
 
@@ -32,7 +32,7 @@ class ServiceSettings(BaseSettings):
 
     lab: Path = Field(Path("."), description="lab directory holding specs/ and evaluation/")
     labs: Path | None = Field(
-        None, description="serve every lab directly under this directory (each with specs/), in place of `lab`"
+        None, description="serve every lab directly under this directory (each with specs/); `lab` is then unused"
     )
     lab_versions_kept: int = Field(
         2, ge=2, le=20, description="versions of each lab held after reloads (a request may name one of them)"
@@ -114,9 +114,3 @@ class ServiceSettings(BaseSettings):
             except BadInput as exc:
                 raise ValueError(str(exc).removeprefix("--endpoint-url ")) from None
         return value or None
-
-    @model_validator(mode="after")
-    def _one_source(self) -> ServiceSettings:
-        if self.labs is not None and "lab" in self.model_fields_set:
-            raise ValueError("give the lab directory (lab) or the directory of labs (labs), not both")
-        return self
