@@ -4,7 +4,6 @@ real HTTP on a real `stepeval serve` process."""
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 import time
 import uuid
@@ -15,20 +14,9 @@ from typing import Any
 import httpx
 
 from harness.service.webhooks import sign
-from tests.fixtures.service import SECRET, SERVICE_LAB, Sandbox, Service, bucket_events
+from tests.fixtures.service import SECRET, Sandbox, Service, bucket_events, make_labs
 
-LABS = ("alpha", "beta", "gamma")
 RELOAD_TIMEOUT_S = 60
-
-
-def make_labs(root: Path) -> Path:
-    """Three copies of the service's test lab, each with its own project (lab-alpha, lab-beta, lab-gamma)."""
-    for name in LABS:
-        lab = shutil.copytree(SERVICE_LAB, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-        spec = Path(lab) / "specs" / "service-tests.yaml"
-        spec.write_text(spec.read_text().replace("project: service-tests", f"project: lab-{name}"))
-    (root / "not-a-lab").mkdir()  # no specs/: not served
-    return root
 
 
 def hook(sandbox: Sandbox, lab: str | None, **extra: Any) -> dict[str, Any]:
