@@ -14,6 +14,8 @@ from typing import Any
 import httpx
 
 from harness.service.webhooks import sign
+from harness.store.engine import open_engine
+from harness.store.records import RecordStore
 from tests.fixtures.service import SECRET, Sandbox, Service, bucket_events, make_labs
 
 RELOAD_TIMEOUT_S = 60
@@ -50,15 +52,26 @@ def test_every_lab_under_the_directory_answers_hooks_of_its_own(
     service_factory: Any, moto_server: str, accounts: tuple[Sandbox, Sandbox], tmp_path: Path
 ) -> None:
     labs = make_labs(tmp_path / "labs")
-    service = service_factory("labs", "--labs", str(labs), "--workers", "2", "--endpoint-url", moto_server)
+    store = f"sqlite:///{tmp_path / 'records.db'}"
+    service = service_factory(
+        "labs", "--labs", str(labs), "--workers", "2", "--endpoint-url", moto_server, "--store", store
+    )
     ready = service.http.get("/readyz").json()
     assert [lab["lab"] for lab in ready["labs"]] == ["lab-alpha", "lab-beta", "lab-gamma"]
     assert all(lab["steps"] == 3 and len(lab["version"]) == 16 for lab in ready["labs"])
     assert ready["lab"] is None and ready["steps"] == 9 and ready["lab_problems"] == []
+    answered = {}
     for name in ("lab-alpha", "lab-beta", "lab-gamma"):
         answer = service.post(hook(accounts[0], name)).json()
         assert (answer["status"], answer["lab"]) == ("pass", name)
         assert answer["lab_version"] == versions(service)[name]
+        answered[answer["request_id"]] = (name, answer["lab_version"])
+    engine = open_engine(store)
+    try:
+        recorded = {r.request_id: (r.lab, r.lab_version) for r in RecordStore(engine).select()}
+    finally:
+        engine.dispose()
+    assert recorded == answered  # each evaluation kept with its lab and the version that judged it
     assert service.metric("stepeval_answers_total", lab="lab-beta", status="pass", kind="none") == 1
 
     unknown = service.post(hook(accounts[0], "lab-delta"))
