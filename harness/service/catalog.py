@@ -5,7 +5,7 @@ directory every evaluation process's root holds: an author editing the lab on di
 served. A reload (SIGHUP, or the signed admin request) reads the directories again: a changed lab's new version
 serves the requests that arrive after it; the newest `kept` versions of each lab stay (a request may name one);
 a version that fails to load (its spec, or a module that does not import) is not served and its lab keeps the
-version it had. A version is removed from disk only once no evaluation runs on it.
+version it had. A version no longer held is removed from disk once no request admitted on it can still run.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from harness.sandbox.runner import Runner
 from harness.service.problems import Problem, show
 
 DEFAULT_KEPT = 2  # versions held per lab: the one served and the one before it
+DEFAULT_LINGER_S = 120.0
 
 
 @dataclass(eq=False)
@@ -46,7 +47,7 @@ class LabVersion:
     loaded_at: float
     module_problems: list[str] = field(default_factory=list)
     users: int = 0  # evaluations running on it now
-    dropped: bool = False  # no longer held: its copy goes when its last evaluation ends
+    dropped_at: float | None = None  # no longer held since (monotonic): its copy goes once no request can use it
 
     def describe(self) -> dict[str, Any]:
         return {"version": self.version, "steps": len(self.lab.steps), "loaded_at": round(self.loaded_at, 3)}
@@ -96,16 +97,21 @@ class LabCatalog:
         lab_dir: Path | None = None,
         labs_dir: Path | None = None,
         kept: int = DEFAULT_KEPT,
+        linger_s: float = DEFAULT_LINGER_S,
         on_change: Callable[[list[str]], None] | None = None,
     ) -> None:
         """One of `lab_dir` (one lab) and `labs_dir` (every lab under it). Loads them now: BadInput when no lab
-        loads (a lab of many that does not is reported in `problems` and served once it loads)."""
+        loads (a lab of many that does not is reported in `problems` and served once it loads). `linger_s`: how long
+        a version no longer held stays on disk (a request admitted on it may still be waiting for a worker: the
+        service's deadline bounds that wait)."""
         if (lab_dir is None) == (labs_dir is None):
             raise ValueError("give one of lab_dir and labs_dir")
         self.pool = pool
         self.lab_dir = lab_dir.resolve() if lab_dir else None
         self.labs_dir = labs_dir.resolve() if labs_dir else None
         self.kept = max(2, kept)
+        self.linger_s = linger_s
+        self._dropped: list[LabVersion] = []
         self.on_change = on_change
         self.copies = Path(tempfile.mkdtemp(prefix="stepeval-labs-"))
         os.chmod(self.copies, 0o755)  # every evaluation's uid reads the copies (their files are 0644)
@@ -115,13 +121,16 @@ class LabCatalog:
         self.reloaded_at: float | None = None
         self._lock = threading.Lock()  # guards the versions' users and `labs`' swaps
         self._reloading = threading.Lock()  # one reload at a time
-        loaded = [self._load(source, check=False) for source in self._sources()]
-        self._publish(loaded, initial=True)
-        if not self.labs and self.lab_dir is not None:
-            raise LabError(self.problems[0].splitlines())
-        if not self.labs:
-            problems = "; ".join(self.problems) or "no directory in it holds specs/"
-            raise BadInput(f"--labs {self.labs_dir}: no lab could be loaded: {problems}")
+        try:
+            self._publish([self._load(source, check=False) for source in self._sources()], initial=True)
+            if not self.labs and self.lab_dir is not None:
+                raise LabError(self.problems[0].splitlines())
+            if not self.labs:
+                problems = "; ".join(self.problems) or "no directory in it holds specs/"
+                raise BadInput(f"--labs {self.labs_dir}: no lab could be loaded: {problems}")
+        except BadInput:
+            self.close()
+            raise
 
     # -- reading labs ------------------------------------------------------------------------------------------
 
@@ -158,11 +167,17 @@ class LabCatalog:
         return Loaded(source, served)
 
     def _held(self, source: Path, version: str) -> LabVersion | None:
+        """The version of `source` already loaded, held or dropped but still on disk (a rollback: taken back)."""
         with self._lock:
             for served in self.labs.values():
                 for held in served.versions:
                     if held.source == source and held.version == version:
                         return held
+            for dropped in self._dropped:
+                if dropped.source == source and dropped.version == version:
+                    self._dropped.remove(dropped)
+                    dropped.dropped_at = None
+                    return dropped
         return None
 
     def check_modules(self, served: LabVersion) -> list[str]:
@@ -219,10 +234,21 @@ class LabCatalog:
         return {"changed": changed, "problems": problems}
 
     def _drop(self, served: LabVersion) -> None:
-        """No longer held (under the lock): its copy goes now, or when its last evaluation ends."""
-        served.dropped = True
-        if served.users == 0:
-            shutil.rmtree(served.copy, ignore_errors=True)
+        """No longer held (under the lock): its copy goes once `linger_s` has passed and no evaluation runs on it."""
+        served.dropped_at = time.monotonic()
+        self._dropped.append(served)
+        self._sweep()
+
+    def _sweep(self) -> None:
+        """The copies of versions dropped long enough ago and no longer running, removed (under the lock)."""
+        now, kept = time.monotonic(), []
+        for served in self._dropped:
+            assert served.dropped_at is not None
+            if served.users == 0 and now - served.dropped_at >= self.linger_s:
+                shutil.rmtree(served.copy, ignore_errors=True)
+            else:
+                kept.append(served)
+        self._dropped = kept
 
     def reload(self, reason: str) -> dict[str, Any]:
         """Read the lab directories again (one reload at a time); what changed and what did not load."""
@@ -287,8 +313,7 @@ class LabCatalog:
         finally:
             with self._lock:
                 served.users -= 1
-                if served.dropped and served.users == 0:
-                    shutil.rmtree(served.copy, ignore_errors=True)
+                self._sweep()
 
     def versions(self) -> list[LabVersion]:
         """Every version held, newest of each lab first."""

@@ -81,6 +81,7 @@ class Evaluator:
             lab_dir=lab.root if lab is not None else (None if settings.labs else settings.lab),
             labs_dir=None if lab is not None else settings.labs,
             kept=settings.lab_versions_kept,
+            linger_s=settings.deadline_s + DEADLINE_GRACE_S + 30,
         )
         self.metrics = Metrics(self.pool, self.catalog)
         self.access = access or AccountAccess(settings, on_assume=self._count_assume)
