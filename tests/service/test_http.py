@@ -154,6 +154,10 @@ def test_openapi_has_the_request_and_answers_with_examples(service: Service) -> 
     components = schema["components"]["schemas"]
     assert {"EvaluationRequest", "AccountRef", "EvaluationAnswer", "ProblemBody"} <= set(components)
     assert json.dumps(components["AccountRef"]).count("account_id") >= 1
+    assert {"lab", "lab_version"} <= set(components["EvaluationRequest"]["properties"])
+    assert {"lab", "lab_version"} <= set(components["EvaluationAnswer"]["required"])
+    reload = schema["paths"]["/v1/admin/reload"]["post"]
+    assert {p["name"] for p in reload["parameters"]} == {"webhook-id", "webhook-timestamp", "webhook-signature"}
 
 
 def test_a_request_signed_by_hand_as_the_docs_show_is_accepted(

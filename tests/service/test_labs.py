@@ -147,3 +147,16 @@ def test_the_signed_admin_reload_keeps_the_previous_version_of_a_lab_that_fails_
     answer = service.post(hook(accounts[0], "lab-gamma")).json()
     assert (answer["status"], answer["lab_version"]) == ("pass", serving)
     assert service.metric("stepeval_reloads_total", outcome="problems") == 1
+
+
+def test_with_one_lab_the_name_is_optional_and_checked_when_given(
+    service: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    named = service.post(hook(accounts[0], "service-tests"))
+    assert named.status_code == 200 and named.json()["lab"] == "service-tests"
+    assert service.post(hook(accounts[0], None)).json()["lab"] == "service-tests"
+    other = service.post(hook(accounts[0], "web-tier")).json()["error"]
+    assert (other["code"], other["field"]) == ("unknown_lab", "lab") and "(labs: service-tests)" in other["message"]
+    malformed = service.post(hook(accounts[0], None, lab_version="not-a-version")).json()["error"]
+    assert (malformed["status"], malformed["field"]) == (422, "lab_version")
+    assert "16 hex digits" in malformed["message"]
