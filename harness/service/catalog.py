@@ -114,7 +114,9 @@ class LabCatalog:
         self._dropped: list[LabVersion] = []
         self.on_change = on_change
         self.copies = Path(tempfile.mkdtemp(prefix="stepeval-labs-"))
-        os.chmod(self.copies, 0o755)  # every evaluation's uid reads the copies (their files are 0644)
+        # Every evaluation's uid reaches the copies (their files are 0644) but cannot list them: an evaluation finds
+        # no other lab's files by looking (Landlock, where it holds, leaves it its own lab's alone).
+        os.chmod(self.copies, 0o711)
         pool.hold(str(self.copies))
         self.labs: dict[str, ServedLab] = {}
         self.problems: list[str] = []  # lab directories serving nothing, one line each
