@@ -15,7 +15,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -98,7 +98,6 @@ class LabCatalog:
         labs_dir: Path | None = None,
         kept: int = DEFAULT_KEPT,
         linger_s: float = DEFAULT_LINGER_S,
-        on_change: Callable[[list[str]], None] | None = None,
     ) -> None:
         """One of `lab_dir` (one lab) and `labs_dir` (every lab under it). Loads them now: BadInput when no lab
         loads (a lab of many that does not is reported in `problems` and served once it loads). `linger_s`: how long
@@ -112,7 +111,6 @@ class LabCatalog:
         self.kept = max(2, kept)
         self.linger_s = linger_s
         self._dropped: list[LabVersion] = []
-        self.on_change = on_change
         self.copies = Path(tempfile.mkdtemp(prefix="stepeval-labs-"))
         # Every evaluation's uid reaches the copies (their files are 0644) but cannot list them: an evaluation finds
         # no other lab's files by looking (Landlock, where it holds, leaves it its own lab's alone).
@@ -231,8 +229,6 @@ class LabCatalog:
             self.problems = problems
         for problem in problems:
             logs.log_line(event="lab_problem", detail=problem)
-        if changed and self.on_change is not None:
-            self.on_change(list(self.labs))
         return {"changed": changed, "problems": problems}
 
     def _drop(self, served: LabVersion) -> None:
