@@ -136,11 +136,6 @@ class Evaluator:
         if self.records is not None:
             self.records.close()
 
-    @property
-    def lab(self) -> Lab:
-        """The lab served, where there is one (with several: the first by name)."""
-        return self.catalog.versions()[0].lab
-
     def reload(self, reason: str) -> dict[str, Any]:
         """Read the lab directories again (harness/service/catalog.py); what changed and what did not load."""
         outcome = self.catalog.reload(reason)
