@@ -94,12 +94,16 @@ class Evaluator:
         )
         self.records: ServiceStore | None = None
         if settings.store_url:
-            self.records = ServiceStore.open(
-                settings.store_url,
-                Retention(settings.store_max_age_days, settings.store_max_evaluations),
-                local=local,
-                running_ttl_s=settings.deadline_s + DEADLINE_GRACE_S + 30,
-            )
+            try:
+                self.records = ServiceStore.open(
+                    settings.store_url,
+                    Retention(settings.store_max_age_days, settings.store_max_evaluations),
+                    local=local,
+                    running_ttl_s=settings.deadline_s + DEADLINE_GRACE_S + 30,
+                )
+            except BaseException:  # a store that cannot be reached: nothing of this service is left behind
+                self.catalog.close()
+                raise
         self.store: IdempotencyStore | FallbackIdempotency = self.records.idempotency if self.records else local
         self.ready = False
         self.module_problems: list[str] = []

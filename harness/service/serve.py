@@ -70,7 +70,7 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
     if not protections.sufficient:
         below = [name for name in MINIMUM if name in protections.missing()]
         if not settings.unsafe_no_sandbox:
-            app.state.evaluator.pool.close()
+            app.state.evaluator.close()
             logs.log_line(event="refused_to_start", reason="sandbox", off=protections.missing(), below=below)
             print(
                 f"stepeval serve: refusing to start: evaluations cannot be confined here (mode {protections.mode}; "
