@@ -103,9 +103,11 @@ def test_a_changed_module_serves_after_sighup_while_the_old_version_stays_pinnab
         during = [threads.submit(service.post, hook(sandbox, "lab-alpha")) for _ in range(25)]
         service.process.send_signal(signal.SIGHUP)
         during += [threads.submit(service.post, hook(sandbox, "lab-beta")) for _ in range(25)]
-        statuses = [future.result().status_code for future in during]
-    assert statuses == [200] * 50
+        responses = [future.result() for future in during]
+    assert [response.status_code for response in responses] == [200] * 50
     new = wait_for_version(service, "lab-alpha", old)
+    for answer in (response.json() for response in responses[:25]):  # each judged by the version it names
+        assert answer["status"] == {old: "pass", new: "fail"}[answer["lab_version"]], answer
 
     after = service.post(hook(sandbox, "lab-alpha")).json()
     assert (after["lab_version"], after["status"]) == (new, "fail")
