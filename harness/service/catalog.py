@@ -192,7 +192,9 @@ class LabCatalog:
 
     def _publish(self, loaded: list[Loaded], *, initial: bool = False) -> dict[str, Any]:
         """The loaded versions become the newest of their labs; what changed, and what did not load."""
-        changed, problems, seen = [], [], {}
+        changed: list[str] = []
+        problems: list[str] = []
+        seen: dict[str, Path] = {}
         with self._lock:
             labs = {name: ServedLab(list(s.versions), None) for name, s in self.labs.items()}
             for item in loaded:
