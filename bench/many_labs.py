@@ -22,10 +22,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
-from bench.common import bench_environment, stop
+from bench.common import bench_environment, results_console, stop
 from bench.service import proc_mib, template_family
 
 REPO = Path(__file__).resolve().parents[1]
@@ -154,7 +153,7 @@ def main() -> int:
             marginal,
             f"{base * run['labs'] / one['labs']:.0f}",
         )
-    Console(width=200).print(table)
+    results_console("many_labs").print(table)
     return 0
 
 
