@@ -24,7 +24,7 @@ buffers, moto in a dry run, and whatever else the machine runs)."""
 PER_CPU = 16
 """Evaluations one core drives at once: one costs ~30 ms of CPU on the service's path (fork, confinement, botocore at
 both ends of the gateway) for 0.3-1 s of waiting on AWS (three to ten calls of 50-100 ms). bench.service at 100 ms
-per call on 2 cores (docs/dev.md, Figures): 32 workers gave the throughput of 64 (15.3 and 15.0 evaluations/s, the
+per call on 2 cores (docs/decisions/0025): 32 workers gave the throughput of 64 (15.3 and 15.0 evaluations/s, the
 means of runs interleaved on a shared machine), 16 a fifth less; more only fork processes that wait for the CPU."""
 MIN_WORKERS, MAX_WORKERS = 4, 128
 CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
