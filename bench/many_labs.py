@@ -121,6 +121,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=8, help="evaluation processes (fixed for every size)")
     args = parser.parse_args()
     bench_environment()
+    console = results_console("many_labs")  # now: its load average is the one before the runs
     sizes = [int(size) for size in args.sizes.split(",")]
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench-many-labs-") as logs:
@@ -153,7 +154,7 @@ def main() -> int:
             marginal,
             f"{base * run['labs'] / one['labs']:.0f}",
         )
-    results_console("many_labs").print(table)
+    console.print(table)
     return 0
 
 
