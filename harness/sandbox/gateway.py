@@ -187,7 +187,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         headers = [(k, v) for k, v in response.headers.items() if k.lower() not in HOP_BY_HOP]
         entry = loaded(service)
         model = entry.model.operation_model(operation)
-        if 200 <= response.status < 300 and redact.needed(entry.secrets, model):
+        if 200 <= response.status < 300 and redact.needed(entry.secrets, model, identified.protocol):
             try:
                 if not self.server.gateway.redacting.acquire(timeout=redact.WAIT_S):
                     raise redact.Unredactable(f"no turn to blank it within {redact.WAIT_S:g} s")
