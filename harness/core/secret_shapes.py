@@ -66,7 +66,8 @@ CREDENTIAL_VALUE = re.compile(
     r"|[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@"  # a URL carrying a password (postgres://app:pw@db/app)
     r"|https://(?:hooks\.slack\.com/(?:services|workflows|triggers)|(?:[\w-]+\.)?discord(?:app)?\.com/api/webhooks"
     r"|[\w.-]*webhook\.office\.com|outlook\.office\.com/webhook)/\S+"  # a webhook's URL: who holds it posts
-    r"|(?i:(?:server|data source|host)=[^;]{1,200};[^\n]{0,500}?(?:password|pwd)=[^;\s])"  # a connection string with its password
+    # a connection string with its password (Server=db;User Id=app;Password=...)
+    r"|(?i:(?:server|data source|host)=[^;]{1,200};[^\n]{0,500}?(?:password|pwd)=[^;\s])"
 )
 
 

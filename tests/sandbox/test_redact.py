@@ -165,11 +165,15 @@ PLAIN: dict[str, Any] = {  # a model no rule of secret_shapes names a secret in:
     "Text": {"type": "string"},
     "Number": {"type": "integer"},
     "Labels": {"type": "map", "key": {"shape": "Text"}, "value": {"shape": "Text"}},
-    "Parameter": {"type": "structure", "members": {"ParameterKey": {"shape": "Text"},
-                                                   "ParameterValue": {"shape": "Text"}}},  # fmt: skip
+    "Parameter": {
+        "type": "structure",
+        "members": {"ParameterKey": {"shape": "Text"}, "ParameterValue": {"shape": "Text"}},
+    },
     "Parameters": {"type": "list", "member": {"shape": "Parameter"}},
-    "Header": {"type": "structure", "members": {"Key": {"shape": "Text"}, "Value": {"shape": "Text"},
-                                                "IsValueSecret": {"shape": "Flag"}}},  # fmt: skip
+    "Header": {
+        "type": "structure",
+        "members": {"Key": {"shape": "Text"}, "Value": {"shape": "Text"}, "IsValueSecret": {"shape": "Flag"}},
+    },
     "Flag": {"type": "boolean"},
     "Headers": {"type": "list", "member": {"shape": "Header"}},
 }
