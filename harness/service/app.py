@@ -68,7 +68,7 @@ WEBHOOK_HEADERS = [
 ]
 
 
-BODIES_BYTES = 8 * 1024 * 1024  # of request bodies being read at once (their number: this over the body limit)
+BODIES_BYTES = 4 * 1024 * 1024  # of request bodies being read at once (their number: this over the body limit)
 BODY_WAIT_S = 1.0  # for a turn to read a body
 BODY_READ_S = 10.0  # to receive a whole body
 

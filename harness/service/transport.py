@@ -19,12 +19,15 @@ import asyncio
 import socket
 from typing import Any
 
-from harness._compat.uvicorn import H11Protocol, waiting_for_a_request
+from harness._compat.asyncio import read_at_most
+from harness._compat.uvicorn import H11Protocol, body_held, waiting_for_a_request
 
 FLUSH_AT_BYTES = 64 * 1024
 """A larger response is sent as it is written (a streamed body must not pile up here)."""
 HEAD_S = 10.0
 """For a request's head (its line and headers) to arrive; past it the connection is closed unanswered."""
+HELD_BYTES = 16 * 1024
+"""Of a body the application has not asked for yet, what is read ahead (uvicorn's own bound: 64 KiB)."""
 LINGER_S = 5.0
 LINGER_BYTES = 16 * 1024 * 1024
 """A closed connection's input read and dropped, at most, before it is closed for good."""
@@ -107,6 +110,7 @@ class PromptH11Protocol(H11Protocol):
         sock = transport.get_extra_info("socket")
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        read_at_most(transport, HELD_BYTES)  # an unsigned client's bytes wait in the kernel, not here
         self.coalescing = CoalescingTransport(transport, asyncio.get_running_loop())
         self.head_timer: asyncio.TimerHandle | None = None
         super().connection_made(self.coalescing)  # type: ignore[arg-type]
@@ -116,6 +120,8 @@ class PromptH11Protocol(H11Protocol):
         if self.coalescing.drops(data):
             return
         super().data_received(data)
+        if body_held(self) > HELD_BYTES:
+            self.coalescing.pause_reading()  # the application asks for more (uvicorn resumes reading then)
         self.watch_head()
 
     def eof_received(self) -> bool | None:

@@ -89,3 +89,12 @@ def test_its_h11_connection_and_the_methods_a_subclass_extends() -> None:
         ("on_response_complete", ["self"]),
     ):
         assert list(inspect.signature(getattr(H11Protocol, name)).parameters) == parameters, name
+
+
+def test_its_cycle_holds_the_body_read_ahead() -> None:
+    """`body_held` reads `cycle.body`, which uvicorn fills as the body arrives and empties as the application asks."""
+    from uvicorn.protocols.http.h11_impl import RequestResponseCycle
+
+    assert "self.body = bytearray()" in inspect.getsource(RequestResponseCycle.__init__)
+    assert "self.cycle.body += event.data" in inspect.getsource(H11Protocol.handle_events)
+    assert "self.cycle: RequestResponseCycle | None = None" in inspect.getsource(H11Protocol.__init__)
