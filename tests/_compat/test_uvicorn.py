@@ -97,4 +97,4 @@ def test_its_cycle_holds_the_body_read_ahead() -> None:
 
     assert "self.body = bytearray()" in inspect.getsource(RequestResponseCycle.__init__)
     assert "self.cycle.body += event.data" in inspect.getsource(H11Protocol.handle_events)
-    assert "self.cycle: RequestResponseCycle | None = None" in inspect.getsource(H11Protocol.__init__)
+    assert "self.cycle: RequestResponseCycle = None" in inspect.getsource(H11Protocol.__init__)
