@@ -499,3 +499,68 @@ def test_service_an_answer_with_lone_surrogates_is_sent_and_replayed(
     again = service_run.post(body, msg_id="msg_lone_surrogates")
     assert first.status_code == again.status_code == 200, first.text
     assert first.json()["message"] == "x ? y" and again.json() == first.json()
+
+
+def plant_secrets(account: Sandbox, planted: str) -> dict[str, Any]:
+    """Credentials where no rule of the gateway names them (issue 31), in `account`; what a read of each shows."""
+    apis = account.learner("apigatewayv2")
+    api = apis.create_api(Name="web", ProtocolType="HTTP")["ApiId"]
+    apis.create_stage(ApiId=api, StageName="prod", StageVariables={"DB_PASSWORD": planted, "TABLE": "orders"})
+    events = account.learner("events")
+    events.put_rule(Name="tick", ScheduleExpression="rate(5 minutes)")
+    events.put_targets(Rule="tick", Targets=[{
+        "Id": "t", "Arn": f"arn:aws:sqs:us-east-1:{account.account_id}:q",
+        "HttpParameters": {"HeaderParameters": {"x-api-key": planted}, "QueryStringParameters": {"token": planted}},
+    }])  # fmt: skip
+    events.create_connection(Name="api", AuthorizationType="API_KEY", AuthParameters={
+        "ApiKeyAuthParameters": {"ApiKeyName": "x-api-key", "ApiKeyValue": planted}})  # fmt: skip
+    events.create_connection(Name="basic", AuthorizationType="BASIC", AuthParameters={
+        "BasicAuthParameters": {"Username": "learner", "Password": planted}})  # fmt: skip
+    account.learner("ecs").register_task_definition(family="web", containerDefinitions=[
+        {"name": "app", "image": "app:1", "memory": 128, "dockerLabels": {"password": planted, "team": "red"}},
+    ])  # fmt: skip
+    template = {
+        "Parameters": {"DBPassword": {"Type": "String", "NoEcho": True}},
+        "Resources": {"Topic": {"Type": "AWS::SNS::Topic"}},
+    }
+    account.learner("cloudformation").create_stack(
+        StackName="app", TemplateBody=json.dumps(template),
+        Parameters=[{"ParameterKey": "DBPassword", "ParameterValue": planted}],
+    )  # fmt: skip
+    account.learner("emr").run_job_flow(
+        Name="etl", ReleaseLabel="emr-6.15.0",
+        Instances={"MasterInstanceType": "m5.xlarge", "InstanceCount": 1, "KeepJobFlowAliveWhenNoSteps": True},
+        Configurations=[{"Classification": "hive-site",
+                         "Properties": {"javax.jdo.option.ConnectionPassword": planted, "hive.x": "kept"}}],
+        JobFlowRole="EMR_EC2_DefaultRole", ServiceRole="EMR_DefaultRole",
+    )  # fmt: skip
+    return planted_state(account)
+
+
+def planted_state(account: Sandbox) -> dict[str, Any]:
+    apis, events = account.learner("apigatewayv2"), account.learner("events")
+    return {
+        "stages": [apis.get_stages(ApiId=api["ApiId"])["Items"] for api in apis.get_apis()["Items"]],
+        "targets": events.list_targets_by_rule(Rule="tick")["Targets"],
+        "connections": [events.describe_connection(Name=n)["ConnectionState"] for n in ("api", "basic")],
+        "stacks": [s["StackStatus"] for s in account.learner("cloudformation").describe_stacks()["Stacks"]],
+    }
+
+
+def test_service_secrets_where_no_rule_names_them_stay_behind(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    """Issue 31: each credential reached the answer and the record; the raw answers now hold the marker where each
+    was, the settings beside intact, and the reads change nothing."""
+    a, _ = accounts
+    planted = f"planted{uuid.uuid4().hex}"
+    before = plant_secrets(a, planted)
+    answer = ask(service_run, a, "10.01")
+    raw = json.loads(answer["message"])
+    assert raw["failures"] == [], raw["failures"]
+    text = "\n".join(raw["bodies"])
+    assert planted not in answer["message"] and planted not in service_run.log_path.read_text(errors="replace")
+    assert "(removed by the stepeval gateway: a secret)" in text
+    for kept in ("orders", "red", "x-api-key", "learner", "hive.x", "DBPassword"):
+        assert kept in text, kept
+    assert planted_state(a) == before, "a read changed what it read"
