@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -564,3 +568,33 @@ def test_service_secrets_where_no_rule_names_them_stay_behind(
     for kept in ("orders", "red", "x-api-key", "learner", "hive.x", "DBPassword"):
         assert kept in text, kept
     assert planted_state(a) == before, "a read changed what it read"
+
+
+def test_service_its_http_edge_lets_slow_and_odd_bodies_go(service_run: Service) -> None:
+    """Issue 31, in every mode: stalled unsigned bodies and heads are let go (408, closed), a client that writes its
+    whole 2 MiB body first reads the 413, and a signed 4,301-digit integer is a 400, not a 500."""
+    parts = urlsplit(service_run.url)
+    stalled = [socket.create_connection((parts.hostname, parts.port), timeout=60) for _ in range(3)]
+    head_only = socket.create_connection((parts.hostname, parts.port), timeout=60)
+    try:
+        for sock in stalled:
+            sock.sendall(
+                b"POST /v1/evaluations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1048576\r\n\r\n{" + b" " * 65536
+            )
+        head_only.sendall(b"POST /v1/evaluations HTTP/1.1\r\nHost: x\r\n")
+        big = urllib.request.Request(
+            service_run.url + "/v1/evaluations", data=b"{" + b" " * (2 * 1024 * 1024) + b"}",
+            headers={"Content-Type": "application/json"}, method="POST",
+        )  # fmt: skip
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(big, timeout=30)
+        assert refused.value.code == 413
+        digits = service_run.post(b'{"step": "01.01", "n": ' + b"9" * 4301 + b"}")
+        assert digits.status_code == 400 and digits.json()["error"]["field"] == "body", digits.text
+        for sock in stalled:
+            assert sock.makefile("rb").read().startswith(b"HTTP/1.1 408 ")
+        assert head_only.recv(1024) == b""
+    finally:
+        for sock in [*stalled, head_only]:
+            sock.close()
