@@ -239,6 +239,7 @@ EVALUATION_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": ProblemBody, "description": "the body is not JSON"},
     401: {"model": ProblemBody, "description": "missing, wrong or stale webhook signature"},
     409: {"model": ProblemBody, "description": "webhook-id reused with a different body"},
+    408: {"model": ProblemBody, "description": "the body did not arrive in time"},
     413: {"model": ProblemBody, "description": "body over the limit"},
     415: {"model": ProblemBody, "description": "content-type is not application/json"},
     422: {
@@ -247,7 +248,10 @@ EVALUATION_RESPONSES: dict[int | str, dict[str, Any]] = {
         "content": {"application/json": {"example": EXAMPLE_PROBLEM}},
     },
     429: {"model": ProblemBody, "description": "queue full: retry after Retry-After seconds"},
-    503: {"model": ProblemBody, "description": "deadline passed before the evaluation could start"},
+    503: {
+        "model": ProblemBody,
+        "description": "deadline passed before the evaluation could start, or too many bodies being read",
+    },
 }
 
 
