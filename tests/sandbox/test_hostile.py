@@ -611,3 +611,38 @@ def test_service_no_lock_on_a_shared_file_passes_between_evaluations(
     cannot_stop = service_run.http.get("/healthz").json()["sandbox"]["cannot_stop"]
     assert any("share the CPU, the gateway and the AWS endpoint" in gap for gap in cannot_stop), cannot_stop
     assert not any("file lock" in gap for gap in cannot_stop), cannot_stop
+
+
+def test_service_reads_are_kept_to_the_sandbox_account(service_run: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
+    """Issue 31: a module of account B read account A's bucket policy, object and topic by name or ARN (the
+    emulator serves any account's, and on AWS only the role's permissions stop it). A's bucket is answered as
+    one B does not have (a check that it exists fails), B's own is read, A's topic ARN is refused."""
+    a, b = accounts
+    s3 = a.learner("s3")
+    s3.put_object(Bucket="alpha-bucket", Key="secret.txt", Body=b"account a's")
+    s3.put_bucket_policy(
+        Bucket="alpha-bucket",
+        Policy=json.dumps(
+            {
+                "Version": "2012-10-17",
+                "Statement": [
+                    {
+                        "Effect": "Deny",
+                        "Principal": "*",
+                        "Action": "s3:DeleteBucket",
+                        "Resource": "arn:aws:s3:::alpha-bucket",
+                    }
+                ],
+            }
+        ),
+    )
+    topic = a.learner("sns").create_topic(Name="orders")["TopicArn"]
+    b.learner("s3").put_object(Bucket="beta-bucket", Key="own.txt", Body=b"b's")
+    answer = ask(service_run, b, "10.03", "alpha-bucket", "beta-bucket")
+    assert answer["status"] == "fail", answer
+    assert json.loads(answer["message"]) == {"policy": "NoSuchBucket", "object": "NoSuchBucket", "own": ["own.txt"]}
+    assert "account a's" not in json.dumps(answer)
+    refused = ask(service_run, b, "10.04", topic)
+    assert refused["status"] == "error" and refused["error"]["kind"] == "read_only", refused
+    assert f"names account {a.account_id}" in json.dumps(refused["diagnostics"]["operations"])
+    assert ask(service_run, a, "10.04", topic)["status"] == "fail"  # its own topic, read
