@@ -56,8 +56,9 @@ GAPS = {
 SHARED_CHANNELS = (
     "evaluations running at once share the CPU, the gateway and the AWS endpoint: one may slow another, which may"
     " time it",
-    "a module's first call to a service the lab's files do not name loads its model into the gateway, which keeps"
-    " it for later evaluations (in any account): one may time whether another called it",
+    "a module's first call to a service or region the lab's files do not name loads its model and resolves its"
+    " endpoint in the gateway, which keeps them for later evaluations (in any account): one may time whether"
+    " another called it",
 )
 
 
