@@ -26,7 +26,7 @@ import threading
 import time
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit
@@ -198,12 +198,8 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         model = entry.model.operation_model(operation)
         if 200 <= response.status < 300 and redact.needed(entry.secrets, model, identified.protocol):
             try:
-                if not self.server.gateway.redacting.acquire(timeout=redact.WAIT_S):
-                    raise redact.Unredactable(f"no turn to blank it within {redact.WAIT_S:g} s")
-                try:
+                with self.turn_to_blank(response):
                     body = redact.redact(entry.secrets, model, identified.protocol, self.read_whole(response))
-                finally:
-                    self.server.gateway.redacting.release()
             except redact.Unredactable as exc:
                 detail = f"its answer's secrets could not be removed: {exc}"
                 self.log(evaluation, service, operation, started, allowed=True, status=502, detail=detail)
@@ -222,6 +218,21 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         if tap is not None:
             body, truncated = kept[:MAX_RECORDED_BODY_BYTES], len(kept) > MAX_RECORDED_BODY_BYTES
             tap.observe(Exchange(service, region, operation, request, response.status, headers, body, truncated))
+
+    @contextlib.contextmanager
+    def turn_to_blank(self, response: urllib3.BaseHTTPResponse) -> Iterator[None]:
+        """A turn among the answers being blanked at once (redact.AT_ONCE) for an answer that may be large (of
+        unknown length, compressed, or over redact.UNGATED_BYTES); a small one needs none."""
+        length = response.headers.get("content-length", "")
+        if length.isdigit() and int(length) <= redact.UNGATED_BYTES and not response.headers.get("content-encoding"):
+            yield
+            return
+        if not self.server.gateway.redacting.acquire(timeout=redact.WAIT_S):
+            raise redact.Unredactable(f"no turn to blank it within {redact.WAIT_S:g} s")
+        try:
+            yield
+        finally:
+            self.server.gateway.redacting.release()
 
     def log(self, evaluation: Evaluation, service: str, operation: str, started: float, **outcome: Any) -> None:
         ms = round((time.perf_counter() - started) * 1000, 3)

@@ -31,6 +31,7 @@ from harness.core.secret_shapes import (
 MARKER = "(removed by the stepeval gateway: a secret)"
 MAX_REDACTED_BYTES = 4 * 1024 * 1024  # an answer read whole to blank its secrets
 AT_ONCE = 2  # answers being blanked at once in this process (a parsed answer takes several times its size)
+UNGATED_BYTES = 64 * 1024  # an answer of a known length up to this, uncompressed, is blanked without a turn
 WAIT_S = 30.0  # for a turn to blank one
 XML_PROTOCOLS = frozenset({"query", "ec2", "rest-xml"})
 JSON_PROTOCOLS = frozenset({"json", "rest-json"})
