@@ -196,6 +196,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         headers = [(k, v) for k, v in response.headers.items() if k.lower() not in HOP_BY_HOP]
         entry = loaded(service)
         model = entry.model.operation_model(operation)
+        headers = redact.redact_header_bags(model, headers)
         if 200 <= response.status < 300 and redact.needed(entry.secrets, model, identified.protocol):
             try:
                 with self.turn_to_blank(response):

@@ -115,6 +115,30 @@ def redact_headers(
     ]
 
 
+def redact_header_bags(operation: OperationModel, headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The answer's headers, those of a bag of headers its model names (S3's `x-amz-meta-*`) whose key names a
+    credential (`x-amz-meta-password`) or whose value looks like one blanked: a learner's metadata, any read."""
+    shape = operation.output_shape
+    if shape is None or shape.type_name != "structure":
+        return headers
+    prefixes = tuple(
+        str(member.serialization.get("name", name)).lower()
+        for name, member in shape.members.items()
+        if member.serialization.get("location") == "headers"
+    )
+    if not prefixes:
+        return headers
+    return [
+        (k, MARKER if k.lower().startswith(prefixes) and secret_entry(k.lower().removeprefix(_prefix(k, prefixes)), v)
+         else v)
+        for k, v in headers
+    ]  # fmt: skip
+
+
+def _prefix(header: str, prefixes: tuple[str, ...]) -> str:
+    return next((p for p in prefixes if header.lower().startswith(p)), "")
+
+
 def _payload(operation: OperationModel) -> tuple[str, Shape] | None:
     shape = operation.output_shape
     name = shape.serialization.get("payload") if shape is not None else None
@@ -309,6 +333,7 @@ def _xml_key(name: str, member: Shape) -> str:
 def _xml_unmodelled(element: ET.Element) -> None:
     for child in list(element):
         element.remove(child)
+    element.attrib.clear()
     element.text = MARKER
 
 

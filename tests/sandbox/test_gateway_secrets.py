@@ -240,3 +240,15 @@ def test_secrets_outside_the_model_are_blanked(recorded: tuple[GatewaySession, R
     basic = gateway_events.describe_connection(Name="basic")
     assert basic["AuthParameters"]["BasicAuthParameters"]["Username"] == "learner"
     assert SECRET not in json.dumps([api, basic], default=str)
+
+
+def test_an_objects_metadata_named_for_a_credential_is_blanked(recorded: tuple[GatewaySession, RecordingTap],
+                                                               aws: MotoAccount) -> None:  # fmt: skip
+    """S3 metadata (`x-amz-meta-*` headers) of GetObject and HeadObject, whose bodies stream as they are."""
+    session, _ = recorded
+    aws.client("s3").create_bucket(Bucket="meta")
+    aws.client("s3").put_object(Bucket="meta", Key="k", Body=b"body", Metadata={"password": SECRET, "team": "red"})
+    s3 = session.client("s3")
+    for answer in (s3.head_object(Bucket="meta", Key="k"), s3.get_object(Bucket="meta", Key="k")):
+        assert answer["Metadata"] == {"password": MARKER, "team": "red"}
+    assert s3.get_object(Bucket="meta", Key="k")["Body"].read() == b"body"
