@@ -40,7 +40,7 @@ XML_ENVELOPE = frozenset({"ResponseMetadata", "requestId", "RequestId"})  # arou
 VALUE_SUFFIX = "value"  # a structure naming a value: the members that hold it...
 NAME_SUFFIXES = ("name", "key")  # ...and those that name it
 SECRET_FLAGS = frozenset({"isvaluesecret", "issecret"})  # a flag saying a pair's value is a secret
-PAGING = re.compile(r"(?:Next|Continuation|Pagination|Page)?(?:Token|Marker)|NextPageToken|Next\w*Marker", re.I)
+PAGING = re.compile(r"(?:Next|Continuation|Pagination|Page)\w*(?:Token|Marker)|Marker", re.I)  # a next page
 
 
 class Unredactable(Exception):
@@ -212,7 +212,7 @@ def _json(secrets: ModelSecrets, value: Any, shape: Shape) -> Any:
                 continue
             name, member = found
             how = secrets.member(shape, name)
-            if PAGING.fullmatch(name):
+            if how is None and PAGING.fullmatch(name):
                 continue  # where the next page starts, which may look like a token and is none
             if how is Secret.KEYED:
                 value[key] = _json(secrets, _json_keyed(value[key], member), member)
@@ -367,6 +367,8 @@ def _xml(secrets: ModelSecrets, element: ET.Element, shape: Shape) -> None:
                 continue
             name, member = by_key[tag]
             how = secrets.member(shape, name)
+            if how is None and PAGING.fullmatch(name):
+                continue  # where the next page starts
             flattened = member.type_name in ("list", "map") and bool(member.serialization.get("flattened"))
             if how is Secret.KEYED:
                 _xml_keyed(node, member, flattened=flattened)

@@ -252,3 +252,24 @@ def test_a_deeply_nested_answer_is_refused_not_a_crash() -> None:
     nested = b'{"Deep":' + b"[" * 40_000 + b"]" * 40_000 + b"}"
     with pytest.raises(Unredactable):
         redact(secrets_of(service), service.operation_model("Read"), "rest-json", nested)
+
+
+def test_a_member_named_token_is_blanked_and_where_the_next_page_starts_is_not() -> None:
+    shapes = {
+        "Out": {"type": "structure", "members": {"Token": {"shape": "Text"}, "NextToken": {"shape": "Text"},
+                                                 "Marker": {"shape": "Text"}}},
+        "Text": {"type": "string"},
+    }  # fmt: skip
+    service = ServiceModel(
+        {
+            "metadata": {"protocol": "json", "apiVersion": "2020-01-01", "endpointPrefix": "plain",
+                         "serviceId": "Plain", "signatureVersion": "v4"},
+            "operations": {"Read": {"name": "Read", "http": {"method": "POST", "requestUri": "/"},
+                                    "output": {"shape": "Out"}}},
+            "shapes": shapes,
+        },
+        service_name="plain",
+    )  # fmt: skip
+    answer = {"Token": "t0p", "NextToken": JWT, "Marker": JWT}
+    body = redact(secrets_of(service), service.operation_model("Read"), "json", json.dumps(answer).encode())
+    assert json.loads(body) == {"Token": MARKER, "NextToken": JWT, "Marker": JWT}
