@@ -10,6 +10,8 @@ it and the list is older than RELIST_S: a bucket the learner has just made).
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 import threading
 import time
@@ -28,6 +30,8 @@ ARN_ACCOUNT = re.compile(r"arn:aws[a-z-]*:[a-z0-9-]*:[a-z0-9-]*:(\d{12}):", re.I
 ACCOUNT_PARAMETER = re.compile(
     r"(?:account-?id|expected-?bucket-?owner|registry-?id)[\"']?\s*[=:]\s*[\"']?(\d{12})", re.IGNORECASE
 )
+# An SQS queue's URL names its account in its path (`https://sqs.../111111111111/orders`).
+QUEUE_URL = re.compile(r"queue-?url[\"']?\s*[=:]\s*[\"']?[^\"'&\s]*?/(\d{12})/", re.IGNORECASE)
 RELIST_S = 1.0
 MAX_SCANNED_CHARS = 1024 * 1024
 
@@ -44,10 +48,13 @@ def named_accounts(request: RawRequest) -> set[str]:
     """The account ids a request names (in its path, query, identifying headers and body, as sent and decoded)."""
     headers = " ".join(f"{k}: {v}" for k, v in request.headers.items() if k.startswith("x-amz-"))
     text = " ".join((request.path, request.query, headers, request.body[:MAX_SCANNED_CHARS].decode("latin-1")))
+    texts = [text, unquote(text)]
+    with contextlib.suppress(ValueError, RecursionError):  # a JSON body as the endpoint reads it (`\u003a` a colon)
+        texts.append(json.dumps(json.loads(request.body), ensure_ascii=False))
     found: set[str] = set()
-    for each in dict.fromkeys((text, unquote(text))):
-        found.update(ARN_ACCOUNT.findall(each))
-        found.update(ACCOUNT_PARAMETER.findall(each))
+    for each in dict.fromkeys(texts):
+        for pattern in (ARN_ACCOUNT, ACCOUNT_PARAMETER, QUEUE_URL):
+            found.update(pattern.findall(each))
     return found
 
 
