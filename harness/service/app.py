@@ -69,6 +69,11 @@ WEBHOOK_HEADERS = [
 ]
 
 
+BODIES_BYTES = 4 * 1024 * 1024  # of request bodies being read at once (their number: this over the body limit)
+BODY_WAIT_S = 1.0  # for a turn to read a body
+BODY_READ_S = 10.0  # to receive a whole body
+
+
 class Admission:
     """Evaluations admitted (running or waiting for a worker); touched only on the event loop."""
 
@@ -81,6 +86,7 @@ class Admission:
         self.running = 0
         self.gauge = evaluator.metrics.in_flight
         self.slots = asyncio.Semaphore(capacity.workers)
+        self.reading = asyncio.Semaphore(max(1, BODIES_BYTES // evaluator.settings.max_body_bytes))
         self.sts = ThreadPoolExecutor(max(4, min(32, 2 * capacity.workers)), thread_name_prefix="stepeval-sts")
         self.runs = ThreadPoolExecutor(capacity.workers, thread_name_prefix="stepeval-run")
 
@@ -252,6 +258,7 @@ EVALUATION_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": ProblemBody, "description": "the body is not JSON"},
     401: {"model": ProblemBody, "description": "missing, wrong or stale webhook signature"},
     409: {"model": ProblemBody, "description": "webhook-id reused with a different body"},
+    408: {"model": ProblemBody, "description": "the body did not arrive in time"},
     413: {"model": ProblemBody, "description": "body over the limit"},
     415: {"model": ProblemBody, "description": "content-type is not application/json"},
     422: {
@@ -260,7 +267,10 @@ EVALUATION_RESPONSES: dict[int | str, dict[str, Any]] = {
         "content": {"application/json": {"example": EXAMPLE_PROBLEM}},
     },
     429: {"model": ProblemBody, "description": "queue full: retry after Retry-After seconds"},
-    503: {"model": ProblemBody, "description": "deadline passed before the evaluation could start"},
+    503: {
+        "model": ProblemBody,
+        "description": "deadline passed before the evaluation could start, or too many bodies being read",
+    },
 }
 
 
@@ -271,7 +281,7 @@ async def evaluations(request: Request) -> Response:
     deadline = started + ev.settings.deadline_s
     request_id: str | None = None
     try:
-        body = await read_body(request, ev)
+        body = await read_body(request, ev, admission_of(request).reading)
         request_id = ev.verifier.verify(body, request.headers)
         admitted = ev.admit(body, request.headers.get("content-type"), request_id, started)
         claims = ev.claims(admitted, deadline)
@@ -322,16 +332,33 @@ def add_evaluations(app: FastAPI) -> None:
     )
 
 
-async def read_body(request: Request, evaluator: Evaluator) -> bytes:
-    """The raw body (signatures cover exact bytes), refused with 413 as soon as it passes the limit."""
+async def read_body(request: Request, evaluator: Evaluator, reading: asyncio.Semaphore) -> bytes:
+    """The raw body (signatures cover exact bytes), refused with 413 as soon as it passes the limit, read by one of
+    a bounded number of readers (503 when none is free within BODY_WAIT_S: unsigned bodies cannot pile up before
+    their signatures are checked) and within BODY_READ_S (408 for a client that stalls)."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit():
         evaluator.check_size(int(declared))
+    try:
+        async with asyncio.timeout(BODY_WAIT_S):
+            await reading.acquire()
+    except TimeoutError:
+        retry = str(evaluator.settings.retry_after_s)
+        raise Problem(
+            503, "busy", f"body: too many bodies being read at once: retry after {retry} s", field="body",
+            headers={"Retry-After": retry},
+        ) from None  # fmt: skip
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        evaluator.check_size(size)
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(BODY_READ_S):
+            async for chunk in request.stream():
+                size += len(chunk)
+                evaluator.check_size(size)
+                chunks.append(chunk)
+    except TimeoutError:
+        raise Problem(408, "timeout", f"body: not received within {BODY_READ_S:g} s", field="body") from None
+    finally:
+        reading.release()
     return b"".join(chunks)
 
 

@@ -239,10 +239,19 @@ def parse_request(
         )
     try:
         raw = json.loads(body.decode("utf-8"))
+        json.dumps(raw, ensure_ascii=False).encode("utf-8")  # a lone surrogate (\ud800) parses, and breaks later
     except UnicodeDecodeError:
         raise Problem(400, "invalid_json", "body: is not UTF-8 text", field="body") from None
+    except UnicodeEncodeError:
+        raise Problem(
+            400, "invalid_json", "body: a string holds a lone surrogate (no UTF-8 text)", field="body"
+        ) from None
     except json.JSONDecodeError as exc:
         raise Problem(400, "invalid_json", f"body: is not valid JSON: {exc}", field="body") from None
+    except ValueError as exc:  # what the parser refuses past the JSON grammar: an integer of over 4,300 digits
+        raise Problem(
+            400, "invalid_json", f"body: a value the service cannot read: {exc}"[:200], field="body"
+        ) from None
     except RecursionError:
         raise Problem(400, "invalid_json", "body: JSON nested too deeply", field="body") from None
     if not isinstance(raw, dict):
