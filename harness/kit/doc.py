@@ -20,7 +20,7 @@ from harness.kit.refs import Space
 
 BEGIN = "<!-- kit reference: written by `python -m harness.kit.doc docs/user.md` from the code; do not edit -->"
 END = "<!-- end of the kit reference -->"
-HELPER_MODULES = ("net", "require", "refs", "policy", "identity", "match", "numbers")
+HELPER_MODULES = ("net", "require", "refs", "access", "grants", "statements", "policy", "identity", "match", "numbers")
 
 
 def reference() -> str:

@@ -93,7 +93,7 @@ CLUSTER = register(
         retry_after_s=10,
     )
 )
-SERVICE = register(Kind("AWS::ECS::Service", "ECS service", _fetch_service, retry_after_s=30))
+SERVICE = register(Kind("AWS::ECS::Service", "ECS service", _fetch_service, naming="{noun} {name}", retry_after_s=30))
 TASK_DEFINITION = register(Kind("AWS::ECS::TaskDefinition", "task definition", _fetch_task_definition))
 
 

@@ -23,6 +23,7 @@ def _fetch_key(session: Any, key_id: str) -> Resource:
         {
             "RotationEnabled": lambda: client.get_key_rotation_status(KeyId=key["KeyId"])["KeyRotationEnabled"],
             "Aliases": aliases,
+            "KeyPolicy": lambda: client.get_key_policy(KeyId=key["KeyId"], PolicyName="default")["Policy"],
         },
     )
 

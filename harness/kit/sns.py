@@ -31,7 +31,7 @@ def _fetch_subscription(session: Any, arn: str) -> Resource:
     }
 
 
-TOPIC = register(Kind("AWS::SNS::Topic", "topic", _fetch_topic))
+TOPIC = register(Kind("AWS::SNS::Topic", "SNS topic", _fetch_topic, naming="{noun} {name}"))
 SUBSCRIPTION = register(Kind("AWS::SNS::Subscription", "subscription", _fetch_subscription))
 
 
@@ -81,8 +81,9 @@ def subscribed(protocol: str, endpoint: Resource | str | None, *, key: str = "Qu
 
 
 @later
-def accepts_from(principal: str, source_arn: str | None = None) -> Requirement:
-    """The topic policy lets `principal` (e.g. `events.amazonaws.com`) publish, from `source_arn` if given."""
+def accepts_from(principal: str, source_arn: Resource | str | None = None) -> Requirement:
+    """The topic policy lets `principal` (e.g. `events.amazonaws.com`) publish to this topic, from `source_arn` if
+    given (an ARN, or a described resource or output: its ARN), as IAM evaluates it (`grants.may`)."""
     return principal_may(
         "sns:Publish",
         principal,

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import signal
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -68,6 +69,11 @@ WEBHOOK_HEADERS = [
 ]
 
 
+BODIES_BYTES = 4 * 1024 * 1024  # of request bodies being read at once (their number: this over the body limit)
+BODY_WAIT_S = 1.0  # for a turn to read a body
+BODY_READ_S = 10.0  # to receive a whole body
+
+
 class Admission:
     """Evaluations admitted (running or waiting for a worker); touched only on the event loop."""
 
@@ -80,6 +86,7 @@ class Admission:
         self.running = 0
         self.gauge = evaluator.metrics.in_flight
         self.slots = asyncio.Semaphore(capacity.workers)
+        self.reading = asyncio.Semaphore(max(1, BODIES_BYTES // evaluator.settings.max_body_bytes))
         self.sts = ThreadPoolExecutor(max(4, min(32, 2 * capacity.workers)), thread_name_prefix="stepeval-sts")
         self.runs = ThreadPoolExecutor(capacity.workers, thread_name_prefix="stepeval-run")
 
@@ -125,12 +132,26 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.admission = Admission(ev)
     warm = threading.Thread(target=ev.start, name="stepeval-warm-up", daemon=True)
     warm.start()
-    logs.log_line(event="starting", lab=ev.lab.spec.project, steps=len(ev.lab.steps), **ev.capacity.describe())
+    labs = {served["lab"]: served["version"] for served in ev.catalog.describe()}
+    logs.log_line(event="starting", labs=labs, **ev.capacity.describe())
+    reload_on_hangup(ev)
     try:
         yield
     finally:
         ev.close()
         app.state.admission.close()
+
+
+def reload_on_hangup(ev: Evaluator) -> None:
+    """SIGHUP reloads the labs, on a thread of its own (the event loop keeps answering); where the loop cannot take
+    signals (not the main thread: an app in a test), nothing."""
+    loop = asyncio.get_running_loop()
+
+    def hangup() -> None:
+        threading.Thread(target=ev.reload, args=("sighup",), name="stepeval-reload", daemon=True).start()
+
+    with suppress(ValueError, RuntimeError, NotImplementedError):
+        loop.add_signal_handler(signal.SIGHUP, hangup)
 
 
 # -- refusals ------------------------------------------------------------------------------------------------------
@@ -191,10 +212,11 @@ async def healthz(request: Request) -> dict[str, Any]:
 
 async def readyz(request: Request) -> JSONResponse:
     ev, admission = evaluator_of(request), admission_of(request)
+    labs = ev.catalog.describe()
     body = {
         "status": "ready" if ev.ready else "starting",
-        "lab": ev.lab.spec.project,
-        "steps": len(ev.lab.steps),
+        "lab": labs[0]["lab"] if len(labs) == 1 else None,
+        "steps": sum(lab["steps"] for lab in labs),
         "workers": admission.workers,
         "queue_limit": admission.limit - admission.workers,
         "admission_limit": admission.limit,
@@ -204,6 +226,9 @@ async def readyz(request: Request) -> JSONResponse:
         "sized_by": ev.capacity.basis,
         "measured_mib_per_evaluation": None if ev.measured_mib is None else round(ev.measured_mib, 1),
         "module_problems": ev.module_problems,
+        "labs": labs,
+        "lab_problems": ev.catalog.problems,
+        "reloaded_at": ev.catalog.reloaded_at,
     }
     return JSONResponse(body, status_code=200 if ev.ready else 503)
 
@@ -245,6 +270,7 @@ EVALUATION_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": ProblemBody, "description": "the body is not JSON"},
     401: {"model": ProblemBody, "description": "missing, wrong or stale webhook signature"},
     409: {"model": ProblemBody, "description": "webhook-id reused with a different body"},
+    408: {"model": ProblemBody, "description": "the body did not arrive in time"},
     413: {"model": ProblemBody, "description": "body over the limit"},
     415: {"model": ProblemBody, "description": "content-type is not application/json"},
     422: {
@@ -253,7 +279,10 @@ EVALUATION_RESPONSES: dict[int | str, dict[str, Any]] = {
         "content": {"application/json": {"example": EXAMPLE_PROBLEM}},
     },
     429: {"model": ProblemBody, "description": "queue full: retry after Retry-After seconds"},
-    503: {"model": ProblemBody, "description": "deadline passed before the evaluation could start"},
+    503: {
+        "model": ProblemBody,
+        "description": "deadline passed before the evaluation could start, or too many bodies being read",
+    },
 }
 
 
@@ -264,7 +293,7 @@ async def evaluations(request: Request) -> Response:
     deadline = started + ev.settings.deadline_s
     request_id: str | None = None
     try:
-        body = await read_body(request, ev)
+        body = await read_body(request, ev, admission_of(request).reading)
         request_id = ev.verifier.verify(body, request.headers)
         admitted = ev.admit(body, request.headers.get("content-type"), request_id, started)
         claims = ev.claims(admitted, deadline)
@@ -279,6 +308,30 @@ async def evaluations(request: Request) -> Response:
         return problem_response(ev, problem, request_id)
 
 
+async def reload_labs(request: Request) -> Response:
+    # signed like a hook; the labs read again on a thread, answered when done
+    ev = evaluator_of(request)
+    request_id: str | None = None
+    try:
+        body = await read_body(request, ev)
+        request_id = ev.verifier.verify(body, request.headers)
+        outcome = await asyncio.get_running_loop().run_in_executor(None, ev.reload, "admin")
+        return JSONResponse({**outcome, "request_id": request_id})
+    except Problem as problem:
+        return problem_response(ev, problem, request_id)
+
+
+def add_admin(app: FastAPI) -> None:
+    """POST /v1/admin/reload: the labs read again, as on SIGHUP."""
+    app.add_api_route(
+        "/v1/admin/reload",
+        reload_labs,
+        methods=["POST"],
+        summary="Read the lab directories again (signed like a hook)",
+        responses={401: {"model": ProblemBody, "description": "missing, wrong or stale webhook signature"}},
+    )
+
+
 def add_evaluations(app: FastAPI) -> None:
     """POST /v1/evaluations."""
     app.add_api_route(
@@ -291,16 +344,33 @@ def add_evaluations(app: FastAPI) -> None:
     )
 
 
-async def read_body(request: Request, evaluator: Evaluator) -> bytes:
-    """The raw body (signatures cover exact bytes), refused with 413 as soon as it passes the limit."""
+async def read_body(request: Request, evaluator: Evaluator, reading: asyncio.Semaphore) -> bytes:
+    """The raw body (signatures cover exact bytes), refused with 413 as soon as it passes the limit, read by one of
+    a bounded number of readers (503 when none is free within BODY_WAIT_S: unsigned bodies cannot pile up before
+    their signatures are checked) and within BODY_READ_S (408 for a client that stalls)."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit():
         evaluator.check_size(int(declared))
+    try:
+        async with asyncio.timeout(BODY_WAIT_S):
+            await reading.acquire()
+    except TimeoutError:
+        retry = str(evaluator.settings.retry_after_s)
+        raise Problem(
+            503, "busy", f"body: too many bodies being read at once: retry after {retry} s", field="body",
+            headers={"Retry-After": retry},
+        ) from None  # fmt: skip
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        evaluator.check_size(size)
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(BODY_READ_S):
+            async for chunk in request.stream():
+                size += len(chunk)
+                evaluator.check_size(size)
+                chunks.append(chunk)
+    except TimeoutError:
+        raise Problem(408, "timeout", f"body: not received within {BODY_READ_S:g} s", field="body") from None
+    finally:
+        reading.release()
     return b"".join(chunks)
 
 
@@ -365,7 +435,7 @@ def openapi(app: FastAPI) -> dict[str, Any]:
             }
         },
     }
-    operation["parameters"] = [
+    operation["parameters"] = headers = [
         {
             "name": name,
             "in": "header",
@@ -376,6 +446,7 @@ def openapi(app: FastAPI) -> dict[str, Any]:
         }
         for name, text, example in WEBHOOK_HEADERS
     ]
+    schema["paths"]["/v1/admin/reload"]["post"]["parameters"] = headers
     app.openapi_schema = schema
     return schema
 
@@ -390,5 +461,6 @@ def create_app(settings: ServiceSettings, *, evaluator: Evaluator | None = None)
     add_problem_handlers(app)
     add_probes(app)
     add_evaluations(app)
+    add_admin(app)
     app.openapi = functools.partial(openapi, app)  # type: ignore[method-assign]
     return app

@@ -88,6 +88,9 @@ CASES: dict[str, Case] = {
     "single-quotes": Case(400, "body", body=b"{'step': '01.01'}"),
     "nested-too-deep": Case(400, "body", body=b"[" * 200_000 + b"]" * 200_000),
     "signed-but-not-utf8": Case(400, "body", body=b'{"step": "01.01\xff"}'),
+    # what Python's parser refuses past the grammar (issue 31: a 4,301-digit integer answered 500)
+    "integer-of-4301-digits": Case(400, "body", body=b'{"step": "01.01", "n": ' + b"9" * 4301 + b"}"),
+    "lone-surrogate": Case(400, "body", body=b'{"step": "01.01\\ud800"}'),
     # the shape: 422
     "top-level-array": Case(422, "body", body=[VALID]),
     "top-level-string": Case(422, "body", body="01.01"),
