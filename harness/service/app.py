@@ -157,10 +157,22 @@ def reload_on_hangup(ev: Evaluator) -> None:
 # -- refusals ------------------------------------------------------------------------------------------------------
 
 
+HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}  # any other refusal of the framework's: `http`
+
+
 async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-    """Starlette's own refusals (404, 405) in the problem body."""
-    problem = Problem(exc.status_code, "not_found" if exc.status_code == 404 else "http", str(exc.detail))
-    return JSONResponse(problem.body(), status_code=exc.status_code, headers=getattr(exc, "headers", None))
+    """The framework's own refusals in the problem body, in our words: no such path (404), a method the path does
+    not take (405, naming those it does, as the Allow header does), any other status as `http`."""
+    headers = getattr(exc, "headers", None) or {}
+    where = f"{request.method} {request.url.path}"
+    if exc.status_code == 404:
+        message = f"{where}: no such path (docs/service.md lists the paths)"
+    elif exc.status_code == 405:
+        message = f"{where}: this path takes {headers.get('allow') or headers.get('Allow') or 'other methods'}"
+    else:
+        message = f"{where}: {exc.detail}"
+    problem = Problem(exc.status_code, HTTP_CODES.get(exc.status_code, "http"), message)
+    return JSONResponse(problem.body(), status_code=exc.status_code, headers=headers or None)
 
 
 async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
