@@ -313,7 +313,7 @@ async def reload_labs(request: Request) -> Response:
     ev = evaluator_of(request)
     request_id: str | None = None
     try:
-        body = await read_body(request, ev)
+        body = await read_body(request, ev, admission_of(request).reading)
         request_id = ev.verifier.verify(body, request.headers)
         outcome = await asyncio.get_running_loop().run_in_executor(None, ev.reload, "admin")
         return JSONResponse({**outcome, "request_id": request_id})
