@@ -98,8 +98,8 @@ def test_logs_reach_the_group_only_through_a_route_the_task_starts_with(aws_sess
     lacking = task("FARGATE", "awslogs-stream-prefix")
     assert not passes(ecs.logs_to("/ecs/web"), lacking)
     assert miss(ecs.logs_to("/ecs/web"), ecs.TASK_DEFINITION, lacking["taskDefinitionArn"], lacking) == (
-        f"Task definition {lacking['taskDefinitionArn']}: web to /ecs/web without awslogs-stream-prefix: "
-        "not a container to /ecs/web with the awslogs driver."
+        f"Task definition {lacking['taskDefinitionArn']}: container web sends its logs to /ecs/web without "
+        "awslogs-stream-prefix (awslogs driver), so the task cannot start."
     )
 
 
