@@ -21,8 +21,12 @@ def registry_rule_misses_the_repository(aws, handles):
     """Cause: scan on push off on orders-api, and the registry scanning rule the learner wrote filters payments-*,
     which does not cover orders-api."""
     repository(aws, scan=False)
-    aws.client("ecr").put_registry_scanning_configuration(scanType="BASIC", rules=[
-        {"scanFrequency": "SCAN_ON_PUSH", "repositoryFilters": [{"filter": "payments-*", "filterType": "WILDCARD"}]}])
+    aws.client("ecr").put_registry_scanning_configuration(
+        scanType="BASIC",
+        rules=[
+            {"scanFrequency": "SCAN_ON_PUSH", "repositoryFilters": [{"filter": "payments-*", "filterType": "WILDCARD"}]}
+        ],
+    )
 
 
 @mistake(expect="pass")

@@ -48,7 +48,8 @@ def parameter_plain_string(aws, handles):
 
 @mistake(issue=all_of("(secret|orders/db-password)", "(key|kms|encrypt)"))
 def secret_under_a_scratch_key(aws, handles):
-    """Mis-wired: the secret names a second customer key the learner made by mistake (not the lab's alias/orders key)."""
+    """Mis-wired: the secret names a second customer key the learner made by mistake (not the lab's alias/orders
+    key)."""
     other = key(aws, description="scratch")
     _secret(aws, other)
     _parameter(aws, "alias/orders")

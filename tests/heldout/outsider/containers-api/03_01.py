@@ -35,7 +35,9 @@ def db_admits_all_traffic_from_app(aws, handles):
     vpc = ec2.create_vpc(CidrBlock="10.20.0.0/16")["Vpc"]["VpcId"]
     app = ec2.create_security_group(GroupName="orders-app", Description="orders api", VpcId=vpc)["GroupId"]
     db = ec2.create_security_group(GroupName="orders-db", Description="orders db", VpcId=vpc)["GroupId"]
-    ec2.authorize_security_group_ingress(GroupId=db, IpPermissions=[{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": app}]}])
+    ec2.authorize_security_group_ingress(
+        GroupId=db, IpPermissions=[{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": app}]}]
+    )
 
 
 @mistake(expect="pass")
@@ -49,20 +51,37 @@ def equivalent_tight_egress_and_description(aws, handles):
     vpc = ec2.create_vpc(CidrBlock="10.20.0.0/16")["Vpc"]["VpcId"]
     app = ec2.create_security_group(GroupName="orders-app", Description="orders api", VpcId=vpc)["GroupId"]
     db = ec2.create_security_group(GroupName="orders-db", Description="orders db", VpcId=vpc)["GroupId"]
-    ec2.authorize_security_group_ingress(GroupId=db, IpPermissions=[{"IpProtocol": "tcp", "FromPort": 5432, "ToPort": 5432,
-        "UserIdGroupPairs": [{"GroupId": app, "Description": "orders api to postgres"}]}])
-    ec2.revoke_security_group_egress(GroupId=app, IpPermissions=[{"IpProtocol": "-1", "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}])
-    ec2.authorize_security_group_egress(GroupId=app, IpPermissions=[{"IpProtocol": "tcp", "FromPort": 5432, "ToPort": 5432,
-        "UserIdGroupPairs": [{"GroupId": db}]}])
+    ec2.authorize_security_group_ingress(
+        GroupId=db,
+        IpPermissions=[
+            {
+                "IpProtocol": "tcp",
+                "FromPort": 5432,
+                "ToPort": 5432,
+                "UserIdGroupPairs": [{"GroupId": app, "Description": "orders api to postgres"}],
+            }
+        ],
+    )
+    ec2.revoke_security_group_egress(
+        GroupId=app, IpPermissions=[{"IpProtocol": "-1", "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}]
+    )
+    ec2.authorize_security_group_egress(
+        GroupId=app,
+        IpPermissions=[{"IpProtocol": "tcp", "FromPort": 5432, "ToPort": 5432, "UserIdGroupPairs": [{"GroupId": db}]}],
+    )
 
 
 @mistake(expect="pass")
 def right_groups_then_an_open_scratch_group_after(aws, handles):
     """Decoy after: the right pair, then a scratch group debug in the same VPC open on 22 and 5432 to the world
     (the learner's test). Must pass on orders-app/orders-db."""
-    vpc, app, db = groups(aws)
+    vpc, _app, _db = groups(aws)
     ec2 = aws.client("ec2")
     debug = ec2.create_security_group(GroupName="debug", Description="scratch", VpcId=vpc)["GroupId"]
-    ec2.authorize_security_group_ingress(GroupId=debug, IpPermissions=[
-        {"IpProtocol": "tcp", "FromPort": 22, "ToPort": 22, "IpRanges": [{"CidrIp": "0.0.0.0/0"}]},
-        {"IpProtocol": "tcp", "FromPort": 5432, "ToPort": 5432, "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}])
+    ec2.authorize_security_group_ingress(
+        GroupId=debug,
+        IpPermissions=[
+            {"IpProtocol": "tcp", "FromPort": 22, "ToPort": 22, "IpRanges": [{"CidrIp": "0.0.0.0/0"}]},
+            {"IpProtocol": "tcp", "FromPort": 5432, "ToPort": 5432, "IpRanges": [{"CidrIp": "0.0.0.0/0"}]},
+        ],
+    )

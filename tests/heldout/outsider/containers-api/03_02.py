@@ -7,7 +7,9 @@ from ._lib import all_of, database, subnets, vpc_of
 
 def _subnet_group(aws, handles, name="orders-db-subnets", vpc=None):
     ids = subnets(aws, vpc or vpc_of(aws, handles["03_01_db_group"]))
-    aws.client("rds").create_db_subnet_group(DBSubnetGroupName=name, DBSubnetGroupDescription="orders db", SubnetIds=ids)
+    aws.client("rds").create_db_subnet_group(
+        DBSubnetGroupName=name, DBSubnetGroupDescription="orders db", SubnetIds=ids
+    )
 
 
 @solve
@@ -30,10 +32,19 @@ def encrypted_with_the_default_rds_key(aws, handles):
     args = {}
     rds = aws.client("rds")
     rds.create_db_instance(
-        DBInstanceIdentifier="orders-db", Engine="postgres", EngineVersion="16.3", DBInstanceClass="db.t3.micro",
-        AllocatedStorage=20, MasterUsername="orders", MasterUserPassword="not-a-real-password-1",
-        DBSubnetGroupName="orders-db-subnets", VpcSecurityGroupIds=[handles["03_01_db_group"]],
-        StorageEncrypted=True, PubliclyAccessible=False, **args)
+        DBInstanceIdentifier="orders-db",
+        Engine="postgres",
+        EngineVersion="16.3",
+        DBInstanceClass="db.t3.micro",
+        AllocatedStorage=20,
+        MasterUsername="orders",
+        MasterUserPassword="not-a-real-password-1",
+        DBSubnetGroupName="orders-db-subnets",
+        VpcSecurityGroupIds=[handles["03_01_db_group"]],
+        StorageEncrypted=True,
+        PubliclyAccessible=False,
+        **args,
+    )
 
 
 @mistake(issue=all_of("orders-db\\b", "(version|16|15)"))

@@ -39,7 +39,17 @@ def half_a_vcpu(aws, handles):
 def equivalent_sidecar_logging_elsewhere_and_digest(aws, handles):
     """Equivalent: the api image by digest, and a sidecar xray container logging to /ecs/xray (allowed)."""
     repo = aws.client("ecr").describe_repositories(repositoryNames=[handles["01_01_repository"]])["repositories"][0]
-    sidecar = {"name": "xray", "image": "public.ecr.aws/xray/aws-xray-daemon:3.3.7", "essential": False,
-               "logConfiguration": {"logDriver": "awslogs", "options": {
-                   "awslogs-group": "/ecs/xray", "awslogs-region": aws.region_name, "awslogs-stream-prefix": "xray"}}}
+    sidecar = {
+        "name": "xray",
+        "image": "public.ecr.aws/xray/aws-xray-daemon:3.3.7",
+        "essential": False,
+        "logConfiguration": {
+            "logDriver": "awslogs",
+            "options": {
+                "awslogs-group": "/ecs/xray",
+                "awslogs-region": aws.region_name,
+                "awslogs-stream-prefix": "xray",
+            },
+        },
+    }
     task_definition(aws, handles, image=f"{repo['repositoryUri']}@sha256:{'ab' * 32}", extra=[sidecar])

@@ -27,7 +27,9 @@ def default_security_group(aws, handles):
     """Mis-wired: the service runs in the VPC's default security group, not the API's group."""
     ec2 = aws.client("ec2")
     vpc = vpc_of(aws, handles["03_01_app_group"])
-    default = ec2.describe_security_groups(Filters=[{"Name": "vpc-id", "Values": [vpc]}, {"Name": "group-name", "Values": ["default"]}])
+    default = ec2.describe_security_groups(
+        Filters=[{"Name": "vpc-id", "Values": [vpc]}, {"Name": "group-name", "Values": ["default"]}]
+    )
     service(aws, handles, groups_=[default["SecurityGroups"][0]["GroupId"]])
 
 

@@ -23,7 +23,10 @@ def sort_key_added(aws, handles):
     aws.client("dynamodb").create_table(
         TableName="items",
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "S"}],
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
         BillingMode="PAY_PER_REQUEST",
     )
 
@@ -71,7 +74,9 @@ def equivalent_provisioned_then_switched_on_demand(aws, handles):
         Tags=[{"Key": "team", "Value": "api"}],
     )
     ddb.update_table(TableName="items", BillingMode="PAY_PER_REQUEST")
-    ddb.update_continuous_backups(TableName="items", PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
+    ddb.update_continuous_backups(
+        TableName="items", PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True}
+    )
 
 
 @mistake(expect="pass")

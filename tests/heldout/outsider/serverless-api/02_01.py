@@ -24,7 +24,9 @@ def python_311(aws, handles):
 @mistake(issue=all_of("items-api", "handler", "app\\.handler"))
 def console_default_handler(aws, handles):
     """Cause: handler left at the console's lambda_function.lambda_handler instead of app.handler."""
-    function(aws, "items-api", _role_arn(aws, handles), handles["01_01_table"], handler="lambda_function.lambda_handler")
+    function(
+        aws, "items-api", _role_arn(aws, handles), handles["01_01_table"], handler="lambda_function.lambda_handler"
+    )
 
 
 @mistake(issue=all_of("items-api", "role", "items-api-role"))
@@ -42,5 +44,6 @@ def equivalent_set_env_after_create_by_role_name_arn(aws, handles):
     lam.update_function_configuration(
         FunctionName="items-api",
         Environment={"Variables": {"LOG_LEVEL": "INFO", "TABLE_NAME": handles["01_01_table"]}},
-        MemorySize=256, Timeout=10,
+        MemorySize=256,
+        Timeout=10,
     )

@@ -1,7 +1,5 @@
 """Outsider: step 02.02 (log group, retention, logging permissions)."""
 
-import json
-
 from harness.authoring.scenarios import mistake
 
 from ._lib import all_of, doc
@@ -17,8 +15,11 @@ def _arn_parts(aws, handles):
 
 def _logs_statement(aws, handles, group=GROUP):
     p, r, a = _arn_parts(aws, handles)
-    return {"Effect": "Allow", "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
-            "Resource": f"arn:{p}:logs:{r}:{a}:log-group:{group}:*"}
+    return {
+        "Effect": "Allow",
+        "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
+        "Resource": f"arn:{p}:logs:{r}:{a}:log-group:{group}:*",
+    }
 
 
 def _put_logs(aws, handles, statement):
@@ -71,8 +72,11 @@ def equivalent_log_stream_arn_in_managed_policy(aws, handles):
     p, r, a = _arn_parts(aws, handles)
     streams = f"arn:{p}:logs:{r}:{a}:log-group:{GROUP}:log-stream:*"
     iam = aws.client("iam")
-    arn = iam.create_policy(PolicyName="items-api-logs", PolicyDocument=doc(
-        {"Effect": "Allow", "Action": "logs:CreateLogStream", "Resource": streams},
-        {"Effect": "Allow", "Action": "logs:PutLogEvents", "Resource": streams},
-    ))["Policy"]["Arn"]
+    arn = iam.create_policy(
+        PolicyName="items-api-logs",
+        PolicyDocument=doc(
+            {"Effect": "Allow", "Action": "logs:CreateLogStream", "Resource": streams},
+            {"Effect": "Allow", "Action": "logs:PutLogEvents", "Resource": streams},
+        ),
+    )["Policy"]["Arn"]
     iam.attach_role_policy(RoleName=handles["01_02_role"], PolicyArn=arn)

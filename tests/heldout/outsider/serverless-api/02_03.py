@@ -9,14 +9,25 @@ def _fn_arn(aws, name):
     return aws.client("lambda").get_function(FunctionName=name)["Configuration"]["FunctionArn"]
 
 
-def _api(aws, handles, *, name="items", routes=("GET /items/{id}", "PUT /items/{id}"), target=None,
-         stage="$default", auto=True, permit=True, source=None):
+def _api(
+    aws,
+    handles,
+    *,
+    name="items",
+    routes=("GET /items/{id}", "PUT /items/{id}"),
+    target=None,
+    stage="$default",
+    auto=True,
+    permit=True,
+    source=None,
+):
     fn = handles["02_01_function"]
     arn = target or _fn_arn(aws, fn)
     gw = aws.client("apigatewayv2")
     api_id = gw.create_api(Name=name, ProtocolType="HTTP")["ApiId"]
-    integ = gw.create_integration(ApiId=api_id, IntegrationType="AWS_PROXY", IntegrationUri=arn,
-                                  PayloadFormatVersion="2.0")["IntegrationId"]
+    integ = gw.create_integration(
+        ApiId=api_id, IntegrationType="AWS_PROXY", IntegrationUri=arn, PayloadFormatVersion="2.0"
+    )["IntegrationId"]
     for r in routes:
         gw.create_route(ApiId=api_id, RouteKey=r, Target=f"integrations/{integ}")
     if stage:
@@ -24,8 +35,12 @@ def _api(aws, handles, *, name="items", routes=("GET /items/{id}", "PUT /items/{
     if permit:
         _, p, _, region, account = _fn_arn(aws, fn).split(":")[:5]
         aws.client("lambda").add_permission(
-            FunctionName=fn, StatementId=f"api-{api_id}", Action="lambda:InvokeFunction",
-            Principal="apigateway.amazonaws.com", SourceArn=source or f"arn:{p}:execute-api:{region}:{account}:{api_id}/*")
+            FunctionName=fn,
+            StatementId=f"api-{api_id}",
+            Action="lambda:InvokeFunction",
+            Principal="apigateway.amazonaws.com",
+            SourceArn=source or f"arn:{p}:execute-api:{region}:{account}:{api_id}/*",
+        )
     return api_id
 
 
@@ -49,7 +64,8 @@ def default_stage_without_auto_deploy(aws, handles):
 
 @mistake(issue=all_of("(route|integrat)", "items-api\\b(?!-)"))
 def routes_integrated_with_a_scratch_function(aws, handles):
-    """Mis-wired: routes integrated with hello-test (a scratch function), not items-api (though items-api allows the API)."""
+    """Mis-wired: routes integrated with hello-test (a scratch function), not items-api (though items-api allows
+    the API)."""
     role = aws.client("lambda").get_function(FunctionName=handles["02_01_function"])["Configuration"]["Role"]
     scratch = function(aws, "hello-test", role, "items")
     _api(aws, handles, target=scratch)
@@ -73,12 +89,21 @@ def equivalent_one_integration_per_route_route_scoped_permissions(aws, handles):
     api_id = gw.create_api(Name="items-http", ProtocolType="HTTP")["ApiId"]
     _, p, _, region, account = arn.split(":")[:5]
     for i, (method, path) in enumerate((("GET", "/items/{id}"), ("PUT", "/items/{id}"))):
-        integ = gw.create_integration(ApiId=api_id, IntegrationType="AWS_PROXY", IntegrationUri=arn,
-                                      IntegrationMethod="POST", PayloadFormatVersion="1.0")["IntegrationId"]
+        integ = gw.create_integration(
+            ApiId=api_id,
+            IntegrationType="AWS_PROXY",
+            IntegrationUri=arn,
+            IntegrationMethod="POST",
+            PayloadFormatVersion="1.0",
+        )["IntegrationId"]
         gw.create_route(ApiId=api_id, RouteKey=f"{method} {path}", Target=f"integrations/{integ}")
         aws.client("lambda").add_permission(
-            FunctionName=fn, StatementId=f"api-{i}", Action="lambda:InvokeFunction", Principal="apigateway.amazonaws.com",
-            SourceArn=f"arn:{p}:execute-api:{region}:{account}:{api_id}/*/{method}{path}")
+            FunctionName=fn,
+            StatementId=f"api-{i}",
+            Action="lambda:InvokeFunction",
+            Principal="apigateway.amazonaws.com",
+            SourceArn=f"arn:{p}:execute-api:{region}:{account}:{api_id}/*/{method}{path}",
+        )
     gw.create_stage(ApiId=api_id, StageName="$default", AutoDeploy=True)
 
 

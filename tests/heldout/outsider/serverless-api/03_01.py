@@ -6,9 +6,17 @@ from ._lib import all_of, function
 
 
 def _alarm(aws, handles, name="items-api-errors", **changes):
-    args = dict(AlarmName=name, Namespace="AWS/Lambda", MetricName="Errors",
-                Dimensions=[{"Name": "FunctionName", "Value": handles["02_01_function"]}], Statistic="Sum",
-                Period=60, EvaluationPeriods=1, Threshold=1, ComparisonOperator="GreaterThanOrEqualToThreshold")
+    args = dict(
+        AlarmName=name,
+        Namespace="AWS/Lambda",
+        MetricName="Errors",
+        Dimensions=[{"Name": "FunctionName", "Value": handles["02_01_function"]}],
+        Statistic="Sum",
+        Period=60,
+        EvaluationPeriods=1,
+        Threshold=1,
+        ComparisonOperator="GreaterThanOrEqualToThreshold",
+    )
     args.update(changes)
     aws.client("cloudwatch").put_metric_alarm(**args)
 
@@ -44,5 +52,11 @@ def equivalent_greater_than_zero(aws, handles):
     """Equivalent: Sum > 0 fires at the first error, as Sum >= 1 does (errors are counted in whole numbers);
     plus a decoy alarm on Throttles created first."""
     _alarm(aws, handles, name="items-api-throttles", MetricName="Throttles")
-    _alarm(aws, handles, name="items-api-errors", ComparisonOperator="GreaterThanThreshold", Threshold=0,
-           TreatMissingData="notBreaching")
+    _alarm(
+        aws,
+        handles,
+        name="items-api-errors",
+        ComparisonOperator="GreaterThanThreshold",
+        Threshold=0,
+        TreatMissingData="notBreaching",
+    )

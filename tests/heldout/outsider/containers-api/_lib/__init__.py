@@ -14,7 +14,9 @@ def repository(aws, name="orders-api", *, mutability="IMMUTABLE", scan=True):
 
 def key(aws, *, rotate=True, description="orders lab key"):
     kms = aws.client("kms")
-    key_id = kms.create_key(Description=description, KeySpec="SYMMETRIC_DEFAULT", KeyUsage="ENCRYPT_DECRYPT")["KeyMetadata"]["KeyId"]
+    key_id = kms.create_key(Description=description, KeySpec="SYMMETRIC_DEFAULT", KeyUsage="ENCRYPT_DECRYPT")[
+        "KeyMetadata"
+    ]["KeyId"]
     if rotate:
         kms.enable_key_rotation(KeyId=key_id)
     return key_id
@@ -36,7 +38,9 @@ def groups(aws, *, db_source=None, port=5432, app_inbound=None, cidr="10.20.0.0/
     app = ec2.create_security_group(GroupName="orders-app", Description="orders api", VpcId=vpc)["GroupId"]
     db = ec2.create_security_group(GroupName="orders-db", Description="orders db", VpcId=vpc)["GroupId"]
     source = db_source or {"UserIdGroupPairs": [{"GroupId": app}]}
-    ec2.authorize_security_group_ingress(GroupId=db, IpPermissions=[{"IpProtocol": "tcp", "FromPort": port, "ToPort": port, **source}])
+    ec2.authorize_security_group_ingress(
+        GroupId=db, IpPermissions=[{"IpProtocol": "tcp", "FromPort": port, "ToPort": port, **source}]
+    )
     if app_inbound:
         ec2.authorize_security_group_ingress(GroupId=app, IpPermissions=[app_inbound])
     return vpc, app, db
@@ -45,32 +49,51 @@ def groups(aws, *, db_source=None, port=5432, app_inbound=None, cidr="10.20.0.0/
 def subnets(aws, vpc_id, cidr_prefix="10.20"):
     ec2 = aws.client("ec2")
     zones = [z["ZoneName"] for z in ec2.describe_availability_zones()["AvailabilityZones"]][:2]
-    return [ec2.create_subnet(VpcId=vpc_id, CidrBlock=f"{cidr_prefix}.{i}.0/24", AvailabilityZone=z)["Subnet"]["SubnetId"]
-            for i, z in enumerate(zones, start=1)]
+    return [
+        ec2.create_subnet(VpcId=vpc_id, CidrBlock=f"{cidr_prefix}.{i}.0/24", AvailabilityZone=z)["Subnet"]["SubnetId"]
+        for i, z in enumerate(zones, start=1)
+    ]
 
 
 def database(aws, handles, *, name="orders-db", subnet_group="orders-db-subnets", **changes):
     args = dict(
-        DBInstanceIdentifier=name, Engine="postgres", EngineVersion="16.3", DBInstanceClass="db.t3.micro",
-        AllocatedStorage=20, MasterUsername="orders", MasterUserPassword="not-a-real-password-1",
-        DBSubnetGroupName=subnet_group, VpcSecurityGroupIds=[handles["03_01_db_group"]],
-        StorageEncrypted=True, KmsKeyId=handles["01_02_key"], PubliclyAccessible=False,
+        DBInstanceIdentifier=name,
+        Engine="postgres",
+        EngineVersion="16.3",
+        DBInstanceClass="db.t3.micro",
+        AllocatedStorage=20,
+        MasterUsername="orders",
+        MasterUserPassword="not-a-real-password-1",
+        DBSubnetGroupName=subnet_group,
+        VpcSecurityGroupIds=[handles["03_01_db_group"]],
+        StorageEncrypted=True,
+        KmsKeyId=handles["01_02_key"],
+        PubliclyAccessible=False,
     )
     args.update(changes)
     return aws.client("rds").create_db_instance(**args)["DBInstance"]
 
 
-def task_definition(aws, handles, *, family="orders-api", image=None, group="/ecs/orders-api", cpu="256", memory="512",
-                    extra=()):
+def task_definition(
+    aws, handles, *, family="orders-api", image=None, group="/ecs/orders-api", cpu="256", memory="512", extra=()
+):
     repo = aws.client("ecr").describe_repositories(repositoryNames=[handles["01_01_repository"]])["repositories"][0]
     container = {
-        "name": "api", "image": image or f"{repo['repositoryUri']}:1.0.0", "essential": True,
+        "name": "api",
+        "image": image or f"{repo['repositoryUri']}:1.0.0",
+        "essential": True,
         "portMappings": [{"containerPort": 8080, "protocol": "tcp"}],
-        "logConfiguration": {"logDriver": "awslogs", "options": {
-            "awslogs-group": group, "awslogs-region": aws.region_name, "awslogs-stream-prefix": "api"}},
+        "logConfiguration": {
+            "logDriver": "awslogs",
+            "options": {"awslogs-group": group, "awslogs-region": aws.region_name, "awslogs-stream-prefix": "api"},
+        },
     }
     return aws.client("ecs").register_task_definition(
-        family=family, requiresCompatibilities=["FARGATE"], networkMode="awsvpc", cpu=cpu, memory=memory,
+        family=family,
+        requiresCompatibilities=["FARGATE"],
+        networkMode="awsvpc",
+        cpu=cpu,
+        memory=memory,
         containerDefinitions=[container, *extra],
     )["taskDefinition"]["taskDefinitionArn"]
 
@@ -78,8 +101,16 @@ def task_definition(aws, handles, *, family="orders-api", image=None, group="/ec
 def service(aws, handles, *, name="orders-api", task=None, count=2, groups_=None, public="DISABLED"):
     vpc = vpc_of(aws, handles["03_01_app_group"])
     return aws.client("ecs").create_service(
-        cluster=handles["04_01_cluster"], serviceName=name, taskDefinition=task or handles["04_02_task_definition"],
-        desiredCount=count, launchType="FARGATE",
-        networkConfiguration={"awsvpcConfiguration": {
-            "subnets": subnets_of(aws, vpc), "securityGroups": groups_ or [handles["03_01_app_group"]], "assignPublicIp": public}},
+        cluster=handles["04_01_cluster"],
+        serviceName=name,
+        taskDefinition=task or handles["04_02_task_definition"],
+        desiredCount=count,
+        launchType="FARGATE",
+        networkConfiguration={
+            "awsvpcConfiguration": {
+                "subnets": subnets_of(aws, vpc),
+                "securityGroups": groups_ or [handles["03_01_app_group"]],
+                "assignPublicIp": public,
+            }
+        },
     )["service"]["serviceArn"]

@@ -19,7 +19,9 @@ def all_of(*words):
 def code():
     archive = io.BytesIO()
     with zipfile.ZipFile(archive, "w") as bundle:
-        bundle.writestr(zipfile.ZipInfo("app.py", date_time=(2026, 1, 1, 0, 0, 0)), "def handler(e, c):\n    return {}\n")
+        bundle.writestr(
+            zipfile.ZipInfo("app.py", date_time=(2026, 1, 1, 0, 0, 0)), "def handler(e, c):\n    return {}\n"
+        )
     return archive.getvalue()
 
 
@@ -47,6 +49,10 @@ def role(aws, name, *statements, trust=TRUST):
 
 def function(aws, name, role_arn, table, *, runtime="python3.12", handler="app.handler"):
     return aws.client("lambda").create_function(
-        FunctionName=name, Runtime=runtime, Handler=handler, Role=role_arn, Code={"ZipFile": code()},
+        FunctionName=name,
+        Runtime=runtime,
+        Handler=handler,
+        Role=role_arn,
+        Code={"ZipFile": code()},
         Environment={"Variables": {"TABLE_NAME": table}},
     )["FunctionArn"]
