@@ -17,6 +17,13 @@ def test_ecr_repository(aws_session) -> None:
     repository = described(ecr.REPOSITORY, aws_session, name)
     assert passes(ecr.scan_on_push(), repository)
     assert passes(ecr.immutable_tags(), repository)
+    aws_session.client("ecr").put_image_scanning_configuration(
+        repositoryName=name, imageScanningConfiguration={"scanOnPush": False}
+    )
+    unscanned = described(ecr.REPOSITORY, aws_session, name)
+    assert miss(ecr.scan_on_push(), ecr.REPOSITORY, name, unscanned) == (
+        f"ECR repository {name}: scan on push should be enabled, but is disabled."
+    )
     assert miss(ecr.has_lifecycle_policy(), ecr.REPOSITORY, name, repository) == (
         f"ECR repository {name}: lifecycle policy should be set, but is none."
     )
