@@ -16,7 +16,7 @@ def tags_left_mutable(aws, handles):
     repository(aws, mutability="MUTABLE")
 
 
-@mistake(issue=all_of("orders-api", "scan"))
+@mistake(issue=all_of("orders-api", "scan on push should be enabled, but is disabled"))
 def registry_rule_misses_the_repository(aws, handles):
     """Cause: scan on push off on orders-api, and the registry scanning rule the learner wrote filters payments-*,
     which does not cover orders-api."""

@@ -10,7 +10,7 @@ def rotated_key_with_alias(aws, handles):
     aws.client("kms").create_alias(AliasName="alias/orders", TargetKeyId=key(aws))
 
 
-@mistake(issue=all_of("(key|alias/orders)", "rotat"))
+@mistake(issue=all_of("KMS key alias/orders", "rotat"))
 def rotation_forgotten(aws, handles):
     """Cause: the key alias/orders names has no automatic rotation."""
     aws.client("kms").create_alias(AliasName="alias/orders", TargetKeyId=key(aws, rotate=False))

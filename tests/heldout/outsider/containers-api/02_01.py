@@ -25,7 +25,7 @@ def both_under_the_lab_key(aws, handles):
     _parameter(aws, "alias/orders")
 
 
-@mistake(issue=all_of("(secret|orders/db-password)", "(key|kms|encrypt)"))
+@mistake(issue=all_of("Secret orders/db-password(?!-)", "(key|kms|encrypt)"))
 def secret_under_the_default_key(aws, handles):
     """Cause: the secret orders/db-password is encrypted with aws/secretsmanager (no KmsKeyId), not the lab's key."""
     _secret(aws)
@@ -46,7 +46,7 @@ def parameter_plain_string(aws, handles):
     _parameter(aws, kind="String")
 
 
-@mistake(issue=all_of("(secret|orders/db-password)", "(key|kms|encrypt)"))
+@mistake(issue=all_of("Secret orders/db-password(?!-)", "(key|kms|encrypt)"))
 def secret_under_a_scratch_key(aws, handles):
     """Mis-wired: the secret names a second customer key the learner made by mistake (not the lab's alias/orders
     key)."""

@@ -10,25 +10,25 @@ def groups_admitting_each_other(aws, handles):
     groups(aws)
 
 
-@mistake(issue=all_of("(orders-db|sg-)", "(5432|source|group|10\\.20\\.0\\.0/16|CIDR)"))
+@mistake(issue=all_of("security group orders-db \\(sg-", "10\\.20\\.0\\.0/16", "5432 from security group orders-app"))
 def db_open_to_the_vpc_cidr(aws, handles):
     """Cause: the db group admits 5432 from the VPC's CIDR 10.20.0.0/16, not from the API's group."""
     groups(aws, db_source={"IpRanges": [{"CidrIp": "10.20.0.0/16"}]})
 
 
-@mistake(issue=all_of("(orders-db|sg-)", "(5432|3306|port|MySQL)"))
+@mistake(issue=all_of("security group orders-db \\(sg-", "3306", "5432 from security group orders-app"))
 def db_admits_mysql_port(aws, handles):
     """Cause: the db group admits TCP 3306 (MySQL) from the API's group, not 5432."""
     groups(aws, port=3306)
 
 
-@mistake(issue=all_of("(orders-app|sg-)", "(inbound|ingress|80|0\\.0\\.0\\.0/0)"))
+@mistake(issue=all_of("security group orders-app \\(sg-", "(inbound|ingress|80|0\\.0\\.0\\.0/0)"))
 def app_group_open_to_the_world(aws, handles):
     """Cause: the API's group admits HTTP 80 from 0.0.0.0/0; it must admit no inbound traffic."""
     groups(aws, app_inbound={"IpProtocol": "tcp", "FromPort": 80, "ToPort": 80, "IpRanges": [{"CidrIp": "0.0.0.0/0"}]})
 
 
-@mistake(issue=all_of("(orders-db|sg-)", "(5432|all|protocol|port)"))
+@mistake(issue=all_of("security group orders-db \\(sg-", "all traffic from security group orders-app"))
 def db_admits_all_traffic_from_app(aws, handles):
     """Cause: the db group admits all traffic (-1) from the API's group, not only TCP 5432."""
     ec2 = aws.client("ec2")

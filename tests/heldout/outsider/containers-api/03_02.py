@@ -25,7 +25,7 @@ def publicly_accessible(aws, handles):
     database(aws, handles, PubliclyAccessible=True)
 
 
-@mistake(issue=all_of("orders-db\\b", "(key|kms|aws/rds|encrypt)"))
+@mistake(issue=all_of("orders-db\\b", "KMS key", "(alias/aws/rds|the default key)"))
 def encrypted_with_the_default_rds_key(aws, handles):
     """Cause: orders-db is encrypted with aws/rds (no KmsKeyId), not the lab's key."""
     _subnet_group(aws, handles)

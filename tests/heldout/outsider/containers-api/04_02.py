@@ -10,7 +10,7 @@ def fargate_task_logging_to_the_group(aws, handles):
     task_definition(aws, handles)
 
 
-@mistake(issue=all_of("(orders-api|task definition)", "(awslogs-group|log group|/ecs/orders-api)"))
+@mistake(issue=all_of("orders-api", "container api sends its logs to /ecs/orders, not to /ecs/orders-api"))
 def logs_to_the_cluster_named_group(aws, handles):
     """Mis-wired: awslogs-group is /ecs/orders (a group the learner typed), not /ecs/orders-api."""
     task_definition(aws, handles, group="/ecs/orders")
