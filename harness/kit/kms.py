@@ -62,8 +62,11 @@ KEY = register(
         _fetch_key,
         settling=state_in("KeyState", {"Creating", "Updating"}),
         retry_after_s=10,
+        title=lambda key: ", ".join(key.get("Aliases") or ()) or None,
     )
 )
+"""A key is named by its aliases where it has any (`KMS key alias/orders (1234abcd-...)`): a learner who reached it
+through an alias sees which key that alias names."""
 ALIAS = register(Kind("AWS::KMS::Alias", "KMS alias", _fetch_alias))
 
 

@@ -27,7 +27,9 @@ def _fetch_secret(session: Any, secret_id: str) -> Resource | None:
     )
 
 
-SECRET = register(Kind("AWS::SecretsManager::Secret", "secret", _fetch_secret, naming="{noun} {name}"))
+SECRET = register(
+    Kind("AWS::SecretsManager::Secret", "secret", _fetch_secret, naming="{noun} {name}", title=lambda s: s.get("Name"))
+)
 
 
 def _rotation_days(rules: dict[str, Any]) -> int | None:
