@@ -14,10 +14,5 @@ async def run(session, context, logger):
             ec2.SECURITY_GROUP,
             [ec2.in_vpc(vpc), ec2.ingress_exactly(net.tcp(80, net.WORLD_V4))],
         )
-        alb_sg_id = alb_sg["GroupId"] if alb_sg else "the load balancer's group"
-        step.find(
-            "03_01_app_sg",
-            ec2.SECURITY_GROUP,
-            [ec2.in_vpc(vpc), ec2.ingress_exactly(net.tcp(80, f"sg:{alb_sg_id}"))],
-        )
+        step.find("03_01_app_sg", ec2.SECURITY_GROUP, [ec2.in_vpc(vpc), ec2.ingress_exactly(net.tcp(80, alb_sg))])
     return step.result()

@@ -2,7 +2,9 @@
 
 When no candidate satisfies an output, the step explains the miss with one of them. The learner's own attempt is
 the one to explain, not a decoy (an older resource, a scratch one): so the candidate tied to the step's inputs and
-other outputs comes first (it refers to them, or they to it), then the one missing the fewest requirements, then
+other outputs comes first (it refers to them, or they to it), then one that is not another output's better fit
+(a candidate that misses fewer of another unfilled output's requirements was most likely meant for that one), then
+the one missing the fewest requirements, then
 the one whose misses come nearest (a set of rules sharing the most with the expected one), then the most recently
 created (its creation time where the description has one, else the later event); never one that merely came first.
 A requirement every candidate misses alike (opaque: it cannot tell them apart) decides nothing, and is named last.
@@ -11,14 +13,14 @@ A requirement every candidate misses alike (opaque: it cannot tell them apart) d
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from harness.kit.kinds import Resource, short_name
 from harness.kit.outputs import Candidate, Verdict
-from harness.kit.require import Outcome
+from harness.kit.require import Missing, Outcome
 
 CREATED = (
     "CreationDate",
@@ -66,8 +68,9 @@ class Anchors:
         return count + sum(_mentions(a[1], names) for a in self.readers if a[0] != candidate[0])
 
 
-def rank(judged: Sequence[Judged], anchors: Anchors) -> list[Judged]:
-    """`judged` from the most to the least plausibly meant (see the module's docstring)."""
+def rank(judged: Sequence[Judged], anchors: Anchors, claimed: Set[str] = frozenset()) -> list[Judged]:
+    """`judged` from the most to the least plausibly meant (see the module's docstring); `claimed` holds the ids
+    of candidates another unfilled output fits better."""
     opaque = opaque_checks(judged)
     timed = all(created(j.candidate[1]) is not None for j in judged)
 
@@ -76,7 +79,7 @@ def rank(judged: Sequence[Judged], anchors: Anchors) -> list[Judged]:
         wrong = telling(entry.verdict, opaque) if entry.verdict else 10**6
         near = closeness(entry.verdict, opaque) if entry.verdict else 0.0
         when = created(entry.candidate[1]) if timed else None
-        return (-ties, wrong, -near, -(when or 0.0), -entry.position)
+        return (-ties, entry.candidate[0] in claimed, wrong, -near, -(when or 0.0), -entry.position)
 
     return sorted(judged, key=key)
 
@@ -92,6 +95,11 @@ def opaque_checks(judged: Sequence[Judged]) -> set[str]:
         for check in {o.requirement.check for o in verdict.outcomes}:
             seen.setdefault(check, set()).add(misses.get(check, "\0fits"))
     return {check for check, values in seen.items() if len(values) == 1 and "\0fits" not in values}
+
+
+def definite(verdict: Verdict) -> int:
+    """How many requirements the candidate misses on what it holds, not for want of another output's resource."""
+    return sum(not isinstance(o.actual, Missing) for o in verdict.wrong)
 
 
 def telling(verdict: Verdict, opaque: set[str]) -> int:

@@ -352,7 +352,8 @@ class Step:
         if free:
             judged = [closest.Judged(c, self._verdict_alone(judging, name, c), i) for i, c in enumerate(free)]
             self._opaque[name] = closest.opaque_checks(judged)
-            return closest.rank(judged, self._anchors(judging, name))[0].candidate
+            claimed = self._claimed(judging, name, judged, taken)
+            return closest.rank(judged, self._anchors(judging, name), claimed)[0].candidate
         resolved_id = self._resolved[name]["id"] if name in self._resolved else None
         ids = {c[0] for c in finding.candidates[name]}
         near = {rid: holder for rid, holder in taken.items() if rid in ids}
@@ -376,6 +377,28 @@ class Step:
             name, issue, self._hint(name, "exists", kind), critical=finding.critical, check="exists", subject=kind.noun
         )
         return None
+
+    def _claimed(self, judging: Judging, name: str, judged: list[closest.Judged], taken: dict[str, str]) -> set[str]:
+        """The candidates of `name` that another output of the step, still without a resource, fits better: they
+        miss fewer of its requirements (those they can be judged on) than of `name`'s."""
+        others = [
+            other
+            for other, finding in judging.finding_of.items()
+            if other != name and other not in taken.values() and finding.kind.type == judging.finding_of[name].kind.type
+        ]
+        claimed = set()
+        for entry in judged:
+            if entry.verdict is None:
+                continue
+            here = closest.definite(entry.verdict)
+            for other in others:
+                if entry.candidate not in judging.finding_of[other].candidates[other]:
+                    continue
+                there = self._verdict_alone(judging, other, entry.candidate)
+                if there is not None and closest.definite(there) < here:
+                    claimed.add(entry.candidate[0])
+                    break
+        return claimed
 
     def _anchors(self, judging: Judging, name: str) -> closest.Anchors:
         """The step's inputs, and the resources of the outputs `name` reads or that read `name` (as tried now)."""
