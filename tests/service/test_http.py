@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from harness.service.models import EXAMPLE_REQUEST
 from tests.conftest import ANSWER_KEYS
+from tests.fixtures.modes import ROOT, run_mode
 from tests.fixtures.service import SECRET, SERVICE_LAB, Sandbox, Service, bucket_events
 
 SERVICE_ANSWER_KEYS = ANSWER_KEYS | {"request_id"}
@@ -75,7 +76,9 @@ def test_a_refused_request_is_not_remembered(service: Service, accounts: tuple[S
 def test_health_and_readiness(service: Service) -> None:
     health = service.http.get("/healthz").json()
     assert health["status"] == "ok"
-    assert health["sandbox"]["pid_namespace"] and health["sandbox"]["own_uid"]
+    sandbox = health["sandbox"]
+    assert sandbox["mode"] == run_mode() and sandbox["own_uid"] is ROOT, sandbox  # a uid per evaluation needs root
+    assert sandbox["pid_namespace"] is (run_mode() != "none"), sandbox
     ready = service.http.get("/readyz")
     assert ready.status_code == 200
     assert ready.json()["status"] == "ready" and ready.json()["lab"] == "service-tests"
