@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -68,6 +71,12 @@ os.environ[PRELOAD_ENV] = "harness.core.netguard"
 os.environ[UID_BASE_ENV] = str(UID_BASE + (os.getpid() % 9000) * UID_SPAN)
 for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL"):
     os.environ.pop(name, None)
+# Every temporary file of this run and of what it starts (the harness's gateway and root directories, those of a
+# process a test killed among them) in one directory of its own, removed when the run ends: nothing left in /tmp.
+RUN_TMP = tempfile.mkdtemp(prefix="stepeval-tests-", dir="/tmp")
+os.chmod(RUN_TMP, 0o1777)  # as /tmp is: the unprivileged mode's uid, the evaluations' and PostgreSQL's write here
+os.environ["TMPDIR"] = tempfile.tempdir = RUN_TMP
+atexit.register(shutil.rmtree, RUN_TMP, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -13,6 +13,7 @@ import pytest
 
 from harness.core.contract import Answer
 from tests.conftest import ANSWER_KEYS, LABS, STEPEVAL
+from tests.fixtures.modes import without_mode_notice
 
 pytestmark = pytest.mark.process
 
@@ -231,7 +232,7 @@ def test_check_seed_lab_is_clean() -> None:
     run = stepeval("check", "--lab", SEED_LAB)
     assert run.code == 0, run
     assert run.stdout == ""
-    assert run.stderr.strip() == "2 steps, 2 modules: all good"
+    assert without_mode_notice(run.stderr) == "2 steps, 2 modules: all good"
 
 
 def test_check_imports_its_own_harness_whatever_the_working_directory(tmp_path: Path) -> None:
@@ -248,7 +249,7 @@ def test_check_imports_its_own_harness_whatever_the_working_directory(tmp_path: 
         timeout=60,
     )
     assert done.returncode == 0, done
-    assert done.stderr.strip() == "2 steps, 2 modules: all good"
+    assert without_mode_notice(done.stderr) == "2 steps, 2 modules: all good"
 
 
 PLANTED_SPEC = """\
@@ -303,7 +304,7 @@ def test_check_reports_every_planted_problem(planted_check: tuple[Path, Run]) ->
         assert len(matching) == 1, (file, step, what, lines)
     assert not any("01_01.py" in line for line in lines)
     assert not any("__init__.py" in line for line in lines)
-    assert run.stderr.strip() == "6 steps, 7 modules: 7 problems"
+    assert without_mode_notice(run.stderr) == "6 steps, 7 modules: 7 problems"
 
 
 def test_check_prints_one_line_per_problem(planted_check: tuple[Path, Run]) -> None:
