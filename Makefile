@@ -44,10 +44,11 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(BIN)/stepeval demo
 
-# The tests run on every core (pytest-xdist; JOBS=1: in this process): one test file's tests on one worker, so that
-# a module's servers start once; each worker has its own session's (a moto server, the worker pool, PostgreSQL).
+# The tests run on every core (pytest-xdist; JOBS=1: in this process): one test file's tests on one worker (one
+# sandbox mode's, where a file runs in several: tests/conftest.py), so that a module's servers start once; each worker
+# has its own session's (a moto server, the worker pool, PostgreSQL).
 JOBS ?= logical
-PARALLEL = $(if $(filter 1,$(JOBS)),,-n $(JOBS) --dist loadfile)
+PARALLEL = $(if $(filter 1,$(JOBS)),,-n $(JOBS) --dist loadgroup)
 
 test: setup test-tools
 	$(BIN)/python -m pytest $(PARALLEL)

@@ -79,6 +79,18 @@ os.environ["TMPDIR"] = tempfile.tempdir = RUN_TMP
 atexit.register(shutil.rmtree, RUN_TMP, ignore_errors=True)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The groups `make test` hands out whole to its workers (`--dist loadgroup`): a test file, so that its module's
+    servers start once, or one sandbox mode of it where a file runs in several (the hostile suite's three)."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            callspec = getattr(item, "callspec", None)
+            mode = callspec.params.get("mode") if callspec is not None else None
+            group = item.nodeid.split("::")[0] + (f"[{mode}]" if isinstance(mode, str) else "")
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(autouse=True)
 def loopback_only() -> Iterator[None]:
     """Fail any test that tried to reach past loopback, even if the code under test swallowed the error."""

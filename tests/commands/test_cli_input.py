@@ -340,7 +340,8 @@ def test_check_a_spec_that_is_not_yaml_names_file_line_and_column(tmp_path: Path
     (tmp_path / "specs").mkdir()
     (tmp_path / "specs" / "lab.yaml").write_text('project: x\nobjectives:\n  - id: "01"\n    steps: [\n')
     line = assert_bad_input(stepeval("check", "--lab", tmp_path), "lab.yaml:5:1: not valid YAML: expected the node")
-    assert len(line) < 200 and "<unicode string>" not in line and "^" not in line, line
+    short = line.replace(str(tmp_path), "")  # the message's own length, wherever the run's temporary files are
+    assert len(short) < 160 and "<unicode string>" not in line and "^" not in line, line
 
 
 def test_check_a_spec_that_is_not_a_mapping_is_bad_input(tmp_path: Path) -> None:
