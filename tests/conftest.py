@@ -79,6 +79,11 @@ os.environ["TMPDIR"] = tempfile.tempdir = RUN_TMP
 atexit.register(shutil.rmtree, RUN_TMP, ignore_errors=True)
 
 
+def pytest_unconfigure() -> None:
+    """Where the process ends without running atexit (a pytest-xdist worker leaves by os._exit)."""
+    shutil.rmtree(RUN_TMP, ignore_errors=True)
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The groups `make test` hands out whole to its workers (`--dist loadgroup`): a test file, so that its module's
