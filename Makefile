@@ -56,8 +56,14 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(BIN)/stepeval demo
 
+# The tests run on every core (pytest-xdist; JOBS=1: in this process): one test file's tests on one worker (one
+# sandbox mode's, where a file runs in several: tests/conftest.py), so that a module's servers start once; each worker
+# has its own session's (a moto server, the worker pool, PostgreSQL).
+JOBS ?= logical
+PARALLEL = $(if $(filter 1,$(JOBS)),,-n $(JOBS) --dist loadgroup)
+
 test: setup test-tools
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PARALLEL)
 
 # A wheel built from this checkout (not editable) in a fresh venv under build/, running `stepeval demo`: what a user
 # of `pip install stepeval` gets (tests/commands/test_wheel.py runs the same as an unprivileged user).
@@ -71,7 +77,7 @@ wheel-demo:
 # The tests that start no process and use no moto, PostgreSQL or chromium (markers: tests/fixtures/markers.py).
 FAST := not process and not moto and not postgres and not browser
 test-fast: setup
-	$(BIN)/python -m pytest -q -p no:cacheprovider -m "$(FAST)" tests
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(PARALLEL) -m "$(FAST)" tests
 
 # The tests at both ends of pyproject.toml's ranges, each end in a throw-away venv (build/deps/lowest, highest): uv
 # resolves every direct dependency at the lowest version it allows (what they need, at the newest), then all at the

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -68,6 +71,29 @@ os.environ[PRELOAD_ENV] = "harness.core.netguard"
 os.environ[UID_BASE_ENV] = str(UID_BASE + (os.getpid() % 9000) * UID_SPAN)
 for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL"):
     os.environ.pop(name, None)
+# Every temporary file of this run and of what it starts (the harness's gateway and root directories, those of a
+# process a test killed among them) in one directory of its own, removed when the run ends: nothing left in /tmp.
+RUN_TMP = tempfile.mkdtemp(prefix="stepeval-tests-", dir="/tmp")
+os.chmod(RUN_TMP, 0o1777)  # as /tmp is: the unprivileged mode's uid, the evaluations' and PostgreSQL's write here
+os.environ["TMPDIR"] = tempfile.tempdir = RUN_TMP
+atexit.register(shutil.rmtree, RUN_TMP, ignore_errors=True)
+
+
+def pytest_unconfigure() -> None:
+    """Where the process ends without running atexit (a pytest-xdist worker leaves by os._exit)."""
+    shutil.rmtree(RUN_TMP, ignore_errors=True)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The groups `make test` hands out whole to its workers (`--dist loadgroup`): a test file, so that its module's
+    servers start once, or one sandbox mode of it where a file runs in several (the hostile suite's three)."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            callspec = getattr(item, "callspec", None)
+            mode = callspec.params.get("mode") if callspec is not None else None
+            group = item.nodeid.split("::")[0] + (f"[{mode}]" if isinstance(mode, str) else "")
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)

@@ -25,6 +25,7 @@ from harness.sandbox.redact import MARKER
 from harness.store.engine import open_engine
 from harness.store.records import RecordStore
 from tests.conftest import LABS, STEPEVAL, MotoAccount
+from tests.fixtures.modes import adopt, run_mode
 from tests.fixtures.service import Sandbox, Service
 from tests.sandbox.test_hostile import assert_nothing_left
 
@@ -173,6 +174,14 @@ def check_no_channel(spelled: dict[str, Any], read: dict[str, Any]) -> None:
     assert not any(region in json.dumps(warmed) for region in SPELLED), warmed
 
 
+@pytest.fixture(scope="module", autouse=True)
+def adopted() -> Iterator[None]:
+    """Without root, what an evaluation leaves comes back below this run, where `assert_nothing_left` looks."""
+    adopt()
+    yield
+    adopt(on=False)
+
+
 # -- through `stepeval run` ---------------------------------------------------------------------------------------
 
 
@@ -182,7 +191,7 @@ def planted_here(aws: MotoAccount) -> Iterator[Planted]:
     before = planted.state()
     yield planted
     assert planted.state() == before, "something was written"
-    assert_nothing_left("root")  # the gateway and the parent are the same in every mode
+    assert_nothing_left(run_mode())  # the gateway and the parent are the same in every mode
 
 
 def run_cli(step: str, endpoint: str, planted: Planted) -> dict[str, Any]:
@@ -250,7 +259,7 @@ def test_service_every_attack_fails_safely_beside_good_evaluations(
     check_no_channel(ask(boundary_service, a, "06.01"), ask(boundary_service, b, "06.02"))
 
     assert planted.state() == before, "something was written"
-    assert_nothing_left("root")  # the gateway and the parent are the same in every mode
+    assert_nothing_left(run_mode())  # the gateway and the parent are the same in every mode
     texts = [json.dumps(answer) for answer in [*answers.values(), *beside]]
     assert_no_secret(planted, *texts, boundary_service.log_path.read_text(errors="replace"))
     store = RecordStore(open_engine(records_url))

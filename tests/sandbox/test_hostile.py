@@ -27,7 +27,18 @@ import pytest
 from harness.sandbox.confine import UID_SPAN, uid_base
 from harness.sandbox.gateway import MAX_CONNECTIONS_PER_UID
 from tests.conftest import LABS, STEPEVAL, MotoAccount
-from tests.fixtures.modes import MODES, UNPRIVILEGED_UID, give, launcher, owned_directory, remove, strays
+from tests.fixtures.modes import (
+    MODES,
+    UNPRIVILEGED_UID,
+    adopt,
+    give,
+    launcher,
+    owned_directory,
+    remove,
+    run_mode,
+    strays,
+    unavailable,
+)
 from tests.fixtures.service import SECRET, Sandbox, Service
 
 pytestmark = pytest.mark.process
@@ -44,13 +55,20 @@ CANARY_ENV = {
 }
 FORGED = "stepeval-forged-line"
 # For what does not depend on the mode (a fresh process per evaluation, what the parent counts, the gateway): the
-# service's tests cover every mode, `stepeval run`'s (a cold start each) only the first.
-ROOT_ONLY = pytest.mark.parametrize("mode", ["root"], indirect=True)
+# service's tests cover every mode, `stepeval run`'s (a cold start each) only the one this run starts a harness in
+# as it is (root; without root, userns where the machine has it).
+ONE_MODE = pytest.mark.parametrize("mode", [run_mode()], indirect=True)
 
 
 @pytest.fixture(scope="module", params=MODES)
-def mode(request: pytest.FixtureRequest) -> str:
-    return request.param
+def mode(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The mode (a skip with the reason where this run cannot start a harness in it: `root` without root)."""
+    reason = unavailable(request.param)
+    if reason:
+        pytest.skip(reason)
+    adopt()
+    yield request.param
+    adopt(on=False)
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +203,7 @@ def test_cli_proc_of_the_parent_and_files_of_the_host_are_out_of_reach(cli: Cli,
     assert answer["status"] == "fail"
 
 
-@ROOT_ONLY
+@ONE_MODE
 def test_cli_state_does_not_reach_the_next_evaluation(cli: Cli) -> None:
     first, _ = cli.run("02.01")
     second, _ = cli.run("02.01")
@@ -212,7 +230,7 @@ def test_cli_kernel_limits_are_errors_of_their_kind(cli: Cli, step: str, kind: s
     assert answer["status"] == "error" and answer["error"]["kind"] == kind, answer["error"]
 
 
-@ROOT_ONLY
+@ONE_MODE
 @pytest.mark.parametrize(
     ("step", "kind"), [("04.02", "output"), ("04.03", "cpu"), ("07.03", "answer")], ids=["output", "cpu", "answer"]
 )
@@ -233,7 +251,7 @@ def test_cli_no_memory_is_held_where_the_address_space_limit_does_not_count(cli:
     assert held == {"files": 0, "memfd": 0, "pipes": 0, "posix_shm": 0, "sysv": 0}, held
 
 
-@ROOT_ONLY
+@ONE_MODE
 @pytest.mark.parametrize("step", BYPASSES)
 def test_cli_writes_past_the_guard_end_at_the_gateway(cli: Cli, step: str) -> None:
     answer, _ = cli.run(step, lab=BYPASS)

@@ -267,7 +267,7 @@ def test_an_evaluation_that_clears_its_parent_death_signal_still_dies_when_the_t
     modules, step = write_step(tmp_path, sleeps_unbound)
     with WorkerPool(1) as pool:
         if not (pool.protections().pid_namespace and pool.protections().own_uid):
-            pytest.skip("no PID namespace or uid of its own here (the degraded path)")
+            pytest.skip("needs root (a uid per evaluation) and a PID namespace: the degraded path here")
         pool.expect([str(modules)])
         pool.start()
         with ThreadPoolExecutor(1) as threads:

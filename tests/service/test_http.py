@@ -10,6 +10,7 @@ from harness.core.lab import load_lab
 from harness.core.lab_version import lab_version
 from harness.service.models import EXAMPLE_REQUEST
 from tests.conftest import ANSWER_KEYS
+from tests.fixtures.modes import ROOT, run_mode
 from tests.fixtures.service import SECRET, SERVICE_LAB, Sandbox, Service, bucket_events
 
 SERVICE_ANSWER_KEYS = ANSWER_KEYS | {"lab", "lab_version", "request_id"}
@@ -80,7 +81,9 @@ def test_a_refused_request_is_not_remembered(service: Service, accounts: tuple[S
 def test_health_and_readiness(service: Service) -> None:
     health = service.http.get("/healthz").json()
     assert health["status"] == "ok"
-    assert health["sandbox"]["pid_namespace"] and health["sandbox"]["own_uid"]
+    sandbox = health["sandbox"]
+    assert sandbox["mode"] == run_mode() and sandbox["own_uid"] is ROOT, sandbox  # a uid per evaluation needs root
+    assert sandbox["pid_namespace"] is (run_mode() != "none"), sandbox
     ready = service.http.get("/readyz")
     assert ready.status_code == 200
     assert ready.json()["status"] == "ready" and ready.json()["lab"] == "service-tests"

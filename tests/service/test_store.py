@@ -16,6 +16,7 @@ import pytest
 from harness.store.engine import open_engine
 from harness.store.records import RecordStore
 from tests.conftest import LABS
+from tests.fixtures.modes import ROOT
 from tests.fixtures.service import LAUNCH, SECRET, Sandbox, bucket_events
 from tests.fixtures.store import pg_url, running_postgresql
 
@@ -43,7 +44,7 @@ def test_the_service_records_each_evaluation(
         failed = service.post(request(a, "beta-bucket"), msg_id="msg_fail")  # beta is in the other account
         assert (passed.json()["status"], failed.json()["status"]) == ("pass", "fail")
         health = service.http.get("/healthz").json()
-        assert (health["status"], health["store"], health["sandbox"]["full"]) == ("ok", "ok", True)
+        assert (health["status"], health["store"], health["sandbox"]["full"]) == ("ok", "ok", ROOT)  # full: root's
     finally:
         service.stop()
     store = RecordStore(open_engine(store_url))
