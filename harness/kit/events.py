@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from harness.kit import patterns, refs
+from harness.kit import patterns, refs, schedules
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
 from harness.kit.later import later
 from harness.kit.require import Requirement, require
@@ -31,29 +30,25 @@ def _fetch_rule(session: Any, rule_id: str) -> Resource:
 RULE = register(Kind("AWS::Events::Rule", "EventBridge rule", _fetch_rule))
 
 
-RATE_UNITS_S = {"minute": 60, "hour": 3600, "day": 86400}
-
-
-def _schedule(expression: str | None) -> str | None:
-    """A schedule as it runs: `rate(1 hour)` and `rate(60 minutes)` alike (as seconds), a cron's fields spaced
-    once."""
-    if not expression:
-        return None
-    text = " ".join(expression.split())
-    rate = re.fullmatch(r"rate\(\s*(\d+)\s+(minute|hour|day)s?\s*\)", text)
-    if rate:
-        return f"every {int(rate[1]) * RATE_UNITS_S[rate[2]]} s"
-    return re.sub(r"\(\s*", "(", re.sub(r"\s*\)", ")", text))
+def _fires_like(actual: str | None, wanted: schedules.Schedule) -> bool:
+    """Whether the rule's expression fires as `wanted` does (an expression EventBridge would refuse: never)."""
+    try:
+        return actual is not None and schedules.same_firing(schedules.parse(actual), wanted)
+    except schedules.ScheduleError:
+        return False
 
 
 def schedule(expression: str) -> Requirement:
-    """Runs on `expression`, e.g. `rate(5 minutes)` or `cron(0 12 * * ? *)` (a rate in any unit that makes the
-    same period: `rate(1 hour)` is `rate(60 minutes)`)."""
+    """Runs on `expression`, compared by when it fires: `rate(5 minutes)` is `cron(0/5 * * * ? *)` and
+    `cron(*/5 * * * ? *)`, `rate(1 hour)` is `rate(60 minutes)`, `cron(0 12 ? * MON-FRI *)` is
+    `cron(0 12 ? * 2-6 *)` (AWS's six-field cron, `?`, `L`, `W`, `#` and names; see `kit.schedules`). An
+    expression EventBridge would refuse is the author's error, raised at once."""
+    wanted = schedules.parse(expression)
     return require(
         "schedule",
         expression,
         lambda r: r.get("ScheduleExpression"),
-        compare=lambda actual, _: actual is not None and _schedule(actual) == _schedule(expression),
+        compare=lambda actual, _: _fires_like(actual, wanted),
     )
 
 
