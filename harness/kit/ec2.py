@@ -35,7 +35,27 @@ def _fetch_vpc(session: Any, vpc_id: str) -> Resource | None:
 
 
 def _fetch_subnet(session: Any, subnet_id: str) -> Resource | None:
-    return first(session.client("ec2").describe_subnets(SubnetIds=[subnet_id])["Subnets"])
+    ec2 = session.client("ec2")
+    subnet = first(ec2.describe_subnets(SubnetIds=[subnet_id])["Subnets"])
+    if subnet is None:
+        return None
+    return LazyResource(subnet, {"RouteTableId": lambda: _route_table_of(ec2, subnet_id, subnet["VpcId"])})
+
+
+def _route_table_of(ec2: Any, subnet_id: str, vpc_id: str) -> str | None:
+    """The route table a subnet uses: the one explicitly associated with it, else its VPC's main route table."""
+    explicit = ec2.describe_route_tables(Filters=[{"Name": "association.subnet-id", "Values": [subnet_id]}])
+    for table in explicit["RouteTables"]:
+        if subnet_id in _associated_subnets(table):
+            return table["RouteTableId"]
+    main = ec2.describe_route_tables(
+        Filters=[{"Name": "vpc-id", "Values": [vpc_id]}, {"Name": "association.main", "Values": ["true"]}]
+    )["RouteTables"]
+    return next((t["RouteTableId"] for t in main if _is_main(t)), None)
+
+
+def _is_main(table: Resource) -> bool:
+    return any(a.get("Main") for a in table.get("Associations", []))
 
 
 def _fetch_igw(session: Any, igw_id: str) -> Resource | None:
@@ -44,7 +64,24 @@ def _fetch_igw(session: Any, igw_id: str) -> Resource | None:
 
 
 def _fetch_route_table(session: Any, table_id: str) -> Resource | None:
-    return first(session.client("ec2").describe_route_tables(RouteTableIds=[table_id])["RouteTables"])
+    ec2 = session.client("ec2")
+    table = first(ec2.describe_route_tables(RouteTableIds=[table_id])["RouteTables"])
+    if table is None:
+        return None
+    return LazyResource(table, {"ImplicitSubnets": lambda: _implicit_subnets(ec2, table)})
+
+
+def _implicit_subnets(ec2: Any, table: Resource) -> list[str]:
+    """The subnets a main route table serves without an explicit association: its VPC's subnets that no route
+    table names (AWS lists them as associated with the main table); none for any other table."""
+    if not _is_main(table):
+        return []
+    vpc = [{"Name": "vpc-id", "Values": [table["VpcId"]]}]
+    pages = ec2.get_paginator("describe_subnets").paginate(Filters=vpc)
+    subnets = {s["SubnetId"] for page in pages for s in page["Subnets"]}
+    tables = ec2.get_paginator("describe_route_tables").paginate(Filters=vpc)
+    explicit = {subnet for page in tables for t in page["RouteTables"] for subnet in _associated_subnets(t)}
+    return sorted(subnets - explicit)
 
 
 def _fetch_security_group(session: Any, group_id: str) -> Resource | None:
@@ -187,8 +224,10 @@ def route_to(destination: str, target: Resource | str | None, *, key: str) -> Re
 
 
 @later
-def associated_with(subnets: Iterable[Resource | str | None]) -> Requirement:
-    """Explicitly associated with every one of `subnets` (described subnets, their ids or ARNs)."""
+def associated_with(subnets: Iterable[Resource | str | None], *, explicit: bool = False) -> Requirement:
+    """Associated with every one of `subnets` (described subnets, their ids or ARNs), as AWS counts it: explicitly,
+    or, for the VPC's main route table, implicitly (a subnet with no explicit association uses the main table).
+    `explicit=True` counts explicit associations only."""
     wanted = list(subnets)
 
     def missing(actual: list[str]) -> list[str]:
@@ -196,16 +235,33 @@ def associated_with(subnets: Iterable[Resource | str | None]) -> Requirement:
             str(refs.shown(refs.SUBNET, s)) for s in wanted if not refs.current().among(refs.SUBNET, actual, s)
         )
 
+    def associated(table: Resource) -> list[str]:
+        implicit = [] if explicit or not _is_main(table) else list(table.get("ImplicitSubnets") or [])
+        return sorted({*_associated_subnets(table), *implicit})
+
     return require(
         "subnet associations",
         sorted(str(refs.shown(refs.SUBNET, s)) for s in wanted),
-        _associated_subnets,
+        associated,
         compare=lambda actual, _: not missing(actual),
         explain=lambda actual: (
             f"it is associated with {', '.join(actual) or 'no subnet'}; "
             f"it should be associated with {', '.join(missing(actual))} too."
         ),
         hint="Edit the route table's subnet associations.",
+    )
+
+
+@later
+def uses_route_table(table: Resource | str | None) -> Requirement:
+    """The subnet's traffic follows `table` (a described route table or its id): the table explicitly associated
+    with it, else its VPC's main route table, as AWS routes it."""
+    return refs.refers(
+        "route table",
+        refs.ROUTE_TABLE,
+        table,
+        lambda subnet: subnet.get("RouteTableId"),
+        hint="Associate the subnet with the route table.",
     )
 
 

@@ -498,6 +498,30 @@ def route_table(session: Any) -> Case:
     )
 
 
+def table_forms(session: Any, table: str) -> list[Any]:
+    return [described(ec2.ROUTE_TABLE, session, table), table, f"arn:aws:ec2:{REGION}:{ACCOUNT}:route-table/{table}"]
+
+
+def subnet_route_table(session: Any) -> Case:
+    """A subnet explicitly associated uses that table; one with no association uses its VPC's main table."""
+    found = network(session)
+    client = session.client("ec2")
+    vpc = found["vpc"]["VpcId"]
+    table = client.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
+    main = client.describe_route_tables(
+        Filters=[{"Name": "vpc-id", "Values": [vpc]}, {"Name": "association.main", "Values": ["true"]}]
+    )["RouteTables"][0]["RouteTableId"]
+    explicit, implicit = (s["SubnetId"] for s in found["subnets"][:2])
+    client.associate_route_table(RouteTableId=table, SubnetId=explicit)
+    return Case(
+        [described(ec2.SUBNET, session, explicit)],
+        ec2.uses_route_table,
+        table_forms(session, table),
+        table_forms(session, main),
+        fails_too=[described(ec2.SUBNET, session, implicit)],
+    )
+
+
 def route_target(session: Any) -> Case:
     found = network(session)
     client = session.client("ec2")
@@ -1146,6 +1170,7 @@ CASES: dict[str, Callable[[Any], Case]] = {
     "ec2.attached_to": gateway_attachment,
     "ec2.nat_in_subnet": nat_subnet,
     "ec2.associated_with": route_table,
+    "ec2.uses_route_table": subnet_route_table,
     "ec2.route_to": route_target,
     "ec2.ingress_exactly (a group source)": group_source,
     "elbv2.forwards_to": listener_target,
