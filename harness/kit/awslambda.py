@@ -9,6 +9,7 @@ from botocore.exceptions import ClientError
 
 from harness.kit import refs
 from harness.kit.aws import is_not_found
+from harness.kit.bounds import Bound
 from harness.kit.grants import principal_may
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register, state_in
 from harness.kit.later import later
@@ -65,12 +66,12 @@ def handler(value: str) -> Requirement:
     return attribute("handler", "Handler", value, hint="The handler is FILE.FUNCTION, e.g. app.handler for app.py.")
 
 
-def memory(megabytes: int) -> Requirement:
+def memory(megabytes: int | Bound) -> Requirement:
     """The memory size, in MB."""
     return attribute("memory (MB)", "MemorySize", megabytes)
 
 
-def timeout(seconds: int) -> Requirement:
+def timeout(seconds: int | Bound) -> Requirement:
     """The timeout, in seconds."""
     return attribute("timeout (s)", "Timeout", seconds)
 
@@ -136,7 +137,7 @@ def for_function(function: Resource | str | None) -> Requirement:
     return refs.refers("function", refs.FUNCTION, function, lambda m: m.get("FunctionArn"))
 
 
-def batch_size(size: int) -> Requirement:
+def batch_size(size: int | Bound) -> Requirement:
     """How many records the mapping hands the function at once."""
     return attribute("batch size", "BatchSize", size)
 

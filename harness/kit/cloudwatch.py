@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.kit import refs
+from harness.kit.bounds import Bound
 from harness.kit.kinds import Kind, Resource, first, register
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
@@ -51,12 +52,12 @@ def statistic(value: str = "Sum") -> Requirement:
     return attribute("statistic", "Statistic", value)
 
 
-def period(seconds: int) -> Requirement:
+def period(seconds: int | Bound) -> Requirement:
     """The period of each evaluation, in seconds."""
     return attribute("period (s)", "Period", seconds)
 
 
-def evaluation_periods(count: int) -> Requirement:
+def evaluation_periods(count: int | Bound) -> Requirement:
     """How many periods are evaluated."""
     return attribute("evaluation periods", "EvaluationPeriods", count)
 

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from harness.kit import kms, refs
+from harness.kit.bounds import Bound
 from harness.kit.kinds import Kind, LazyResource, Resource, first, register, state_in
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
@@ -134,7 +135,7 @@ def volume_type(value: str = "gp3") -> Requirement:
     return attribute("volume type", "VolumeType", value)
 
 
-def volume_size(gib: int) -> Requirement:
+def volume_size(gib: int | Bound) -> Requirement:
     """The EBS volume size, in GiB."""
     return attribute("size (GiB)", "Size", gib)
 

@@ -10,6 +10,7 @@ from botocore.exceptions import ClientError
 
 from harness.kit import refs
 from harness.kit.aws import error_code
+from harness.kit.bounds import Bound
 from harness.kit.kinds import Kind, Resource, first, register, state_in
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, includes, require
@@ -136,7 +137,7 @@ def steady() -> Requirement:
     )
 
 
-def desired_count(count: int) -> Requirement:
+def desired_count(count: int | Bound) -> Requirement:
     """The service runs this many tasks."""
     return attribute("desired count", "desiredCount", count)
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness.kit import kms, refs
+from harness.kit.bounds import Bound
 from harness.kit.kinds import Kind, LazyResource, Resource, first, register
 from harness.kit.later import later
 from harness.kit.require import Requirement, includes, require
@@ -50,7 +51,7 @@ def named(name: str) -> Requirement:
     return require("name", name, lambda g: g.get("logGroupName"))
 
 
-def retention(days: int) -> Requirement:
+def retention(days: int | Bound) -> Requirement:
     """Events expire after `days` (a group that never expires has no retention set)."""
     return require(
         "retention (days)",

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from harness.kit import kms, refs
+from harness.kit.bounds import Bound
 from harness.kit.kinds import Kind, Resource, first, register, state_in
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
@@ -100,7 +101,7 @@ def publicly_accessible(enabled: bool = False) -> Requirement:
     return attribute("public access", "PubliclyAccessible", enabled)
 
 
-def backup_retention(days: int) -> Requirement:
+def backup_retention(days: int | Bound) -> Requirement:
     """Automated backups are kept this many days."""
     return attribute("backup retention (days)", "BackupRetentionPeriod", days)
 
