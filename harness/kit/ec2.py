@@ -371,3 +371,80 @@ def nat_available() -> Requirement:
         hint="A new NAT gateway is 'pending' for a minute or two: wait until it is 'available'.",
         waits=True,
     )
+
+
+def _fetch_vpc_endpoint(session: Any, endpoint_id: str) -> Resource | None:
+    endpoints = session.client("ec2").describe_vpc_endpoints(VpcEndpointIds=[endpoint_id])["VpcEndpoints"]
+    return first([e for e in endpoints if str(e.get("State", "")).lower() not in ("deleted", "deleting")])
+
+
+VPC_ENDPOINT = register(
+    Kind(
+        "AWS::EC2::VPCEndpoint",
+        "VPC endpoint",
+        _fetch_vpc_endpoint,
+        settling=state_in("State", {"pending", "Pending", "PendingAcceptance", "pendingAcceptance"}),
+        retry_after_s=15,
+    )
+)
+"""`describe_vpc_endpoints`' endpoint: `VpcEndpointId`, `VpcEndpointType` (`Gateway`, `Interface`), `VpcId`,
+`ServiceName` (`com.amazonaws.REGION.s3`), `State`, `RouteTableIds`, `SubnetIds`, `Groups`, `PrivateDnsEnabled`,
+`PolicyDocument` (a JSON string)."""
+
+
+def endpoint_type(value: str = "Gateway") -> Requirement:
+    """The endpoint's type: `Gateway`, `Interface` or `GatewayLoadBalancer` (in any case)."""
+    return require(
+        "endpoint type",
+        value,
+        lambda e: e.get("VpcEndpointType"),
+        compare=lambda actual, wanted: str(actual).lower() == wanted.lower(),
+    )
+
+
+def _service(name: str, region: str | None) -> str:
+    """A service name as AWS writes it: `s3` in `region` is `com.amazonaws.REGION.s3`; a full name as it is."""
+    name = name.strip().lower()
+    return name if "." in name or region is None else f"com.amazonaws.{region}.{name}"
+
+
+def endpoint_service(name: str) -> Requirement:
+    """The endpoint reaches the AWS service `name`: its short name (`s3`, `dynamodb`, `ecr.api`), in the endpoint's
+    own region, or the whole service name (`com.amazonaws.us-east-1.s3`)."""
+
+    def same(actual: str | None, _: str) -> bool:
+        if not actual:
+            return False
+        region = actual.split(".")[2] if actual.startswith("com.amazonaws.") and actual.count(".") >= 3 else None
+        return actual.lower() == _service(name, region)
+
+    return require("service", name, lambda e: e.get("ServiceName"), compare=same)
+
+
+@later
+def endpoint_in_route_tables(tables: Iterable[Resource | str | None]) -> Requirement:
+    """A gateway endpoint routes for every one of `tables` (described route tables or their ids), among others."""
+    wanted = list(tables)
+
+    def missing(actual: list[str]) -> list[str]:
+        found = actual or []
+        return sorted(
+            str(refs.shown(refs.ROUTE_TABLE, t)) for t in wanted if not refs.current().among(refs.ROUTE_TABLE, found, t)
+        )
+
+    return require(
+        "route tables",
+        sorted(str(refs.shown(refs.ROUTE_TABLE, t)) for t in wanted),
+        lambda e: sorted(e.get("RouteTableIds") or []),
+        compare=lambda actual, _: not missing(actual),
+        explain=lambda actual: (
+            f"it routes for {', '.join(actual) or 'no route table'}; it should route for "
+            f"{', '.join(missing(actual))} too."
+        ),
+        hint="Add the route table to the gateway endpoint.",
+    )
+
+
+def private_dns(enabled: bool = True) -> Requirement:
+    """An interface endpoint's private DNS name is on (the service's usual name resolves to the endpoint)."""
+    return require("private DNS", enabled, lambda e: bool(e.get("PrivateDnsEnabled")))

@@ -69,7 +69,8 @@ class Kind:
     it says which NotFound codes count and whether a NotFound is retried. `settling(resource)` names the
     transitional state a resource is in while AWS is still creating or changing it (`"state pending"`), None once
     it has settled: such a resource answers `pending`, never `pass`, and `fail` only for what else is wrong;
-    `retry_after_s` is when to ask again.
+    `retry_after_s` is when to ask again. `short(id)` is `{name}` for a kind whose id is compound
+    (`www.example.com|Z123|A` -> `www.example.com A`); by default an ARN's or URL's last part.
     """
 
     type: str
@@ -79,6 +80,7 @@ class Kind:
     service: str | None = None
     settling: Callable[[Resource], str | None] | None = None
     retry_after_s: int = 30
+    short: Callable[[str], str] | None = None
 
     @property
     def service_name(self) -> str:
@@ -93,7 +95,8 @@ class Kind:
 
     def describe(self, resource_id: str) -> str:
         """`VPC vpc-0abc`: how a sentence names one."""
-        return self.naming.format(noun=self.noun, id=resource_id, name=short_name(resource_id))
+        name = self.short(resource_id) if self.short is not None else short_name(resource_id)
+        return self.naming.format(noun=self.noun, id=resource_id, name=name)
 
     def fetch_in(self, session: Any, resource_id: str, region: str | None = None) -> Resource | None:
         """`fetch` in the resource's region: `region` if given, else the one its ARN or URL names, else the

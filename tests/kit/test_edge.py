@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.kit import cloudfront
+from harness.kit import cloudfront, ec2, route53
 from tests.kit.conftest import described, miss, passes, unique
 from tests.kit.test_containers_edge import distribution_config
 
@@ -117,3 +117,86 @@ def test_origin_access_control(aws_session) -> None:
         f"CloudFront distribution {plain['Id']}: origin access control should be {bucket} through {control}, but is "
         f"{bucket}.s3.{REGION}.amazonaws.com through no origin access control."
     )
+
+
+# --- a gateway VPC endpoint ----------------------------------------------------------------------------------
+
+
+def test_a_gateway_endpoint_for_s3_on_the_subnets_route_table(aws_session) -> None:
+    client = aws_session.client("ec2")
+    vpc = client.create_vpc(CidrBlock="10.9.0.0/16")["Vpc"]["VpcId"]
+    table, other = (client.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"] for _ in range(2))
+    endpoint_id = client.create_vpc_endpoint(
+        VpcId=vpc, ServiceName=f"com.amazonaws.{REGION}.s3", VpcEndpointType="Gateway", RouteTableIds=[table]
+    )["VpcEndpoint"]["VpcEndpointId"]
+    endpoint = described(ec2.VPC_ENDPOINT, aws_session, endpoint_id)
+    for requirement in (
+        ec2.endpoint_type("Gateway"),
+        ec2.endpoint_type("gateway"),
+        ec2.endpoint_service("s3"),
+        ec2.endpoint_service(f"com.amazonaws.{REGION}.s3"),
+        ec2.in_vpc(vpc),
+        ec2.endpoint_in_route_tables([table]),
+        ec2.endpoint_in_route_tables([described(ec2.ROUTE_TABLE, aws_session, table)]),
+    ):
+        assert passes(requirement, endpoint), requirement.check
+    assert not passes(ec2.endpoint_service("dynamodb"), endpoint)
+    assert not passes(ec2.endpoint_service("com.amazonaws.eu-west-1.s3"), endpoint)
+    assert not passes(ec2.endpoint_type("Interface"), endpoint)
+    assert miss(ec2.endpoint_in_route_tables([table, other]), ec2.VPC_ENDPOINT, endpoint_id, endpoint) == (
+        f"VPC endpoint {endpoint_id}: it routes for {table}; it should route for {other} too."
+    )
+    assert endpoint["PolicyDocument"]  # the policy the kit's policy module reads
+
+
+# --- a Route 53 record set -----------------------------------------------------------------------------------
+
+
+def change(aws_session, zone: str, record: dict) -> None:
+    aws_session.client("route53").change_resource_record_sets(
+        HostedZoneId=zone, ChangeBatch={"Changes": [{"Action": "UPSERT", "ResourceRecordSet": record}]}
+    )
+
+
+@pytest.fixture
+def zone(aws_session) -> str:
+    made = aws_session.client("route53").create_hosted_zone(Name="lab.example.com", CallerReference=unique("z"))
+    return made["HostedZone"]["Id"].removeprefix("/hostedzone/")
+
+
+def test_an_alias_record_to_a_distribution(aws_session, zone: str) -> None:
+    cdn = distribution(aws_session, "media.s3.amazonaws.com")
+    alias = {"HostedZoneId": "Z2FDTNDATAQYW2", "DNSName": f"{cdn['DomainName']}.", "EvaluateTargetHealth": False}
+    change(aws_session, zone, {"Name": "www.lab.example.com", "Type": "A", "AliasTarget": alias})
+    for record_id in (f"www.lab.example.com|{zone}|A", "WWW.lab.example.com.", f"www.lab.example.com.|{zone}|A"):
+        record = described(route53.RECORD_SET, aws_session, record_id)
+        for requirement in (
+            route53.alias_to(cdn),
+            route53.alias_to(cdn["DomainName"].upper() + "."),
+            route53.record_type("a"),
+            route53.named("www.lab.example.com."),
+            route53.named("WWW.LAB.EXAMPLE.COM"),
+        ):
+            assert passes(requirement, record), (record_id, requirement.check)
+    record = described(route53.RECORD_SET, aws_session, f"www.lab.example.com|{zone}|A")
+    assert route53.RECORD_SET.describe(f"www.lab.example.com.|{zone}|A") == "DNS record www.lab.example.com A"
+    record_id = f"www.lab.example.com|{zone}|A"
+    assert miss(route53.alias_to("d999.cloudfront.net."), route53.RECORD_SET, record_id, record) == (
+        f"DNS record www.lab.example.com A: alias target should be d999.cloudfront.net, but is {cdn['DomainName']}."
+    )
+
+
+def test_plain_records_and_names_never_doubled_dots(aws_session, zone: str) -> None:
+    change(aws_session, zone, {"Name": "api.lab.example.com.", "Type": "AAAA", "TTL": 60,
+                               "ResourceRecords": [{"Value": "2001:db8::1"}]})  # fmt: skip
+    record = described(route53.RECORD_SET, aws_session, "api.lab.example.com")
+    assert record["Type"] == "AAAA" and record["HostedZoneId"] == zone
+    assert passes(route53.values("2001:DB8::1"), record)
+    assert miss(route53.named("web.lab.example.com."), route53.RECORD_SET, "api.lab.example.com", record) == (
+        "DNS record api.lab.example.com: name should be web.lab.example.com, but is api.lab.example.com."
+    )
+    found_zone = described(route53.HOSTED_ZONE, aws_session, zone)
+    assert miss(route53.domain("example.com."), route53.HOSTED_ZONE, zone, found_zone) == (
+        f"Hosted zone {zone}: domain should be example.com, but is lab.example.com."
+    )
+    assert route53.RECORD_SET.fetch(aws_session, f"nothere.lab.example.com|{zone}|A") is None
