@@ -31,6 +31,8 @@ SERVICE_MODULES = (
     "sns",
     "sqs",
     "ssm",
+    "stepfunctions",
+    "cognito",
 )
 
 

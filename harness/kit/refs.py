@@ -342,6 +342,8 @@ BUCKET = Space("s3:bucket", "S3 bucket", ("Name", "Bucket"), _named("s3:bucket")
 TABLE = Space("dynamodb:table", "DynamoDB table", ("TableArn", "TableName"), _named("dynamodb:table"))
 SECRET = Space("secretsmanager:secret", "secret", ("ARN", "Name"), _named("secretsmanager:secret"))
 PARAMETER = Space("ssm:parameter", "SSM parameter", ("ARN", "Name"), _named("ssm:parameter"))
+USER_POOL = Space("cognito-idp:userpool", "user pool", ("Arn", "Id", "UserPoolId"), _named("cognito-idp:userpool"))
+"""A Cognito user pool by its id (`us-east-1_AbC123`), its ARN or a described pool."""
 HOSTED_ZONE = Space("route53:hostedzone", "hosted zone", ("Id",), _zone_bare)
 ANY = Space(
     "?",

@@ -14,13 +14,18 @@ ACCOUNT = "123456789012"
 ELB = f"arn:aws:elasticloadbalancing:us-east-1:{ACCOUNT}"
 # An id of the right shape for each type, naming nothing that exists.
 MISSING_IDS = {
+    "AWS::ApiGateway::Authorizer": "abc123|nosuch",
+    "AWS::ApiGateway::Method": "abc123|nosuch|GET",
     "AWS::ApiGateway::RestApi": "abc123",
+    "AWS::ApiGateway::Stage": "abc123|prod",
     "AWS::ApiGatewayV2::Api": "abc123",
     "AWS::AutoScaling::AutoScalingGroup": "no-such-group",
     "AWS::CloudFront::Distribution": "E2EXAMPLE",
     "AWS::CloudFront::OriginAccessControl": "E2NOSUCHCONTROL",
     "AWS::CloudTrail::Trail": "no-such-trail",
     "AWS::CloudWatch::Alarm": "no-such-alarm",
+    "AWS::Cognito::UserPool": "us-east-1_NoSuchPool",
+    "AWS::Cognito::UserPoolClient": "us-east-1_NoSuchPool|1example23456789",
     "AWS::DynamoDB::Table": "no-such-table",
     "AWS::EC2::EIP": "eipalloc-0123456789abcdef0",
     "AWS::EC2::Instance": "i-0123456789abcdef0",
@@ -40,6 +45,7 @@ MISSING_IDS = {
     "AWS::ElasticLoadBalancingV2::Listener": f"{ELB}:listener/app/x/1/2",
     "AWS::ElasticLoadBalancingV2::LoadBalancer": f"{ELB}:loadbalancer/app/x/1",
     "AWS::ElasticLoadBalancingV2::TargetGroup": f"{ELB}:targetgroup/x/1",
+    "AWS::Events::EventBus": "no-such-bus",
     "AWS::Events::Rule": "no-such-rule",
     "AWS::IAM::Group": "no-such-group",
     "AWS::IAM::InstanceProfile": "no-such-profile",
@@ -61,6 +67,7 @@ MISSING_IDS = {
     "AWS::SNS::Topic": f"arn:aws:sns:us-east-1:{ACCOUNT}:no-such-topic",
     "AWS::SQS::Queue": f"https://sqs.us-east-1.amazonaws.com/{ACCOUNT}/no-such-queue",
     "AWS::SSM::Parameter": "/no/such/parameter",
+    "AWS::StepFunctions::StateMachine": f"arn:aws:states:us-east-1:{ACCOUNT}:stateMachine:no-such-machine",
     "AWS::SecretsManager::Secret": f"arn:aws:secretsmanager:us-east-1:{ACCOUNT}:secret:no-such-AbCdEf",
 }
 
