@@ -145,3 +145,18 @@ def batch_size(size: int | Bound) -> Requirement:
 def mapping_enabled() -> Requirement:
     """The event source mapping is enabled (or being enabled)."""
     return require("state", "Enabled", lambda m: m.get("State"), compare=lambda a, _: a in ("Enabled", "Enabling"))
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _function_arn_part(resource: str) -> refs.ArnPart | None:
+    """`function:NAME[:QUALIFIER]`: a function, its version or alias as the version."""
+    kind, _, rest = refs.split_resource(resource)
+    if kind != "function":
+        return None
+    name, _, qualifier = rest.partition(":")
+    return kind, name, qualifier or None
+
+
+refs.reads_arns("lambda", _function_arn_part)

@@ -141,3 +141,18 @@ def encrypted_with(key: Resource | str | None) -> Requirement:
     return refs.refers(
         "KMS key", kms.KEY_REFERENCE, key, lambda t: (t.get("SSEDescription") or {}).get("KMSMasterKeyArn")
     )
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _stream_arn(resource: str) -> refs.ArnPart | None:
+    """`table/NAME/stream/LABEL`: the table's stream, its label as the version."""
+    kind, _, rest = refs.split_resource(resource)
+    if kind != "table" or "/stream/" not in rest:
+        return None
+    table, _, label = rest.partition("/stream/")
+    return "stream", table, label
+
+
+refs.reads_arns("dynamodb", _stream_arn)

@@ -331,3 +331,20 @@ def logs_to(group: Resource | str | None, container: str | None = None) -> Requi
         hint=f"Set the container's log configuration to the awslogs driver with awslogs-group {wanted}, "
         "awslogs-region and awslogs-stream-prefix.",
     )
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _ecs_arn(resource: str) -> refs.ArnPart | None:
+    """`task-definition/FAMILY:REVISION` (the revision as the version); `service/CLUSTER/NAME` (the name)."""
+    kind, _, rest = refs.split_resource(resource)
+    if kind == "task-definition":
+        family, _, revision = rest.partition(":")
+        return kind, family, revision or None
+    if kind == "service":
+        return kind, rest.rsplit("/", 1)[-1], None
+    return None
+
+
+refs.reads_arns("ecs", _ecs_arn)

@@ -128,3 +128,18 @@ def _explain_actions(actual: list[str], arn: str | None) -> str:
     if others:
         return f"its default actions also {', '.join(others)}: it should only forward to {arn}."
     return f"its default action forwards to {', '.join(forwards)}, not to {arn}."
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _elb_arn(resource: str) -> refs.ArnPart | None:
+    """`targetgroup/NAME/ID`, `loadbalancer/app/NAME/ID`: the name, the id as the version."""
+    kind, _, rest = refs.split_resource(resource)
+    if kind not in ("targetgroup", "loadbalancer"):
+        return None
+    parts = rest.split("/")
+    return (kind, parts[-2], parts[-1]) if len(parts) >= 2 else (kind, rest, None)
+
+
+refs.reads_arns("elasticloadbalancing", _elb_arn)

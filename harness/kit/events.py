@@ -156,3 +156,18 @@ def target_settings(
         return f"its target {shown} should have {', '.join(parts)}; it has {', '.join(has)}."
 
     return require("target settings", ", ".join(parts) or "present", actual, compare=holds, explain=explain)
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _rule_arn(resource: str) -> refs.ArnPart | None:
+    """`rule/[BUS/]NAME`: the rule's name, its bus as the version (`default` when none is named)."""
+    kind, _, rest = refs.split_resource(resource)
+    if kind != "rule":
+        return None
+    bus, _, name = rest.rpartition("/")
+    return kind, name, bus or "default"
+
+
+refs.reads_arns("events", _rule_arn)

@@ -417,3 +417,15 @@ def holds_role(role: Resource | str | None) -> Requirement:
     return refs.refers_among(
         "role", refs.ROLE, role, lambda profile: sorted(r["RoleName"] for r in profile.get("Roles", []))
     )
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _iam_arn(resource: str) -> refs.ArnPart:
+    """`role/PATH/NAME`: the name, without its path (IAM names ignore case)."""
+    kind, _, rest = refs.split_resource(resource)
+    return kind, rest.rsplit("/", 1)[-1], None
+
+
+refs.reads_arns("iam", _iam_arn, caseless=True)

@@ -111,3 +111,15 @@ def alias_named(name: str) -> Requirement:
 def points_to(key: Resource | str | None) -> Requirement:
     """The alias names the key: a described key, its id or ARN, or another alias of it."""
     return refs.refers("target key", KEY_REFERENCE, key, lambda a: a.get("TargetKeyId"))
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _kms_arn(resource: str) -> refs.ArnPart | None:
+    """`alias/NAME` is the alias `alias/NAME` (as KMS names it); `key/ID` is read the common way."""
+    kind, _, rest = refs.split_resource(resource)
+    return (kind, f"alias/{rest}", None) if kind == "alias" else None
+
+
+refs.reads_arns("kms", _kms_arn)

@@ -88,3 +88,15 @@ def metric_filter(metric: str, namespace: str, *, pattern: str | None = None) ->
             f"its metric filters{with_pattern} publish {', '.join(actual) or 'nothing'}, not {namespace}/{metric}."
         ),
     )
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _log_group_arn(resource: str) -> refs.ArnPart | None:
+    """`log-group:NAME[:*]` or `log-group:NAME:log-stream:STREAM`: the group."""
+    kind, _, rest = refs.split_resource(resource)
+    return (kind, rest.split(":log-stream:")[0].removesuffix(":*"), None) if kind == "log-group" else None
+
+
+refs.reads_arns("logs", _log_group_arn)

@@ -154,3 +154,9 @@ def subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
         subnets,
         lambda group: sorted(s["SubnetIdentifier"] for s in group.get("Subnets", [])),
     )
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+refs.reads_arns("rds", caseless=True)  # RDS stores identifiers in lower case

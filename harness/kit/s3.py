@@ -186,3 +186,14 @@ def grants_public_read(bucket: Resource | str) -> Requirement:
         explain=lambda grant: grant.reason,
         hint=f"Allow s3:GetObject to Principal * on arn:aws:s3:::{name}/*, with no Condition and no Deny.",
     )
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _bucket_arn(resource: str) -> refs.ArnPart | None:
+    """`arn:aws:s3:::BUCKET`: a bucket (`BUCKET/KEY` is read the common way)."""
+    return ("bucket", resource, None) if "/" not in resource else None
+
+
+refs.reads_arns("s3", _bucket_arn)

@@ -61,3 +61,18 @@ def encrypted_with(key: Resource | str | None) -> Requirement:
     """Encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN, whichever the secret
     was given (`alias/aws/secretsmanager` is the AWS managed key a secret gets when none is chosen)."""
     return refs.refers("KMS key", kms.KEY_REFERENCE, key, lambda s: s.get("KmsKeyId") or DEFAULT_KEY)
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+_SECRET_SUFFIX = re.compile(r"-[A-Za-z0-9]{6}$")
+
+
+def _secret_arn(resource: str) -> refs.ArnPart | None:
+    """`secret:NAME-SUFFIX`: the name, without the six characters Secrets Manager adds."""
+    kind, _, rest = refs.split_resource(resource)
+    return (kind, _SECRET_SUFFIX.sub("", rest), None) if kind == "secret" else None
+
+
+refs.reads_arns("secretsmanager", _secret_arn)

@@ -152,3 +152,14 @@ def filter_scope(scope: str = "MessageAttributes") -> Requirement:
         scope,
         lambda s: s.get("FilterPolicyScope") or ("MessageAttributes" if s.get("FilterPolicy") else None),
     )
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _sns_arn(resource: str) -> refs.ArnPart:
+    """`...:sns:REGION:ACCOUNT:TOPIC` is a topic, `...:TOPIC:UUID` a subscription."""
+    return ("topic" if "/" not in resource and ":" not in resource else "subscription"), resource, None
+
+
+refs.reads_arns("sns", _sns_arn)

@@ -111,3 +111,14 @@ def accepts_from(principal: str, source_arn: str | None = None) -> Requirement:
         source_arn=source_arn,
         hint=f"Add a queue policy statement allowing sqs:SendMessage to {principal}.",
     )
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _queue_arn(resource: str) -> refs.ArnPart | None:
+    """`arn:aws:sqs:REGION:ACCOUNT:NAME`: a queue."""
+    return ("queue", resource, None) if "/" not in resource else None
+
+
+refs.reads_arns("sqs", _queue_arn)

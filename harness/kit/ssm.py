@@ -81,3 +81,15 @@ def tier(value: str = "Standard") -> Requirement:
 def data_type(value: str = "text") -> Requirement:
     """text, aws:ec2:image or aws:ssm:integration."""
     return attribute("data type", "DataType", value)
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _parameter_arn(resource: str) -> refs.ArnPart | None:
+    """`parameter/PATH/NAME` is the parameter `/PATH/NAME`; `parameter/NAME` is `NAME`."""
+    kind, _, rest = refs.split_resource(resource)
+    return (kind, f"/{rest}" if "/" in rest else rest, None) if kind == "parameter" else None
+
+
+refs.reads_arns("ssm", _parameter_arn)
