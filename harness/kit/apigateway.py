@@ -50,7 +50,13 @@ def _fetch_rest_api(session: Any, api_id: str) -> Resource:
 
 
 HTTP_API = register(Kind("AWS::ApiGatewayV2::Api", "HTTP API", _fetch_http_api))
+"""`get_api`'s API (`ApiId`, `Name`, `ProtocolType`, `ApiEndpoint`) plus `Routes` (`RouteKey`, `Target`),
+`Integrations` (`IntegrationId`, `IntegrationType`, `IntegrationUri`) and `Stages` (`StageName`, `AutoDeploy`), each
+read when first used."""
 REST_API = register(Kind("AWS::ApiGateway::RestApi", "REST API", _fetch_rest_api))
+"""`get_rest_api`'s API (`id`, `name`, `endpointConfiguration`: `{"types": ["REGIONAL"]}`) plus `Resources`
+(`[{"id", "path", "resourceMethods": {"POST": {"methodIntegration": {"type", "uri"}}}}]`) and `Stages`
+(`[{"stageName", "deploymentId"}]`), each read when first used."""
 
 
 def protocol(value: str = "HTTP") -> Requirement:

@@ -17,6 +17,9 @@ def _fetch_group(session: Any, name: str) -> Resource | None:
 
 
 AUTO_SCALING_GROUP = register(Kind("AWS::AutoScaling::AutoScalingGroup", "Auto Scaling group", _fetch_group))
+"""`describe_auto_scaling_groups`' group: `{"AutoScalingGroupName", "MinSize", "DesiredCapacity", "MaxSize",
+"LaunchTemplate": {"LaunchTemplateId", "Version"}, "VPCZoneIdentifier": "subnet-a,subnet-b", "TargetGroupARNs",
+"HealthCheckType"}`."""
 
 
 def sizes(minimum: int, desired: int, maximum: int) -> Requirement:

@@ -45,6 +45,9 @@ def _function_settling(function: Resource) -> str | None:
 FUNCTION = register(
     Kind("AWS::Lambda::Function", "Lambda function", _fetch_function, settling=_function_settling, retry_after_s=5)
 )
+"""`get_function_configuration`'s function (`FunctionName`, `FunctionArn`, `Runtime`, `Handler`, `Role`,
+`MemorySize`, `Timeout`, `Architectures`, `Environment`: `{"Variables"}`, `State`, `LastUpdateStatus`) plus
+`Policy`, its resource policy (JSON text or None), read when first used."""
 EVENT_SOURCE_MAPPING = register(
     Kind(
         "AWS::Lambda::EventSourceMapping",
@@ -54,6 +57,8 @@ EVENT_SOURCE_MAPPING = register(
         retry_after_s=10,
     )
 )
+"""`get_event_source_mapping`'s mapping: `{"UUID", "EventSourceArn", "FunctionArn", "BatchSize", "State",
+"MaximumBatchingWindowInSeconds"}`."""
 
 
 def runtime(value: str) -> Requirement:

@@ -32,6 +32,9 @@ DISTRIBUTION = register(
         retry_after_s=60,
     )
 )
+"""`get_distribution`'s distribution with its config also as `Config`: `{"Id", "DomainName": "d111.cloudfront.net",
+"Status", "Config": {"Enabled", "Origins": {"Items": [{"Id", "DomainName", "OriginAccessControlId"}]},
+"DefaultCacheBehavior": {"ViewerProtocolPolicy"}, "DefaultRootObject", "PriceClass"}}`."""
 
 
 def enabled(value: bool = True) -> Requirement:

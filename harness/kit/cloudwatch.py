@@ -16,6 +16,8 @@ def _fetch_alarm(session: Any, name: str) -> Resource | None:
 
 
 ALARM = register(Kind("AWS::CloudWatch::Alarm", "alarm", _fetch_alarm))
+"""`describe_alarms`' metric alarm: `{"AlarmName", "Namespace", "MetricName", "Dimensions": [{"Name", "Value"}],
+"Statistic", "Period", "EvaluationPeriods", "Threshold", "ComparisonOperator", "AlarmActions"}`."""
 
 
 def metric(namespace: str, name: str) -> Requirement:

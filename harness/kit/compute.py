@@ -67,10 +67,17 @@ INSTANCE = register(
         retry_after_s=15,
     )
 )
+"""`describe_instances`' instance: `{"InstanceId", "InstanceType", "State": {"Name"}, "SubnetId", "VpcId",
+"SecurityGroups": [{"GroupId"}], "IamInstanceProfile": {"Arn"}, "MetadataOptions": {"HttpTokens"}, "ImageId"}`."""
 LAUNCH_TEMPLATE = register(Kind("AWS::EC2::LaunchTemplate", "launch template", _fetch_launch_template))
+"""`describe_launch_templates`' template (`LaunchTemplateId`, `LaunchTemplateName`, `DefaultVersionNumber`) plus
+`LaunchTemplateData`, its default version's data (`InstanceType`, `ImageId`, `IamInstanceProfile`,
+`NetworkInterfaces`, `MetadataOptions`), read when first used."""
 VOLUME = register(
     Kind("AWS::EC2::Volume", "EBS volume", _fetch_volume, settling=state_in("State", {"creating"}), retry_after_s=10)
 )
+"""`describe_volumes`' volume: `{"VolumeId", "Size", "VolumeType", "Encrypted", "KmsKeyId", "Attachments":
+[{"InstanceId", "State"}]}`."""
 
 
 def _settings(resource: Resource) -> Resource:

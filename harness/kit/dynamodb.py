@@ -37,6 +37,9 @@ TABLE = register(
         retry_after_s=10,
     )
 )
+"""`describe_table`'s table (`TableName`, `TableArn`, `KeySchema`, `AttributeDefinitions`, `BillingModeSummary`,
+`GlobalSecondaryIndexes`, `StreamSpecification`, `LatestStreamArn`, `SSEDescription`) plus `PointInTimeRecovery`
+(`"ENABLED"`) and `TimeToLive` (`{"TimeToLiveStatus", "AttributeName"}`), each read when first used."""
 
 
 def _keys(schema: list[dict[str, str]], definitions: list[dict[str, str]]) -> list[str]:

@@ -104,18 +104,32 @@ def _attaching(igw: Resource) -> str | None:
 
 
 VPC = register(Kind("AWS::EC2::VPC", "VPC", _fetch_vpc, settling=state_in("State", {"pending"}), retry_after_s=5))
+"""`describe_vpcs`' VPC (`VpcId`, `CidrBlock`, `State`, `IsDefault`) plus `EnableDnsSupport` and
+`EnableDnsHostnames` (booleans), each read when first used."""
 SUBNET = register(
     Kind("AWS::EC2::Subnet", "subnet", _fetch_subnet, settling=state_in("State", {"pending"}), retry_after_s=5)
 )
+"""`describe_subnets`' subnet (`SubnetId`, `VpcId`, `CidrBlock`, `AvailabilityZone`, `MapPublicIpOnLaunch`) plus
+`RouteTableId`, the route table it uses (its explicit one, else its VPC's main one), read when first used."""
 INTERNET_GATEWAY = register(
     Kind("AWS::EC2::InternetGateway", "internet gateway", _fetch_igw, settling=_attaching, retry_after_s=5)
 )
+"""`describe_internet_gateways`' gateway: `{"InternetGatewayId", "Attachments": [{"VpcId", "State": "available"}]}`."""
 ROUTE_TABLE = register(Kind("AWS::EC2::RouteTable", "route table", _fetch_route_table))
+"""`describe_route_tables`' table (`RouteTableId`, `VpcId`, `Routes`: `[{"DestinationCidrBlock", "GatewayId" |
+"NatGatewayId" | ..., "State"}]`, `Associations`: `[{"SubnetId", "Main", "AssociationState"}]`) plus
+`ImplicitSubnets`, the subnets a main table serves without an explicit association, read when first used."""
 SECURITY_GROUP = register(Kind("AWS::EC2::SecurityGroup", "security group", _fetch_security_group))
+"""`describe_security_groups`' group: `{"GroupId", "GroupName", "VpcId", "IpPermissions": [{"IpProtocol",
+"FromPort", "ToPort", "IpRanges", "Ipv6Ranges", "UserIdGroupPairs", "PrefixListIds"}], "IpPermissionsEgress"}`."""
 EIP = register(Kind("AWS::EC2::EIP", "Elastic IP", _fetch_eip))
+"""`describe_addresses`' address: `{"AllocationId", "PublicIp", "Domain": "vpc", "AssociationId",
+"NetworkInterfaceId"}`."""
 NAT_GATEWAY = register(
     Kind("AWS::EC2::NatGateway", "NAT gateway", _fetch_nat, settling=state_in("State", {"pending"}), retry_after_s=30)
 )
+"""`describe_nat_gateways`' gateway: `{"NatGatewayId", "SubnetId", "VpcId", "State", "ConnectivityType",
+"NatGatewayAddresses": [{"AllocationId", "PublicIp"}]}`."""
 
 
 def cidr(block: str) -> Requirement:

@@ -94,8 +94,16 @@ CLUSTER = register(
         retry_after_s=10,
     )
 )
+"""`describe_clusters`' cluster: `{"clusterName", "clusterArn", "status", "settings": [{"name": "containerInsights",
+"value"}], "capacityProviders"}`."""
 SERVICE = register(Kind("AWS::ECS::Service", "ECS service", _fetch_service, retry_after_s=30))
+"""`describe_services`' service: `{"serviceName", "serviceArn", "clusterArn", "taskDefinition", "desiredCount",
+"launchType", "capacityProviderStrategy", "networkConfiguration": {"awsvpcConfiguration": {"subnets",
+"securityGroups", "assignPublicIp"}}, "loadBalancers", "deployments"}`."""
 TASK_DEFINITION = register(Kind("AWS::ECS::TaskDefinition", "task definition", _fetch_task_definition))
+"""`describe_task_definition`'s task definition: `{"taskDefinitionArn", "family", "revision", "status",
+"requiresCompatibilities", "networkMode", "cpu", "memory", "executionRoleArn", "taskRoleArn",
+"containerDefinitions": [{"name", "image", "portMappings", "logConfiguration", "secrets"}]}`."""
 
 
 INSIGHTS_ON = ("enabled", "enhanced")

@@ -32,8 +32,14 @@ LOAD_BALANCER = register(
         retry_after_s=30,
     )
 )
+"""`describe_load_balancers`' load balancer: `{"LoadBalancerArn", "LoadBalancerName", "DNSName", "Scheme", "Type",
+"State": {"Code"}, "VpcId", "AvailabilityZones": [{"SubnetId"}], "SecurityGroups"}`."""
 TARGET_GROUP = register(Kind("AWS::ElasticLoadBalancingV2::TargetGroup", "target group", _fetch_target_group))
+"""`describe_target_groups`' target group: `{"TargetGroupArn", "TargetGroupName", "Protocol", "Port", "VpcId",
+"TargetType", "HealthCheckPath", "LoadBalancerArns"}`."""
 LISTENER = register(Kind("AWS::ElasticLoadBalancingV2::Listener", "listener", _fetch_listener))
+"""`describe_listeners`' listener: `{"ListenerArn", "LoadBalancerArn", "Protocol", "Port", "Certificates",
+"SslPolicy", "DefaultActions": [{"Type": "forward", "TargetGroupArn"}]}`."""
 
 
 def lb_type(kind: str = "application") -> Requirement:

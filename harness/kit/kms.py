@@ -63,7 +63,10 @@ KEY = register(
         retry_after_s=10,
     )
 )
+"""`describe_key`'s key metadata (`KeyId`, `Arn`, `KeyState`, `KeyUsage`, `KeySpec`, `KeyManager`) plus
+`RotationEnabled` and `Aliases` (their names), each read when first used."""
 ALIAS = register(Kind("AWS::KMS::Alias", "KMS alias", _fetch_alias))
+"""`list_aliases`' alias: `{"AliasName": "alias/orders", "AliasArn", "TargetKeyId"}`."""
 
 
 def rotation_enabled(enabled: bool = True) -> Requirement:

@@ -27,6 +27,8 @@ def _fetch_log_group(session: Any, name: str) -> Resource | None:
 
 
 LOG_GROUP = register(Kind("AWS::Logs::LogGroup", "log group", _fetch_log_group))
+"""`describe_log_groups`' group (`logGroupName`, `arn` ending `:*`, `retentionInDays` when set, `kmsKeyId`) plus
+`MetricFilters` (`[{"filterName", "filterPattern", "metricTransformations"}]`), read when first used."""
 
 
 @later

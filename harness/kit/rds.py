@@ -50,7 +50,12 @@ DB_INSTANCE = register(
         retry_after_s=60,
     )
 )
+"""`describe_db_instances`' instance: `{"DBInstanceIdentifier", "DBInstanceArn", "Engine", "DBInstanceClass",
+"MultiAZ", "StorageEncrypted", "KmsKeyId", "PubliclyAccessible", "BackupRetentionPeriod", "DBSubnetGroup":
+{"DBSubnetGroupName", "Subnets"}, "VpcSecurityGroups": [{"VpcSecurityGroupId"}]}`."""
 DB_SUBNET_GROUP = register(Kind("AWS::RDS::DBSubnetGroup", "DB subnet group", _fetch_subnet_group))
+"""`describe_db_subnet_groups`' group: `{"DBSubnetGroupName", "DBSubnetGroupArn", "VpcId", "Subnets":
+[{"SubnetIdentifier", "SubnetAvailabilityZone": {"Name"}}]}`."""
 
 
 def engine(name: str, major_version: str | None = None) -> Requirement:

@@ -25,6 +25,8 @@ def _fetch_zone(session: Any, zone_id: str) -> Resource:
 
 
 HOSTED_ZONE = register(Kind("AWS::Route53::HostedZone", "hosted zone", _fetch_zone))
+"""`get_hosted_zone`'s zone (`Id`, `Name` with its final dot, `Config`: `{"PrivateZone"}`) with `VPCs` (`[{"VPCId",
+"VPCRegion"}]`), plus `Records` (`list_resource_record_sets`), read when first used."""
 
 
 def _fqdn(name: str) -> str:

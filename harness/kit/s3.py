@@ -91,7 +91,11 @@ def _fetch_policy(session: Any, bucket: str) -> Resource:
 
 
 BUCKET = register(Kind("AWS::S3::Bucket", "S3 bucket", _fetch_bucket))
+"""`{"Name"}` plus `Versioning` (`"Enabled"`, `"Suspended"`, `"Disabled"`), `Encryption` (the default algorithms:
+`["aws:kms"]`), `EncryptionKey` (SSE-KMS's key, else None), `PublicAccessBlock` (its four flags), each read when
+first used."""
 BUCKET_POLICY = register(Kind("AWS::S3::BucketPolicy", "bucket policy", _fetch_policy, naming="bucket policy on {id}"))
+"""`{"Bucket", "Policy": JSON text}` plus what `BUCKET` reads of the bucket, each read when first used."""
 
 
 def versioning_enabled() -> Requirement:

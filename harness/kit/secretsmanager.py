@@ -24,6 +24,8 @@ def _fetch_secret(session: Any, secret_id: str) -> Resource | None:
 
 
 SECRET = register(Kind("AWS::SecretsManager::Secret", "secret", _fetch_secret))
+"""`describe_secret`'s secret: `{"Name", "ARN", "KmsKeyId", "Description", "RotationEnabled", "RotationLambdaARN",
+"RotationRules": {"AutomaticallyAfterDays" | "ScheduleExpression"}}`."""
 
 
 def _rotation_days(rules: dict[str, Any]) -> int | None:

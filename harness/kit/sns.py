@@ -33,6 +33,8 @@ def _fetch_subscription(session: Any, arn: str) -> Resource:
 
 
 TOPIC = register(Kind("AWS::SNS::Topic", "topic", _fetch_topic))
+"""`get_topic_attributes`' attributes, all strings (`TopicArn`, `KmsMasterKeyId`, `Policy`: JSON text, `FifoTopic`),
+plus `Subscriptions` (`[{"Protocol", "Endpoint", "SubscriptionArn"}]`), read when first used."""
 SUBSCRIPTION = register(Kind("AWS::SNS::Subscription", "subscription", _fetch_subscription))
 """`get_subscription_attributes`' attributes, all strings: `SubscriptionArn`, `TopicArn`, `Protocol`, `Endpoint`,
 `RawMessageDelivery` (`"true"`), `FilterPolicy` and `RedrivePolicy` (JSON strings), `FilterPolicyScope`,

@@ -19,6 +19,9 @@ def _fetch_queue(session: Any, url: str) -> Resource:
 
 
 QUEUE = register(Kind("AWS::SQS::Queue", "queue", _fetch_queue))
+"""`get_queue_attributes`' attributes, all strings, with its URL: `{"QueueUrl", "QueueArn", "VisibilityTimeout":
+"30", "MessageRetentionPeriod", "DelaySeconds", "FifoQueue", "KmsMasterKeyId", "SqsManagedSseEnabled",
+"RedrivePolicy": JSON text, "Policy": JSON text}`."""
 
 
 def _number(key: str) -> Any:

@@ -31,6 +31,8 @@ def _fetch_parameter(session: Any, parameter_id: str) -> Resource | None:
 
 
 PARAMETER = register(Kind("AWS::SSM::Parameter", "SSM parameter", _fetch_parameter))
+"""`describe_parameters`' parameter (no value): `{"Name", "ARN", "Type": "String" | "StringList" | "SecureString",
+"KeyId", "Tier", "DataType"}`."""
 
 
 def named(name: str) -> Requirement:
