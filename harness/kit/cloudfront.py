@@ -90,8 +90,8 @@ def origin(target: Resource | str, *, website: bool = False) -> Requirement:
     )
 
 
-VIEWER_PROTOCOLS = frozenset({"allow-all", "https-only", "redirect-to-https"})
-HTTPS_REQUIRED = frozenset({"https-only", "redirect-to-https"})
+VIEWER_PROTOCOLS = ("allow-all", "https-only", "redirect-to-https")
+HTTPS_REQUIRED = ("https-only", "redirect-to-https")
 """The viewer protocol policies under which no viewer gets content over plain HTTP."""
 
 
@@ -100,7 +100,7 @@ def viewer_protocol(policy: str | Iterable[str] = HTTPS_REQUIRED) -> Requirement
     `HTTPS_REQUIRED` (`https-only` or `redirect-to-https`: no viewer is served over HTTP); give one
     (`"redirect-to-https"`) where the lab asks for that one."""
     accepted = frozenset([policy] if isinstance(policy, str) else policy)
-    unknown = accepted - VIEWER_PROTOCOLS
+    unknown = accepted - set(VIEWER_PROTOCOLS)
     if unknown or not accepted:
         raise ValueError(f"viewer_protocol: {sorted(unknown)} is not one of {sorted(VIEWER_PROTOCOLS)}")
     shown = " or ".join(sorted(accepted))

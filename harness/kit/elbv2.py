@@ -42,14 +42,21 @@ LISTENER = register(Kind("AWS::ElasticLoadBalancingV2::Listener", "listener", _f
 "SslPolicy", "DefaultActions": [{"Type": "forward", "TargetGroupArn"}]}`."""
 
 
+def _caseless(check: str, key: str, value: str, *, hint: str | None = None) -> Requirement:
+    """`resource[key]` is `value` in any case (AWS names these in one case, authors in either)."""
+    return require(
+        check, value, lambda r: r.get(key), compare=lambda actual, e: str(actual).lower() == e.lower(), hint=hint
+    )
+
+
 def lb_type(kind: str = "application") -> Requirement:
-    """The load balancer's type: `application`, `network` or `gateway`."""
-    return attribute("type", "Type", kind)
+    """The load balancer's type: `application`, `network` or `gateway` (in any case)."""
+    return _caseless("type", "Type", kind)
 
 
 def scheme(value: str = "internet-facing") -> Requirement:
-    """The load balancer's scheme: `internet-facing` or `internal`."""
-    return attribute("scheme", "Scheme", value, hint="The scheme is chosen at creation: internet-facing or internal.")
+    """The load balancer's scheme: `internet-facing` or `internal` (in any case)."""
+    return _caseless("scheme", "Scheme", value, hint="The scheme is chosen at creation: internet-facing or internal.")
 
 
 @later
@@ -74,8 +81,8 @@ def with_security_group(group: Resource | str | None) -> Requirement:
 
 
 def protocol(value: str) -> Requirement:
-    """A listener's or target group's protocol, e.g. `HTTP`, `HTTPS`."""
-    return attribute("protocol", "Protocol", value)
+    """A listener's or target group's protocol, e.g. `HTTP`, `HTTPS` (in any case)."""
+    return _caseless("protocol", "Protocol", value)
 
 
 def port(value: int) -> Requirement:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from harness.kit import kms, refs
+from harness.kit import kms, refs, schedules
 from harness.kit.kinds import Kind, Resource, register
 from harness.kit.later import later
 from harness.kit.require import Requirement, require
@@ -29,24 +29,38 @@ SECRET = register(Kind("AWS::SecretsManager::Secret", "secret", _fetch_secret))
 
 
 def _rotation_days(rules: dict[str, Any]) -> int | None:
-    """Days between rotations: `AutomaticallyAfterDays`, or a `rate(N days)` schedule expression."""
+    """Days between rotations: `AutomaticallyAfterDays`, or a rate schedule in whole days (`rate(30 days)`,
+    `rate(720 hours)`)."""
     if rules.get("AutomaticallyAfterDays"):
         return int(rules["AutomaticallyAfterDays"])
-    rate = re.fullmatch(r"rate\(\s*(\d+)\s+days?\s*\)", str(rules.get("ScheduleExpression", "")).strip())
-    return int(rate[1]) if rate else None
+    schedule = _schedule(rules)
+    if isinstance(schedule, schedules.Rate) and schedule.minutes % 1440 == 0:
+        return schedule.minutes // 1440
+    return None
+
+
+def _schedule(rules: dict[str, Any]) -> schedules.Schedule | None:
+    try:
+        return schedules.parse(rules["ScheduleExpression"]) if rules.get("ScheduleExpression") else None
+    except schedules.ScheduleError:
+        return None
 
 
 def rotation(days: int | None = None) -> Requirement:
-    """Rotation is enabled (every `days` days, if given: `AutomaticallyAfterDays` or `rate(N days)`)."""
+    """Rotation is enabled (every `days` days, if given: `AutomaticallyAfterDays`, or a schedule expression that
+    fires every `days` days: `rate(30 days)`, `rate(720 hours)`, a cron that fires once every `days` days)."""
     wanted = f"every {days} days" if days else "enabled"
 
     def actual(secret: Resource) -> str:
         if not secret.get("RotationEnabled"):
             return "disabled"
         rules = secret.get("RotationRules") or {}
-        every = _rotation_days(rules)
         if not days:
             return "enabled"
+        every = _rotation_days(rules)
+        schedule = _schedule(rules)
+        if every is None and schedule is not None and schedules.same_firing(schedule, schedules.Rate(days * 1440)):
+            every = days
         return f"every {every} days" if every else f"on the schedule {rules.get('ScheduleExpression')}"
 
     return require("rotation", wanted, actual, hint="Turn on automatic rotation for the secret.")
