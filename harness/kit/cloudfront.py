@@ -75,13 +75,13 @@ def _wanted_origins(target: Resource | str, website: bool) -> tuple[str, set[str
 
 
 @later
-def origin(target: Resource | str, *, website: bool = False) -> Requirement:
-    """One origin is `target`: a bucket (a described bucket, its name or ARN, or any of its REST endpoints:
+def origin(domain_name: Resource | str, *, website: bool = False) -> Requirement:
+    """One origin is `domain_name`: a bucket (a described bucket, its name or ARN, or any of its REST endpoints:
     `B.s3.amazonaws.com`, `B.s3.REGION.amazonaws.com`, `B.s3-REGION.amazonaws.com`), a load balancer's DNS name
     (or a described load balancer), any domain in any case, with or without a final dot. With `website=True` a
     bucket's website endpoint (`B.s3-website-REGION.amazonaws.com`) is wanted instead of its REST endpoints: they
     serve differently, so neither stands for the other."""
-    shown, wanted = _wanted_origins(target, website)
+    shown, wanted = _wanted_origins(domain_name, website)
     return require(
         "origins",
         shown,
