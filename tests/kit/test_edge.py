@@ -200,3 +200,25 @@ def test_plain_records_and_names_never_doubled_dots(aws_session, zone: str) -> N
         f"Hosted zone {zone}: domain should be example.com, but is lab.example.com."
     )
     assert route53.RECORD_SET.fetch(aws_session, f"nothere.lab.example.com|{zone}|A") is None
+
+
+LABELS = st.from_regex(r"[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?", fullmatch=True)
+
+
+def spelled(name: str, data: st.DataObject) -> str:
+    """A DNS name in any case, with or without its final dot."""
+    case = data.draw(st.sampled_from([str.lower, str.upper, str.title]))
+    return case(name) + data.draw(st.sampled_from(["", "."]))
+
+
+@given(labels=st.lists(LABELS, min_size=2, max_size=4), data=st.data())
+def test_a_record_name_and_alias_in_any_spelling(labels: list[str], data: st.DataObject) -> None:
+    name = ".".join(labels)
+    record = {"Name": f"{name}.", "Type": "A", "AliasTarget": {"DNSName": f"dualstack.{name}.elb.amazonaws.com."}}
+    assert passes(route53.named(spelled(name, data)), record)
+    assert passes(route53.alias_to(spelled(f"{name}.elb.amazonaws.com", data)), record)
+    assert passes(route53.alias_to({"DNSName": f"{name}.elb.amazonaws.com"}), record)
+    assert not passes(route53.named(spelled(f"x{name}", data)), record)
+    assert not passes(route53.alias_to(f"x{name}.elb.amazonaws.com"), record)
+    outcome = route53.named(f"x{name}.").evaluate(record)
+    assert ".." not in outcome.issue("DNS record") and not outcome.ok
