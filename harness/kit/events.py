@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from harness.kit import patterns, refs, schedules
@@ -36,7 +37,8 @@ RULE = register(Kind("AWS::Events::Rule", "EventBridge rule", _fetch_rule))
 
 def _fetch_bus(session: Any, bus_id: str) -> Resource:
     name = bus_id.split(":event-bus/", 1)[1] if bus_id.startswith("arn:") else bus_id
-    return session.client("events").describe_event_bus(Name=name)
+    bus = session.client("events").describe_event_bus(Name=name)
+    return {k: v for k, v in bus.items() if k != "ResponseMetadata"}
 
 
 EVENT_BUS = register(Kind("AWS::Events::EventBus", "event bus", _fetch_bus))
@@ -93,7 +95,7 @@ def targets(target: Resource | str | None, *, key: str | None = None) -> Require
 @later
 def on_bus(bus: Resource | str | None) -> Requirement:
     """The rule is on the event bus `bus` (a described bus, its name or ARN; `default` is the account's own)."""
-    name = bus.get("Name") if isinstance(bus, dict) else bus
+    name = bus.get("Name") if isinstance(bus, Mapping) else bus
     wanted = str(name).split(":event-bus/", 1)[-1] if name else None
     return require("event bus", wanted, lambda r: r.get("EventBusName") or "default")
 
