@@ -57,8 +57,19 @@ class Cron:
         if day.month not in self.months:
             return False
         if self.month_days is not None:
-            return any(_month_day(term, day) for term in self.month_days)
-        return self.weekdays is not None and any(_weekday(term, day) for term in self.weekdays)
+            plain, special = self._split(self.month_days)
+            return day.day in plain or any(_month_day(term, day) for term in special)
+        if self.weekdays is None:
+            return False
+        plain, special = self._split(self.weekdays)
+        return _aws_weekday(day) in plain or any(_weekday(term, day) for term in special)
+
+    @staticmethod
+    @cache
+    def _split(terms: tuple[str, ...]) -> tuple[frozenset[int], tuple[str, ...]]:
+        """A day field's plain numbers (looked up at once) and its `L`, `W`, `#` terms (read per day)."""
+        plain = frozenset(int(t) for t in terms if t.isdigit())
+        return plain, tuple(t for t in terms if not t.isdigit())
 
     @property
     def times(self) -> list[int]:
