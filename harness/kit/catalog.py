@@ -36,6 +36,21 @@ SERVICE_MODULES = (
 )
 
 
+ARN_SERVICES = {
+    "lambda": "awslambda",
+    "elasticloadbalancing": "elbv2",
+    "cognito-idp": "cognito",
+    "states": "stepfunctions",
+}
+"""ARN service names whose kit module is named otherwise (any other: the module of its own name, if the kit has one)."""
+
+
+def module_of_service(service: str) -> str | None:
+    """The kit module that knows the ARNs of `service` (as ARNs name it: `lambda` -> `awslambda`), or None."""
+    module = ARN_SERVICES.get(service, service)
+    return module if module in SERVICE_MODULES else None
+
+
 @cache
 def kinds() -> dict[str, Kind]:
     """Every kit Kind by CloudFormation type (imports every service module once)."""

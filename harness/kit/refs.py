@@ -14,6 +14,7 @@ Outside a step (a requirement evaluated by hand) the resolver has no session: it
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -90,8 +91,9 @@ ArnReader = Callable[[str], ArnPart | None]
 (`TYPE/NAME` or `TYPE:NAME`)."""
 
 ARN_READERS: dict[str, ArnReader] = {}
-"""botocore's ARN service name -> how that service writes its ARNs' resource part, filled by each kit service
-module (`reads_arns`), so a service's ARN knowledge lives beside its Kinds."""
+"""An ARN's service name -> how that service writes its ARNs' resource part, filled by each kit service module
+(`reads_arns`), so a service's ARN knowledge lives beside its Kinds; a module is imported when an ARN of its service
+is first read (`catalog.module_of_service`)."""
 
 CASELESS: set[str] = set()
 """Services whose names are case-insensitive (IAM names; RDS identifiers, which it stores in lower case)."""
@@ -115,7 +117,7 @@ def arn_identity(arn: str) -> Identity | None:
     if match is None:
         return None
     service, resource = match["service"], match["resource"]
-    _readers_loaded()
+    _reader_loaded(service)
     kind, name, version = _resource_part(service, resource)
     if service in CASELESS:
         name = name.lower()
@@ -123,11 +125,14 @@ def arn_identity(arn: str) -> Identity | None:
 
 
 @cache
-def _readers_loaded() -> None:
-    """Import every kit service module once, so each has declared its ARNs (`reads_arns`)."""
+def _reader_loaded(service: str) -> None:
+    """Import the kit module of the service an ARN names, once, so it has declared its ARNs (`reads_arns`); the
+    other modules stay unimported."""
     from harness.kit import catalog
 
-    catalog.kinds()
+    module = catalog.module_of_service(service)
+    if module is not None:
+        importlib.import_module(f"harness.kit.{module}")
 
 
 def _resource_part(service: str, resource: str) -> ArnPart:

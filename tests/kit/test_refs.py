@@ -118,8 +118,12 @@ def test_each_service_reads_its_own_arns(arn: str, type_: str, name: str, versio
     assert identity is not None and (identity.type, identity.name, identity.version) == (type_, name, version)
 
 
-def test_a_service_declares_its_arns_once() -> None:
-    refs.arn_identity("arn:aws:sqs:us-east-1:123456789012:q")  # every kit service module has declared its own
+def test_a_service_declares_its_arns_once_in_the_module_an_arn_of_it_loads() -> None:
+    from harness.kit import catalog
+
+    catalog.kinds()  # every kit service module has declared its own
     assert {"sqs", "sns", "s3", "lambda", "iam", "kms", "ecs", "events"} <= set(refs.ARN_READERS)
+    for service, reader in refs.ARN_READERS.items():
+        assert f"harness.kit.{catalog.module_of_service(service)}" == reader.__module__, service
     with pytest.raises(ValueError, match="sqs ARNs already have a reader"):
         refs.reads_arns("sqs", lambda resource: None)
