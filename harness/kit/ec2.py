@@ -389,7 +389,8 @@ def nat_available() -> Requirement:
 
 def _fetch_vpc_endpoint(session: Any, endpoint_id: str) -> Resource | None:
     endpoints = session.client("ec2").describe_vpc_endpoints(VpcEndpointIds=[endpoint_id])["VpcEndpoints"]
-    return first([e for e in endpoints if str(e.get("State", "")).lower() not in ("deleted", "deleting")])
+    endpoint = first([e for e in endpoints if str(e.get("State", "")).lower() not in ("deleted", "deleting")])
+    return {**endpoint, "Policy": endpoint.get("PolicyDocument")} if endpoint is not None else None
 
 
 VPC_ENDPOINT = register(
@@ -403,7 +404,8 @@ VPC_ENDPOINT = register(
 )
 """`describe_vpc_endpoints`' endpoint: `VpcEndpointId`, `VpcEndpointType` (`Gateway`, `Interface`), `VpcId`,
 `ServiceName` (`com.amazonaws.REGION.s3`), `State`, `RouteTableIds`, `SubnetIds`, `Groups`, `PrivateDnsEnabled`,
-`PolicyDocument` (a JSON string)."""
+`PolicyDocument` (a JSON string), and that policy again as `Policy`, where the kit's policy requirements read a
+resource's policy."""
 
 
 def endpoint_type(value: str = "Gateway") -> Requirement:

@@ -146,7 +146,7 @@ def test_a_gateway_endpoint_for_s3_on_the_subnets_route_table(aws_session) -> No
     assert miss(ec2.endpoint_in_route_tables([table, other]), ec2.VPC_ENDPOINT, endpoint_id, endpoint) == (
         f"VPC endpoint {endpoint_id}: it routes for {table}; it should route for {other} too."
     )
-    assert endpoint["PolicyDocument"]  # the policy the kit's policy module reads
+    assert endpoint["Policy"] == endpoint["PolicyDocument"] and "Statement" in endpoint["Policy"]  # what policies read
 
 
 # --- a Route 53 record set -----------------------------------------------------------------------------------
