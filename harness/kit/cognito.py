@@ -23,7 +23,7 @@ def _fetch_client(session: Any, client_id: str) -> Resource:
     return answer["UserPoolClient"]
 
 
-USER_POOL = register(Kind("AWS::Cognito::UserPool", "user pool", _fetch_pool, service="cognito-idp"))
+USER_POOL = register(Kind("AWS::Cognito::UserPool", "user pool", _fetch_pool))
 """`describe_user_pool`'s pool: `{"Id", "Name", "Arn", "MfaConfiguration": "OFF" | "ON" | "OPTIONAL",
 "UsernameAttributes": ["email"], "AliasAttributes", "AutoVerifiedAttributes", "Policies": {"PasswordPolicy":
 {"MinimumLength", "RequireUppercase", "RequireLowercase", "RequireNumbers", "RequireSymbols"}}}`."""
@@ -33,7 +33,6 @@ USER_POOL_CLIENT = register(
         "AWS::Cognito::UserPoolClient",
         "user pool client",
         _fetch_client,
-        service="cognito-idp",
         short=lambda client_id: client_id.rpartition("|")[2],
         naming="{noun} {name}",
     )
