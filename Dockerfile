@@ -11,6 +11,7 @@ RUN dnf install -y libseccomp && dnf clean all
 ARG LAB=.
 COPY pyproject.toml README.md ${LAMBDA_TASK_ROOT}/src/
 COPY harness ${LAMBDA_TASK_ROOT}/src/harness
+# stepeval without extras: the handler imports no moto (the `authoring` extra is for a lab's authors and their CI)
 RUN pip install --no-cache-dir "${LAMBDA_TASK_ROOT}/src" && rm -rf "${LAMBDA_TASK_ROOT}/src"
 COPY ${LAB}/specs ${LAMBDA_TASK_ROOT}/lab/specs
 COPY ${LAB}/evaluation ${LAMBDA_TASK_ROOT}/lab/evaluation

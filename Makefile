@@ -38,7 +38,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("stepeval needs Python >= 3.11" if sys.version_info < (3, 11) else 0)'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[authoring,dev]'
 	touch $(STAMP)
 
 demo: setup
@@ -53,7 +53,7 @@ wheel-demo:
 	rm -rf build/wheel && $(PYTHON) -m venv build/wheel/venv
 	build/wheel/venv/bin/python -m pip install --quiet --upgrade pip
 	build/wheel/venv/bin/python -m pip wheel --quiet --no-deps -w build/wheel/dist .
-	build/wheel/venv/bin/python -m pip install --quiet build/wheel/dist/stepeval-*.whl
+	build/wheel/venv/bin/python -m pip install --quiet "$$(ls build/wheel/dist/stepeval-*.whl)[authoring]"
 	cd build/wheel && venv/bin/stepeval demo
 
 # The tests that start no process and use no moto, PostgreSQL or chromium (markers: tests/fixtures/markers.py).
@@ -74,7 +74,7 @@ test-deps:
 	@failed=""; for end in lowest highest; do \
 	  resolution=$$([ $$end = lowest ] && echo lowest-direct || echo highest); \
 	  echo "== $$end: uv pip compile --resolution $$resolution"; \
-	  $(DEPS)/uv/bin/uv pip compile --quiet pyproject.toml --extra dev --resolution $$resolution -o $(DEPS)/$$end.txt \
+	  $(DEPS)/uv/bin/uv pip compile --quiet pyproject.toml --extra authoring --extra dev --resolution $$resolution -o $(DEPS)/$$end.txt \
 	  && $(DEPS)/uv/bin/uv venv --quiet --python $(PYTHON) $(DEPS)/$$end \
 	  && $(DEPS)/uv/bin/uv pip install --quiet --python $(DEPS)/$$end/bin/python -r $(DEPS)/$$end.txt -e . \
 	  && grep -iE '^(boto3|botocore|moto|werkzeug|uvicorn|fastapi|pydantic|sqlalchemy|pytest)==' $(DEPS)/$$end.txt | tr '\n' ' ' && echo \
@@ -84,11 +84,15 @@ test-deps:
 	done; \
 	if [ -n "$$failed" ]; then echo "make test-deps: failed at:$$failed (versions in $(DEPS)/*.txt)"; exit 1; fi
 
+# What CI checks before the tests: ruff, its formatting, the import contracts ([tool.importlinter]) and mypy with
+# pydantic's plugin ([tool.mypy]), each in pyproject.toml.
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
+# Each benchmark prints its figures and writes them to bench/results/<name>.txt (docs/dev.md, "Benchmarks").
 bench: setup
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.latency
@@ -97,6 +101,7 @@ bench: setup
 	$(BIN)/python -m bench.store
 	$(BIN)/python -m bench.playthrough
 	$(BIN)/python -m bench.confinement
+	$(BIN)/python -m bench.labs
 
 # The evaluator service (docs/service.md): make serve LAB=path/to/lab [ENDPOINT_URL=http://127.0.0.1:5000]
 # STEPEVAL_WEBHOOK_SECRET must be set (whsec_...); the other STEPEVAL_* variables apply too.

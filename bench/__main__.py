@@ -25,10 +25,9 @@ from pathlib import Path
 
 import boto3
 from moto.server import ThreadedMotoServer
-from rich.console import Console
 from rich.table import Table
 
-from bench.common import MODES, interleaved_cpu_ms, interleaved_medians, median_ms, run_in_mode
+from bench.common import MODES, interleaved_cpu_ms, interleaved_medians, median_ms, results_console, run_in_mode
 from harness.authoring.emulator import moto_process
 from harness.core.contract import ContextInput
 from harness.core.lab import load_lab
@@ -138,7 +137,7 @@ def main() -> int:
     os.environ["PYTHONPATH"] = os.pathsep.join(
         filter(None, [str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH")])
     )
-    console = Console()
+    console = results_console("overhead" if args.mode == "root" else f"overhead-{args.mode}")
     console.print(
         f"[bold]stepeval bench[/]: {args.runs} warm evaluations, {args.cold_runs} cold runs, {os.cpu_count()} cores"
     )

@@ -1,7 +1,10 @@
-"""What the benchmarks share: medians, a moto server process, a `stepeval serve` process, a lab written to disk."""
+"""What the benchmarks share: medians, a moto server process, a `stepeval serve` process, a lab written to disk, and
+the results file each writes (bench/results/<name>.txt)."""
 
 from __future__ import annotations
 
+import atexit
+import datetime
 import json
 import os
 import socket
@@ -13,12 +16,14 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
+from rich.console import Console
 from rich.table import Table
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCH = "import sys, bench.service; from harness.commands.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
+RESULTS = ROOT / "bench" / "results"
 MODES = ("root", "userns", "none")
 RELAUNCHED_ENV = "STEPEVAL_BENCH_MODE"
 
@@ -35,6 +40,30 @@ def run_in_mode(mode: str, module: str) -> None:
     env = {**os.environ, RELAUNCHED_ENV: mode, "HOME": "/nonexistent", "PYTHONPATH": str(ROOT)}
     command = [*launcher(mode), sys.executable, "-m", module, *sys.argv[1:]]
     sys.exit(subprocess.run(command, env=env, cwd=ROOT).returncode)
+
+
+def results_console(name: str) -> Console:
+    """A Console whose output is also written to bench/results/<name>.txt when the benchmark ends: the figures of
+    its last run, under a line naming the command, the commit, the cores and the load average (docs/dev.md)."""
+    console = Console(record=True, width=120)
+    main = getattr(sys.modules["__main__"].__spec__, "name", "bench").removesuffix(".__main__")
+    command = " ".join(["python -m", main, *sys.argv[1:]])
+    atexit.register(_write_results, name, console, command, os.getloadavg()[0])
+    return console
+
+
+def _write_results(name: str, console: Console, command: str, load_before: float) -> None:
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    head = (
+        f"{command} at {commit.strip() or 'an unknown commit'}, {when}; {os.cpu_count()} cores, "
+        f"load average {load_before:.1f} before and {os.getloadavg()[0]:.1f} after\n\n"
+    )
+    try:
+        RESULTS.mkdir(exist_ok=True)
+        (RESULTS / f"{name}.txt").write_text(head + console.export_text(), encoding="utf-8")
+    except OSError as exc:  # a run as another uid (--mode userns|none) may not write the checkout
+        print(f"bench: could not write {RESULTS / name}.txt: {exc}", file=sys.stderr)
 
 
 def median_ms(action: Callable[[], object], runs: int, warmup: int = 3, pause_s: float = 0.0) -> float:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bench.common import MODES, run_in_mode
+from bench.common import MODES, results_console, run_in_mode
 from harness.sandbox import filters, kernel
 from harness.sandbox.confine import (
     DEVICES,
@@ -93,10 +93,11 @@ def main() -> int:
     readable = [*interpreter_paths(), *SYSTEM_LIBRARIES]
     syscalls = filters.seccomp_filter(pid_namespace=mode != "none", signal_only_self=False)  # the template's
     samples = [in_child(lambda: layers(mode, readable, syscalls)) for _ in range(args.runs)]
-    print(f"mode {mode}, {args.runs} evaluation processes, CPU ms per process (median / max):")
+    console = results_console(f"confinement-{mode}")
+    console.print(f"mode {mode}, {args.runs} evaluation processes, CPU ms per process (median / max):")
     for name in samples[0]:
         values = [sample[name] for sample in samples]
-        print(f"  {name:48s} {statistics.median(values):6.3f} / {max(values):6.3f}")
+        console.print(f"  {name:48s} {statistics.median(values):6.3f} / {max(values):6.3f}")
     return 0
 
 

@@ -13,9 +13,9 @@ import statistics
 import time
 from pathlib import Path
 
-from rich.console import Console
 from rich.table import Table
 
+from bench.common import results_console
 from harness.authoring.lanes import moto_lanes
 from harness.authoring.playthrough import play_lanes
 from harness.core.lab import Lab, load_lab
@@ -54,7 +54,7 @@ def main() -> None:
         table.add_column(column)
     for name, values in times.items():
         table.add_row(name, str(counts[name]), f"{medians[name]:.3f}", ", ".join(f"{v:.3f}" for v in values))
-    console = Console()
+    console = results_console("labs")
     console.print(table)
     ratio = medians["serverless-api"] / medians["web-tier"]
     verdict = "met" if ratio <= GOAL_RATIO else "NOT met"

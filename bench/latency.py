@@ -28,6 +28,7 @@ from bench.common import (
     bench_environment,
     goals_table,
     interleaved_medians,
+    results_console,
     sandbox_body,
     start_moto,
     start_service,
@@ -63,7 +64,6 @@ def main() -> int:
     args = parser.parse_args()
     bench_environment()
     import boto3
-    from rich.console import Console
 
     from harness.core.account import Account, Credentials
     from harness.core.contract import ContextInput
@@ -159,7 +159,7 @@ def main() -> int:
             ("  ... as a multiple of the floor", f"{over_http / floor:.2f}x", "", None),
         ],
     )  # fmt: skip
-    Console().print(layers)
+    results_console("latency").print(layers)
     return 0
 
 

@@ -98,7 +98,7 @@ class Lanes:
             finally:
                 state.close()
 
-        return cls(lanes[0].runner, [lane.sandbox for lane in lanes], copy)
+        return cls(lanes[0].runner, [lane.account for lane in lanes], copy)
 
     @classmethod
     def reset(cls, runner: Runner, sandboxes: Sequence[Account]) -> Lanes:

@@ -16,8 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-from rich.console import Console
 from rich.table import Table
+
+from bench.common import results_console
 
 LAB = Path(__file__).resolve().parent.parent
 STEPEVAL = str(Path(sys.executable).parent / "stepeval")
@@ -60,7 +61,7 @@ def main() -> int:
     table.add_row("mutate / test", f"{ratio:.2f}x", f"<= {GOAL_RATIO:g}x", met)
     table.add_row("each round's mutate / test", ", ".join(f"{r:.2f}x" for r in paired), "", "")
     table.add_row("load average (1 min) before / after", f"{load_before:.1f} / {os.getloadavg()[0]:.1f}", "", "")
-    Console().print(table)
+    results_console("mutate").print(table)
     return 0
 
 

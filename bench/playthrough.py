@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.common import ROOT, bench_environment, goals_table, start_moto, stop
+from bench.common import ROOT, bench_environment, goals_table, results_console, start_moto, stop
 from bench.synthetic import write_synthetic_lab
 from harness.authoring.lanes import moto_lanes
 from harness.authoring.playthrough import Lane, play_lanes
@@ -64,7 +64,7 @@ def evaluation_share(lab_dir: Path) -> tuple[int, float, float, int, float]:
     lab = load_lab(lab_dir)
     with moto_lanes(lab) as lanes:
         runner = TimedRunner(lab, lanes[0].runner.pool)
-        timed_lanes = [Lane(runner, lane.seat, lane.sandbox, lane.session) for lane in lanes]
+        timed_lanes = [Lane(runner, lane.seat, lane.account, lane.session) for lane in lanes]
         started = time.perf_counter()
         results = play_lanes(lab, timed_lanes)
         wall = time.perf_counter() - started
@@ -138,9 +138,8 @@ def main() -> int:
     parser.add_argument("--no-depth", action="store_true", help="skip the synthetic labs (the heavy part)")
     args = parser.parse_args()
     bench_environment()
-    from rich.console import Console
 
-    console = Console()
+    console = results_console("playthrough")
     stepeval = str(Path(sys.executable).parent / "stepeval")
     moto, moto_url = start_moto()
     try:

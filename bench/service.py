@@ -116,8 +116,6 @@ class Measured:
 def main() -> int:
     import argparse
 
-    from rich.console import Console
-
     parser = argparse.ArgumentParser(prog="python -m bench.service", description=__doc__)
     parser.add_argument("--requests", type=int, default=1000, help="evaluations through the service (1000)")
     parser.add_argument("--concurrency", type=int, default=32, help="requests in flight at once (32)")
@@ -128,7 +126,9 @@ def main() -> int:
     parser.add_argument("--hanging", type=int, default=4, help="hanging modules beside the good hooks (4)")
     args = parser.parse_args()
 
-    console = Console()
+    from bench.common import results_console
+
+    console = results_console("service")
     delays = [float(x) for x in args.delays_ms.split(",") if x.strip()]
     runs = [measure(args, delay, hanging=args.hanging if delay == delays[-1] else 0) for delay in delays]
     for run in runs:

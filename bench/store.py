@@ -39,11 +39,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from rich.console import Console
 from rich.table import Table
 from sqlalchemy import Engine, select
 
-from bench.common import ROOT, bench_environment, sandbox_body, start_moto, start_service, stop, write_lab
+from bench.common import (
+    ROOT,
+    bench_environment,
+    results_console,
+    sandbox_body,
+    start_moto,
+    start_service,
+    stop,
+    write_lab,
+)
 from bench.learner_states import Evaluated, Lanes, LearnerState, step_states
 from bench.service import DELAY_ENV, SPEC, STEP_MODULE
 from harness.authoring.lanes import moto_lanes
@@ -86,7 +94,7 @@ def main() -> int:
 
     bench_environment()
     tmp = Path(tempfile.mkdtemp(prefix="stepeval-bench-store-"))
-    console = Console()
+    console = results_console("store")
     load_before = os.getloadavg()[0]
     latency = None if args.skip_latency else recording_latency(tmp, args.requests, args.delay_ms)
     web_tier = lab_replay(load_lab(ROOT), tmp / "web-tier.db", args.evaluations, args.workers)
@@ -193,7 +201,7 @@ def lab_replay(lab: Lab, database: Path, evaluations_wanted: int, workers: int) 
             done = forked.evaluate(step, resolved, taps=recorder.tap)
             for evaluated, tap in done:
                 assert tap is not None
-                recorder.record(evaluated.state.step, None, lanes[0].sandbox.region, evaluated.context,
+                recorder.record(evaluated.state.step, None, lanes[0].account.region, evaluated.context,
                                 evaluated.answer, tap)  # fmt: skip
             solve = done[-1][0]
             assert solve.answer.status == "pass", f"{solve.state.step} {solve.state.name}: {solve.answer.message}"
@@ -202,7 +210,7 @@ def lab_replay(lab: Lab, database: Path, evaluations_wanted: int, workers: int) 
         forked_each_s = rebuilt_each(forked, recorded)
         servers = [start_moto({**os.environ, **lab.spec.emulator.environment()}) for _ in range(workers)]
         try:
-            sandboxes = [Account(EMULATOR_CREDENTIALS, lanes[0].sandbox.region, url) for _, url in servers]
+            sandboxes = [Account(EMULATOR_CREDENTIALS, lanes[0].account.region, url) for _, url in servers]
             reset_each_s = rebuilt_each(Lanes.reset(lanes[0].runner, sandboxes), recorded)
         finally:
             stop(*(server for server, _ in servers))

@@ -50,4 +50,4 @@ def share_one_loader() -> None:
     parses endpoints.json again: ~50 ms per session)."""
     shared = functools.cache(botocore.loaders.create_loader)
     botocore.loaders.create_loader = shared
-    botocore.session.create_loader = shared  # type: ignore[attr-defined]
+    botocore.session.create_loader = shared

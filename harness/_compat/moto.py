@@ -60,7 +60,7 @@ def server_app(services: Iterable[str] = ()) -> Any:
     try:
         for name in services:
             if name in backends.list_of_moto_modules():
-                app.app_instances[name] = create_backend_app(name)
+                app.app_instances[name] = create_backend_app(name)  # type: ignore[arg-type]  # a name moto lists
     finally:
         AccountSpecificBackend.__getitem__ = made_on_request  # type: ignore[method-assign]
     reset_accounts()
@@ -91,7 +91,7 @@ def cache_request_path(app: Any) -> None:
     """What moto computes on every request, computed once: its module list (~1 ms), a response class's method names
     (~1 ms), and each built app's botocore model (EC2's: ~80 ms on its first request)."""
     modules = tuple(backends.list_of_moto_modules())
-    backends.list_of_moto_modules = lambda: modules  # type: ignore[assignment]
+    backends.list_of_moto_modules = lambda: modules
     responses.method_names_from_class = functools.cache(responses.method_names_from_class)  # classes do not change
     for name in app.app_instances:
         with contextlib.suppress(Exception):  # a moto module named unlike botocore's service: loaded on request

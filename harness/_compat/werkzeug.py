@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 def cache_version_lookups() -> None:
     """`importlib.metadata.version` answers from a cache from now on (in moto's processes only: werkzeug asks it
     for its own version for each server made, ~1 ms)."""
-    importlib.metadata.version = functools.cache(importlib.metadata.version)  # type: ignore[assignment]
+    importlib.metadata.version = functools.cache(importlib.metadata.version)
     importlib.metadata.version("werkzeug")
 
 

@@ -1,8 +1,8 @@
 """moto's server on loopback: the accounts `stepeval demo` and `stepeval test` play in.
 
-`embedded_moto()` runs one server in this process (a thread). `Emulator` runs moto in processes of its own that
-copy themselves by forking, so that a playthrough starts every scenario from a copy of the state before its step
-(~20 ms) instead of resetting moto and replaying the earlier solves:
+`Emulator` runs moto in processes of its own that copy themselves by forking, so that a playthrough starts every
+scenario from a copy of the state before its step (~20 ms) instead of resetting moto and replaying the earlier
+solves:
 
 - a `MotoState` is one process holding one state of the accounts; `fork()` copies it, everything included (EC2's
   AMI catalogue is built once, by the first call that needs it, and then inherited);
@@ -50,21 +50,6 @@ PR_SET_CHILD_SUBREAPER = 36
 _ROOT_PID = [0]  # in a moto process: the root's pid (set by serve_root, inherited by copies)
 ACCEPT_THREAD = "moto-server"
 _PREBUILT: dict[tuple[str, str], tuple[object, Any, object]] = {}  # in a state: see _prebuild
-
-
-@contextmanager
-def embedded_moto() -> Iterator[Account]:
-    """Start moto's server on a free loopback port; yield the Account that reaches it; stop it after."""
-    from moto.server import ThreadedMotoServer
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request would drown everything else
-    server = ThreadedMotoServer(ip_address=LOOPBACK, port=0, verbose=False)
-    server.start()
-    try:
-        host, port = server.get_host_and_port()
-        yield Account(EMULATOR_CREDENTIALS, REGION, f"http://{host}:{port}")
-    finally:
-        server.stop()
 
 
 @contextmanager
@@ -388,10 +373,12 @@ def _answer(control: socket.socket, app: Any) -> NoReturn:
             control.send(refusal.encode())
             continue
         if verb == "serve":  # a copy serving nothing (a spare, a template) serves from now on
+            assert listener is not None  # _refusal refused a serve without one
             serving = _serve_on(listener, seed, app)
             control.send(b"ready")
             continue
         if verb == "handover":
+            assert serving is not None  # _refusal refused a handover by a copy serving nothing
             _stop_serving(serving)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         if serving is not None:

@@ -29,7 +29,15 @@ from harness.kit.aws import service_for_type
 
 ZONE = re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9][a-z]")
 ID = re.compile(r"([a-z0-9]+)-[0-9a-f]{6,}")
-POLICY_PARAM = re.compile(r"Policy(Document)?$")
+DOCUMENT_PARAM = re.compile(r"(Policy(Document)?|Pattern|[Dd]efinition)$")
+"""A parameter (or attribute) whose string value is a JSON document the evaluators read: a resource or IAM policy,
+an SQS redrive policy, an SNS filter policy, an EventBridge event pattern, a Step Functions definition."""
+COUNTING = re.compile(r"(?i)count|max|min|attempts|retries|threshold|limit")
+"""A number that counts or bounds something (`maxReceiveCount`, `MaxAttempts`): one more, and twice as many, are
+the learner's two slips ("at most 5" read as 6, a limit doubled)."""
+OTHER_SERVICE = "lambda.amazonaws.com"
+"""The service a principal is swapped for (the trust or resource policy given to the wrong service); Lambda's own
+is swapped for EC2's."""
 LABEL_PARAMS = ("CidrBlock", "Name", "GroupName", "Bucket", "FunctionName", "TableName", "RoleName", "TopicName")
 OTHER_ACCOUNT = "arn:aws:iam::111122223333:root"
 ENGINES = {
@@ -109,6 +117,8 @@ class Known:
             resource = arn["resource"].removesuffix(":*")
             tails = [resource.split(sep, 1)[1] for sep in "/:" if sep in resource] + [re.split("[/:]", resource)[-1]]
             found = next((self._index[k] for t in tails if (k := ("id", arn_service, t)) in self._index), None)
+            if found is None and arn["service"] == "sqs":  # a queue's ARN names the queue its URL names
+                found = self._index.get(("url", f"/{arn['account']}/{resource}"))
         if found is None and across and (ID.fullmatch(value) or _UUID.fullmatch(value) or "/" in value):
             found = next((rid for key, rid in self._index.items() if key[0] == "id" and key[2] == value), None)
         return found
@@ -232,8 +242,8 @@ def _changes(value: Any, shape: Shape | None, path: tuple[str | int, ...], scope
     elif type_name == "boolean" and isinstance(value, bool):
         yield _Change(path, not value, f"{name}={str(not value).lower()}", f"`{name}` {str(not value).lower()}")
     elif type_name in ("integer", "long") and isinstance(value, int) and not name.split(".")[-1].startswith("From"):
-        changed = _other_number(path, value)  # a range's start is left alone: its end one wider says the same
-        yield _Change(path, changed, f"{name}={changed}", f"`{name}` {changed} instead of {value}")
+        for changed in _other_numbers(path, value):  # a range's start is left alone: its end one wider says the same
+            yield _Change(path, changed, f"{name}={changed}", f"`{name}` {changed} instead of {value}")
     elif type_name in ("float", "double") and isinstance(value, int | float):
         changed = value * 2 if value else 1.0
         yield _Change(path, changed, f"{name}={changed:g}", f"`{name}` {changed:g} instead of {value:g}")
@@ -275,9 +285,11 @@ def _string_changes(value: str, shape: Shape | None, path: tuple[str | int, ...]
     elif "/" in value and (network := _network(value)) is not None:
         changed = _other_network(network)
         yield _Change(path, changed, f"{name}={changed}", f"`{name}` {changed} instead of {value}")
-    elif path and POLICY_PARAM.search(str(path[-1])) and (policy := _policy(value)) is not None:
-        for change in _policy_changes(policy):
-            yield _Change(path, json.dumps(change.value), f"{name}.{change.short}", f"the policy's {change.words}")
+    elif path and DOCUMENT_PARAM.search(str(path[-1])) and (document := _document(value)) is not None:
+        yield from _document_changes(document, path, scope)
+    elif value.isdigit() and len(value) <= 6 and COUNTING.search(name.split(".")[-1]):
+        for number in _other_numbers(path, int(value)):
+            yield _Change(path, str(number), f"{name}={number}", f"`{name}` {number} instead of {value}")
     elif path and path[-1] == "Key":
         yield _Change(path, f"{value}-x", f"{name}={value}-x", f"`{name}` {value}-x instead of {value}")
     elif (match := ID.fullmatch(value)) is not None:
@@ -289,6 +301,8 @@ def _string_changes(value: str, shape: Shape | None, path: tuple[str | int, ...]
         yield _Change(path, other, f"{name}={other}", f"`{name}` {other} instead of {value}")
     elif (other := _plausible_other(value, name)) is not None:
         yield _Change(path, other, f"{name}={other}", f"`{name}` {other} instead of {value}")
+    elif scope.document and path and isinstance(path[-1], int):  # a value an event pattern or filter matches
+        yield _Change(path, f"{value}-other", f"{name}={value}-other", f"`{name}` {value}-other instead of {value}")
 
 
 @dataclass(frozen=True)
@@ -300,10 +314,15 @@ class _Scope:
     known: Known
     service: str
     swaps: bool = True
+    document: bool = False  # inside a JSON document (a pattern's, a filter's values are matched as written)
 
     def fixed(self) -> _Scope:
         """The same scope without swaps: in a longer list a swapped member says what its drop says."""
-        return _Scope([], self.known, self.service, swaps=False)
+        return _Scope([], self.known, self.service, swaps=False, document=self.document)
+
+    def inside(self) -> _Scope:
+        """The same scope, for the values inside a JSON document."""
+        return _Scope(self.ids, self.known, self.service, self.swaps, document=True)
 
 
 def _other_references(value: str, named: str, scope: _Scope) -> Iterator[str]:
@@ -328,7 +347,12 @@ def _managed_key(value: str, service: str) -> str:
 
 
 def _in_form(value: str, named: str, other: str) -> str:
-    """`other` written as `value` writes `named`: the id itself, or an ARN whose resource ends with it."""
+    """`other` written as `value` writes `named`: the id itself, or an ARN whose resource ends with it (a queue's
+    ARN for its URL)."""
+    arn = _ARN.fullmatch(value)
+    if arn and arn["service"] == "sqs" and other.startswith(("http://", "https://")):
+        account, _, name = urlsplit(other).path.strip("/").partition("/")
+        return f"arn:{arn['partition']}:sqs:{arn['region']}:{account}:{name}"
     if value == named or other.startswith("arn:") or not value.endswith(named):
         return other
     return value[: -len(named)] + other
@@ -351,63 +375,146 @@ def _plausible_other(value: str, name: str) -> str | None:
     return None
 
 
+def _document_changes(document: dict[str, Any], path: tuple[str | int, ...], scope: _Scope) -> Iterator[_Change]:
+    """Mutants of a JSON document passed as a string: a policy's statements (`_policy_changes`), else any value
+    inside it as the parameters' own are mutated (a redrive policy's count and target, a pattern's values)."""
+    name = _name(path)
+    if "Statement" in document:
+        for change in _policy_changes(document):
+            yield _Change(path, json.dumps(change.value), f"{name}.{change.short}", f"the policy's {change.words}")
+        return
+    for change in _changes(document, None, (), scope.inside()):
+        changed = _replaced(document, change.path, change.value)
+        yield _Change(path, json.dumps(changed), f"{name}.{change.short}", f"`{name}` with {change.words}")
+
+
+@dataclass(frozen=True)
+class _Statement:
+    """One statement of a policy, as its mutants see it: where it is, how it is named, what it holds."""
+
+    policy: dict[str, Any]
+    where: tuple[str | int, ...]
+    label: str  # "Statement[0]"
+    body: dict[str, Any]
+
+    def with_(self, key: str, value: Any) -> dict[str, Any]:
+        """The policy with this statement's `key` set to `value`."""
+        return _replaced(self.policy, (*self.where, key), value)
+
+    def change(self, key: str, value: Any, short: str, words: str) -> _Change:
+        return _Change((), self.with_(key, value), f"{self.label}.{short}", f"{self.label} {words}")
+
+
 def _policy_changes(policy: dict[str, Any]) -> Iterator[_Change]:
+    """A policy's mutants, statement by statement: its actions, resources, principal and condition."""
+    for statement in _statements(policy):
+        yield from _action_changes(statement)
+        yield from _resource_changes(statement)
+        yield from _principal_changes(statement)
+        yield from _condition_changes(statement)
+
+
+def _statements(policy: dict[str, Any]) -> Iterator[_Statement]:
     statements = policy.get("Statement")
     listed = isinstance(statements, list)
-    for index, statement in enumerate(statements if listed else [statements]):
-        if not isinstance(statement, dict):
+    for index, body in enumerate(statements if listed else [statements]):
+        if isinstance(body, dict):
+            where: tuple[str | int, ...] = ("Statement", index) if listed else ("Statement",)
+            yield _Statement(policy, where, f"Statement[{index}]" if listed else "Statement", body)
+
+
+def _action_changes(statement: _Statement) -> Iterator[_Change]:
+    """Actions widened to the service's `*`, one more read of the service, one dropped."""
+    for key in ("Action", "NotAction"):
+        actions = statement.body.get(key)
+        if actions is None:
             continue
-        where: tuple[str | int, ...] = ("Statement", index) if listed else ("Statement",)
-        label = f"Statement[{index}]" if listed else "Statement"
+        listing = [actions] if isinstance(actions, str) else list(actions)
+        service = str(listing[0]).split(":")[0] if listing and ":" in str(listing[0]) else ""
+        if service and f"{service}:*" not in listing and "*" not in listing:
+            yield statement.change(key, f"{service}:*", f"{key}={service}:*", f"{key} widened to {service}:*")
+        extra = _sibling_action(service, listing) if key == "Action" else None
+        if extra is not None:
+            yield statement.change(key, [*listing, extra], f"{key}+{extra}", f"{key} with {extra} too")
+        if len(listing) > 1:
+            for dropped in listing:
+                rest = [a for a in listing if a != dropped]
+                yield statement.change(key, rest, f"{key}-{dropped}", f"{key} without {dropped}")
 
-        def changed(key: str, value: Any, where: tuple[str | int, ...] = where) -> dict[str, Any]:
-            return _replaced(policy, (*where, key), value)
 
-        for key in ("Action", "NotAction"):
-            actions = statement.get(key)
-            if actions is None:
+def _resource_changes(statement: _Statement) -> Iterator[_Change]:
+    """Resources widened to `*`, or narrowed to a part of each."""
+    resource = statement.body.get("Resource")
+    if resource is None or resource == "*":
+        return
+    yield statement.change("Resource", "*", "Resource=*", "Resource widened to *")
+    listing = [resource] if isinstance(resource, str) else list(resource)
+    narrow = [r[:-2] + "/private/*" if str(r).endswith("/*") else f"{r}/private/*" for r in listing]
+    shown = narrow[0] if isinstance(resource, str) else narrow
+    yield statement.change("Resource", shown, "Resource=narrowed", f"Resource narrowed to {', '.join(narrow)}")
+
+
+def _principal_changes(statement: _Statement) -> Iterator[_Change]:
+    """Anyone narrowed to another account; a principal widened to anyone; a service or account swapped."""
+    principal = statement.body.get("Principal")
+    if principal is None:
+        return
+    if principal in ("*", {"AWS": "*"}, {"AWS": ["*"]}):
+        other = {"AWS": OTHER_ACCOUNT}
+        yield statement.change("Principal", other, "Principal=account", f"Principal narrowed to {OTHER_ACCOUNT}")
+        return
+    yield statement.change("Principal", "*", "Principal=*", "Principal widened to *")
+    if not isinstance(principal, dict):
+        return
+    for kind, swapped in (("Service", _other_service), ("AWS", _other_account)):
+        value = principal.get(kind)
+        first = value[0] if isinstance(value, list) and value else value
+        if isinstance(first, str) and first != "*" and (changed := swapped(first)) is not None:
+            new = {**principal, kind: changed if isinstance(value, str) else [changed, *value[1:]]}
+            yield statement.change("Principal", new, f"Principal.{kind}={changed}", f"Principal {kind} {changed}")
+
+
+def _other_service(service: str) -> str:
+    return "ec2.amazonaws.com" if service == OTHER_SERVICE else OTHER_SERVICE
+
+
+def _other_account(principal: str) -> str | None:
+    return OTHER_ACCOUNT if principal != OTHER_ACCOUNT else None
+
+
+def _condition_changes(statement: _Statement) -> Iterator[_Change]:
+    """The condition dropped; each of its values swapped for a near other (another source ARN or account, a
+    boolean the other way)."""
+    condition = statement.body.get("Condition")
+    if condition is None:
+        return
+    rest = {k: v for k, v in statement.body.items() if k != "Condition"}
+    yield _Change((), _replaced(statement.policy, statement.where, rest), f"{statement.label}-Condition",
+                  f"{statement.label} without its Condition")  # fmt: skip
+    if not isinstance(condition, dict):
+        return
+    for operator, tests in condition.items():
+        for key, value in tests.items() if isinstance(tests, dict) else ():
+            first = value[0] if isinstance(value, list) and value else value
+            other = _other_condition_value(first)
+            if other is None:
                 continue
-            listing = [actions] if isinstance(actions, str) else list(actions)
-            service = str(listing[0]).split(":")[0] if listing and ":" in str(listing[0]) else ""
-            if service and f"{service}:*" not in listing and "*" not in listing:
-                wide = f"{service}:*"
-                yield _Change((), changed(key, wide), f"{label}.{key}={wide}", f"{label} {key} widened to {wide}")
-            extra = _sibling_action(service, listing) if key == "Action" else None
-            if extra is not None:
-                more = [*listing, extra]
-                yield _Change((), changed(key, more), f"{label}.{key}+{extra}", f"{label} {key} with {extra} too")
-            if len(listing) > 1:
-                for dropped in listing:
-                    rest = [a for a in listing if a != dropped]
-                    yield _Change(
-                        (), changed(key, rest), f"{label}.{key}-{dropped}", f"{label} {key} without {dropped}"
-                    )
-        resource = statement.get("Resource")
-        if resource is not None and resource != "*":
-            yield _Change((), changed("Resource", "*"), f"{label}.Resource=*", f"{label} Resource widened to *")
-            listing = [resource] if isinstance(resource, str) else list(resource)
-            narrow = [r[:-2] + "/private/*" if str(r).endswith("/*") else f"{r}/private/*" for r in listing]
-            yield _Change(
-                (),
-                changed("Resource", narrow[0] if isinstance(resource, str) else narrow),
-                f"{label}.Resource=narrowed",
-                f"{label} Resource narrowed to {', '.join(narrow)}",
-            )
-        principal = statement.get("Principal")
-        if principal is not None:
-            if principal in ("*", {"AWS": "*"}, {"AWS": ["*"]}):
-                narrow_principal = {"AWS": OTHER_ACCOUNT}
-                yield _Change(
-                    (),
-                    changed("Principal", narrow_principal),
-                    f"{label}.Principal=account",
-                    f"{label} Principal narrowed to {OTHER_ACCOUNT}",
-                )
-            else:
-                yield _Change((), changed("Principal", "*"), f"{label}.Principal=*", f"{label} Principal widened to *")
-        if "Condition" in statement:
-            rest = {k: v for k, v in statement.items() if k != "Condition"}
-            yield _Change((), _replaced(policy, where, rest), f"{label}-Condition", f"{label} without its Condition")
+            changed = other if not isinstance(value, list) else [other, *value[1:]]
+            new = {**condition, operator: {**tests, key: changed}}
+            yield statement.change("Condition", new, f"Condition.{key}={other}", f"Condition {key} {other}")
+
+
+def _other_condition_value(value: Any) -> str | None:
+    """A condition value a learner gets wrong: another resource's ARN, another account, a boolean flipped."""
+    if not isinstance(value, str):
+        return None
+    if value in ("true", "false"):
+        return "false" if value == "true" else "true"
+    if re.fullmatch(r"\d{12}", value):
+        return "111122223333" if value != "111122223333" else "444455556666"
+    if _ARN.fullmatch(value) and not value.endswith("*"):
+        return f"{value}-other"
+    return None
 
 
 @cache
@@ -430,12 +537,15 @@ def _sibling_action(service: str, actions: Sequence[str]) -> str | None:
     return None
 
 
-def _other_number(path: tuple[str | int, ...], value: int) -> int:
-    """A nearby wrong number: ports a learner mixes up (80 and 8080), else one more (a port range one wider)."""
+def _other_numbers(path: tuple[str | int, ...], value: int) -> list[int]:
+    """Nearby wrong numbers by what the number means: ports a learner mixes up (80 and 8080); a count or a bound
+    one more and twice as many (`maxReceiveCount` 5 -> 6, 10); else one more (a port range one wider)."""
     name = str(path[-1]) if path else ""
     if "Port" in name and not name.startswith("To"):
-        return 8080 if value != 8080 else 80
-    return value + 1
+        return [8080 if value != 8080 else 80]
+    if COUNTING.search(name):
+        return [n for n in dict.fromkeys((value + 1, value * 2)) if n != value]
+    return [value + 1]
 
 
 def _other_network(network: ipaddress.IPv4Network | ipaddress.IPv6Network) -> str:
@@ -454,12 +564,15 @@ def _network(value: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None
         return None
 
 
-def _policy(value: str) -> dict[str, Any] | None:
+def _document(value: str) -> dict[str, Any] | None:
+    """The JSON object a string holds, or None."""
+    if not value.lstrip().startswith("{"):
+        return None
     try:
         document = json.loads(value)
     except ValueError:
         return None
-    return document if isinstance(document, dict) and "Statement" in document else None
+    return document if isinstance(document, dict) else None
 
 
 def _replaced(value: Any, path: tuple[str | int, ...], new: Any) -> Any:

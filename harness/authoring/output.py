@@ -45,7 +45,7 @@ def prints_to_stderr() -> Iterator[None]:
     with _lock:
         if not _installed:
             _installed.append(_ByThread(sys.stdout))
-            sys.stdout = _installed[0]  # type: ignore[assignment]
+            sys.stdout = _installed[0]
         _installed[0].users += 1
     _acting.depth = getattr(_acting, "depth", 0) + 1
     try:

@@ -46,21 +46,21 @@ class ScenarioSession(boto3.Session):
 
     _building = threading.Lock()
 
-    def __init__(self, endpoint_url: str, sandbox: Account) -> None:
+    def __init__(self, endpoint_url: str, account: Account) -> None:
         core = botocore.session.get_session()
         core.register_component("data_loader", shared_loader())
         core.set_default_client_config(client_config(endpoint_url))
         super().__init__(
-            aws_access_key_id=sandbox.credentials.access_key,
-            aws_secret_access_key=sandbox.credentials.secret_key,
-            aws_session_token=sandbox.credentials.token,
-            region_name=sandbox.region,
+            aws_access_key_id=account.credentials.access_key,
+            aws_secret_access_key=account.credentials.secret_key,
+            aws_session_token=account.credentials.token,
+            region_name=account.region,
             botocore_session=core,
         )
         self.endpoint_url = endpoint_url
         self._clients: dict[str, Any] = {}
 
-    def client(self, service_name: str, **kwargs: Any) -> Any:  # type: ignore[override]
+    def client(self, service_name: str, **kwargs: Any) -> Any:
         """A client on the endpoint; plain `client("ec2")` calls share one cached client per service."""
         with self._building:
             if kwargs:
@@ -70,7 +70,7 @@ class ScenarioSession(boto3.Session):
                 self._clients[service_name] = quick_waiters(made)
             return self._clients[service_name]
 
-    def resource(self, service_name: str, **kwargs: Any) -> Any:  # type: ignore[override]
+    def resource(self, service_name: str, **kwargs: Any) -> Any:
         """A resource on the endpoint."""
         with self._building:
             resource = super().resource(service_name, **{"endpoint_url": self.endpoint_url, **kwargs})
@@ -125,12 +125,12 @@ class Lane:
     """One seat of an `Emulator` (a loopback port where copies of moto serve) and the Runner that evaluates on it.
 
     The scenarios act on the seat (through `session`, made when the lane starts if not given); the evaluations are
-    given `sandbox` (the seat, normally).
+    given `account` (the seat, normally).
     """
 
     runner: Runner
     seat: Seat
-    sandbox: Account
+    account: Account
     session: LaneSession | None = field(default=None, compare=False)
 
     @property
@@ -159,7 +159,7 @@ class Player:
     def __init__(self, lane: Lane) -> None:
         self.runner = lane.runner
         self.seat = lane.seat
-        self.sandbox = lane.sandbox
+        self.account = lane.account
         acting = lane.session or LaneSession.on(lane.seat)
         self.session = acting.session
         self.recorder = acting.recorder
@@ -229,8 +229,9 @@ class Player:
             after, self.serving = self.serving, self.serving.hand_over(self.seat)
             after.prepare(work.seed + 1, ahead)  # while this evaluation runs
         answer = self._evaluate(step.key, events, before)
-        own = work.kind == "solve" and isinstance(returned, list) and all(isinstance(h, Handle) for h in returned)
-        resolved = tuple(returned) if own else None  # a reference solution's resources (a @solve returns nothing)
+        handles = returned if isinstance(returned, list) and all(isinstance(h, Handle) for h in returned) else None
+        # a reference solution's resources (a @solve returns nothing)
+        resolved = tuple(handles) if work.kind == "solve" and handles is not None else None
         return Played(
             judged(step.key, scenario.name, kind, expected, pattern, answer, events, started), after, resolved
         )
@@ -256,7 +257,7 @@ class Player:
 
     def _evaluate(self, key: str, events: Sequence[Event], before: StateBefore) -> Answer:
         context = ContextInput(resolved=list(before.resolved.values()), events=list(events))
-        return self.runner.evaluate(key, context, self.sandbox)
+        return self.runner.evaluate(key, context, self.account)
 
 
 def _focus(exc: BaseException, step: StepScenarios) -> Path:

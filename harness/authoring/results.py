@@ -12,15 +12,16 @@ from harness.core.contract import Answer, Event
 UNTOUCHED = "untouched account"
 
 Kind = Literal["negative", "mistake", "solve"]
-Got = Literal["pass", "fail", "error", "broken"]
+Got = Literal["pass", "fail", "pending", "error", "broken"]
 
 
 @dataclass(frozen=True)
 class ScenarioResult:
     """What one scenario expected, what the evaluation answered, and whether that is right (`ok`).
 
-    `got` is the answer's status, or `broken` when the scenario (or the solve of an earlier step) raised: then
-    `detail` holds the traceback and there is no answer. `events` are those the evaluator was given.
+    `got` is the answer's status (pass, fail, pending, error), or `broken` when the scenario (or the solve of an
+    earlier step) raised: then `detail` holds the traceback and there is no answer. `events` are those the evaluator
+    was given.
     """
 
     step: str

@@ -5,6 +5,8 @@ mistakes), else its file's `@solve`; its other solutions are played beside it an
 from __future__ import annotations
 
 import re
+import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,6 +102,21 @@ def _solved_by_scenarios(key: str, path: Path, scenarios: list[Scenario]) -> Ste
     return StepScenarios(key, path, solves[0], mistakes, (path,))
 
 
+def _say_deprecated(caught: list[warnings.WarningMessage]) -> None:
+    """A moved name a lab file uses, said once per process in one line on stderr (docs/user.md, "The public API"):
+    the file still loads, and its author learns where the name lives now."""
+    for warning in caught:
+        path = Path(warning.filename)
+        shown = path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path
+        line = f"stepeval: {shown}:{warning.lineno}: {warning.message}"
+        if issubclass(warning.category, DeprecationWarning) and line not in _SAID:
+            _SAID.add(line)
+            print(line, file=sys.stderr, flush=True)
+
+
+_SAID: set[str] = set()
+
+
 def _step_key(lab: Lab, path: Path) -> str:
     if not STEM.fullmatch(path.stem):
         raise LabError([f"{path}: the file name is not a step key such as 01_02.py"])
@@ -113,7 +130,10 @@ def _load_file(key: str, path: Path) -> list[Scenario]:
     """The scenarios the file marks, in the order written; LabError names a bad issue pattern."""
     where = f"{path}: step {key}"
     try:
-        module = import_step(path)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", DeprecationWarning)
+            module = import_step(path)
+        _say_deprecated(caught)
     except LoadError as exc:
         raise LabError([f"{where}: {exc}"]) from None
     tagged = (getattr(value, SCENARIO_ATTRIBUTE, None) for value in vars(module).values())

@@ -182,14 +182,6 @@ def load_equivalents(lab: Lab) -> dict[str, tuple[Equivalent, ...]]:
     return marks
 
 
-def _is_mark(entry: object) -> bool:
-    return (
-        isinstance(entry, dict)
-        and set(entry) == {"mutant", "reason"}
-        and all(isinstance(value, str) and value.strip() for value in entry.values())
-    )
-
-
 def marked(scenario: Scenario, marks: Sequence[Equivalent]) -> Scenario:
     """The scenario with `marks` on its action, as `@equivalent` puts them (`scenarios.equivalents` reads them)."""
     if marks:

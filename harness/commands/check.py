@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 
-from harness.commands.lint import lint_lib, lint_module, lint_solutions
+from harness.commands.lint import lint_lib, lint_module, lint_scenarios, lint_solutions
 from harness.core.errors import LabError, LabUnreadable
 from harness.core.lab import MODULE_DIR, STEP_KEY, load_lab
 from harness.sandbox.pool import WorkerPool, loading_pool
@@ -26,7 +26,7 @@ def check_lab(lab_dir: Path, pool: WorkerPool | None = None) -> tuple[list[str],
     except LabUnreadable:
         raise  # bad input (exit 2), as every command says it
     except LabError as exc:
-        return exc.problems, f"{len(exc.problems)} problem(s) in the spec"
+        return exc.problems, f"{counted(len(exc.problems), 'problem')} in the spec"
     problems: list[str] = []
     module_dir = lab.root / MODULE_DIR
     stems = {step.stem for step in lab.steps.values()}
@@ -39,7 +39,6 @@ def check_lab(lab_dir: Path, pool: WorkerPool | None = None) -> tuple[list[str],
             problems.append(f"{path}: not named after a step (expected NN_NN.py)")
     with ExitStack() as stack:
         runner = Runner(lab, pool or stack.enter_context(loading_pool()))
-        runner.pool.warn_if_degraded()
         steps = [step for step in lab.steps.values() if step.stem in present]
         with ThreadPoolExecutor(runner.pool.size) as threads:
             loaded = dict(zip([step.key for step in steps], threads.map(runner.check_module, steps), strict=True))
@@ -49,8 +48,13 @@ def check_lab(lab_dir: Path, pool: WorkerPool | None = None) -> tuple[list[str],
                 continue
             problem = loaded[step.key]
             problems.extend([problem] if problem else map(str, lint_module(step)))
-    problems.extend(map(str, lint_lib(lab) + lint_solutions(lab)))
-    summary = f"{len(lab.steps)} steps, {len(present)} modules: " + (
-        f"{len(problems)} problem(s)" if problems else "all good"
+    problems.extend(map(str, lint_lib(lab) + lint_solutions(lab) + lint_scenarios(lab)))
+    summary = f"{counted(len(lab.steps), 'step')}, {counted(len(present), 'module')}: " + (
+        counted(len(problems), "problem") if problems else "all good"
     )
     return problems, summary
+
+
+def counted(count: int, noun: str) -> str:
+    """`1 step`, `2 steps`."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

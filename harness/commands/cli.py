@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from harness.authoring.extra import require_authoring
 from harness.commands.outputs import output_file
 from harness.core.errors import BadInput, LabError
 from harness.core.paths import lab_modules
@@ -112,13 +113,13 @@ def open_cli_recorder(url: str, lab: Lab) -> EvaluationRecorder:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from harness.commands.records import run_replay
+    from harness.commands.recorded import run_replay
 
     return run_replay(args.lab, args.store, step=args.step, since=args.since, as_json=args.json, workers=args.workers)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from harness.commands.records import run_stats
+    from harness.commands.recorded import run_stats
 
     return run_stats(args.store, lab_dir=args.lab, as_json=args.json)
 
@@ -143,7 +144,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     problems = lint_lab(load_lab(args.lab))
     for problem in problems:
         print(problem)
-    print(f"{len(problems)} problem(s)" if problems else "no problems", file=sys.stderr)
+    print(f"{len(problems)} problem{'' if len(problems) == 1 else 's'}" if problems else "no problems", file=sys.stderr)
     return EXIT_FAIL if problems else EXIT_PASS
 
 
@@ -153,9 +154,12 @@ def cmd_new(args: argparse.Namespace) -> int:
 
     lab = load_lab(args.lab)
     if args.from_solution:
+        require_authoring("new --from-solution")
         from harness.commands.mutate import run_mutate
         from harness.commands.scaffold import write_draft
+        from harness.sandbox.pool import hush_notice
 
+        hush_notice()  # the mutants drafting it are played, but no evaluation is what `new` reports
         path = write_draft(lab, args.step, force=args.force, region=args.region)
         print(f"wrote {path} (a draft: prune it and read every line); its mutants:", flush=True)
         run_mutate(lab.root, pattern=lab.step(args.step).key, region=args.region)
@@ -168,6 +172,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
+    require_authoring("test")
     from harness.authoring.prestart import prestart
 
     with prestart(Path(args.lab), args.region) as prestarted:  # the template and moto's root start while we import
@@ -179,6 +184,7 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def cmd_mutate(args: argparse.Namespace) -> int:
+    require_authoring("mutate")
     from harness.authoring.prestart import prestart
 
     with prestart(Path(args.lab), args.region) as prestarted:  # as `stepeval test`: the template and moto start early
@@ -190,6 +196,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    require_authoring("report")
     from harness.authoring.prestart import prestart
 
     with prestart(Path(args.lab), args.region) as prestarted:
@@ -205,6 +212,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    require_authoring("demo")
     from harness.commands.demo import run_demo
 
     return run_demo(as_json=args.json, region=args.region)
@@ -239,6 +247,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve_main(args)
 
 
+def cmd_sign(args: argparse.Namespace) -> int:
+    from harness.commands.sign import run_sign
+
+    return run_sign(args.body, msg_id=args.id, make_secret=args.new_secret)
+
+
 def add_playthrough_options(command: argparse.ArgumentParser, *, output: str) -> None:
     """--lab, -k, --json and --html, as `test` and `mutate` take them."""
     command.add_argument("--lab", default=".", help="lab directory (default: .)")
@@ -249,7 +263,10 @@ def add_playthrough_options(command: argparse.ArgumentParser, *, output: str) ->
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from harness import __version__
+
     parser = OneLineParser(prog="stepeval", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"stepeval {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser)
 
     run = commands.add_parser("run", help="evaluate one step and print its answer as JSON")
@@ -326,6 +343,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--store", dest="store_url", help="record store URL: sqlite:///file.db or postgresql://...")
     serve.set_defaults(handler=cmd_serve)
+
+    sign = commands.add_parser(
+        "sign", help="the webhook headers for a request body, as curl -H @FILE reads them (docs/service.md)"
+    )
+    sign.add_argument("body", nargs="?", metavar="BODY", help="the request body file, exactly as sent (- for stdin)")
+    sign.add_argument("--id", help="webhook-id (default: a new msg_...; keep the same one when retrying a message)")
+    sign.add_argument("--new-secret", action="store_true", help="print a new whsec_... secret instead")
+    sign.set_defaults(handler=cmd_sign)
 
     replay = commands.add_parser("replay", help="re-run the lab's modules on recorded evaluations, offline")
     replay.add_argument("--lab", default=".", help="lab directory (default: .)")

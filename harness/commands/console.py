@@ -4,7 +4,7 @@ without the spaces rich pads it with to the console's width (`stepeval test | ca
 from __future__ import annotations
 
 import io
-from typing import TextIO
+from typing import IO, cast
 
 from rich.console import Console
 
@@ -14,14 +14,14 @@ def output_console(*, stderr: bool = False) -> Console:
     plain = Console(stderr=stderr)
     if plain.is_terminal:
         return plain
-    return Console(file=TrimmedLines(plain.file), width=plain.width)
+    return Console(file=cast(IO[str], TrimmedLines(plain.file)), width=plain.width)  # a text stream, as IO[str] says
 
 
 class TrimmedLines(io.TextIOBase):
     """Writes to `stream` with each line's trailing spaces dropped; a line not ended yet waits for its end (or a
     flush, which writes it as it is: what follows continues it)."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: IO[str]) -> None:
         super().__init__()
         self.stream = stream
         self._open = ""

@@ -76,7 +76,7 @@ def run_demo(*, as_json: bool, region: str | None = None) -> int:
     def refuse_a_write(results: list[ScenarioResult], lanes: list[Lane]) -> None:
         _show(results, SHOWN, console, as_json)
         # the first lane's server holds what the last solve left (see play_lanes)
-        refusal.append(_refused_write(results, lanes[0].runner.pool, lanes[0].sandbox, labs.rogue, console, as_json))
+        refusal.append(_refused_write(results, lanes[0].runner.pool, lanes[0].account, labs.rogue, console, as_json))
 
     results, status = _play(load_lab(labs.web_tier), console, as_json, region, then=refuse_a_write)
     ((refused, untouched),) = refusal
@@ -124,18 +124,18 @@ def _show(results: list[ScenarioResult], which: tuple[tuple[str, str], ...], con
 
 
 def _refused_write(
-    results: list[ScenarioResult], pool: WorkerPool, sandbox: Account, rogue: Path, console: Console, as_json: bool
+    results: list[ScenarioResult], pool: WorkerPool, account: Account, rogue: Path, console: Console, as_json: bool
 ) -> tuple[Answer, bool]:
     """Point a module that writes at the learner's bucket: refused, and the policy is what the learner put."""
     bucket = next(h.id for r in results if r.answer for h in r.answer.resolved if h.name == "01_01_bucket")
     s3 = boto3.Session(
-        aws_access_key_id=sandbox.credentials.access_key,
-        aws_secret_access_key=sandbox.credentials.secret_key,
-        region_name=sandbox.region,
-    ).client("s3", endpoint_url=sandbox.endpoint_url, config=client_config(sandbox.endpoint_url))
+        aws_access_key_id=account.credentials.access_key,
+        aws_secret_access_key=account.credentials.secret_key,
+        region_name=account.region,
+    ).client("s3", endpoint_url=account.endpoint_url, config=client_config(account.endpoint_url))
     before = s3.get_bucket_policy(Bucket=bucket)["Policy"]
     context = ContextInput(events=[Event(type="AWS::S3::Bucket", id=bucket)])
-    answer = Runner(load_lab(rogue), pool).evaluate(ROGUE_STEP, context, sandbox)
+    answer = Runner(load_lab(rogue), pool).evaluate(ROGUE_STEP, context, account)
     untouched = s3.get_bucket_policy(Bucket=bucket)["Policy"] == before
     if not as_json:
         console.print(answer_panel(answer, "a module that tries to overwrite the learner's bucket policy"))

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.authoring.module_head import DRAFT_MARK
-from harness.authoring.prestart import SOLUTION_STEM, solution_paths
+from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_STEM, solution_paths
+from harness.commands.scaffold import ISSUE_TODO, REQUIREMENTS_TODO, SOLUTION_TODO
 from harness.core.lab import MODULE_DIR, Lab, StepSpec
 from harness.inside.loader import LIB_NAME, RUN_PARAMETERS
 
@@ -93,8 +94,8 @@ class Finding:
 
 def lint_lab(lab: Lab) -> list[Finding]:
     """Every finding in every step module that exists (missing modules are `stepeval check`'s to report), in
-    the lab's shared helpers (`evaluation/boto3/_lib/`) and in its reference solutions."""
-    problems: list[Finding] = lint_lib(lab) + lint_solutions(lab)
+    the lab's shared helpers (`evaluation/boto3/_lib/`), its reference solutions and its scenarios."""
+    problems: list[Finding] = lint_lib(lab) + lint_solutions(lab) + lint_scenarios(lab)
     for step in lab.steps.values():
         if step.module_path.is_file():
             problems.extend(lint_module(step))
@@ -116,7 +117,55 @@ def lint_solutions(lab: Lab) -> list[Finding]:
             problems.append(Finding(path, error.lineno or 1, key, f"SyntaxError: {error.msg}"))
             continue
         problems += [Finding(path, line, key, message) for line, message in _solution_findings(tree)]
+        problems += [
+            Finding(path, node.lineno, key, "unwritten: the solution still returns stepeval new's placeholder error")
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and node.value == SOLUTION_TODO
+        ]
     return problems
+
+
+def lint_scenarios(lab: Lab) -> list[Finding]:
+    """What `stepeval new` left unwritten in the lab's scenarios (`scenarios/NN_NN.py`): a solve or mistake that
+    still raises NotImplementedError, a mistake whose issue is still the placeholder. The files are not run."""
+    problems = []
+    directory = lab.root / SCENARIO_DIR
+    for path in sorted(directory.glob("[!_]*.py")) if directory.is_dir() else []:
+        key = path.stem.replace("_", ".")
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        except SyntaxError as error:
+            problems.append(Finding(path, error.lineno or 1, key, f"SyntaxError: {error.msg}"))
+            continue
+        for function in tree.body:
+            if isinstance(function, ast.FunctionDef) and (kind := _scenario_kind(function)):
+                problems += [Finding(path, line, key, message) for line, message in _unwritten(function, kind)]
+    return problems
+
+
+def _scenario_kind(function: ast.FunctionDef) -> str | None:
+    """`solve` or `mistake` when the function is marked so (`@solve`, `@mistake(...)`, `@scenarios.mistake`)."""
+    for decorator in function.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
+        if name in ("solve", "mistake"):
+            return name
+    return None
+
+
+def _unwritten(function: ast.FunctionDef, kind: str) -> list[tuple[int, str]]:
+    """One (line, message) if the scenario is still a skeleton: it raises NotImplementedError, or its issue is
+    the placeholder `stepeval new` wrote."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if isinstance(raised, ast.Name) and raised.id == "NotImplementedError":
+                return [(node.lineno, f"unwritten: {kind} {function.name} still raises NotImplementedError")]
+    for decorator in function.decorator_list:
+        for node in ast.walk(decorator):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and ISSUE_TODO in node.value:
+                return [(decorator.lineno, f"unwritten: {kind} {function.name}'s issue is still the placeholder")]
+    return []
 
 
 def _solution_findings(tree: ast.Module) -> list[tuple[int, str]]:
@@ -133,14 +182,18 @@ def _solution_findings(tree: ast.Module) -> list[tuple[int, str]]:
                 for alias in node.names
                 if not (node.level == 0 and _allowed_import(node.module or "", alias.name))
             ]
+        else:
+            continue
         found += [(node.lineno, f"imports {name}: {SOLUTION_IMPORTS}") for name in names]
     runs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == "run"]
     if not runs:
         found.append((1, "defines no run(); expected async def run(session, context, logger)"))
     for run in runs:
-        names = tuple(a.arg for a in run.args.posonlyargs + run.args.args)
-        if isinstance(run, ast.FunctionDef) or names != RUN_PARAMETERS:
-            found.append((run.lineno, f"run({', '.join(names)}) should be async def run(session, context, logger)"))
+        parameters = tuple(a.arg for a in run.args.posonlyargs + run.args.args)
+        if isinstance(run, ast.FunctionDef) or parameters != RUN_PARAMETERS:
+            found.append(
+                (run.lineno, f"run({', '.join(parameters)}) should be async def run(session, context, logger)")
+            )
     return found
 
 
@@ -178,6 +231,9 @@ def _lint(path: Path, key: str, handles: set[str] | None, *, needs_run: bool) ->
             1, "still the unread draft `stepeval new --from-solution` wrote: prune it, delete its DRAFT comment"
         )
     lines = source.splitlines()
+    for number, line in enumerate(lines, 1):
+        if REQUIREMENTS_TODO in line and not any(start <= number <= end for start, end in visitor.empty_lists):
+            visitor.report(number, "unwritten: stepeval new's TODO is still here")
     return [p for p in visitor.problems if not (p.line <= len(lines) and IGNORE_MARK in lines[p.line - 1])]
 
 
@@ -187,6 +243,7 @@ class _Visitor(ast.NodeVisitor):
         self.key = key
         self.handles = handles  # None: any handle name may appear (shared helpers)
         self.problems: list[Finding] = []
+        self.empty_lists: list[tuple[int, int]] = []  # the lines of each empty requirement list reported
         self.saw_run = False
         self._boto3_names = {"boto3"}
         self._sleep_names: set[str] = set()
@@ -240,8 +297,15 @@ class _Visitor(ast.NodeVisitor):
                 )
             elif isinstance(receiver, ast.Name) and receiver.id in self._time_modules and function.attr == "sleep":
                 self.report(node.lineno, "time.sleep() blocks the worker: use await asyncio.sleep(...)")
-            elif function.attr == "todo" and node.args and isinstance(node.args[-1], ast.Constant):
+            elif (
+                function.attr == "todo"
+                and node.args
+                and isinstance(node.args[-1], ast.Constant)
+                and isinstance(node.args[-1].value, str)
+            ):
                 self.report(node.lineno, f"unfinished: {node.args[-1].value}")
+            elif function.attr in ("find", "find_all"):
+                self._requirements(node, function.attr)
             elif function.attr.startswith(MUTATING_PREFIXES) or function.attr in MUTATING_NAMES:
                 self.report(
                     node.lineno,
@@ -255,6 +319,31 @@ class _Visitor(ast.NodeVisitor):
             elif function.id in self._sleep_names:
                 self.report(node.lineno, "sleep() blocks the worker: use await asyncio.sleep(...)")
         self.generic_visit(node)
+
+    def _requirements(self, node: ast.Call, method: str) -> None:
+        """An output found with no requirement at all: any resource of its kind passes (`stepeval new`'s skeleton
+        until its TODO is written)."""
+        if method == "find" and len(node.args) >= 3:
+            kind, outputs = node.args[1], [(node.args[0], node.args[2])]
+        elif method == "find_all" and len(node.args) >= 2 and isinstance(node.args[1], ast.Dict):
+            # a `**spread` entry has no key: it names no output
+            pairs = zip(node.args[1].keys, node.args[1].values, strict=True)
+            kind, outputs = node.args[0], [(key, value) for key, value in pairs if key is not None]
+        else:
+            return
+        for name, requirements in outputs:
+            if (
+                isinstance(name, ast.Constant)
+                and isinstance(name.value, str)
+                and isinstance(requirements, ast.List)
+                and not requirements.elts
+            ):
+                self.empty_lists.append((requirements.lineno, requirements.end_lineno or requirements.lineno))
+                self.report(
+                    name.lineno,
+                    f"unwritten: output {name.value} has no requirement (any {ast.unparse(kind)} would pass): write"
+                    " the requirements the instruction states",
+                )
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if self.handles is None or not isinstance(node.value, str) or not HANDLE_LITERAL.fullmatch(node.value):

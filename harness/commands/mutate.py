@@ -35,12 +35,15 @@ def plain(run: MutationRun) -> dict[str, Any]:
 
 
 def print_run(run: MutationRun, console: Console, *, as_json: bool, quiet: bool = False) -> None:
-    """The survivors and scores for people (or the JSON), then a one-line verdict (alone when `quiet`)."""
-    from harness.commands.render import mutation_table
+    """Every mutant, the scores and the survivors for people (or the JSON), then a one-line verdict (alone when
+    `quiet`)."""
+    from harness.commands.render import mutant_table, mutation_table
 
     if as_json:
         print(json.dumps(plain(run), indent=2))
     elif not quiet:
+        if run.mutants:
+            console.print(mutant_table(run))
         console.print(mutation_table(run))
         for survivor in run.survivors:
             console.print(f"[bold red]survived[/] [bold]{survivor.id}[/]: {survivor.sentence}\n    {survivor.call}")

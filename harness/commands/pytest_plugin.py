@@ -12,17 +12,21 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from harness.authoring.extra import INSTALL, missing_modules
 from harness.authoring.lanes import moto_lanes
 from harness.authoring.playthrough import UNTOUCHED, ScenarioResult, load_scenarios, play_lanes
 from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_DIR, SOLUTION_STEM
 from harness.core.errors import LabError
 from harness.core.lab import STEP_KEY, Lab, load_lab
 
-PLAYTHROUGH_KEY = pytest.StashKey["Playthrough"]()
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr  # what Item.repr_failure returns
+
+PLAYTHROUGH_KEY = pytest.StashKey[dict[Path, "Playthrough"]]()
 COLLECTED_KEY = pytest.StashKey[set[tuple[str, str]]]()
 EXIT_BAD_INPUT = 2  # as the stepeval commands exit when -k selects nothing
 
@@ -65,7 +69,7 @@ class ScenarioItem(pytest.Item):
         if not result.ok:
             raise ScenarioFailure(result)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, ScenarioFailure):
             result: ScenarioResult = excinfo.value.args[0]
             expected = result.expected + (
@@ -86,6 +90,11 @@ class ScenarioFile(pytest.File):
     each mistake (and each other solution), then the solve."""
 
     def collect(self) -> list[ScenarioItem]:
+        missing = missing_modules()
+        if missing:  # the scenarios play on moto: without the authoring extra, one line saying how to get it
+            raise self.CollectError(
+                f"the scenarios play on moto, which is not installed here ({missing[0]}): {INSTALL}"
+            )
         lab_root = _lab_of(self.path)
         playthroughs: dict[Path, Playthrough] = self.config.stash.setdefault(PLAYTHROUGH_KEY, {})
         try:

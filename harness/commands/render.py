@@ -123,6 +123,19 @@ def scenario_text(result: ScenarioResult, *, issue: bool) -> Text:
 OUTCOME_STYLE = {"killed": "green", "survived": "bold red", "equivalent": "cyan", "invalid": "dim", "error": "red"}
 
 
+def mutant_table(run: MutationRun) -> Table:
+    """Every mutant: its step, what it changed, what the evaluator made of it and why (the issue it failed with,
+    or the reason it is invalid or equivalent)."""
+    table = Table(header_style="bold")
+    for column in ("step", "mutant", "outcome", "why"):
+        table.add_column(column, overflow="fold")
+    for mutant in run.mutants:
+        why = mutant.issue if mutant.outcome == "killed" else mutant.reason or mutant.issue or ""
+        style = OUTCOME_STYLE.get(mutant.outcome, "")
+        table.add_row(mutant.step, mutant.id, Text(mutant.outcome, style=style), why or "")
+    return table
+
+
 def mutation_table(run: MutationRun) -> Table:
     """Step by step: mutants killed, survived, marked equivalent, invalid, and the step's mutation score."""
     table = Table(header_style="bold")

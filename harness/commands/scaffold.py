@@ -1,5 +1,5 @@
 """`stepeval new STEP`: a step module in the kit's shape, a reference solution and a mistakes skeleton, written
-from the spec; with `--from-solution`, the step module drafted from its solution (harness.authoring.drafting).
+from the spec; with `--from-solution`, the step module drafted from its solution (harness.authoring.drafts.drafting).
 
 It never overwrites: an author's work is not replaced by a template (a draft replaces a module only with --force).
 """
@@ -16,6 +16,10 @@ from harness.core.errors import BadInput, LabError
 from harness.core.lab import STRING, Lab, StepSpec
 from harness.kit import catalog
 
+# What `stepeval new` leaves to write, as it writes it: `stepeval check` and `lint` name each one left (lint.py)
+REQUIREMENTS_TODO = "# TODO: the requirements the instruction states"
+SOLUTION_TODO = "this solution is not written yet"
+ISSUE_TODO = "TODO: the issue this mistake must produce"
 TODO_HINT = "no kit Kind for {type}: write one, or check it by hand with step.check(...)"
 HANDLES = '    handles = {h["name"]: h["id"] for h in context["resolved"]}  # the earlier steps\' resources'
 VALUE_HINT = "find the value and judge it: step.value('{name}', value, [values.is_arn(...)])"
@@ -38,9 +42,9 @@ def scaffold(step: StepSpec, lab_root: Path, handle_types: dict[str, str]) -> li
 
 
 def write_draft(lab: Lab, key: str, *, force: bool = False, region: str | None = None) -> Path:
-    """Draft step `key`'s evaluation from its solution (harness.authoring.drafting) and write it; BadInput if the
+    """Draft step `key`'s evaluation from its solution (harness.authoring.drafts.drafting) and write it; BadInput if the
     module exists (unless `force`), the step has no solution, or the solution fails."""
-    from harness.authoring.drafting import draft  # plays moto: imported when drafting only
+    from harness.authoring.drafts.drafting import draft  # plays moto: imported when drafting only
     from harness.authoring.solutions import SolutionError
 
     step = lab.step(key)
@@ -100,7 +104,7 @@ def module_text(step: StepSpec, handle_types: dict[str, str]) -> str:
 
 
 def _requirements_todo(kind: str, indent: int) -> str:
-    return f"{' ' * indent}# TODO: the requirements the instruction states (see docs/user.md for {kind}'s)"
+    return f"{' ' * indent}{REQUIREMENTS_TODO} (see docs/user.md for {kind}'s)"
 
 
 def _joint_find(kind: str, names: list[str]) -> list[str]:
@@ -131,7 +135,7 @@ def solution_text(step: StepSpec) -> str:
     outputs = step.output_types.items()
     resources = [f'            # {{"name": "{name}", "type": "{kind}", "id": ...}},' for name, kind in outputs]
     lines = [
-        f'"""{instruction(step).splitlines()[0]}"""',
+        f'"""{instruction(step)}"""',
         "",
         "from botocore.exceptions import ClientError",
         "",
@@ -140,7 +144,7 @@ def solution_text(step: StepSpec) -> str:
         *([HANDLES] if step.step.inputs else []),
         "    try:",
         f"        # TODO: make the calls a learner would: {_calls(step)}; then return the resources below",
-        '        return {"error": "this solution is not written yet", "code": "TODO"}',
+        f'        return {{"error": "{SOLUTION_TODO}", "code": "TODO"}}',
         '        return {"success": True, "resources": [',
         *resources,
         "        ]}",
@@ -159,7 +163,7 @@ def scenario_text(step: StepSpec) -> str:
         from harness.authoring.scenarios import mistake
 
 
-        @mistake(issue=r"(?i)TODO: the issue this mistake must produce")
+        @mistake(issue=r"(?i){ISSUE_TODO}")
         def common_mistake(aws, handles):
             raise NotImplementedError("the solution with one thing a learner often gets wrong")
         ''')

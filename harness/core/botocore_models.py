@@ -30,8 +30,15 @@ def known_services() -> frozenset[str]:
 
 
 @cache
-def service_model(service: str) -> ServiceModel | None:
+def find_service_model(service: str) -> ServiceModel | None:
     """The model of `service`, or None for a name botocore does not know."""
     if service not in known_services():
         return None
     return ServiceModel(shared_loader().load_service_model(service, "service-2"), service_name=service)
+
+
+@cache
+def partition_regions() -> dict[str, frozenset[str]]:
+    """Each partition's regions (`aws`, `aws-cn`, `aws-us-gov`, ...), as botocore's endpoints data lists them."""
+    data = shared_loader().load_data("endpoints")
+    return {partition["partition"]: frozenset(partition["regions"]) for partition in data["partitions"]}

@@ -24,6 +24,7 @@ ErrorKind = Literal[
     "load",
     "aws",
     "sandbox",
+    "platform",  # the platform's set-up is wrong (the account, the role, the region): only the platform can fix it
     "memory",  # the step's memory limit was reached
     "cpu",  # its CPU-time limit
     "processes",  # its process limit
@@ -35,6 +36,11 @@ ErrorKind = Literal[
 LEARNER_SAFE_ERROR = (
     "We could not check this step right now. This is not a verdict on your work: please try again in a moment."
 )
+PLATFORM_ERROR = (
+    "We could not check this step: the lab platform's set-up for your sandbox needs fixing, and trying again will"
+    " not help until it is. This is not a verdict on your work: please tell the lab's support."
+)
+LEARNER_MESSAGES = {"platform": PLATFORM_ERROR}  # the kinds whose learner message is not LEARNER_SAFE_ERROR
 
 
 class _Model(BaseModel):
@@ -210,7 +216,7 @@ class Answer(_Model):
             step=step,
             status="error",
             success=False,
-            message=LEARNER_SAFE_ERROR,
+            message=LEARNER_MESSAGES.get(kind, LEARNER_SAFE_ERROR),
             error=ErrorInfo(kind=kind, detail=detail),
             duration_ms=round(duration_ms, 2),
             diagnostics=Diagnostics(log=log) if log else None,

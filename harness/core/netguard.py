@@ -75,8 +75,9 @@ def install() -> None:
         return real_getaddrinfo(host, *args, **kwargs)
 
     connect._netguard = True  # type: ignore[attr-defined]
-    socket.socket.connect = connect  # type: ignore[method-assign]
-    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
+    # the patch is the point: typeshed's signature names the address's types, ours takes Any and refuses
+    socket.socket.connect = connect  # type: ignore[method-assign, assignment]
+    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign, assignment]
     socket.getaddrinfo = getaddrinfo
 
 

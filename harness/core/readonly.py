@@ -15,7 +15,7 @@ from typing import Any
 
 from botocore.model import ServiceModel
 
-from harness.core.botocore_models import service_model
+from harness.core.botocore_models import find_service_model
 from harness.core.secret_shapes import secrets_of
 
 READ_PREFIXES = ("Describe", "Get", "List", "Head", "BatchGet", "Lookup")
@@ -122,7 +122,7 @@ def refusal(service: str, operation: str, model: ServiceModel | None = None) -> 
     if name not in ALLOWED_READS and not operation.startswith(READ_PREFIXES):
         return "not named as a read"
     if CREDENTIAL_OPERATION.search(operation):
-        model = model or service_model(service)
+        model = model or find_service_model(service)
         found = secrets_of(model).in_output(operation) if model is not None else []
         if found:
             return f"named for a credential, and its answer holds one ({', '.join(found[:3])})"

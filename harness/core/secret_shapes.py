@@ -304,8 +304,3 @@ def secrets_of(model: ServiceModel) -> ModelSecrets:
 def textual_leaves(shape: Shape) -> bool:
     """Whether blanking a value of `shape` has text to blank (see harness/sandbox/redact.py)."""
     return _textual(shape) or (shape.type_name == "structure" and any(map(textual_leaves, shape.members.values())))
-
-
-def wire_name(name: str, member: Shape) -> str:
-    """The name a member goes by on the wire (its `locationName`, else its own)."""
-    return str(member.serialization.get("name", name))

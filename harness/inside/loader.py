@@ -130,7 +130,7 @@ def load_step(path: Path) -> StepRun:
 
 def trimmed_traceback(exc: BaseException, focus: Path | None = None, *, limit_chars: int = 4000) -> str:
     """The traceback without the harness's own frames (from the first frame in `focus`, if any), kept short."""
-    frames = traceback.extract_tb(exc.__traceback__)
+    frames: list[traceback.FrameSummary] = traceback.extract_tb(exc.__traceback__)
     if focus is not None:
         focus_name = str(focus.resolve())
         for index, frame in enumerate(frames):

@@ -1,6 +1,6 @@
-"""Rehearsals: in the template, one call of each operation recent evaluations made, answered by a canned empty
-response instead of the gateway, so that botocore's lazy work for it (operation model, serializer, endpoint
-rules, event handler lookups, parser) is done once, before the fork, and not again in every evaluation. The
+"""Rehearsals: in the template, one call of each read the expected labs' files name (sandbox/warming.py), answered
+by a canned empty response instead of the gateway, so that botocore's lazy work for it (operation model, serializer,
+endpoint rules, event handler lookups, parser) is done once, before the fork, and not again in every evaluation. The
 answer comes through the link's own code (`GatewayHTTP`, http.client) on a socket pair, so theirs is done too.
 
 A rehearsal holds nothing of anyone's: minimal made-up parameters, an empty answer, dummy keys; it sends nothing.

@@ -72,7 +72,7 @@ class GatewaySession(boto3.Session):
         """The gateway's address for `service_name` in `region`."""
         return f"{GATEWAY_URL}/{service_name}/{region}"
 
-    def client(self, service_name: str, region_name: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
+    def client(self, service_name: str, region_name: str | None = None, **kwargs: Any) -> Any:
         """A guarded client through the gateway; plain `client("ec2")` calls return one cached client."""
         region = region_name or self.region_name
         kwargs["endpoint_url"] = kwargs.get("endpoint_url") or self.endpoint(service_name, region)
@@ -92,7 +92,7 @@ class GatewaySession(boto3.Session):
         send_through(client, self.link.http((config.connect_timeout, config.read_timeout)))
         return client
 
-    def resource(self, service_name: str, region_name: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
+    def resource(self, service_name: str, region_name: str | None = None, **kwargs: Any) -> Any:
         """A boto3 resource whose client goes through the gateway too."""
         region = region_name or self.region_name
         kwargs["endpoint_url"] = kwargs.get("endpoint_url") or self.endpoint(service_name, region)

@@ -97,7 +97,7 @@ def _shown(target: str | None) -> str | None:
 
 def _invokes(target: str | None, function: Any) -> bool:
     return (
-        bool(target)
+        target is not None
         and target.startswith("lambda ")
         and refs.current().same(refs.FUNCTION, target.removeprefix("lambda "), function)
     )

@@ -57,7 +57,7 @@ def _latest_revision(session: Any, identity: refs.Identity, _spelled: str) -> re
     # AWS describes the latest ACTIVE revision; an emulator may describe the latest of any status: list them
     pages = client.get_paginator("list_task_definitions").paginate(familyPrefix=identity.name, status="ACTIVE")
     listed = [refs.arn_identity(arn) for page in pages for arn in page["taskDefinitionArns"]]
-    revisions = [int(i.version) for i in listed if i and i.name == identity.name and (i.version or "").isdigit()]
+    revisions = [int(v) for i in listed if i and i.name == identity.name and (v := i.version or "").isdigit()]
     return replace(identity, version=str(max(revisions)) if revisions else NO_ACTIVE_REVISION)
 
 
@@ -96,7 +96,7 @@ CLUSTER = register(
 )
 """`describe_clusters`' cluster: `{"clusterName", "clusterArn", "status", "settings": [{"name": "containerInsights",
 "value"}], "capacityProviders"}`."""
-SERVICE = register(Kind("AWS::ECS::Service", "ECS service", _fetch_service, retry_after_s=30))
+SERVICE = register(Kind("AWS::ECS::Service", "ECS service", _fetch_service, naming="{noun} {name}", retry_after_s=30))
 """`describe_services`' service: `{"serviceName", "serviceArn", "clusterArn", "taskDefinition", "desiredCount",
 "launchType", "capacityProviderStrategy", "networkConfiguration": {"awsvpcConfiguration": {"subnets",
 "securityGroups", "assignPublicIp"}}, "loadBalancers", "deployments"}`."""

@@ -9,8 +9,14 @@ how one output's requirements can refer to another's resource and the step still
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from harness.kit.require import Misapplied, Requirement, missing_requirement, no_resource
+from harness.kit.stops import Absent
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -21,6 +27,21 @@ class Later:
     def settle(self) -> Any:
         """The value now: for an output, the candidate the matching is trying, or the resource it chose."""
         raise NotImplementedError
+
+    def absent(self) -> list[str]:
+        """The outputs this value refers to that have no resource now (by name)."""
+        return []
+
+
+def absent_in(value: Any) -> list[str]:
+    """The outputs with no resource now that the Laters in `value` refer to (lists, tuples, sets, dicts walked)."""
+    if isinstance(value, Later):
+        return value.absent()
+    if isinstance(value, list | tuple | set | frozenset):
+        return [name for item in value for name in absent_in(item)]
+    if isinstance(value, dict):
+        return [name for item in value.values() for name in absent_in(item)]
+    return []
 
 
 def holds_later(value: Any) -> bool:
@@ -57,9 +78,34 @@ class Deferred(Later):
     def settle(self) -> Any:
         return self.function(*settled(self.args), **settled(self.kwargs))
 
+    def absent(self) -> list[str]:
+        return list(dict.fromkeys(absent_in((self.args, self.kwargs))))
+
     def evaluate(self, resource: Any, subject: str = "the resource") -> Any:
-        """The requirement built for the outputs' values now, evaluated on `resource` (an Outcome)."""
-        return self.settle().evaluate(resource, subject)
+        """The requirement built for the outputs' values now, evaluated on `resource` (an Outcome); a miss naming
+        the outputs it refers to that have no resource, never a comparison with nothing."""
+        absent = self.absent()
+        try:
+            requirement = self.settle()
+        except (BotoCoreError, ClientError):
+            raise  # an AWS refusal or failure is the step's error as it is
+        except Absent as missing:  # the function read an output with no resource
+            absent = absent or [missing.output]
+            requirement = Requirement(_words(self.function), None, lambda _: None)
+        except Exception as error:
+            if absent:
+                requirement = Requirement(_words(self.function), None, lambda _: None)
+            else:
+                raise Misapplied(self._stand_in(), error, subject) from error
+        if absent:
+            requirement = missing_requirement(requirement, no_resource(" or ".join(absent)))
+        return requirement.evaluate(resource, subject)
+
+    def _stand_in(self) -> Requirement:
+        """A requirement standing for this call in an author's error (its function's name and module)."""
+        module = getattr(self.function, "__module__", "").removeprefix("harness.kit.")
+        name = getattr(self.function, "__name__", "requirement")
+        return Requirement(_words(self.function), None, lambda _: None, origin=f"{module}.{name}")
 
     def __repr__(self) -> str:
         return f"Deferred({getattr(self.function, '__qualname__', self.function)})"
@@ -69,10 +115,43 @@ def later(function: F) -> F:
     """Let `function` take outputs not matched yet: called with one (anywhere in its arguments), it returns a
     Deferred call instead of reading it now; called without, it runs as it is."""
 
+    signature = inspect.signature(function)
+
     @functools.wraps(function)
     def call(*args: Any, **kwargs: Any) -> Any:
         if holds_later(args) or holds_later(kwargs):
             return Deferred(function, args, kwargs)
-        return function(*args, **kwargs)
+        made = function(*args, **kwargs)
+        nothing = _given_nothing(signature, args, kwargs)
+        if nothing and isinstance(made, Requirement):
+            return missing_requirement(made, f"no {nothing} it refers to was found")
+        return made
 
     return call  # type: ignore[return-value]
+
+
+def _given_nothing(signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+    """The first parameter without a default that was given None (a reference read off an output with no
+    resource, `dlq.get("QueueArn")`), in words; None when every one was given something."""
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError:
+        return None
+    for name, value in bound.arguments.items():
+        parameter = signature.parameters[name]
+        required = parameter.default is inspect.Parameter.empty or parameter.kind is inspect.Parameter.VAR_POSITIONAL
+        listed = value if parameter.kind is inspect.Parameter.VAR_POSITIONAL else (value,)
+        if required and any(_nothing(item) for item in listed):
+            return name.replace("_", " ")
+    return None
+
+
+def _nothing(value: Any) -> bool:
+    """None, or a list, tuple or set holding None: a reference read off an output with no resource."""
+    if isinstance(value, list | tuple | set | frozenset):
+        return any(item is None for item in value)
+    return value is None
+
+
+def _words(function: Callable[..., Any]) -> str:
+    return getattr(function, "__name__", "requirement").replace("_", " ")

@@ -46,6 +46,9 @@ class Output(Later, Mapping[str, Any]):
     def settle(self) -> Resource | None:
         return self._value_of(self.name)
 
+    def absent(self) -> list[str]:
+        return [self.name] if self.settle() is None else []
+
     def __getitem__(self, key: str) -> Any:
         resource = self.settle()
         if resource is None:
@@ -140,6 +143,11 @@ class Judging:
     @property
     def names(self) -> list[str]:
         return list(self.finding_of)
+
+    @property
+    def reads(self) -> Mapping[tuple[str, int], set[str]]:
+        """(output, requirement index) -> the outputs that requirement was seen to read."""
+        return self._reads
 
     def value_of(self, name: str) -> Resource | None:
         """The resource an output stands for while this group is judged (Unassigned while choosing, for an

@@ -6,11 +6,15 @@ to compare the two. Validators (ec2, elbv2, s3) build them; `Step.find` evaluate
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
 
 from harness.kit.kinds import Resource
 from harness.kit.stops import Absent
@@ -28,9 +32,9 @@ class Outcome:
         """The learner-facing sentence for a miss: subject, what was checked, expected and found."""
         subject = subject[:1].upper() + subject[1:]
         if self.requirement.explain is not None:
-            return f"{subject}: {self.requirement.explain(self.actual)}"
+            return _sentence(f"{subject}: {self.requirement.explain(self.actual)}")
         expected, actual = _show(self.requirement.expected), _show(self.actual)
-        return f"{subject}: {self.requirement.check} should be {expected}, but is {actual}."
+        return _sentence(f"{subject}: {self.requirement.check} should be {expected}, but is {actual}")
 
     @property
     def hint(self) -> str | None:
@@ -39,20 +43,62 @@ class Outcome:
         return hint(self.actual) if callable(hint) else hint
 
 
+LOOKUP_ERRORS = (KeyError, AttributeError, TypeError, IndexError)
+"""What reading a resource of another shape raises: most likely a requirement given to the wrong kind."""
+
+
 class Misapplied(Exception):
-    """A requirement could not read what it checks off the resource judged (a KeyError, an AttributeError...):
-    most likely a requirement of another kind (`kms.has_alias` on an alias), the lab author's mistake, never the
-    learner's. The step answers `error`, naming the requirement and the kind."""
+    """A requirement raised while judging a resource: the lab author's mistake, never the learner's. Most likely a
+    requirement of another kind (`kms.has_alias` on an alias: a KeyError, an AttributeError...), else a
+    requirement of the author's own that fails (a ValueError in its `actual` or `compare`). The step answers
+    `error`, naming the requirement, the kind judged and the exception."""
 
     def __init__(self, requirement: Requirement, error: Exception, subject: str = "the resource") -> None:
         made = f"{requirement.origin}(...)" if requirement.origin else "require(...)"
         read = f"{type(error).__name__}: {error}"
+        if isinstance(error, LOOKUP_ERRORS):
+            advice = "Is it a requirement of another kind? Give it to the find of the kind it is for."
+            doing = "reading it"
+        else:
+            advice = "This is an error in the lab's evaluation, not the learner's mistake."
+            doing = "judging it"
         super().__init__(
-            f"{made} (check {requirement.check!r}) cannot be judged on {subject}: reading it raised {read}. "
-            "Is it a requirement of another kind? Give it to the find of the kind it is for."
+            f"{made} (check {requirement.check!r}) cannot be judged on {subject}: {doing} raised {read}. {advice}"
         )
         self.requirement = requirement
         self.error = error
+
+
+class Missing:
+    """What a requirement read when an output it refers to has no resource: its miss names the output, never
+    "None" (`dead-letter queue cannot be checked: the step found no resource for 01_02_dlq`)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __str__(self) -> str:
+        return self.what
+
+    def __repr__(self) -> str:
+        return f"Missing({self.what!r})"
+
+
+def missing_requirement(requirement: Requirement, what: str) -> Requirement:
+    """`requirement` made to miss because `what` (an output, a reference it compares with) is not there: its
+    sentence names what is missing (`dead-letter queue cannot be checked: the step found no resource for X`)."""
+    return dataclasses.replace(
+        requirement,
+        expected=Missing(what),
+        actual=lambda _: Missing(what),
+        compare=lambda *_: False,
+        explain=lambda _: f"{requirement.check} cannot be checked: {what}",
+        waits=False,
+    )
+
+
+def no_resource(output: str) -> str:
+    """The words of a miss for an output that has no resource."""
+    return f"the step found no resource for {output}"
 
 
 _PLUMBING = frozenset({"require", "refs", "later", "step", "outputs", "match", "kinds", "aws"})
@@ -63,7 +109,7 @@ def _origin() -> str | None:
     """The kit function the module called to make this requirement (`kms.has_alias`): the outermost public
     function of a kit service module on the stack, before the module's own frames."""
     found = None
-    frame = sys._getframe(1)  # the dataclass's __init__, whose globals are this module's
+    frame: FrameType | None = sys._getframe(1)  # the dataclass's __init__, whose globals are this module's
     while frame is not None and frame.f_globals.get("__name__", "").startswith("harness.kit."):
         short, name = frame.f_globals["__name__"].removeprefix("harness.kit."), frame.f_code.co_name
         if short not in _PLUMBING and not name.startswith(("_", "<")):
@@ -95,11 +141,15 @@ class Requirement:
         """`actual(resource)` compared with `expected`; Misapplied when the resource lacks what it reads."""
         try:
             actual = self.actual(resource)
-        except Absent:
-            raise  # another output read that has no resource: the step fails for it, no author's mistake
-        except (KeyError, AttributeError, TypeError, IndexError) as error:
+            ok = bool(self.compare(actual, self.expected))
+        except Absent as absent:  # another output read that has no resource: a miss naming it
+            what = no_resource(absent.output)
+            return Outcome(missing_requirement(self, what), False, Missing(what))
+        except (Misapplied, BotoCoreError, ClientError):
+            raise  # an AWS refusal or failure is the step's error as it is, no author's mistake
+        except Exception as error:
             raise Misapplied(self, error, subject) from error
-        return Outcome(self, bool(self.compare(actual, self.expected)), actual)
+        return Outcome(self, ok, actual)
 
 
 def require(
@@ -142,6 +192,14 @@ def _contains(actual: Any, expected: Any) -> bool:
 def attribute(check: str, key: str, expected: Any, *, hint: str | None = None) -> Requirement:
     """`resource[key] == expected`, the most common requirement."""
     return Requirement(check, expected, lambda resource: resource.get(key), hint=hint)
+
+
+def _sentence(text: str) -> str:
+    """`text` ending with one full stop (an actual value of its own may end with one: `example.com.`)."""
+    text = text.rstrip()
+    while text.endswith(".."):
+        text = text[:-1]
+    return text if text.endswith((".", "?", "!")) else f"{text}."
 
 
 def _show(value: Any) -> str:

@@ -23,7 +23,7 @@ def _fetch_secret(session: Any, secret_id: str) -> Resource | None:
     return secret
 
 
-SECRET = register(Kind("AWS::SecretsManager::Secret", "secret", _fetch_secret))
+SECRET = register(Kind("AWS::SecretsManager::Secret", "secret", _fetch_secret, naming="{noun} {name}"))
 """`describe_secret`'s secret: `{"Name", "ARN", "KmsKeyId", "Description", "RotationEnabled", "RotationLambdaARN",
 "RotationRules": {"AutomaticallyAfterDays" | "ScheduleExpression"}}`."""
 

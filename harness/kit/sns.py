@@ -32,7 +32,7 @@ def _fetch_subscription(session: Any, arn: str) -> Resource:
     }
 
 
-TOPIC = register(Kind("AWS::SNS::Topic", "topic", _fetch_topic))
+TOPIC = register(Kind("AWS::SNS::Topic", "SNS topic", _fetch_topic, naming="{noun} {name}"))
 """`get_topic_attributes`' attributes, all strings (`TopicArn`, `KmsMasterKeyId`, `Policy`: JSON text, `FifoTopic`),
 plus `Subscriptions` (`[{"Protocol", "Endpoint", "SubscriptionArn"}]`), read when first used."""
 SUBSCRIPTION = register(Kind("AWS::SNS::Subscription", "subscription", _fetch_subscription))

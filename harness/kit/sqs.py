@@ -18,7 +18,7 @@ def _fetch_queue(session: Any, url: str) -> Resource:
     return {"QueueUrl": url, **attributes}
 
 
-QUEUE = register(Kind("AWS::SQS::Queue", "queue", _fetch_queue))
+QUEUE = register(Kind("AWS::SQS::Queue", "SQS queue", _fetch_queue, naming="{noun} {name}"))
 """`get_queue_attributes`' attributes, all strings, with its URL: `{"QueueUrl", "QueueArn", "VisibilityTimeout":
 "30", "MessageRetentionPeriod", "DelaySeconds", "FifoQueue", "KmsMasterKeyId", "SqsManagedSseEnabled",
 "RedrivePolicy": JSON text, "Policy": JSON text}`."""

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
+from functools import partial
+from typing import Any, Literal, NoReturn, overload
 
-from harness.kit import refs
+from harness.kit import closest, refs
 from harness.kit.aws import fetch_or_none
 from harness.kit.kinds import Kind, Resource, outside
 from harness.kit.match import Fit
@@ -59,6 +60,8 @@ class Step:
         self._declared: list[Finding] = []  # found, not chosen yet
         self._judging: Judging | None = None  # the group being chosen or recorded
         self._chosen: dict[str, Candidate | None] = {}
+        self._opaque: dict[str, set[str]] = {}  # output -> the checks every candidate missed alike
+        self._inputs: dict[str, Candidate] = {}  # what `input` re-described: ties a near miss to the learner's work
 
     def __enter__(self) -> Step:
         return self
@@ -125,6 +128,7 @@ class Step:
                 subject=f"the {kind.describe(handle['id'])}",
             )
         entry["status"] = "found"
+        self._inputs[name] = (handle["id"], resource)
         return resource
 
     def find(self, name: str, kind: Kind, requirements: Sequence[Requirement], *, critical: bool = False) -> Output:
@@ -326,6 +330,7 @@ class Step:
                 return
         verdict = judging.verdict(name, candidate)
         assert verdict is not None  # every output has its candidate or None once chosen
+        opaque = self._opaque.pop(name, set())
         region = finding.regions.get(candidate[0])
         entry["id"] = candidate[0]
         _set_region(entry, region)
@@ -336,15 +341,18 @@ class Step:
             self._wait(name, kind, candidate[0], verdict)
         else:
             with refs.resolving(self.resolver.at(region)):  # a miss's sentence may name what a reference resolved to
-                self._miss(name, kind, candidate[0], verdict.wrong[0], critical=finding.critical)
+                first = closest.named_miss(verdict, opaque)
+                self._miss(name, kind, candidate[0], first, critical=finding.critical)
 
     def _closest(self, judging: Judging, finding: Finding, name: str, taken: dict[str, str]) -> Candidate | None:
-        """The free candidate with the fewest wrong misses (the first such in preference order), or None after
-        recording why there is none."""
+        """The free candidate the learner most plausibly meant (`closest.rank`), or None after recording why there
+        is none."""
         kind = finding.kind
         free = [c for c in finding.candidates[name] if c[0] not in taken]
         if free:
-            return min(free, key=lambda c: self._wrong_count(judging, name, c))
+            judged = [closest.Judged(c, self._verdict_alone(judging, name, c), i) for i, c in enumerate(free)]
+            self._opaque[name] = closest.opaque_checks(judged)
+            return closest.rank(judged, self._anchors(judging, name))[0].candidate
         resolved_id = self._resolved[name]["id"] if name in self._resolved else None
         ids = {c[0] for c in finding.candidates[name]}
         near = {rid: holder for rid, holder in taken.items() if rid in ids}
@@ -369,13 +377,30 @@ class Step:
         )
         return None
 
+    def _anchors(self, judging: Judging, name: str) -> closest.Anchors:
+        """The step's inputs, and the resources of the outputs `name` reads or that read `name` (as tried now)."""
+        now = {**{n: c for n, c in self._chosen.items() if c}, **{n: c for n, c in judging.trial.items() if c}}
+        read = {r for (output, _), names in judging.reads.items() if output == name for r in names} - {name}
+        readers = {output for (output, _), names in judging.reads.items() if name in names} - {name}
+
+        def resources(names: set[str]) -> list[Candidate]:
+            """Each output's resource as tried now, else all its candidates (it may be chosen after this one)."""
+            found: list[Candidate] = []
+            for n in sorted(names):
+                found += (
+                    [now[n]] if n in now else judging.finding_of[n].candidates[n] if n in judging.finding_of else []
+                )
+            return found
+
+        return closest.Anchors(list(self._inputs.values()), resources(read), resources(readers))
+
     @staticmethod
-    def _wrong_count(judging: Judging, name: str, candidate: Candidate) -> int:
-        """How many of `name`'s requirements `candidate` misses for good (judged as `name`'s own candidate)."""
+    def _verdict_alone(judging: Judging, name: str, candidate: Candidate) -> Verdict | None:
+        """How `candidate` meets `name`'s requirements, judged as `name`'s own candidate."""
         judging.trial[name] = candidate
         verdict = judging.verdict(name, candidate)
         judging.trial[name] = None
-        return len(verdict.wrong) if verdict else len(judging.finding_of[name].requirements[name])
+        return verdict
 
     def _miss(self, name: str, kind: Kind, resource_id: str, first: Outcome, *, critical: bool) -> None:
         """Output `name`'s closest candidate misses `first` (its first wrong requirement): the step's failure."""
@@ -431,7 +456,7 @@ class Step:
                 away[resource_id] = elsewhere
                 continue
             resource = fetch_or_none(
-                lambda rid=resource_id: kind.fetch_in(self.session, rid, regions.get(rid)),
+                partial(kind.fetch_in, self.session, resource_id, regions.get(resource_id)),
                 retry=from_events,
                 service=kind.service_name,
             )
@@ -470,6 +495,34 @@ class Step:
     def _record(self, handle: str, outcomes: list[Outcome]) -> None:
         for o in outcomes:
             self._checks.append(_check_record(handle, o.requirement.check, o.ok, o.requirement.expected, o.actual))
+
+    @overload
+    def _fail(
+        self,
+        handle: str | None,
+        issue: str,
+        hint: str,
+        *,
+        critical: Literal[True],
+        check: str | None = None,
+        subject: str = "the resource",
+        expected: Any = None,
+        actual: Any = None,
+    ) -> NoReturn: ...
+
+    @overload
+    def _fail(
+        self,
+        handle: str | None,
+        issue: str,
+        hint: str,
+        *,
+        critical: bool,
+        check: str | None = None,
+        subject: str = "the resource",
+        expected: Any = None,
+        actual: Any = None,
+    ) -> None: ...
 
     def _fail(
         self,

@@ -103,10 +103,10 @@ def _cgroup_room_mib() -> int | None:
             return (int(limit) - int((group / "memory.current").read_text())) // MIB
     with contextlib.suppress(OSError, ValueError):
         v1 = Path("/sys/fs/cgroup/memory")
-        limit = int((v1 / "memory.limit_in_bytes").read_text())
-        if limit >= 1 << 60:  # v1's "no limit"
+        v1_limit = int((v1 / "memory.limit_in_bytes").read_text())
+        if v1_limit >= 1 << 60:  # v1's "no limit"
             return None
-        return (limit - int((v1 / "memory.usage_in_bytes").read_text())) // MIB
+        return (v1_limit - int((v1 / "memory.usage_in_bytes").read_text())) // MIB
     return None
 
 

@@ -37,6 +37,8 @@ HOSTNAME = b"stepeval"
 MODES = ("root", "userns", "none")
 # What no evaluation runs without: `stepeval serve` and the Lambda handler refuse to start below it.
 MINIMUM = ("fresh_process", "non_dumpable", "seccomp", "no_new_privs", "rlimits", "subreaper")
+# Off, felt only between evaluations running at once under one uid: the service's concern, not one author's run
+SHARED_ONLY = ("own_uid",)
 # What each layer, when off, leaves open (the service says it at start; docs/service.md has the table); layers
 # that another one stands in for are said in `Protections.gaps`.
 GAPS = {
@@ -112,15 +114,13 @@ class Protections:
         return said + [GAPS[name] for name in self.missing() if name in GAPS]
 
     def notice(self) -> str | None:
-        """One line naming the mode, the protections that are off and what that leaves open; None when all hold."""
-        if self.full:
+        """The one short line `stepeval test` and `run` print: the mode and the protections off that matter to the
+        one running it; None when none does. `own_uid` is left out: only evaluations running at once under one uid
+        (a service's) feel each other's process counts and locks. The service's first log line says everything."""
+        off = [name for name in self.missing() if name not in SHARED_ONLY]
+        if not off:
             return None
-        gaps = "; ".join(self.gaps())
-        return (
-            f"sandbox mode {self.mode}: off: {', '.join(self.missing())}"
-            + (f" ({gaps})" if gaps else "")
-            + " (docs/service.md, 'What each mode protects')"
-        )
+        return f"sandbox mode {self.mode}: off: {', '.join(off)} (docs/service.md, 'What each mode protects')"
 
     def to_message(self) -> dict[str, Any]:
         return asdict(self)

@@ -15,11 +15,11 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
 
 import botocore.loaders
 from botocore.model import ServiceModel
 
+from harness.core.botocore_models import known_services
 from harness.core.secret_shapes import ModelSecrets, secrets_of
 
 MODEL_CACHE_BYTES = 16 * 1024 * 1024  # of JSON, for the services the lab does not name
@@ -39,12 +39,6 @@ class LoadedService:
     secrets: ModelSecrets
     derived: dict[str, object] = field(default_factory=dict)  # e.g. the REST routes (harness/sandbox/operations.py)
     lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-@cache
-def known_services() -> frozenset[str]:
-    """Every service name botocore has a model of (a listing, kept: it holds no model)."""
-    return frozenset(botocore.loaders.create_loader().list_available_services("service-2"))
 
 
 def read_model(service: str) -> LoadedService:

@@ -1,7 +1,7 @@
 """Evaluation processes on the harness side: one fresh, confined process per job, never reused.
 
 A template process (harness/sandbox/template.py: a clean interpreter with boto3 and the kit imported, no
-secret) forks them on request; the pool keeps `size` spares forked ahead, so a job does not wait for the fork
+secret) forks them on request; the pool keeps `size + 1` spares forked ahead, so a job does not wait for the fork
 and the confinement. Each process answers one job and is killed at its answer or its deadline, with everything
 it started. Its stdout and stderr are captured here (capped), never mixed with the caller's output.
 """
@@ -439,7 +439,7 @@ class _Reaper:
 
 
 class WorkerPool:
-    """Runs jobs, at most `size` at once, each in a fresh evaluation process; keeps `size` spares ready."""
+    """Runs jobs, at most `size` at once, each in a fresh evaluation process; keeps `size + 1` spares ready."""
 
     def __init__(
         self,
@@ -527,7 +527,8 @@ class WorkerPool:
         return template.process.pid if template is not None and template.process.poll() is None else None
 
     def warn_if_degraded(self) -> None:
-        """Say once per process, on stderr, which protections are off here (if any)."""
+        """Say once per process, on stderr, which protections that matter here are off (if any): `stepeval test` and
+        `run`, where an evaluation runs; never after `hush_notice`."""
         global _warned
         notice = self.protections().notice()
         if notice and not _warned:
@@ -649,6 +650,13 @@ class WorkerPool:
 
 
 _warned = False
+
+
+def hush_notice() -> None:
+    """No sandbox line from this process: a command whose evaluations are a means, not what it reports
+    (`stepeval new --from-solution` plays the solution and its mutants to draft a module)."""
+    global _warned
+    _warned = True
 
 
 def loading_pool() -> WorkerPool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import get_args
+from typing import TypeGuard, get_args
 
 from harness.core.account import Account
 from harness.core.contract import (
@@ -30,6 +30,11 @@ MAX_DETAIL_CHARS = 16 * 1024  # of an error's detail (a trimmed traceback) as th
 ERROR_KINDS = frozenset(get_args(ErrorKind))
 
 
+def _is_error_kind(value: object) -> TypeGuard[ErrorKind]:
+    """Whether the evaluation process's (untrusted) kind of error is one the contract knows."""
+    return value in ERROR_KINDS
+
+
 class Runner:
     """Evaluates the steps of one lab on a pool of evaluation processes. Thread-safe."""
 
@@ -42,7 +47,7 @@ class Runner:
         self,
         step_key: str,
         context: ContextInput,
-        sandbox: Account,
+        account: Account,
         *,
         timeout_s: float | None = None,
         tap: Tap | None = None,
@@ -55,13 +60,13 @@ class Runner:
         if limits.cpu_seconds is None:
             limits = dataclasses.replace(limits, cpu_seconds=limit)
         gateway = self.pool.gateway
-        token = gateway.open(sandbox, tap)  # the process gets this token, never the credentials
+        token = gateway.open(account, tap)  # the process gets this token, never the credentials
         job = {
             "job": "run",
             "module": str(step.module_path),
             "context": build_context(context, step),
-            "region": sandbox.region,
-            "emulator": sandbox.endpoint_url is not None,  # its reads are consistent: the kit need not ask twice
+            "region": account.region,
+            "emulator": account.endpoint_url is not None,  # its reads are consistent: the kit need not ask twice
             "gateway": {"socket": gateway.socket_path, "token": token},
             "limits": limits.to_message(),
         }
@@ -102,15 +107,15 @@ class Runner:
             return Answer.failed_to_run(step.key, "timeout", detail, elapsed_ms)
         reply = outcome.reply
         if reply is None:
-            kind = outcome.failure if outcome.failure in ERROR_KINDS else "crash"
-            return Answer.failed_to_run(step.key, kind, outcome.detail, elapsed_ms)  # type: ignore[arg-type]
+            kind = outcome.failure if _is_error_kind(outcome.failure) else "crash"
+            return Answer.failed_to_run(step.key, kind, outcome.detail, elapsed_ms)
         log = log_lines(reply.get("log"))
         if reply.get("outcome") == "error":
-            kind, detail = reply.get("kind"), reply.get("detail")
-            if kind not in ERROR_KINDS or not isinstance(detail, str):
-                detail = f"the evaluation process answered an error of no known kind ({str(kind)[:40]!r})"
+            answered, said = reply.get("kind"), reply.get("detail")
+            if not _is_error_kind(answered) or not isinstance(said, str):
+                detail = f"the evaluation process answered an error of no known kind ({str(answered)[:40]!r})"
                 return Answer.failed_to_run(step.key, "contract", detail, elapsed_ms, log)
-            return Answer.failed_to_run(step.key, kind, detail[:MAX_DETAIL_CHARS], elapsed_ms, log)
+            return Answer.failed_to_run(step.key, answered, said[:MAX_DETAIL_CHARS], elapsed_ms, log)
         if reply.get("outcome") != "returned":
             detail = (
                 f"the evaluation process answered neither a result nor an error ({str(reply.get('outcome'))[:40]!r})"

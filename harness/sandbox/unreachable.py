@@ -18,8 +18,8 @@ def unreachable(
     if isinstance(exc, urllib3.exceptions.NameResolutionError):
         cause = f"the name {url.host} does not resolve"
     elif isinstance(exc, urllib3.exceptions.NewConnectionError):  # a ConnectTimeoutError too, for urllib3's callers
-        errors = [e for e in _chain(exc) if isinstance(e, OSError) and e.strerror]
-        cause = errors[0].strerror.lower() if errors else str(exc).rpartition(": ")[2]
+        reasons = [e.strerror for e in _chain(exc) if isinstance(e, OSError) and e.strerror]
+        cause = reasons[0].lower() if reasons else str(exc).rpartition(": ")[2]
     elif isinstance(exc, urllib3.exceptions.ConnectTimeoutError):
         cause = f"no connection within {connect_timeout_s:g} s"
     elif isinstance(exc, urllib3.exceptions.ReadTimeoutError):

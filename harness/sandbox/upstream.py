@@ -81,11 +81,11 @@ def emulator_route(path: str) -> str | None:
     return None
 
 
-def upstream_for(sandbox: Account, service: str, region: str) -> Upstream:
-    """The emulator's endpoint when the sandbox names one; the service's AWS endpoint otherwise."""
-    if sandbox.endpoint_url:
+def upstream_for(account: Account, service: str, region: str) -> Upstream:
+    """The emulator's endpoint when the account names one; the service's AWS endpoint otherwise."""
+    if account.endpoint_url:
         model = loaded(service).model
-        return Upstream(sandbox.endpoint_url.rstrip("/"), model.signing_name or model.endpoint_prefix, region)
+        return Upstream(account.endpoint_url.rstrip("/"), model.signing_name or model.endpoint_prefix, region)
     return aws_upstream(service, region)
 
 

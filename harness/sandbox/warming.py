@@ -7,10 +7,10 @@ Four caches, each bounded, oldest dropped first:
 - clients: (service, region) pairs to build, at most MAX_WARM;
 - rehearsals: (service, method) calls to rehearse on those clients (the reads among them), at most MAX_REHEARSED.
 
-One input only: what the labs' files name (`named_by`, `Warming.expect`), never what an evaluation did. Until
-issue 25 the clients an evaluation reported and the reads the gateway logged for it were warmed for the next ones:
-a module chose region names that a later evaluation, in another account, read back from the template's clients (a
-channel between evaluations). `Warming` is not thread-safe: the pool calls it under its lock.
+One input only: what the labs' files name (`named_by`, `Warming.expect`), never what an evaluation did: warming
+what one evaluation reported (its clients' regions, its reads) would let a module choose what a later evaluation, in
+another account, reads back from the template's clients (a channel between evaluations). `Warming` is not
+thread-safe: the pool calls it under its lock.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from botocore.exceptions import BotoCoreError, ClientError
 
 from harness.core.account import Account, Credentials
+from harness.core.contract import ErrorKind
 from harness.sandbox.unreachable import botocore_unreachable
 from harness.service.clients import STS_CONFIG, ClientCache
 from harness.service.models import AccountRef
@@ -24,8 +25,37 @@ from harness.service.settings import ServiceSettings
 DURATION_S = 900  # the shortest AssumeRole allows: a leaked credential is worth a quarter of an hour at most
 
 
+# STS codes that pass: anything else refusing AssumeRole (AccessDenied: no such role, a trust policy or external id
+# that does not admit us; a malformed or oversized session policy; a region STS is disabled in) is the platform's set-up
+TRANSIENT_CODES = frozenset(
+    {
+        "Throttling",
+        "ThrottlingException",
+        "RequestLimitExceeded",
+        "ServiceUnavailable",
+        "InternalFailure",
+        "InternalError",
+        "IDPCommunicationError",
+        "RequestTimeout",
+        "RequestTimeoutException",
+    }
+)
+
+
 class AccountRefused(Exception):
-    """The sandbox could not be reached, or is not the account asked for: an `error` answer of kind `sandbox`."""
+    """The sandbox could not be reached (kind `sandbox`: STS unreachable or busy, ask again), or the platform's
+    set-up is wrong (kind `platform`: the role cannot be assumed, or is in another account than `account_id`)."""
+
+    def __init__(self, message: str, kind: ErrorKind) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def refusal_kind(exc: ClientError | BotoCoreError) -> ErrorKind:
+    """`sandbox` when STS did not answer or asked us to slow down (asking again may work), else `platform`."""
+    if isinstance(exc, ClientError) and exc.response.get("Error", {}).get("Code") not in TRANSIENT_CODES:
+        return "platform"
+    return "sandbox"
 
 
 @dataclass(frozen=True)
@@ -86,7 +116,8 @@ class AccountAccess:
         if assumed.account_id != ref.account_id:
             raise AccountRefused(
                 f"the credentials for {ref.role_arn} belong to account {assumed.account_id}, not the requested "
-                f"{ref.account_id}: refusing to evaluate"
+                f"{ref.account_id}: refusing to evaluate (the platform's account_id or role_arn is wrong)",
+                "platform",
             )
         return Account(assumed.credentials, ref.region, self.settings.endpoint_url)
 
@@ -124,13 +155,17 @@ class AccountAccess:
                 PolicyArns=[{"arn": arn} for arn in self.settings.session_policy_arns],
             )
         except (ClientError, BotoCoreError) as exc:
-            raise AccountRefused(f"sts:AssumeRole into {ref.role_arn} failed: {describe(exc)}") from None
+            raise AccountRefused(
+                f"sts:AssumeRole into {ref.role_arn} failed: {describe(exc)}", refusal_kind(exc)
+            ) from None
         raw = reply["Credentials"]
         credentials = Credentials(raw["AccessKeyId"], raw["SecretAccessKey"], raw["SessionToken"])
         try:
             identity = self.clients.get("sts", region, credentials).get_caller_identity()
         except (ClientError, BotoCoreError) as exc:
-            raise AccountRefused(f"sts:GetCallerIdentity as {ref.role_arn} failed: {describe(exc)}") from None
+            raise AccountRefused(
+                f"sts:GetCallerIdentity as {ref.role_arn} failed: {describe(exc)}", refusal_kind(exc)
+            ) from None
         return Assumed(credentials, identity["Account"], identity["Arn"], raw["Expiration"].timestamp())
 
     def _prune(self) -> None:

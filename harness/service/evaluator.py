@@ -17,7 +17,7 @@ from typing import Any
 
 from harness.core import logs
 from harness.core.account import Account
-from harness.core.contract import Answer, ContextInput
+from harness.core.contract import Answer, ContextInput, ErrorKind
 from harness.core.lab import Lab, StepSpec, load_lab
 from harness.sandbox.capacity import Capacity, measured_mib, plan
 from harness.sandbox.confine import Protections
@@ -142,18 +142,18 @@ class Evaluator:
         try:
             return self.access.open(admitted.request.sandbox)
         except AccountRefused as exc:
-            return self.sandbox_error(admitted, str(exc))
+            return self.sandbox_error(admitted, str(exc), exc.kind)
 
     def reach_cached(self, admitted: Admitted) -> Account | Answer | None:
         """`reach`, when the credentials are cached (no STS call: safe on the event loop); None otherwise."""
         try:
             return self.access.open_cached(admitted.request.sandbox)
         except AccountRefused as exc:
-            return self.sandbox_error(admitted, str(exc))
+            return self.sandbox_error(admitted, str(exc), exc.kind)
 
-    def sandbox_error(self, admitted: Admitted, detail: str) -> Answer:
+    def sandbox_error(self, admitted: Admitted, detail: str, kind: ErrorKind = "sandbox") -> Answer:
         elapsed = (time.monotonic() - admitted.started) * 1000
-        return Answer.failed_to_run(admitted.step.key, "sandbox", detail, elapsed)
+        return Answer.failed_to_run(admitted.step.key, kind, detail, elapsed)
 
     def run(self, admitted: Admitted, sandbox: Account, deadline: float) -> Answer:
         """The step on a worker, its timeout cut to what is left of the request's deadline."""

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
-from harness.core.contract import Answer, Event, Handle
+from harness.core.botocore_models import partition_regions
+from harness.core.contract import PLATFORM_ERROR, Answer, Event, Handle
 from harness.core.errors import BadInput
 from harness.core.lab import Lab, StepSpec, normalize_step_key
 from harness.service.problems import FieldError, Problem, show
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails  # pydantic's own: ValidationError.errors() gives these
 
 # Whole-string (\A...\Z, never $: it accepts a trailing newline) and ASCII-only (\d and \w take full-width digits).
 ACCOUNT_ID = re.compile(r"\A[0-9]{12}\Z")
@@ -69,12 +75,11 @@ EXAMPLE_ERROR_ANSWER: dict[str, Any] = {
     **EXAMPLE_ANSWER,
     "status": "error",
     "success": False,
-    "message": "We could not check this step right now. This is not a verdict on your work: "
-    "please try again in a moment.",
+    "message": PLATFORM_ERROR,
     "validated": [],
     "resolved": [],
     "error": {
-        "kind": "sandbox",
+        "kind": "platform",
         "detail": "sts:AssumeRole into arn:aws:iam::111111111111:role/stepeval-evaluator failed: AccessDenied: ...",
     },
     "progress": None,
@@ -118,6 +123,24 @@ class AccountRef(BaseModel):
     @classmethod
     def _region(cls, value: str) -> str:
         return _pattern(value, REGION, "an AWS region such as us-east-1")
+
+    @model_validator(mode="after")
+    def _region_of_the_partition(self) -> AccountRef:
+        """The region is one of the role's partition's (botocore's list): us-east-9 is a typo, not a region."""
+        partition = self.role_arn.split(":")[1]
+        regions = partition_regions().get(partition, frozenset())
+        if self.region not in regions:
+            close = difflib.get_close_matches(self.region, sorted(regions), n=1)
+            raise PydanticCustomError(
+                "unknown_region",
+                "sandbox.region: {region} is not a region of the {partition} partition{hint}",
+                {
+                    "region": self.region,
+                    "partition": partition,
+                    "hint": f" (did you mean {close[0]}?)" if close else "",
+                },
+            )
+        return self
 
 
 class EvaluationRequest(BaseModel):
@@ -164,8 +187,14 @@ def field_path(loc: tuple[Any, ...]) -> str:
     return text or "body"
 
 
-def _describe(err: dict[str, Any]) -> FieldError:
+def _describe(err: ErrorDetails) -> FieldError:
     field = field_path(tuple(err["loc"]))
+    if err["type"] == "too_long":
+        context = err.get("ctx", {})
+        message = f"at most {context.get('max_length')} items are accepted, got {context.get('actual_length')}"
+        return FieldError(field=field, message=f"{field}: {message}")
+    if err["type"] == "unknown_region":
+        return FieldError(field="sandbox.region", message=err["msg"])
     message = MESSAGES.get(err["type"]) or err["msg"].removeprefix("Value error, ")
     if err["type"] in ("string_type", "list_type", "model_type", "dict_type"):
         got = JSON_TYPES.get(type(err.get("input")), "null" if err.get("input") is None else "a number")

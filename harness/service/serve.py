@@ -27,6 +27,8 @@ def load_settings(args: argparse.Namespace) -> ServiceSettings | None:
             flag = {"deadline_s": "--deadline", "store_url": "--store"}.get(name, f"--{name.replace('_', '-')}")
             where = flag if name in overrides else f"STEPEVAL_{name.upper()}"
             message = "is required" if err["type"] == "missing" else err["msg"].removeprefix("Value error, ")
+            if err["type"] == "missing" and name == "webhook_secret":
+                message += " (the secret shared with the platform: make one with stepeval sign --new-secret)"
             print(f"stepeval serve: {where}: {message}", file=sys.stderr)
         return None
 

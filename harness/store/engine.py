@@ -56,7 +56,7 @@ def open_engine(raw: str, *, where: str = "--store") -> Engine:
         migrate(engine)
     except SQLAlchemyError as exc:
         engine.dispose()
-        reason = str(exc.orig if getattr(exc, "orig", None) else exc).strip().splitlines()[0]
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
         raise BadInput(f"{where} {shown(url)}: cannot reach: {reason}") from None
     return engine
 

@@ -66,10 +66,10 @@ class StoredRecord:
     recording: bytes
 
     def read_context(self) -> dict[str, Any]:
-        return _json(self.id, "context", self.context)
+        return _json_object(self.id, "context", self.context)
 
     def read_answer(self) -> dict[str, Any]:
-        return _json(self.id, "answer", self.answer)
+        return _json_object(self.id, "answer", self.answer)
 
     def exchanges(self) -> list[dict[str, Any]]:
         try:
@@ -95,6 +95,13 @@ def _json(record_id: str, what: str, raw: str | bytes) -> Any:
         return json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise CorruptRecording(record_id, f"{what}: not JSON ({exc})") from None
+
+
+def _json_object(record_id: str, what: str, raw: str | bytes) -> dict[str, Any]:
+    found = _json(record_id, what, raw)
+    if not isinstance(found, dict):
+        raise CorruptRecording(record_id, f"{what}: not a JSON object")
+    return found
 
 
 def record_row(record: NewRecord, now: float | None = None) -> dict[str, Any]:
@@ -131,7 +138,7 @@ class RecordStore:
         row = record_row(record, now)
         with self.engine.begin() as connection:
             connection.execute(evaluations.insert(), row)
-        return row["id"]
+        return str(row["id"])
 
     def select(
         self, lab: str | None = None, step: str | None = None, since: float | None = None

@@ -264,7 +264,7 @@ def test_the_first_lane_ends_with_what_the_last_solve_left() -> None:
     lab = load_lab(LAB_DIR)
     with moto_lanes(lab, 2) as lanes:
         results = play_lanes(lab, lanes, select=lambda key: key == "01.01")
-        first = boto3_client("s3", lanes[0].sandbox)
+        first = boto3_client("s3", lanes[0].account)
         assert [b["Name"] for b in first.list_buckets()["Buckets"]] == ["checks-site"]
         assert first.get_bucket_versioning(Bucket="checks-site")["Status"] == "Enabled"
     assert results[-1].kind == "solve" and results[-1].ok

@@ -276,7 +276,7 @@ def test_the_pytest_plugin_plays_a_lab_with_no_scenario_files(lab_dir: Path) -> 
 def test_the_sample_labs_play_from_their_solutions_in_eu_west_1(lab_dir: Path, steps: tuple[str, ...]) -> None:
     lab = load_lab(lab_dir)
     with moto_lanes(lab, 2, region="eu-west-1") as lanes:
-        assert {lane.sandbox.region for lane in lanes} == {"eu-west-1"}
+        assert {lane.account.region for lane in lanes} == {"eu-west-1"}
         results = play_lanes(lab, lanes, select=steps.__contains__)
     assert results and all(r.ok for r in results), [(r.step, r.scenario, r.detail) for r in results if not r.ok]
     solved = {r.step: r for r in results if r.scenario == r.step.replace(".", "_")}

@@ -303,7 +303,7 @@ def test_check_reports_every_planted_problem(planted_check: tuple[Path, Run]) ->
         assert len(matching) == 1, (file, step, what, lines)
     assert not any("01_01.py" in line for line in lines)
     assert not any("__init__.py" in line for line in lines)
-    assert run.stderr.strip() == "6 steps, 7 modules: 7 problem(s)"
+    assert run.stderr.strip() == "6 steps, 7 modules: 7 problems"
 
 
 def test_check_prints_one_line_per_problem(planted_check: tuple[Path, Run]) -> None:
@@ -326,7 +326,7 @@ def test_check_lists_every_spec_problem(tmp_path: Path) -> None:
         f"{spec}: step 01.01: inputs: 'ghost' is not an output of an earlier step",
         f"{spec}: step 01.02: outputs: duplicate handle name 'a'",
     ]
-    assert run.stderr.strip() == "2 problem(s) in the spec"
+    assert run.stderr.strip() == "2 problems in the spec"
 
 
 @pytest.mark.parametrize("command", ["check", "lint"])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.authoring.drafting import HEADER
+from harness.authoring.drafts.drafting import HEADER
 from harness.commands.lint import lint_lab
 from harness.core.lab import load_lab
 from tests.conftest import LABS
@@ -63,7 +63,7 @@ def test_the_command_exits_1_with_one_line_per_problem() -> None:
     done = subprocess.run([str(stepeval), "lint", "--lab", str(PLANTED)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert done.stdout.splitlines() == findings()
-    assert done.stderr.strip() == f"{len(findings())} problem(s)"
+    assert done.stderr.strip() == f"{len(findings())} problems"
 
 
 def test_a_line_marked_ignore_is_not_reported() -> None:
@@ -127,3 +127,75 @@ def test_an_unread_draft_is_a_problem_for_lint_and_check(tmp_path: Path) -> None
     stepeval = Path(sys.executable).parent / "stepeval"
     done = subprocess.run([str(stepeval), "check", "--lab", str(lab_dir)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and draft in done.stdout
+
+
+SKELETON_SPEC = """project: skeleton
+objectives:
+  - id: "01"
+    steps:
+      - id: "01"
+        description: >-
+          Create two SQS queues, one for orders and one for its dead letters; the orders queue sends a message that
+          failed three times to the dead-letter queue.
+        outputs: [{name: 01_01_orders, type: AWS::SQS::Queue}, {name: 01_01_dlq, type: AWS::SQS::Queue}]
+      - id: "02"
+        inputs: [01_01_orders]
+        outputs: [{name: 01_02_topic, type: AWS::SNS::Topic}]
+"""
+
+
+def stepeval(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    command = [str(Path(sys.executable).parent / "stepeval"), *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def skeleton(tmp_path: Path) -> Path:
+    """A lab whose two steps are untouched `stepeval new` skeletons."""
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "skeleton.yaml").write_text(SKELETON_SPEC)
+    for key in ("01.01", "01.02"):
+        assert stepeval("new", key, "--lab", tmp_path).returncode == 0
+    return tmp_path
+
+
+def test_check_and_lint_name_each_unwritten_part_of_a_new_step(skeleton: Path) -> None:
+    modules, solutions, scenarios = (skeleton / part for part in ("evaluation/boto3", "solution/boto3", "scenarios"))
+    expected = [
+        f"{modules}/01_01.py:14: step 01.01: unwritten: output 01_01_orders has no requirement (any sqs.QUEUE would"
+        " pass): write the requirements the instruction states",
+        f"{modules}/01_01.py:17: step 01.01: unwritten: output 01_01_dlq has no requirement (any sqs.QUEUE would"
+        " pass): write the requirements the instruction states",
+        f"{modules}/01_02.py:11: step 01.02: unwritten: output 01_02_topic has no requirement (any sns.TOPIC would"
+        " pass): write the requirements the instruction states",
+        f"{scenarios}/01_01.py:8: step 01.01: unwritten: mistake common_mistake still raises NotImplementedError",
+        f"{scenarios}/01_02.py:8: step 01.02: unwritten: mistake common_mistake still raises NotImplementedError",
+        f"{solutions}/01_01.py:10: step 01.01: unwritten: the solution still returns stepeval new's placeholder error",
+        f"{solutions}/01_02.py:10: step 01.02: unwritten: the solution still returns stepeval new's placeholder error",
+    ]
+    lint = stepeval("lint", "--lab", skeleton)
+    assert (lint.returncode, lint.stdout.splitlines(), lint.stderr) == (1, expected, "7 problems\n")
+    check = stepeval("check", "--lab", skeleton)
+    assert (check.returncode, sorted(check.stdout.splitlines())) == (1, sorted(expected))
+    assert check.stderr == "2 steps, 2 modules: 7 problems\n"
+
+
+def test_a_written_step_is_not_flagged_and_a_leftover_todo_is(skeleton: Path) -> None:
+    module = skeleton / "evaluation" / "boto3" / "01_02.py"
+    text = module.read_text()
+    module.write_text(text.replace("        ])", "            sns.encrypted(),\n        ])"))
+    solution = skeleton / "solution" / "boto3" / "01_02.py"
+    placeholder = '        return {"error": "this solution is not written yet"'
+    solution.write_text(solution.read_text().replace(placeholder, "        # return {"))
+    scenario = skeleton / "scenarios" / "01_02.py"
+    scenario.write_text(scenario.read_text().replace("raise NotImplementedError(", "print("))
+    found = [line for line in stepeval("lint", "--lab", skeleton).stdout.splitlines() if "step 01.02" in line]
+    assert found == [
+        f"{module}:12: step 01.02: unwritten: stepeval new's TODO is still here",
+        f"{scenario}:6: step 01.02: unwritten: mistake common_mistake's issue is still the placeholder",
+    ]
+
+
+def test_the_solution_skeleton_holds_the_whole_instruction(skeleton: Path) -> None:
+    head = (skeleton / "solution" / "boto3" / "01_01.py").read_text().split('"""')[1]
+    assert " ".join(head.split()).endswith("sends a message that failed three times to the dead-letter queue.")

@@ -27,7 +27,7 @@ def lab_dir(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_new_writes_a_module_that_loads_and_lints_clean(lab_dir: Path) -> None:
+def test_new_writes_a_module_that_loads_and_whose_unwritten_outputs_lint_names(lab_dir: Path) -> None:
     done = subprocess.run([STEPEVAL, "new", "02.04", "--lab", str(lab_dir)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     module = lab_dir / "evaluation" / "boto3" / "02_04.py"
@@ -40,7 +40,10 @@ def test_new_writes_a_module_that_loads_and_lints_clean(lab_dir: Path) -> None:
         assert f'step.find("{output}", ' in text
     load_step(module)
     lab = load_lab(lab_dir)
-    assert lint_module(lab.steps["02.04"]) == []
+    unwritten = [p.message.split(" has no requirement")[0] for p in lint_module(lab.steps["02.04"])]
+    assert unwritten == [
+        f"unwritten: output {name}" for name in ("02_04_private_subnet", "02_04_eip", "02_04_nat", "02_04_private_rt")
+    ]
 
 
 def test_new_refuses_to_overwrite(lab_dir: Path) -> None:
@@ -68,10 +71,13 @@ def test_a_type_the_kit_does_not_know_gets_a_todo_that_check_reports(tmp_path: P
     assert '# {"name": "01_01_vpc", "type": "AWS::EC2::VPC", "id": ...},' in solution.read_text()
     assert "@mistake" in scenario.read_text() and "@solve" not in scenario.read_text()
     load_step(solution)
-    assert lint_solutions(lab) == []
+    assert [p.message for p in lint_solutions(lab)] == [
+        "unwritten: the solution still returns stepeval new's placeholder error"
+    ]
     load_step(module)
-    problems = [str(p) for p in lint_module(lab.steps["01.01"])]
-    assert len(problems) == 1 and "unfinished: no kit Kind for AWS::Kinesis::Stream" in problems[0]
+    problems = [p.message for p in lint_module(lab.steps["01.01"])]  # what is left to write, each named
+    assert len(problems) == 2 and problems[0].startswith("unfinished: no kit Kind for AWS::Kinesis::Stream")
+    assert problems[1].startswith("unwritten: output 01_01_vpc has no requirement (any ec2.VPC would pass)")
 
 
 def test_the_creating_call_and_several_outputs_of_one_type(tmp_path: Path) -> None:
@@ -92,8 +98,8 @@ def test_the_creating_call_and_several_outputs_of_one_type(tmp_path: Path) -> No
     assert joint.index('"01_01_a": [') < joint.index('"01_01_b": [') < joint.index("})")
     assert 'step.find("01_01_a"' not in text and 'step.find("01_01_b"' not in text
     load_step(module)
-    problems = lint_module(lab.steps["01.01"])
-    assert problems == []
+    unwritten = [p.message.split(" has no requirement")[0] for p in lint_module(lab.steps["01.01"])]
+    assert unwritten == [f"unwritten: output 01_01_{name}" for name in ("db", "a", "b", "ip")]
 
 
 def test_a_generated_lab_plays_without_a_traceback(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from botocore.exceptions import ClientError
 
 from harness.core import netguard
 from harness.core.account import Account
-from harness.core.botocore_models import service_model
+from harness.core.botocore_models import find_service_model
 from harness.core.netguard import is_loopback
 from harness.core.readonly import ALLOWED_READS, DENIED_READS, SIDE_EFFECT_READS, WriteRefused, is_read, refusal
 from harness.core.secret_shapes import secrets_of
@@ -123,7 +123,7 @@ def test_each_refusal_names_its_rule(service: str, operation: str, why: str) -> 
 def test_side_effect_and_deny_lists_name_real_operations() -> None:
     for name in DENIED_READS | SIDE_EFFECT_READS | ALLOWED_READS:
         service, operation = name.split(":")
-        model = service_model(service)
+        model = find_service_model(service)
         assert model is not None and operation in model.operation_names, name
 
 
@@ -143,13 +143,13 @@ def test_side_effect_and_deny_lists_name_real_operations() -> None:
 )
 def test_reads_whose_answers_hold_secrets_stay_reads(service: str, operation: str, secrets: list[str]) -> None:
     assert is_read(service, operation) is True
-    found = secrets_of(service_model(service)).in_output(operation)
+    found = secrets_of(find_service_model(service)).in_output(operation)
     assert all(secret in found for secret in secrets), found
 
 
 def test_a_unit_named_like_a_token_is_no_secret() -> None:
     """cognito-idp's TokenValidityUnits.AccessToken is an enum of time units, not a token."""
-    found = secrets_of(service_model("cognito-idp")).in_output("DescribeUserPoolClient")
+    found = secrets_of(find_service_model("cognito-idp")).in_output("DescribeUserPoolClient")
     assert not any("TokenValidityUnits" in path for path in found), found
 
 

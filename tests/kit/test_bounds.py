@@ -66,7 +66,7 @@ def test_at_most_n_receives_before_the_dead_letter_queue(aws_session) -> None:
     assert passes(sqs.dead_letter_queue(dlq_arn, max_receives=3), found)  # equality, as before
     assert not passes(sqs.dead_letter_queue(dlq_arn, max_receives=5), found)
     assert miss(sqs.dead_letter_queue(dlq_arn, max_receives=at_most(2)), sqs.QUEUE, url, found) == (
-        f"Queue {url}: dead-letter queue should be {dlq_arn} after at most 2 receives, "
+        f"SQS queue {url.rsplit('/', 1)[1]}: dead-letter queue should be {dlq_arn} after at most 2 receives, "
         f"but is {dlq_arn} after 3 receives."
     )
     _, other = queue(aws_session)

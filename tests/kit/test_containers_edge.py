@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.kit import cloudfront, cloudtrail, ecr, ecs, route53
+from harness.kit.kinds import short_name
 from tests.kit.conftest import described, miss, passes, unique
 
 AWSLOGS = {"awslogs-group": "/ecs/web", "awslogs-region": "us-east-1", "awslogs-stream-prefix": "web"}
@@ -57,7 +58,7 @@ def test_ecs_cluster_service_and_task_definition(aws_session) -> None:
     for requirement in (ecs.in_cluster(cluster), ecs.desired_count(2), ecs.launch_type(), ecs.runs(family)):
         assert passes(requirement, service), requirement.check
     assert miss(ecs.desired_count(3), ecs.SERVICE, service_arn, service) == (
-        f"ECS service {service_arn}: desired count should be 3, but is 2."
+        f"ECS service {short_name(service_arn)}: desired count should be 3, but is 2."
     )
 
 
@@ -223,5 +224,5 @@ def test_a_service_on_an_older_revision_is_told_which_is_the_latest(aws_session,
     with step:
         step.find("01_01_service", ecs.SERVICE, [ecs.runs(family)])
     assert step.result()["failure_context"]["issue"] == (
-        f"ECS service {arn}: it runs {family}:1, not the latest ACTIVE revision of {family} ({family}:2)."
+        f"ECS service {short_name(arn)}: it runs {family}:1, not the latest ACTIVE revision of {family} ({family}:2)."
     )

@@ -4,8 +4,9 @@ the code moto runs on every request when INITIAL_NO_AUTH_ACTION_COUNT is set), o
 Both are asked the same question the way moto asks it for a signed request (every policy the caller holds, one
 action, one resource; a DENIED anywhere refuses, else a PERMITTED anywhere allows). On policies without the
 features moto simplifies, the answers agree exactly; on any policy, every disagreement is one of moto's known
-simplifications (docs/dev.md lists them), and each has a test of its own below. This relies on moto internals
-(`IAMPolicy`, `PermissionResult`): pyproject pins moto's range, and tests/_compat/test_moto.py fails when they move.
+simplifications (docs/decisions/0021-identity-policies-vs-moto.md lists them), and each has a test of its own
+below. This relies on moto internals (`IAMPolicy`, `PermissionResult`): pyproject pins moto's range, and
+tests/_compat/test_moto.py fails when they move.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def ours(policies: list[dict[str, Any]], action: str, resource: str) -> str:
 
 
 def moto_simplifications(policies: list[dict[str, Any]]) -> set[str]:
-    """Which of moto's known simplifications the policies exercise (docs/dev.md, "identity policies vs moto")."""
+    """Which of moto's known simplifications the policies exercise (docs/decisions/0021-identity-policies-vs-moto)."""
     found = set()
     for statement in (s for d in policies for s in d["Statement"]):
         patterns = [statement.get(k) for k in ("Action", "NotAction", "Resource", "NotResource")]

@@ -10,6 +10,7 @@ import pytest
 
 from harness.kit import kms, secretsmanager
 from harness.kit.aws import fetch_or_none
+from harness.kit.kinds import short_name
 from tests.kit.conftest import described, miss, passes, unique
 
 pytestmark = pytest.mark.process  # moto runs the rotation function: it probes for docker in a shell
@@ -47,7 +48,7 @@ def test_secret_rotation_and_key(aws_session) -> None:
     secret = described(secretsmanager.SECRET, aws_session, arn)
     assert passes(secretsmanager.encrypted_with(key_arn), secret)
     assert miss(secretsmanager.rotation(30), secretsmanager.SECRET, arn, secret) == (
-        f"Secret {arn}: rotation should be every 30 days, but is disabled."
+        f"Secret {short_name(arn)}: rotation should be every 30 days, but is disabled."
     )
     assert "s3cr3t" not in repr(dict(secret))
 
@@ -60,7 +61,7 @@ def test_the_default_key_is_not_the_asked_one(aws_session) -> None:
         secretsmanager.SECRET,
         arn,
         described(secretsmanager.SECRET, aws_session, arn),
-    ) == (f"Secret {arn}: KMS key should be {key_arn}, but is alias/aws/secretsmanager.")
+    ) == (f"Secret {short_name(arn)}: KMS key should be {key_arn}, but is alias/aws/secretsmanager.")
 
 
 def test_a_secret_scheduled_for_deletion_is_gone(aws_session) -> None:
@@ -94,7 +95,7 @@ def test_secret_rotated_by_a_function(aws_session) -> None:
     assert passes(secretsmanager.rotation(30), secret)
     assert passes(secretsmanager.rotated_by(function_arn), secret)
     assert miss(secretsmanager.rotated_by(function_arn + "-other"), secretsmanager.SECRET, arn, secret) == (
-        f"Secret {arn}: rotation function should be {function_arn}-other, but is {function_arn}."
+        f"Secret {short_name(arn)}: rotation function should be {function_arn}-other, but is {function_arn}."
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from harness.kit import events, sns, sqs
+from harness.kit.kinds import short_name
 from tests.kit.conftest import described, miss, passes, unique
 
 
@@ -20,7 +21,7 @@ def test_queue_attributes(aws_session) -> None:
     for requirement in (sqs.visibility_timeout(60), sqs.retention(86400), sqs.encrypted(), sqs.fifo(False)):
         assert passes(requirement, found), requirement.check
     assert miss(sqs.visibility_timeout(30), sqs.QUEUE, url, found) == (
-        f"Queue {url}: visibility timeout (s) should be 30, but is 60."
+        f"SQS queue {short_name(url)}: visibility timeout (s) should be 30, but is 60."
     )
 
 
@@ -30,7 +31,8 @@ def test_dead_letter_queue(aws_session) -> None:
     found = described(sqs.QUEUE, aws_session, url)
     assert passes(sqs.dead_letter_queue(dlq_arn, max_receives=3), found)
     assert miss(sqs.dead_letter_queue(dlq_arn, max_receives=5), sqs.QUEUE, url, found) == (
-        f"Queue {url}: dead-letter queue should be {dlq_arn} after 5 receives, but is {dlq_arn} after 3 receives."
+        f"SQS queue {short_name(url)}: dead-letter queue should be {dlq_arn} after 5 receives, "
+        f"but is {dlq_arn} after 3 receives."
     )
     plain, _ = queue(aws_session)
     assert "but is none" in miss(
@@ -54,7 +56,8 @@ def test_queue_policy_admits_the_topic(aws_session) -> None:
     found = described(sqs.QUEUE, aws_session, url)
     assert passes(sqs.accepts_from("sns.amazonaws.com", topic), found)
     assert miss(sqs.accepts_from("sns.amazonaws.com", topic + "-other"), sqs.QUEUE, url, found) == (
-        f"Queue {url}: its resource policy lets no one sqs:SendMessage from {topic}-other, not sns.amazonaws.com."
+        f"SQS queue {short_name(url)}: its resource policy lets no one sqs:SendMessage "
+        f"from {topic}-other, not sns.amazonaws.com."
     )
 
 
@@ -67,7 +70,7 @@ def test_topic_subscriptions(aws_session) -> None:
     assert passes(sns.subscribed("sqs", queue_arn), found)
     assert passes(sns.encrypted(), found)
     assert miss(sns.subscribed("email", "ops@example.com"), sns.TOPIC, topic, found) == (
-        f"Topic {topic}: subscriptions should be email ops@example.com, but is sqs {queue_arn}."
+        f"SNS topic {short_name(topic)}: subscriptions should be email ops@example.com, but is sqs {queue_arn}."
     )
     arn = subscription["SubscriptionArn"]
     described_subscription = described(sns.SUBSCRIPTION, aws_session, arn)
@@ -98,7 +101,7 @@ def test_topic_policy(aws_session) -> None:
     topic = client.create_topic(Name=unique("t"))["TopicArn"]
     found = described(sns.TOPIC, aws_session, topic)
     assert miss(sns.accepts_from("events.amazonaws.com"), sns.TOPIC, topic, found).startswith(
-        f"Topic {topic}: its resource policy lets "
+        f"SNS topic {short_name(topic)}: its resource policy lets "
     )
     statement = {
         "Effect": "Allow",
@@ -145,4 +148,7 @@ def test_queue_delay(aws_session) -> None:
     url, _ = queue(aws_session, DelaySeconds="5")
     found = described(sqs.QUEUE, aws_session, url)
     assert passes(sqs.delay(5), found)
-    assert miss(sqs.delay(0), sqs.QUEUE, url, found) == f"Queue {url}: delivery delay (s) should be 0, but is 5."
+    assert (
+        miss(sqs.delay(0), sqs.QUEUE, url, found)
+        == f"SQS queue {short_name(url)}: delivery delay (s) should be 0, but is 5."
+    )

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from harness.kit import ec2, ecs, rds, refs
+from harness.kit.kinds import short_name
 from tests.kit.conftest import described, miss, passes, unique
 
 
@@ -77,5 +78,5 @@ def test_a_services_tasks_are_in_exactly_its_groups_without_public_addresses(aws
     assert passes(ecs.security_groups_exactly(groups["db"], groups["app"]), unsaid)
     arn, public = service("ENABLED", groups["app"])
     assert miss(ecs.assigns_public_ip(False), ecs.SERVICE, arn, public) == (
-        f"ECS service {arn}: public IP should be DISABLED, but is ENABLED."
+        f"ECS service {short_name(arn)}: public IP should be DISABLED, but is ENABLED."
     )

@@ -1,4 +1,4 @@
-"""issue 25's red team (tests/labs/boundary): attacks on the boundary the first hostile suite was not built for, each
+"""The boundary suite (tests/labs/boundary): attacks on the boundary beside the hostile suite's, each
 through `stepeval run` (a real process) and through `stepeval serve` (real HTTP, a moto server, a record store),
 against an account holding planted secrets and state. Each must fail safely: nothing written, no secret in any
 answer, record or log, every evaluation recorded with the operations it made, the service's memory bounded (its
@@ -57,7 +57,7 @@ class Planted:
 
 
 def plant(clients: Any) -> Planted:
-    """The account's secrets (every kind issue 25 found through a read) and the state the attacks aim at."""
+    """The account's secrets (every kind a read could reveal) and the state the attacks aim at."""
     detector = clients("guardduty").create_detector(Enable=True)["DetectorId"]
     clients("ec2").enable_ebs_encryption_by_default()
     clients("s3").create_bucket(Bucket="big-bucket")

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +23,7 @@ from tests.fixtures.service import LAUNCH, SECRET, SERVICE_LAB, Sandbox, bucket_
 
 pytestmark = pytest.mark.process
 
+USER_DOC = Path(__file__).parents[2] / "docs" / "user.md"
 DEGRADED = {**os.environ, NO_NAMESPACES_ENV: "1"}
 
 
@@ -52,6 +55,26 @@ def test_run_works_without_namespaces_and_says_so_once(aws: MotoAccount) -> None
     answer, stderr = run_seed_step(aws, DEGRADED)
     assert answer["status"] == "pass", answer
     assert stderr.count("sandbox mode none: off:") == 1 and "pid_namespace" in stderr
+    (said,) = [line for line in stderr.splitlines() if "sandbox mode" in line]
+    quoted = [line for line in USER_DOC.read_text().splitlines() if line.startswith("stepeval: sandbox mode none")]
+    assert len(quoted) == 1 and quoted[0].endswith(" (docs/service.md, 'What each mode protects')")
+    if "landlock" not in said:  # docs/user.md quotes the line as a machine with Landlock prints it
+        assert said == quoted[0]
+
+
+def test_check_lint_and_new_say_nothing_of_the_sandbox(tmp_path) -> None:
+    """They run no evaluation: no sandbox line, whatever the mode (stepeval check imports modules in workers)."""
+    lab = tmp_path / "lab"
+    shutil.copytree(LABS / "seed_examples", lab)
+    spec = lab / "specs" / "seed-examples.yaml"
+    queue = '      - id: "03"\n        outputs: [{name: 01_03_queue, type: AWS::SQS::Queue}]\n'
+    spec.write_text(spec.read_text() + queue)
+    for command in (["new", "01.03"], ["check"], ["lint"]):
+        done = subprocess.run(
+            [STEPEVAL, *command, "--lab", str(lab)], capture_output=True, text=True, env=DEGRADED, timeout=60
+        )
+        assert "sandbox" not in done.stderr + done.stdout, (command, done.stderr)
+        assert "Traceback" not in done.stderr, done.stderr
 
 
 def test_run_says_nothing_with_the_full_sandbox(aws: MotoAccount) -> None:

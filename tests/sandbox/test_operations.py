@@ -10,8 +10,8 @@ import pytest
 from botocore.awsrequest import create_request_object, prepare_request_dict
 from botocore.serialize import SERIALIZERS, create_serializer
 
+from harness.core.botocore_models import known_services
 from harness.core.readonly import is_read
-from harness.sandbox.models import known_services
 from harness.sandbox.operations import Unidentified, identify, protocols, service_model
 from harness.sandbox.tap import RawRequest
 from harness.sandbox.wire import Malformed, body_length, parse_head

@@ -54,10 +54,12 @@ def test_an_account_id_that_is_not_the_roles_is_refused(service: Service, accoun
     ran_before = service.metric("stepeval_answers_total", status="pass", kind="none")
     answer = evaluate(service, a, "alpha-bucket", account_id=ACCOUNT_B)
     assert answer["status"] == "error" and answer["success"] is False
-    assert answer["error"]["kind"] == "sandbox"
+    assert answer["error"]["kind"] == "platform"  # only the platform can fix it: never "try again" to a learner
     assert ACCOUNT_A in answer["error"]["detail"] and ACCOUNT_B in answer["error"]["detail"]
+    assert "the platform's account_id or role_arn is wrong" in answer["error"]["detail"]
     assert answer["validated"] == [] and answer["resolved"] == []
-    assert "not a verdict" in answer["message"]
+    assert "not a verdict" in answer["message"] and "trying again will not help" in answer["message"]
+    assert "try again in a moment" not in answer["message"]
     assert service.metric("stepeval_answers_total", status="pass", kind="none") == ran_before
 
 

@@ -133,6 +133,8 @@ CASES: dict[str, Case] = {
     "region-missing": Case(422, "sandbox.region", body=with_("sandbox.region", DROP)),
     "region-made-up": Case(422, "sandbox.region", body=with_("sandbox.region", "mars")),
     "region-upper-case": Case(422, "sandbox.region", body=with_("sandbox.region", "US-EAST-1")),
+    "region-in-no-list": Case(422, "sandbox.region", body=with_("sandbox.region", "us-east-9")),
+    "region-of-another-partition": Case(422, "sandbox.region", body=with_("sandbox.region", "cn-north-1")),
     "events-object": Case(422, "events", body=with_("events", {"type": "AWS::S3::Bucket", "id": "b"})),
     "event-a-string": Case(422, "events[0]", body=with_("events", ["alpha-bucket"])),
     "event-no-id": Case(422, "events[0].id", body=with_("events", [{"type": "AWS::S3::Bucket"}])),
@@ -188,6 +190,17 @@ def test_every_field_error_is_listed(service: Service) -> None:
     body = with_("sandbox", {"account_id": "1", "role_arn": "x", "external_id": "ext-1", "region": "us-east-1"})
     error = send(service, Case(422, "sandbox.account_id", body=body)).json()["error"]
     assert [e["field"] for e in error["errors"]] == ["sandbox.account_id", "sandbox.role_arn"]
+
+
+def test_refusals_are_in_our_own_words(service: Service) -> None:
+    """A region no partition of botocore lists for the role's, and too many events: said as we say things."""
+    region = send(service, Case(422, "sandbox.region", body=with_("sandbox.region", "us-east-9"))).json()["error"]
+    assert (
+        region["message"] == "sandbox.region: us-east-9 is not a region of the aws partition (did you mean us-east-2?)"
+    )
+    events = with_("events", bucket_events(*["b"] * 2000))
+    flood = send(service, Case(422, "events", body=events)).json()["error"]
+    assert flood["message"] == "events: at most 1000 items are accepted, got 2000"
 
 
 def test_unknown_routes_and_methods_are_4xx(service: Service) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.service import Sandbox, Service, bucket_events
+from tests.fixtures.service import SECRET, Sandbox, Service, bucket_events
 
 pytestmark = [pytest.mark.process, pytest.mark.moto]
 
@@ -45,9 +45,34 @@ def test_the_complete_request_in_service_md_answers_pass(tmp_path: Path) -> None
         [sys.executable, tmp_path / "try_service.py"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    answer = json.loads(done.stdout)
+    first, whole = done.stdout.split("\n", 1)
+    assert first == "pass - All 1 check passed."  # as the prose before the script says
+    assert "It prints `pass - All 1 check passed.`," in DOC
+    answer = json.loads(whole)
     assert answer["status"] == "pass" and answer["message"] == "All 1 check passed.", answer
     assert without_timings(answer) == without_timings(json.loads(block_after("## The answer", "json")))
+
+
+def test_the_script_names_a_busy_port_and_sends_nothing_there(tmp_path: Path) -> None:
+    """Another service on SERVICE_PORT: one line naming the port and the variable, no traceback, nothing sent."""
+    script = block_after(MARKER, "python")
+    (tmp_path / "try_service.py").write_text(script, encoding="utf-8")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        env = {**os.environ, "MOTO_PORT": str(free_port()), "SERVICE_PORT": str(port)}
+        done = subprocess.run(
+            [sys.executable, tmp_path / "try_service.py"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+        )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == f"port {port} is in use (another service listens there): set SERVICE_PORT to a free port\n"
+
+
+def test_the_script_saved_where_the_docs_say_is_not_linted() -> None:
+    """Saved as try_service.py at the repository root, `make lint` (ruff) leaves it alone: git ignores it."""
+    ignored = subprocess.run(["git", "check-ignore", "-q", "try_service.py"], cwd=REPO)
+    assert ignored.returncode == 0
 
 
 def without_timings(answer: dict) -> dict:
@@ -104,3 +129,38 @@ def test_the_openapi_example_is_the_answer_in_service_md(service: Service) -> No
     documented = json.loads(block_after("## The answer", "json"))
     assert shown == {name: value for name, value in documented.items() if value is not None}
     assert "pending" in responses["description"]
+
+
+CURL_MARKER = "<!-- tested: tests/service/test_docs.py runs the sh block below against a real stepeval serve -->"
+
+
+def test_the_curl_example_answers_as_a_signed_request_does(
+    service: Service, accounts: tuple[Sandbox, Sandbox], tmp_path: Path
+) -> None:
+    """The sh block pasted as written (only the service's address is this test's): stepeval sign's headers, curl,
+    the answer; then the body re-serialised after signing is refused with that cause."""
+    script = block_after(CURL_MARKER, "sh").replace("http://127.0.0.1:8080", service.url)
+    alpha, _ = accounts
+    request = {"step": "01.01", "sandbox": alpha.ref(), "events": bucket_events("alpha-bucket")}
+    (tmp_path / "request.json").write_text(json.dumps(request, indent=2) + "\n")
+    env = {
+        **os.environ,
+        "STEPEVAL_WEBHOOK_SECRET": SECRET,
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+    }
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["status"] == "pass" and "alpha-bucket" in answer["message"], answer
+    signed = subprocess.run(["stepeval", "sign", "request.json"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    headers = dict(line.split(": ", 1) for line in signed.stdout.splitlines())
+    compact = json.dumps(request).encode()  # what a client sends after signing its file: another rendering
+    refused = service.http.post(
+        "/v1/evaluations", content=compact, headers={**headers, "content-type": "application/json"}
+    )
+    assert refused.status_code == 401
+    assert refused.json()["error"]["message"] == (
+        "webhook-signature: signature does not match: signed another serialisation of the body than the bytes sent:"
+        " sign the exact bytes you send"
+    )
+    assert SECRET.removeprefix("whsec_") not in refused.text

@@ -112,7 +112,7 @@ def test_a_mismatched_account_is_refused_in_lambda_too(lambda_env: None, account
     body = request(accounts[0])
     body["sandbox"]["account_id"] = accounts[1].account_id
     answer = lambda_handler.handler(body, FakeContext("req-6"))
-    assert answer["status"] == "error" and answer["error"]["kind"] == "sandbox"
+    assert answer["status"] == "error" and answer["error"]["kind"] == "platform"
 
 
 def test_a_retried_direct_invocation_gets_the_stored_answer_without_running_again(

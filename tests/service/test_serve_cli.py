@@ -24,7 +24,10 @@ def serve(*args: str, secret: str | None = SECRET) -> subprocess.CompletedProces
 def test_no_secret_no_service() -> None:
     done = serve("--lab", str(SERVICE_LAB), secret=None)
     assert done.returncode == 2
-    assert "STEPEVAL_WEBHOOK_SECRET: is required" in done.stderr
+    assert (
+        "STEPEVAL_WEBHOOK_SECRET: is required (the secret shared with the platform: make one with stepeval sign"
+        " --new-secret)" in done.stderr
+    )
 
 
 def test_a_secret_that_is_not_whsec_is_refused_without_echoing_it() -> None:

@@ -32,8 +32,9 @@ def not_rotated(aws, handles):
     _alias(aws, _key(aws, rotation=False)["KeyId"])
 
 
-@mistake(issue=r"(?i)aliases|alias")
+@mistake(issue=r"(?i)aliases|alias|rotation")
 def alias_on_a_scratch_key(aws, handles):
+    """The alias names the later, unrotated key: that key is the one explained (its rotation), or the alias."""
     _key(aws)
     _alias(aws, _key(aws, rotation=False)["KeyId"])
 

@@ -1,0 +1,34 @@
+"""Deprecated since 0.2.0: the recorder's names live in `harness.authoring.events` (`Rule` is `EventRule` there).
+
+Last release's labs imported them from here; each still works, with a `DeprecationWarning` naming its new home, until
+the release after next (docs/user.md, "The public API"). Nothing in stepeval imports this module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.authoring.moved import moved_name
+
+# every public name harness/recorder.py had in 0.1.0 -> where it is now
+MOVED = {
+    name: ("harness.authoring.events", name)
+    for name in (
+        "IdGetter",
+        "PARAMS_KEY",
+        "from_params",
+        "from_response",
+        "ELBV2",
+        "RULES",
+        "EventRecorder",
+        "event_for",
+        "aws_form",
+        "rule_for",
+        "from_identifier",
+    )
+} | {"Rule": ("harness.authoring.events", "EventRule")}
+__all__ = sorted(MOVED)  # served by __getattr__, each with its warning
+
+
+def __getattr__(name: str) -> Any:
+    return moved_name(__name__, name, MOVED)

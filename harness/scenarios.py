@@ -1,0 +1,35 @@
+"""Deprecated since 0.2.0: the scenario decorators live in `harness.authoring.scenarios`.
+
+Last release's labs imported them from here (`from harness.scenarios import mistake, solve`); each name still works,
+with a `DeprecationWarning` naming its new home, until the release after next (docs/user.md, "The public API").
+Nothing in stepeval imports this module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.authoring.moved import moved_name
+
+# every public name harness/scenarios.py had in 0.1.0 -> where it is now
+MOVED = {
+    name: ("harness.authoring.scenarios", name)
+    for name in (
+        "Action",
+        "EventEdit",
+        "EventOrder",
+        "SCENARIO_ATTRIBUTE",
+        "EQUIVALENT_ATTRIBUTE",
+        "Scenario",
+        "solve",
+        "mistake",
+        "Equivalent",
+        "equivalent",
+        "equivalents",
+    )
+}
+__all__ = sorted(MOVED)  # served by __getattr__, each with its warning
+
+
+def __getattr__(name: str) -> Any:
+    return moved_name(__name__, name, MOVED)
