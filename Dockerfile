@@ -1,6 +1,8 @@
 # stepeval as an AWS Lambda function: handler harness.service.lambda_handler.handler.
 #   docker build -t stepeval-lambda --build-arg LAB=path/to/lab .
 # The lab (specs/ and evaluation/) is baked into the image at /var/task/lab. Configuration: docs/service.md.
+# Many labs in one function: an image FROM this one that copies them under /var/task/labs and sets
+# STEPEVAL_LABS=/var/task/labs (docs/service.md, "AWS Lambda").
 FROM public.ecr.aws/lambda/python:3.12
 
 # libseccomp: the evaluation processes' seccomp filter is built by it (pyseccomp); without it the handler refuses

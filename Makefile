@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+ORACLE := tests/kit/policy_oracle
 
 .PHONY: setup bytecode test-tools demo test test-fast test-deps wheel-demo lint bench serve clean
 
@@ -18,9 +19,20 @@ bytecode: $(STAMP)
 # What only the tests need (the demo needs neither): chromium drives the HTML report's browser test, PostgreSQL
 # serves the record store's tests. Each is found, or installed with apt-get when root on Debian (saying so), or
 # named in one line; its tests then skip (outside CI; under CI they fail: tests/fixtures/needs.py).
-test-tools:
+test-tools: $(ORACLE)/node_modules/.package-lock.json
 	@$(call need,chromium,command -v chromium || test -x /usr/bin/chromium,chromium,the HTML report's browser test)
 	@$(call need,PostgreSQL,ls /usr/lib/postgresql/*/bin/pg_ctl || command -v pg_ctl,postgresql,the record store's tests)
+
+# The independent IAM evaluator the kit's policy engine is tested against (tests/kit/test_access_oracle.py): npm ci
+# of the committed lock, its cache in build/ so that any user who can write the checkout can install it. Without
+# npm, one line says so and the test skips (fails under CI).
+$(ORACLE)/node_modules/.package-lock.json: $(ORACLE)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  npm ci --prefix $(ORACLE) --no-audit --no-fund --no-update-notifier --loglevel=error --cache $(CURDIR)/build/npm-cache >/dev/null \
+	  || echo "make test: npm ci in $(ORACLE) failed: the policy engine's differential test will skip (fail under CI)" >&2; \
+	else \
+	  echo "make test: node/npm is missing: the policy engine's differential test will skip (install Node.js >= 20)" >&2; \
+	fi
 
 # $(call need,WHAT,HOW TO FIND IT,DEBIAN PACKAGE,WHICH TESTS NEED IT)
 define need
@@ -110,4 +122,4 @@ serve: setup
 	$(BIN)/stepeval serve --lab $(LAB) $(if $(ENDPOINT_URL),--endpoint-url $(ENDPOINT_URL))
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build/deps build/wheel
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build/deps build/wheel build/npm-cache $(ORACLE)/node_modules

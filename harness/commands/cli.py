@@ -327,6 +327,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="answer signed step-completion hooks over HTTP (docs/service.md)")
     serve.add_argument("--lab", help="lab directory (default: STEPEVAL_LAB, else .)")
+    serve.add_argument(
+        "--labs", help="serve every lab directly under this directory, each known by its spec's project (STEPEVAL_LABS)"
+    )
     serve.add_argument("--host", help="address to listen on (default: STEPEVAL_HOST, else 127.0.0.1)")
     serve.add_argument("--port", type=int, help="TCP port, 0 for any free one (default: STEPEVAL_PORT, else 8080)")
     serve.add_argument(

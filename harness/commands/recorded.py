@@ -15,7 +15,7 @@ from harness.core.errors import BadInput
 from harness.core.lab import load_lab, normalize_step_key
 from harness.store.engine import open_engine
 from harness.store.records import RecordStore
-from harness.store.stats import step_stats
+from harness.store.stats import step_stats, version_counts
 
 EXIT_OK, EXIT_GATE = 0, 1
 
@@ -72,7 +72,9 @@ def print_replay(report: ReplayReport, console: Console) -> None:
     console.print(table)
     for change in report.changes:
         console.print(
-            f"{change.step} {change.record_id}: {change.kind}: {change.before} -> {change.after}", markup=False
+            f"{change.step} {change.record_id} (lab version {change.lab_version}): {change.kind}: "
+            f"{change.before} -> {change.after}",
+            markup=False,
         )
         for request in change.missing:
             console.print(f"    not in the recording: {request}", markup=False)
@@ -91,6 +93,7 @@ def run_stats(url: str, *, lab_dir: str | None, as_json: bool) -> int:
     try:
         store = RecordStore(engine)
         figures = step_stats(store, lab)
+        versions = version_counts(store, lab)
         size = store.bytes_per_evaluation(lab)
         count = store.count(lab)
     finally:
@@ -101,6 +104,7 @@ def run_stats(url: str, *, lab_dir: str | None, as_json: bool) -> int:
         "labs": {
             name: {key: s.as_dict() for key, s in sorted(steps.items())} for name, steps in sorted(figures.items())
         },
+        "versions": versions,
     }
     if as_json:
         print(json.dumps(plain, indent=2))
@@ -117,5 +121,7 @@ def run_stats(url: str, *, lab_dir: str | None, as_json: bool) -> int:
             pending = str(s["pending"])
             table.add_row(key, str(s["attempts"]), rate, pending, issues, str(s["p50_ms"]), str(s["p95_ms"]), errors)
         console.print(table)
+        held = ", ".join(f"{version} ({n})" for version, n in versions.get(name, {}).items())
+        console.print(f"{name}: evaluations by lab version, newest first: {held}", markup=False)
     console.print(f"{count} evaluations, {size / 1024:.1f} KiB each on average (context, answer, compressed recording)")
     return EXIT_OK

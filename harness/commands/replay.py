@@ -99,6 +99,7 @@ class Change:
     before: str
     after: str
     missing: tuple[str, ...] = ()
+    lab_version: str = ""  # the version of the lab that judged it then (the answer's lab_version)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -108,6 +109,7 @@ class Change:
             "before": self.before,
             "after": self.after,
             "missing": list(self.missing),
+            "lab_version": self.lab_version,
         }
 
 
@@ -164,18 +166,26 @@ def compare(record: StoredRecord, before: dict[str, Any], after: Answer, missing
     now = verdict_fields(after)
     was, shown_before, shown_after = before.get("status"), verdict(before), verdict(now)
     if missing:
-        return Change(record.id, record.step, "unjudgeable", shown_before, shown_after, tuple(dict.fromkeys(missing)))
+        return Change(
+            record.id,
+            record.step,
+            "unjudgeable",
+            shown_before,
+            shown_after,
+            tuple(dict.fromkeys(missing)),
+            record.lab_version,
+        )
     if was == now["status"]:
         if issue_of(before) == issue_of(now):
             return None
-        return Change(record.id, record.step, "issue", shown_before, shown_after)
+        return Change(record.id, record.step, "issue", shown_before, shown_after, lab_version=record.lab_version)
     if was == "pass" and now["status"] in ("fail", "pending"):  # a learner who was right no longer passes
         kind = "regression"
     elif was == "fail" and now["status"] == "pass":
         kind = "fixed"
     else:
         kind = "status"
-    return Change(record.id, record.step, kind, shown_before, shown_after)
+    return Change(record.id, record.step, kind, shown_before, shown_after, lab_version=record.lab_version)
 
 
 def replay_one(runner: Runner, record: StoredRecord) -> tuple[dict[str, Any], Answer, list[str]]:

@@ -22,11 +22,22 @@ def log_line(**fields: Any) -> None:
 
 
 def log_evaluation(
-    *, request_id: str, step: str, account_id: str, answer: Answer, duration_ms: float, replayed: bool = False
+    *,
+    request_id: str,
+    step: str,
+    account_id: str,
+    answer: Answer,
+    duration_ms: float,
+    replayed: bool = False,
+    lab: str | None = None,
+    lab_version: str | None = None,
 ) -> None:
+    """One line per evaluation; `lab` and `lab_version` where a service names them (it may serve several)."""
     log_line(
         event="evaluation",
         request_id=request_id,
+        lab=lab,
+        lab_version=lab_version,
         step=step,
         account_id=account_id,
         status=answer.status,

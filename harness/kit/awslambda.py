@@ -116,7 +116,7 @@ def environment(**variables: str) -> Requirement:
 
 
 @later
-def invokable_by(principal: str, source_arn: str | None = None) -> Requirement:
+def invokable_by(principal: str, source_arn: Resource | str | None = None) -> Requirement:
     """The resource policy lets `principal` (e.g. `apigateway.amazonaws.com`) invoke the function, from
     `source_arn` if given (e.g. the API's `arn:aws:execute-api:REGION:ACCOUNT:API_ID/*`)."""
     return principal_may(

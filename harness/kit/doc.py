@@ -22,7 +22,20 @@ from harness.kit.refs import Space
 
 BEGIN = "<!-- kit reference: written by `python -m harness.kit.doc docs/user.md` from the code; do not edit -->"
 END = "<!-- end of the kit reference -->"
-HELPER_MODULES = ("net", "require", "refs", "policy", "identity", "match", "numbers", "bounds", "schedules")
+HELPER_MODULES = (
+    "net",
+    "require",
+    "refs",
+    "access",
+    "grants",
+    "statements",
+    "policy",
+    "identity",
+    "match",
+    "numbers",
+    "bounds",
+    "schedules",
+)
 
 
 def reference() -> str:

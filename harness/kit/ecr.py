@@ -28,15 +28,26 @@ def _fetch_repository(session: Any, name: str) -> Resource | None:
                 return None
             raise
 
+    def repository_policy() -> str | None:
+        try:
+            return client.get_repository_policy(repositoryName=name)["policyText"]
+        except ClientError as error:
+            if is_not_found(error) or "RepositoryPolicyNotFound" in str(error):
+                return None
+            raise
+
     def registry_scanning() -> dict[str, Any]:
         return client.get_registry_scanning_configuration().get("scanningConfiguration") or {}
 
-    return LazyResource(repository, {"LifecyclePolicy": lifecycle, "RegistryScanning": registry_scanning})
+    return LazyResource(
+        repository,
+        {"LifecyclePolicy": lifecycle, "RegistryScanning": registry_scanning, "Policy": repository_policy},
+    )
 
 
 REPOSITORY = register(Kind("AWS::ECR::Repository", "ECR repository", _fetch_repository))
 """`describe_repositories`' repository (`repositoryName`, `repositoryArn`, `repositoryUri`, `imageTagMutability`,
-`imageScanningConfiguration`, `encryptionConfiguration`) plus `LifecyclePolicy` (JSON text or None) and
+`imageScanningConfiguration`, `encryptionConfiguration`) plus `LifecyclePolicy` and `Policy` (JSON text or None) and
 `RegistryScanning`, each read when first used."""
 
 

@@ -2,8 +2,9 @@
 
 A `Glob` is a tuple of tokens: a one-character string matches itself, `ANY_RUN` any run of characters (IAM's `*`),
 `ANY_ONE` one character (IAM's `?`), `SEGMENT` any run without a `:` (an ARN format's `${Name}` before a `:`,
-which must stay one field of the ARN). `regions` finds every distinct combination of "which pattern sets match",
-each with a shortest witness, by walking the product of the automata.
+which must stay one field of the ARN), `WORD` any run without a `/` or `:` (a `${Name}` that cannot hold a `/`).
+`regions` finds every distinct combination of "which pattern sets match", each with a shortest witness, by walking
+the product of the automata.
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from functools import lru_cache
 ANY_RUN = 0
 ANY_ONE = 1
 SEGMENT = 2
+WORD = 3
 
 Token = str | int
 Glob = tuple[Token, ...]
 PatternSet = tuple[tuple[Glob, ...], bool]
 """Globs and whether the set is negated (a NotResource): it matches what none of its globs match."""
 
-_LOOPS = (ANY_RUN, SEGMENT)
+_LOOPS = (ANY_RUN, SEGMENT, WORD)
 
 
 @lru_cache(maxsize=8192)
@@ -37,12 +39,15 @@ def literal(text: str) -> Glob:
 
 
 @lru_cache(maxsize=4096)
-def arn_format(template: str) -> Glob:
+def arn_format(template: str, words: frozenset[str] = frozenset()) -> Glob:
     """A catalog ARN format such as `arn:${Partition}:logs:${Region}:${Account}:log-group:${LogGroupName}`: a
-    `${Name}` followed by `:` is one field (no `:`); any other `${Name}` (the last, or before a `/`) is any run."""
+    `${Name}` of `words` is a `WORD` (no `/`, no `:`); another followed by `:` is one field (no `:`); any other
+    (the last, or before a `/`) is any run."""
     tokens: list[Token] = []
     for part in re.split(r"(\$\{[^}]*\})", template):
-        if part.startswith("${") and part.endswith("}"):
+        if part[2:-1] in words and part.startswith("${"):
+            tokens.append(WORD)
+        elif part.startswith("${") and part.endswith("}"):
             tokens.append(ANY_RUN)
         else:
             tokens.extend(ANY_RUN if c == "*" else c for c in part)
@@ -65,7 +70,7 @@ def overlap(a: Glob, b: Glob) -> bool:
     """Whether some string matches both (exact: a walk of the two automata together, stopping at the first)."""
     if surely_disjoint(a, b):
         return False
-    literals = {t for t in (*a, *b) if isinstance(t, str)} | {":"}
+    literals = {t for t in (*a, *b) if isinstance(t, str)} | {":", "/"}
     alphabet = [next(c for c in _fresh_chars() if c not in literals), *sorted(literals)]
     start = (_closure(a, (0,)), _closure(b, (0,)))
     seen, queue = {start}, deque([start])
@@ -132,8 +137,10 @@ def regions(prefix: str, sets: Sequence[PatternSet]) -> dict[tuple[bool, ...], s
     for char in prefix:
         states = tuple(_step(g, st, char) for (_, g), st in zip(globs, states, strict=True))
     literals = {t for _, g in globs for t in g if isinstance(t, str)}
-    if any(SEGMENT in g for _, g in globs):
+    if any(SEGMENT in g or WORD in g for _, g in globs):
         literals.add(":")
+    if any(WORD in g for _, g in globs):
+        literals.add("/")
     fresh = next(c for c in _fresh_chars() if c not in literals)
     alphabet = [fresh, *sorted(literals)]
 
@@ -180,7 +187,7 @@ def _step(glob: Glob, states: frozenset[int], char: str) -> frozenset[int]:
     for i in states:
         if i < len(glob):
             token = glob[i]
-            if token == ANY_RUN or (token == SEGMENT and char != ":"):
+            if token == ANY_RUN or (token == SEGMENT and char != ":") or (token == WORD and char not in "/:"):
                 nxt.append(i)
             elif token in (ANY_ONE, char):
                 nxt.append(i + 1)

@@ -11,7 +11,7 @@ from typing import Any
 from harness.kit import identity, refs
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
 from harness.kit.later import later
-from harness.kit.policy import PolicyError, parse_policy, principal_of
+from harness.kit.policy import PolicyError, allowed_principals, parse_policy, principal_of
 from harness.kit.require import Requirement, require
 
 Documents = list[tuple[str, Any]]
@@ -132,19 +132,14 @@ document)]`, read when first used."""
 
 
 def _trusted(role: Resource) -> list[str] | str:
-    """The principals the trust policy lets assume the role (Allow on sts:AssumeRole), or why it cannot be read."""
+    """The principals the trust policy lets assume the role (sts:AssumeRole, as IAM evaluates the policy: a Deny
+    takes a principal away; a condition on the source counts when some source meets it), or why it cannot be
+    read."""
     try:
         trust = parse_policy(role.get("AssumeRolePolicyDocument") or {}, kind="trust")
     except PolicyError as error:
         return f"its trust policy is not valid: {error}"
-    return sorted(
-        {
-            principal_of(value)
-            for s in trust.statements
-            if s.effect == "Allow" and not s.not_principal and s.covers_action("sts:AssumeRole")
-            for _, value in s.principals
-        }
-    )
+    return sorted({principal_of(value) for value in allowed_principals(trust, "sts:AssumeRole")})
 
 
 def trusts(principal: str) -> Requirement:

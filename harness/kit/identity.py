@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from harness.kit import globs
 from harness.kit.globs import Glob
-from harness.kit.policy import Policy, PolicyError, Statement, parse_policy, resource_matches
+from harness.kit.statements import Policy, PolicyError, Statement, parse_policy, resource_matches
 
 Decision = Literal["allowed", "denied", "not allowed", "undecided"]
 
@@ -157,12 +157,23 @@ def reach(action: str) -> tuple[Glob, ...] | None:
     known = data.resources.get_resource_types_for_service(service.lower())
     if any(t["name"] not in known for t in types):
         return None
-    formats = {
-        globs.arn_format(data.resources.get_resource_type_details(service.lower(), t["name"])["arn"]) for t in types
-    }
+    templates = {name: data.resources.get_resource_type_details(service.lower(), name)["arn"] for name in known}
+    formats = {globs.arn_format(templates[t["name"]], _words(templates[t["name"]], templates.values())) for t in types}
     if not any(t["required"] for t in types):
         formats.add(globs.literal("*"))
     return tuple(sorted(formats, key=str))
+
+
+def _words(template: str, siblings: Iterable[str]) -> frozenset[str]:
+    """The `${Name}`s of an ARN format that cannot hold a `/`: those another resource type of the service continues
+    with `/` (a DynamoDB `table/${TableName}` beside `table/${TableName}/index/${IndexName}`: were a table's name to
+    hold a `/`, an index's ARN would name a table too, so PutItem, on tables only, is never asked on an index)."""
+    words = set()
+    for match in re.finditer(r"\$\{([^}]*)\}", template):
+        head = template[: match.end()] + "/"
+        if any(other != template and other.startswith(head) for other in siblings):
+            words.add(match.group(1))
+    return frozenset(words)
 
 
 def reaches(action: str, resource: str) -> bool:
@@ -197,44 +208,75 @@ def _covered(statement: Statement, candidates: set[str], by_service: dict[str, l
     return candidates - matched if statement.not_action else matched
 
 
+Granted = tuple[tuple[str, ...], bool, int]
+"""What grants a permission: the granting statements' Resource patterns, whether only conditional Allows grant it,
+and the first granting statement's index among the covering statements."""
+
+
 @lru_cache(maxsize=4096)  # bounded: a warm worker evaluates many learners' policies
 def _granted_beyond(
     covering: tuple[Statement, ...],
     reaching: tuple[str, ...],
     limit: tuple[str, ...] | None,
     within: tuple[Glob, ...] | None,
-) -> tuple[tuple[str, ...], bool, int] | None:
+) -> Granted | None:
     """Whether some resource the action can be requested on (`within`, None: any) and outside `limit`'s patterns
-    (if given) is allowed by a covering Allow and denied by no unconditional covering Deny: the granting
-    statements' Resource patterns, whether only conditional Allows grant it, and the first granting statement's
-    index in `covering`; None if no such resource exists. `reaching[i]`: statement i's `_scope` in `within`."""
+    (if given) is allowed by a covering Allow and denied by no unconditional covering Deny; None if no such
+    resource exists. `reaching[i]`: statement i's `_scope` in `within`."""
     firm_denies = any(s.effect == "Deny" and not s.conditional for s in covering)
-    if limit is None and not firm_denies:  # the common case: any Allow that surely reaches some of it grants it
-        everywhere = [i for i, s in enumerate(covering) if s.effect == "Allow" and reaching[i] in ("all", "some")]
-        firm = [i for i in everywhere if not covering[i].conditional]
-        if everywhere:
-            chosen = firm or everywhere
-            return _patterns(covering[i] for i in chosen), not firm, chosen[0]
+    if limit is None and not firm_denies:
+        surely = _surely_granted(covering, reaching)
+        if surely is not None:
+            return surely
+    return _strongest(covering, _granting_regions(covering, limit, within))
+
+
+def _surely_granted(covering: tuple[Statement, ...], reaching: tuple[str, ...]) -> Granted | None:
+    """The common case, without automata: with no limit and no firm Deny, any Allow that surely reaches some of
+    the action's resources grants it (an unconditional one preferred)."""
+    everywhere = [i for i, s in enumerate(covering) if s.effect == "Allow" and reaching[i] in ("all", "some")]
+    firm = [i for i in everywhere if not covering[i].conditional]
+    if not everywhere:
+        return None
+    chosen = firm or everywhere
+    return _patterns(covering[i] for i in chosen), not firm, chosen[0]
+
+
+def _granting_regions(
+    covering: tuple[Statement, ...], limit: tuple[str, ...] | None, within: tuple[Glob, ...] | None
+) -> list[tuple[int, ...]]:
+    """For every distinct region of resources (the Resource patterns, `limit` and each resource type of `within`
+    walked as automata), the covering Allows that grant it where it lies outside `limit` and no firm Deny covers it.
+    One walk per resource type: the formats of an action with many types (ec2:RunInstances) walked together would
+    multiply their automata's states."""
     sets: list[globs.PatternSet] = [(tuple(map(globs.iam_glob, s.resources)), s.not_resource) for s in covering]
     if limit is not None:
         sets.append((tuple(map(globs.iam_glob, limit)), False))
     found: list[tuple[int, ...]] = []
-    # one walk per resource type: the formats of an action with many types (ec2:RunInstances) walked together
-    # would multiply their automata's states
     for kind in within if within is not None else (None,):
         fenced = tuple(sets) if kind is None else (*sets, ((kind,), False))
         for verdict in _regions(fenced):
-            if kind is not None and not verdict[-1]:
-                continue
-            if limit is not None and verdict[len(covering)]:
-                continue
-            if any(v and s.effect == "Deny" and not s.conditional for v, s in zip(verdict, covering, strict=False)):
-                continue
-            granting = tuple(
-                i for i, (v, s) in enumerate(zip(verdict, covering, strict=False)) if v and s.effect == "Allow"
-            )
+            granting = _granting(covering, verdict, limited=limit is not None, typed=kind is not None)
             if granting:
                 found.append(granting)
+    return found
+
+
+def _granting(
+    covering: tuple[Statement, ...], verdict: tuple[bool, ...], *, limited: bool, typed: bool
+) -> tuple[int, ...]:
+    """The Allows granting one region (`verdict[i]`: statement i covers it; then the limit's, then the type's), or
+    none: when it is outside the resource type, inside the limit, or under an unconditional Deny."""
+    if (typed and not verdict[-1]) or (limited and verdict[len(covering)]):
+        return ()
+    pairs = list(zip(verdict, covering, strict=False))
+    if any(v and s.effect == "Deny" and not s.conditional for v, s in pairs):
+        return ()
+    return tuple(i for i, (v, s) in enumerate(pairs) if v and s.effect == "Allow")
+
+
+def _strongest(covering: tuple[Statement, ...], found: list[tuple[int, ...]]) -> Granted | None:
+    """The first grant with an unconditional Allow among `found`, else the first at all; None when none."""
     if not found:
         return None
     firm = [g for g in found if any(not covering[i].conditional for i in g)]

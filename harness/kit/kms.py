@@ -23,6 +23,7 @@ def _fetch_key(session: Any, key_id: str) -> Resource:
         {
             "RotationEnabled": lambda: client.get_key_rotation_status(KeyId=key["KeyId"])["KeyRotationEnabled"],
             "Aliases": aliases,
+            "KeyPolicy": lambda: client.get_key_policy(KeyId=key["KeyId"], PolicyName="default")["Policy"],
         },
     )
 
@@ -64,7 +65,7 @@ KEY = register(
     )
 )
 """`describe_key`'s key metadata (`KeyId`, `Arn`, `KeyState`, `KeyUsage`, `KeySpec`, `KeyManager`) plus
-`RotationEnabled` and `Aliases` (their names), each read when first used."""
+`RotationEnabled`, `Aliases` (their names) and `KeyPolicy` (JSON text), each read when first used."""
 ALIAS = register(Kind("AWS::KMS::Alias", "KMS alias", _fetch_alias))
 """`list_aliases`' alias: `{"AliasName": "alias/orders", "AliasArn", "TargetKeyId"}`."""
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from harness.kit import kms, refs
+from harness.kit import grants, kms, refs
 from harness.kit.aws import error_code
 from harness.kit.kinds import Kind, LazyResource, Resource, register
 from harness.kit.later import later
@@ -205,6 +207,83 @@ def grants_public_read(bucket: Resource | str) -> Requirement:
         compare=lambda grant, _: grant.granted,
         explain=lambda grant: grant.reason,
         hint=f"Allow s3:GetObject to Principal * on arn:aws:s3:::{name}/*, with no Condition and no Deny.",
+    )
+
+
+_OAI = "arn:aws:iam::cloudfront:user/CloudFront Origin Access Identity "
+
+
+def _identities(distribution: Resource | str | None, identity: str | None) -> list[str]:
+    """The origin access identities (as principal ARNs) named by `identity` (an id or ARN) or used by the described
+    distribution's S3 origins (`origin-access-identity/cloudfront/ID`)."""
+    named = [identity] if identity else []
+    if isinstance(distribution, Mapping):
+        config = distribution.get("Config") or distribution.get("DistributionConfig") or {}
+        for origin in (config.get("Origins") or {}).get("Items") or []:
+            named.append(((origin.get("S3OriginConfig") or {}).get("OriginAccessIdentity") or "").rpartition("/")[2])
+    return [n if n.startswith("arn:") else _OAI + n for n in named if n]
+
+
+@later
+def readable_only_by(distribution: Resource | str | None, *, identity: str | None = None) -> Requirement:
+    """Only the CloudFront distribution (a described distribution or its ARN) may s3:GetObject the bucket's objects,
+    by origin access control (`cloudfront.amazonaws.com` with the distribution's ARN as `aws:SourceArn`) or by an
+    origin access identity (its id or ARN as `identity`, or the one the described distribution's origins use)."""
+    source = grants.arn_of(distribution)
+    ways = [grants.only_may("cloudfront.amazonaws.com", "s3:GetObject", source=source)]
+    ways += [grants.only_may(oai, "s3:GetObject") for oai in _identities(distribution, identity)]
+
+    def finding(bucket: Resource) -> grants.Finding:
+        found = [way.actual(bucket) for way in ways]
+        held = next((f for f in found if f.holds), None)
+        if held is not None:
+            return held
+        document = json.dumps(grants.policy_document(bucket) or "")
+        mentioned = [f for f, way in zip(found[1:], ways[1:], strict=True) if way.expected in document]
+        return (mentioned or found)[0]
+
+    return require(
+        "readers",
+        f"only CloudFront distribution {source}",
+        finding,
+        compare=lambda found, _: isinstance(found, grants.Finding) and found.holds,
+        explain=str,
+        hint=f"Allow s3:GetObject on the bucket's objects to cloudfront.amazonaws.com with a Condition that "
+        f"aws:SourceArn is {source} (origin access control), and to nobody else.",
+    )
+
+
+@later
+def cloudtrail_may_write(trail: Resource | str | None = None, *, account: str | None = None) -> Requirement:
+    """CloudTrail may deliver logs to the bucket: `cloudtrail.amazonaws.com` may s3:GetBucketAcl on it and
+    s3:PutObject under `AWSLogs/ACCOUNT/` with the ACL `bucket-owner-full-control`, from the trail (a described
+    trail or its ARN) when given. ACCOUNT is the trail's, else `account`."""
+    source = grants.arn_of(trail)
+    owner = account or (source.split(":")[4] if source and source.count(":") >= 5 else None)
+    if not owner:
+        raise ValueError("cloudtrail_may_write needs the trail (its ARN names the account) or account=")
+
+    def finding(bucket: Resource) -> grants.Finding:
+        arn = grants.arn_of(bucket) or ""
+        acl = grants.may("cloudtrail.amazonaws.com", "s3:GetBucketAcl", source=source, on=arn)
+        put = grants.may(
+            "cloudtrail.amazonaws.com",
+            "s3:PutObject",
+            source=source,
+            on=f"{arn}/AWSLogs/{owner}/*",
+            context={"s3:x-amz-acl": "bucket-owner-full-control"},
+        )
+        found = [acl.actual(bucket), put.actual(bucket)]
+        return next((f for f in found if not f.holds), found[1])
+
+    return require(
+        "CloudTrail may write",
+        f"cloudtrail.amazonaws.com{f' from {source}' if source else ''}",
+        finding,
+        compare=lambda found, _: isinstance(found, grants.Finding) and found.holds,
+        explain=str,
+        hint=f"Allow cloudtrail.amazonaws.com s3:GetBucketAcl on the bucket and s3:PutObject on "
+        f"AWSLogs/{owner}/* with the Condition s3:x-amz-acl = bucket-owner-full-control.",
     )
 
 

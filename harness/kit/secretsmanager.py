@@ -1,6 +1,7 @@
 """Secrets Manager validators: the secret's metadata (rotation, KMS key, description). Id = the secret's ARN.
 
-Only DescribeSecret is called: an evaluation never reads a secret's value (the harness refuses GetSecretValue)."""
+Only DescribeSecret (and GetResourcePolicy, when a requirement reads the policy) is called: an evaluation never
+reads a secret's value (the harness refuses GetSecretValue)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 from typing import Any
 
 from harness.kit import kms, refs, schedules
-from harness.kit.kinds import Kind, Resource, register
+from harness.kit.kinds import Kind, LazyResource, Resource, register
 from harness.kit.later import later
 from harness.kit.require import Requirement, require
 
@@ -17,15 +18,19 @@ DEFAULT_KEY = "alias/aws/secretsmanager"
 
 
 def _fetch_secret(session: Any, secret_id: str) -> Resource | None:
-    secret = session.client("secretsmanager").describe_secret(SecretId=secret_id)
+    client = session.client("secretsmanager")
+    secret = client.describe_secret(SecretId=secret_id)
     if secret.get("DeletedDate"):  # scheduled for deletion: gone, as far as the lab is concerned
         return None
-    return secret
+    return LazyResource(
+        secret, {"ResourcePolicy": lambda: client.get_resource_policy(SecretId=secret["ARN"]).get("ResourcePolicy")}
+    )
 
 
 SECRET = register(Kind("AWS::SecretsManager::Secret", "secret", _fetch_secret, naming="{noun} {name}"))
-"""`describe_secret`'s secret: `{"Name", "ARN", "KmsKeyId", "Description", "RotationEnabled", "RotationLambdaARN",
-"RotationRules": {"AutomaticallyAfterDays" | "ScheduleExpression"}}`."""
+"""`describe_secret`'s secret (`Name`, `ARN`, `KmsKeyId`, `Description`, `RotationEnabled`, `RotationLambdaARN`,
+`RotationRules`: `{"AutomaticallyAfterDays" | "ScheduleExpression"}`) plus `ResourcePolicy` (JSON text or None),
+read when first used."""
 
 
 def _rotation_days(rules: dict[str, Any]) -> int | None:

@@ -87,8 +87,9 @@ def subscribed(protocol: str, endpoint: Resource | str | None, *, key: str = "Qu
 
 
 @later
-def accepts_from(principal: str, source_arn: str | None = None) -> Requirement:
-    """The topic policy lets `principal` (e.g. `events.amazonaws.com`) publish, from `source_arn` if given."""
+def accepts_from(principal: str, source_arn: Resource | str | None = None) -> Requirement:
+    """The topic policy lets `principal` (e.g. `events.amazonaws.com`) publish to this topic, from `source_arn` if
+    given (an ARN, or a described resource or output: its ARN), as IAM evaluates it (`grants.may`)."""
     return principal_may(
         "sns:Publish",
         principal,

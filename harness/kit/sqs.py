@@ -105,8 +105,9 @@ def dead_letter_queue(target: Resource | str | None, max_receives: int | Bound |
 
 
 @later
-def accepts_from(principal: str, source_arn: str | None = None) -> Requirement:
-    """The queue policy lets `principal` (e.g. `sns.amazonaws.com`) send messages, from `source_arn` if given."""
+def accepts_from(principal: str, source_arn: Resource | str | None = None) -> Requirement:
+    """The queue policy lets `principal` (e.g. `sns.amazonaws.com`) send messages to this queue, from `source_arn` if
+    given (an ARN, or a described resource or output: its ARN), as IAM evaluates it (`grants.may`)."""
     return principal_may(
         "sqs:SendMessage",
         principal,

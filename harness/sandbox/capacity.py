@@ -21,9 +21,11 @@ MiB counting the template's share (bench.service); a step that reads big answers
 MEMORY_SHARE = 0.5
 """The share of the memory available at start that evaluations may take (the rest: the harness, the gateway's
 buffers, moto in a dry run, and whatever else the machine runs)."""
-PER_CPU = 32
-"""Evaluations one core drives at once: one costs ~10-30 ms of CPU (fork, confinement, botocore at both ends of the
-gateway) for 0.3-1 s of waiting on AWS (three to ten calls of 50-100 ms)."""
+PER_CPU = 16
+"""Evaluations one core drives at once: one costs ~30 ms of CPU on the service's path (fork, confinement, botocore at
+both ends of the gateway) for 0.3-1 s of waiting on AWS (three to ten calls of 50-100 ms). bench.service at 100 ms
+per call on 2 cores (docs/decisions/0025): 32 workers gave the throughput of 64 (15.3 and 15.0 evaluations/s, the
+means of runs interleaved on a shared machine), 16 a fifth less; more only fork processes that wait for the CPU."""
 MIN_WORKERS, MAX_WORKERS = 4, 128
 CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 MIB = 1024 * 1024

@@ -465,6 +465,7 @@ class WorkerPool:
         self.rehearse_jobs = rehearse_jobs and not loads_only
         self._gateway: Gateway | None = None
         self._gateway_directory: str | None = None  # made before the gateway: spares bind it ahead
+        self._held: list[str] = []  # directories every spare's root holds, whatever the labs expected
         self.restarts = 0  # evaluations that ended without an answer (timeout, crash, a limit)
         self._template: TemplateProcess | None = None
         self._spares: list[EvaluationProcess] = []
@@ -507,6 +508,13 @@ class WorkerPool:
         with self._cond:
             labs = [named_by(directory, services=not self.loads_only) for directory in lab_directories]
             self._warming.expect(labs, region or environment_region())
+
+    def hold(self, directory: str) -> None:
+        """Every spare forked from now on holds `directory` in its root (the service's copies of every lab it
+        serves: one directory however many labs, where `expect` holds the most recent few)."""
+        with self._cond:
+            if directory not in self._held:
+                self._held.append(directory)
 
     def start(self, count: int | None = None) -> None:
         """Start the template and fork spares ahead of time (without waiting for them)."""
@@ -628,7 +636,8 @@ class WorkerPool:
 
     def _ahead(self) -> list[str]:
         """What a spare's root holds for the jobs to come: the gateway's directory and the labs expected."""
-        return [self._directory_for_gateway(), *self._warming.labs]
+        labs = [lab for lab in self._warming.labs if not covered(lab, self._held)]
+        return [self._directory_for_gateway(), *self._held, *labs]
 
     def _ensure_template(self) -> TemplateProcess:
         if self._template is None or self._template.process.poll() is not None:

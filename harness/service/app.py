@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import signal
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -125,12 +126,26 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.admission = Admission(ev)
     warm = threading.Thread(target=ev.start, name="stepeval-warm-up", daemon=True)
     warm.start()
-    logs.log_line(event="starting", lab=ev.lab.spec.project, steps=len(ev.lab.steps), **ev.capacity.describe())
+    labs = {served["lab"]: served["version"] for served in ev.catalog.describe()}
+    logs.log_line(event="starting", labs=labs, **ev.capacity.describe())
+    reload_on_hangup(ev)
     try:
         yield
     finally:
         ev.close()
         app.state.admission.close()
+
+
+def reload_on_hangup(ev: Evaluator) -> None:
+    """SIGHUP reloads the labs, on a thread of its own (the event loop keeps answering); where the loop cannot take
+    signals (not the main thread: an app in a test), nothing."""
+    loop = asyncio.get_running_loop()
+
+    def hangup() -> None:
+        threading.Thread(target=ev.reload, args=("sighup",), name="stepeval-reload", daemon=True).start()
+
+    with suppress(ValueError, RuntimeError, NotImplementedError):
+        loop.add_signal_handler(signal.SIGHUP, hangup)
 
 
 # -- refusals ------------------------------------------------------------------------------------------------------
@@ -179,10 +194,11 @@ async def healthz(request: Request) -> dict[str, Any]:
 
 async def readyz(request: Request) -> JSONResponse:
     ev, admission = evaluator_of(request), admission_of(request)
+    labs = ev.catalog.describe()
     body = {
         "status": "ready" if ev.ready else "starting",
-        "lab": ev.lab.spec.project,
-        "steps": len(ev.lab.steps),
+        "lab": labs[0]["lab"] if len(labs) == 1 else None,
+        "steps": sum(lab["steps"] for lab in labs),
         "workers": admission.workers,
         "queue_limit": admission.limit - admission.workers,
         "admission_limit": admission.limit,
@@ -192,6 +208,9 @@ async def readyz(request: Request) -> JSONResponse:
         "sized_by": ev.capacity.basis,
         "measured_mib_per_evaluation": None if ev.measured_mib is None else round(ev.measured_mib, 1),
         "module_problems": ev.module_problems,
+        "labs": labs,
+        "lab_problems": ev.catalog.problems,
+        "reloaded_at": ev.catalog.reloaded_at,
     }
     return JSONResponse(body, status_code=200 if ev.ready else 503)
 
@@ -265,6 +284,30 @@ async def evaluations(request: Request) -> Response:
         return JSONResponse(ev.finish(admitted, answer))
     except Problem as problem:
         return problem_response(ev, problem, request_id)
+
+
+async def reload_labs(request: Request) -> Response:
+    # signed like a hook; the labs read again on a thread, answered when done
+    ev = evaluator_of(request)
+    request_id: str | None = None
+    try:
+        body = await read_body(request, ev)
+        request_id = ev.verifier.verify(body, request.headers)
+        outcome = await asyncio.get_running_loop().run_in_executor(None, ev.reload, "admin")
+        return JSONResponse({**outcome, "request_id": request_id})
+    except Problem as problem:
+        return problem_response(ev, problem, request_id)
+
+
+def add_admin(app: FastAPI) -> None:
+    """POST /v1/admin/reload: the labs read again, as on SIGHUP."""
+    app.add_api_route(
+        "/v1/admin/reload",
+        reload_labs,
+        methods=["POST"],
+        summary="Read the lab directories again (signed like a hook)",
+        responses={401: {"model": ProblemBody, "description": "missing, wrong or stale webhook signature"}},
+    )
 
 
 def add_evaluations(app: FastAPI) -> None:
@@ -353,7 +396,7 @@ def openapi(app: FastAPI) -> dict[str, Any]:
             }
         },
     }
-    operation["parameters"] = [
+    operation["parameters"] = headers = [
         {
             "name": name,
             "in": "header",
@@ -364,6 +407,7 @@ def openapi(app: FastAPI) -> dict[str, Any]:
         }
         for name, text, example in WEBHOOK_HEADERS
     ]
+    schema["paths"]["/v1/admin/reload"]["post"]["parameters"] = headers
     app.openapi_schema = schema
     return schema
 
@@ -378,5 +422,6 @@ def create_app(settings: ServiceSettings, *, evaluator: Evaluator | None = None)
     add_problem_handlers(app)
     add_probes(app)
     add_evaluations(app)
+    add_admin(app)
     app.openapi = functools.partial(openapi, app)  # type: ignore[method-assign]
     return app

@@ -18,12 +18,13 @@ from typing import Any
 from harness.core import logs
 from harness.core.account import Account
 from harness.core.contract import Answer, ContextInput, ErrorKind
-from harness.core.lab import Lab, StepSpec, load_lab
+from harness.core.lab import Lab, StepSpec
 from harness.sandbox.capacity import Capacity, measured_mib, plan
 from harness.sandbox.confine import Protections
 from harness.sandbox.pool import WorkerPool
-from harness.sandbox.runner import DEADLINE_GRACE_S, Runner
+from harness.sandbox.runner import DEADLINE_GRACE_S
 from harness.service.assume import AccountAccess, AccountRefused
+from harness.service.catalog import LabCatalog, LabVersion
 from harness.service.claims import ClaimLoop
 from harness.service.metrics import Metrics
 from harness.service.models import EvaluationRequest, parse_request
@@ -40,13 +41,15 @@ MIN_RUN_S = 0.2  # below this much time left, an evaluation is not started at al
 
 @dataclass(frozen=True)
 class Admitted:
-    """A verified, validated request: what to evaluate, where, and its idempotency key and fingerprint."""
+    """A verified, validated request: what to evaluate (the lab version chosen at its arrival), where, and its
+    idempotency key and fingerprint."""
 
     request_id: str
     request: EvaluationRequest
     step: StepSpec
     fingerprint: str
     started: float
+    served: LabVersion
 
 
 @dataclass
@@ -59,7 +62,7 @@ class Reply:
 
 
 class Evaluator:
-    """Owns the lab, the worker pool, sandbox access, the idempotency store and the metrics of one service."""
+    """Owns the labs, the worker pool, sandbox access, the idempotency store and the metrics of one service."""
 
     def __init__(
         self,
@@ -69,12 +72,18 @@ class Evaluator:
         pool: WorkerPool | None = None,
         access: AccountAccess | None = None,
     ) -> None:
+        """`lab`: serve this lab (else `settings.labs`, every lab under it, or `settings.lab`)."""
         self.settings = settings
-        self.lab = lab or load_lab(settings.lab)
         self.capacity: Capacity = plan(settings.workers if pool is None else pool.size, settings.queue)
         self.pool = pool or WorkerPool(self.capacity.workers)
-        self.runner = Runner(self.lab, self.pool)
-        self.metrics = Metrics(self.pool)
+        self.catalog = LabCatalog(
+            self.pool,
+            lab_dir=lab.root if lab is not None else (None if settings.labs else settings.lab),
+            labs_dir=None if lab is not None else settings.labs,
+            kept=settings.lab_versions_kept,
+            linger_s=settings.deadline_s + DEADLINE_GRACE_S + 30,
+        )
+        self.metrics = Metrics(self.pool, self.catalog)
         self.access = access or AccountAccess(settings, on_assume=self._count_assume)
         self.verifier = WebhookVerifier(settings.webhook_secret.get_secret_value())
         local = IdempotencyStore(
@@ -85,13 +94,16 @@ class Evaluator:
         )
         self.records: ServiceStore | None = None
         if settings.store_url:
-            self.records = ServiceStore.open(
-                settings.store_url,
-                self.lab,
-                Retention(settings.store_max_age_days, settings.store_max_evaluations),
-                local=local,
-                running_ttl_s=settings.deadline_s + DEADLINE_GRACE_S + 30,
-            )
+            try:
+                self.records = ServiceStore.open(
+                    settings.store_url,
+                    Retention(settings.store_max_age_days, settings.store_max_evaluations),
+                    local=local,
+                    running_ttl_s=settings.deadline_s + DEADLINE_GRACE_S + 30,
+                )
+            except BaseException:  # a store that cannot be reached: nothing of this service is left behind
+                self.catalog.close()
+                raise
         self.store: IdempotencyStore | FallbackIdempotency = self.records.idempotency if self.records else local
         self.ready = False
         self.module_problems: list[str] = []
@@ -108,10 +120,11 @@ class Evaluator:
         """
         self.pool.start()
         self.protections = self.pool.protections()
-        steps = list(self.lab.steps.values())
-        with ThreadPoolExecutor(self.pool.size) as threads:
-            problems = [p for p in threads.map(self.runner.check_module, steps) if p]
-        self.module_problems = sorted(set(problems))
+        versions = self.catalog.versions()
+        with ThreadPoolExecutor(len(versions)) as threads:
+            for served, problems in zip(versions, threads.map(self.catalog.check_modules, versions), strict=True):
+                served.module_problems = problems
+        self.module_problems = sorted({problem for served in versions for problem in served.module_problems})
         for problem in self.module_problems:
             logs.log_line(event="module_problem", detail=problem)
         template = self.pool.template_pid()
@@ -123,8 +136,17 @@ class Evaluator:
     def close(self) -> None:
         self.ready = False
         self.pool.close()
+        self.catalog.close()
         if self.records is not None:
             self.records.close()
+
+    def reload(self, reason: str) -> dict[str, Any]:
+        """Read the lab directories again (harness/service/catalog.py); what changed and what did not load."""
+        outcome = self.catalog.reload(reason)
+        for lab in self.catalog.labs:
+            self.metrics.expect_lab(lab)
+        self.metrics.reloads.labels(outcome="problems" if outcome["problems"] else "ok").inc()
+        return outcome
 
     # -- the steps ----------------------------------------------------------------------------------------------
 
@@ -133,9 +155,16 @@ class Evaluator:
             raise Problem(413, "too_large", f"body: larger than {self.settings.max_body_bytes} bytes", field="body")
 
     def admit(self, body: bytes, content_type: str | None, request_id: str, started: float) -> Admitted:
-        """Validate a verified body; Problem 415/400/422 naming the field otherwise."""
-        request, step = parse_request(body, content_type, self.lab)
-        return Admitted(request_id, request, step, hashlib.sha256(body).hexdigest(), started)
+        """Validate a verified body and choose the lab version that judges it; Problem 415/400/422 naming the field
+        otherwise (409: a lab version not held)."""
+        chosen: list[LabVersion] = []
+
+        def lab_of(request: EvaluationRequest) -> Lab:
+            chosen.append(self.catalog.choose(request.lab, request.lab_version))
+            return chosen[0].lab
+
+        request, step = parse_request(body, content_type, lab_of)
+        return Admitted(request_id, request, step, hashlib.sha256(body).hexdigest(), started, chosen[0])
 
     def reach(self, admitted: Admitted) -> Account | Answer:
         """Temporary credentials for the sandbox, or an `error` answer of kind `sandbox` (then nothing runs)."""
@@ -161,36 +190,44 @@ class Evaluator:
         limit = min(admitted.step.timeout_s, left)
         if limit < MIN_RUN_S:
             raise deadline_problem("before a worker was free", self.settings.retry_after_s)
-        request = admitted.request
+        request, served = admitted.request, admitted.served
         context = ContextInput(resolved=request.resolved, events=request.events)
-        tap = self.records.recorder.tap() if self.records else None
+        recorder = self.records.recorder(served.lab, served.version) if self.records else None
+        tap = recorder.tap() if recorder else None
         answer: Answer | None = None
         try:
-            answer = self.runner.evaluate(admitted.step.key, context, sandbox, timeout_s=limit, tap=tap)
+            with self.catalog.using(served):
+                answer = served.runner.evaluate(admitted.step.key, context, sandbox, timeout_s=limit, tap=tap)
             total_ms = (time.monotonic() - admitted.started) * 1000
             answer = answer.model_copy(update={"duration_ms": round(total_ms, 2)})
             return answer
         finally:  # recorded before it is answered, whatever became of it
-            if self.records is not None and tap is not None:
+            if recorder is not None and tap is not None:
                 recorded = answer or Answer.failed_to_run(
                     admitted.step.key, "crash", "the evaluation ended without an answer (the harness failed)"
                 )
-                self.records.recorder.record(
-                    admitted.step.key, admitted.request_id, sandbox.region, context, recorded, tap
-                )
+                recorder.record(admitted.step.key, admitted.request_id, sandbox.region, context, recorded, tap)
 
     def finish(self, admitted: Admitted, answer: Answer) -> dict[str, Any]:
         """Count, log and store the answer; the response body."""
         seconds = time.monotonic() - admitted.started
-        self.metrics.answered(answer, seconds)
+        served = admitted.served
+        self.metrics.answered(answer, seconds, served.name)
         logs.log_evaluation(
             request_id=admitted.request_id,
             step=admitted.step.key,
             account_id=admitted.request.sandbox.account_id,
             answer=answer,
             duration_ms=seconds * 1000,
+            lab=served.name,
+            lab_version=served.version,
         )
-        body = {**answer.model_dump(mode="json"), "request_id": admitted.request_id}
+        body = {
+            **answer.model_dump(mode="json"),
+            "lab": served.name,
+            "lab_version": served.version,
+            "request_id": admitted.request_id,
+        }
         self.store.complete(admitted.request_id, body)
         return body
 
@@ -201,6 +238,8 @@ class Evaluator:
             request_id=admitted.request_id,
             step=admitted.step.key,
             account_id=admitted.request.sandbox.account_id,
+            lab=body.get("lab"),
+            lab_version=body.get("lab_version"),
             status=body.get("status"),
             error_kind=(body.get("error") or {}).get("kind"),
             duration_ms=round((time.monotonic() - admitted.started) * 1000, 2),

@@ -11,6 +11,7 @@ from prometheus_client.registry import Collector
 
 from harness.core.contract import Answer, ErrorKind
 from harness.sandbox.pool import WorkerPool
+from harness.service.catalog import LabCatalog
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 disable_created_metrics()  # the *_created series only add noise to every scrape
@@ -34,14 +35,39 @@ class PoolCollector(Collector):
         yield size
 
 
+class LabCollector(Collector):
+    """The versions held of each lab, read at scrape time from the catalog (1 for the one serving, 0 for those kept
+    for requests that name them)."""
+
+    def __init__(self, catalog: LabCatalog) -> None:
+        self.catalog = catalog
+
+    def collect(self) -> Iterator[Metric]:
+        held = GaugeMetricFamily(
+            "stepeval_lab_version",
+            "Lab versions held: 1 serves requests naming none, 0 is kept",
+            labels=["lab", "version"],
+        )
+        for served in self.catalog.labs.values():
+            for index, version in enumerate(served.versions):
+                held.add_metric([version.name, version.version], 1.0 if index == 0 else 0.0)
+        yield held
+
+
 class Metrics:
     """One registry per service instance (tests run several in one process)."""
 
-    def __init__(self, pool: WorkerPool) -> None:
+    def __init__(self, pool: WorkerPool, catalog: LabCatalog) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
         self.answers = Counter(
-            "stepeval_answers", "Answers given, by status and error kind", ["status", "kind"], registry=r
+            "stepeval_answers", "Answers given, by lab, status and error kind", ["lab", "status", "kind"], registry=r
+        )
+        self.reloads = Counter(
+            "stepeval_reloads",
+            "Reloads of the labs, by outcome (ok, or problems: a lab kept its version)",
+            ["outcome"],
+            registry=r,
         )
         self.timeouts = Counter("stepeval_timeouts", "Evaluations stopped at their timeout", registry=r)
         self.rejections = Counter(
@@ -56,14 +82,22 @@ class Metrics:
         )
         self.in_flight = Gauge("stepeval_in_flight", "Evaluations admitted and not yet answered", registry=r)
         r.register(PoolCollector(pool))
-        for status in ("pass", "fail", "pending"):
-            self.answers.labels(status=status, kind="none")
-        for kind in typing.get_args(ErrorKind):
-            self.answers.labels(status="error", kind=kind)
+        r.register(LabCollector(catalog))
+        for outcome in ("ok", "problems"):
+            self.reloads.labels(outcome=outcome)
+        for lab in catalog.labs:
+            self.expect_lab(lab)
 
-    def answered(self, answer: Answer, seconds: float) -> None:
+    def expect_lab(self, lab: str) -> None:
+        """Every series of `lab` shown from now on, at 0 until counted."""
+        for status in ("pass", "fail", "pending"):
+            self.answers.labels(lab=lab, status=status, kind="none")
+        for kind in typing.get_args(ErrorKind):
+            self.answers.labels(lab=lab, status="error", kind=kind)
+
+    def answered(self, answer: Answer, seconds: float, lab: str) -> None:
         kind = answer.error.kind if answer.error else "none"
-        self.answers.labels(status=answer.status, kind=kind).inc()
+        self.answers.labels(lab=lab, status=answer.status, kind=kind).inc()
         if kind == "timeout":
             self.timeouts.inc()
         self.duration.observe(seconds)

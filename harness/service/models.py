@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -25,6 +26,7 @@ ACCOUNT_ID = re.compile(r"\A[0-9]{12}\Z")
 ROLE_ARN = re.compile(r"\Aarn:(aws|aws-cn|aws-us-gov):iam::([0-9]{12}):role/(?:[!-~]*/)?[\w+=,.@-]{1,64}\Z", re.ASCII)
 EXTERNAL_ID = re.compile(r"\A[\w+=,.@:/-]{2,1224}\Z", re.ASCII)
 REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
+LAB_VERSION = re.compile(r"\A[0-9a-f]{16}\Z")
 MAX_ITEMS = 1000
 
 EXAMPLE_REQUEST: dict[str, Any] = {
@@ -69,6 +71,8 @@ EXAMPLE_ANSWER: dict[str, Any] = {  # the answer docs/service.md shows (tests/se
         "output": "",
         "output_truncated": False,
     },
+    "lab": "web-tier",
+    "lab_version": "5d1f0a3c9e7b2468",
     "request_id": "msg_8b663ea090034b2a8a53e269fa2eacaa",
 }
 EXAMPLE_ERROR_ANSWER: dict[str, Any] = {
@@ -149,6 +153,12 @@ class EvaluationRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"example": EXAMPLE_REQUEST})
 
     step: str = Field(description='the step key, "01.02" (or "01_02")')
+    lab: str | None = Field(
+        None, max_length=200, description="the lab's project; required where the service serves more than one lab"
+    )
+    lab_version: str | None = Field(
+        None, description="judge with this version of the lab (one the service holds: 409 otherwise); else its newest"
+    )
     sandbox: AccountRef
     resolved: list[Handle] = Field(default_factory=list, max_length=MAX_ITEMS, description="earlier steps' handles")
     events: list[Event] = Field(default_factory=list, max_length=MAX_ITEMS, description="this step's events")
@@ -161,12 +171,19 @@ class EvaluationRequest(BaseModel):
         except BadInput:
             raise ValueError(f"must be a step key of the form NN.NN (e.g. 01.02), got {show(value)}") from None
 
+    @field_validator("lab_version")
+    @classmethod
+    def _lab_version(cls, value: str | None) -> str | None:
+        return None if value is None else _pattern(value, LAB_VERSION, "a lab version of 16 hex digits")
+
 
 class EvaluationAnswer(Answer):
-    """The answer `stepeval run` prints, plus the request it answers (the webhook-id)."""
+    """The answer `stepeval run` prints, plus the lab version that judged it and the request it answers."""
 
     model_config = ConfigDict(json_schema_extra={"example": EXAMPLE_ANSWER})
 
+    lab: str = Field(description="the lab's project")
+    lab_version: str = Field(description="the version of the lab that judged it: a hash of its spec and modules")
     request_id: str
 
 
@@ -208,8 +225,11 @@ def is_json(content_type: str | None) -> bool:
     return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
 
 
-def parse_request(body: bytes, content_type: str | None, lab: Lab) -> tuple[EvaluationRequest, StepSpec]:
-    """The validated request and its step; Problem 415, 400 or 422 naming the field otherwise."""
+def parse_request(
+    body: bytes, content_type: str | None, lab: Lab | Callable[[EvaluationRequest], Lab]
+) -> tuple[EvaluationRequest, StepSpec]:
+    """The validated request and its step, in `lab` (or the lab `lab` chooses for the request: it may raise a
+    Problem); Problem 415, 400 or 422 naming the field otherwise."""
     if not is_json(content_type):
         raise Problem(
             415,
@@ -233,6 +253,8 @@ def parse_request(body: bytes, content_type: str | None, lab: Lab) -> tuple[Eval
     except ValidationError as exc:
         errors = [_describe(err) for err in exc.errors()[:20]]
         raise Problem(422, "invalid_field", errors[0].message, field=errors[0].field, errors=errors) from None
+    if not isinstance(lab, Lab):
+        lab = lab(request)
     step = lab.steps.get(request.step)
     if step is None:
         known = ", ".join(lab.steps) or "none"

@@ -1,8 +1,9 @@
-"""The service's hook into the store: open it from settings, with the evaluations' recorder and shared idempotency."""
+"""The service's hook into the store: open it from settings, with a recorder per lab version and shared idempotency."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 
@@ -16,21 +17,21 @@ from harness.store.shared_idempotency import FallbackIdempotency, SqlIdempotency
 
 @dataclass
 class ServiceStore:
-    """What a service with `--store` holds: the engine, the recorder and the shared idempotency store."""
+    """What a service with `--store` holds: the engine, the records, the shared idempotency store, and one recorder
+    per lab version served (each lab pruned to its retention)."""
 
     engine: Engine
-    recorder: EvaluationRecorder
+    records: RecordStore
+    retention: Retention
     idempotency: FallbackIdempotency
+    _recorders: dict[tuple[str, str], EvaluationRecorder] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
-    def open(
-        cls, url: str, lab: Lab, retention: Retention, *, local: IdempotencyStore, running_ttl_s: float
-    ) -> ServiceStore:
-        """Connect and migrate (BadInput naming the URL when it cannot), then prune the lab once. `local`: the
-        idempotency store of this process, for when the database does not answer (its bounds are the shared one's)."""
+    def open(cls, url: str, retention: Retention, *, local: IdempotencyStore, running_ttl_s: float) -> ServiceStore:
+        """Connect and migrate (BadInput naming the URL when it cannot). `local`: the idempotency store of this
+        process, for when the database does not answer (its bounds are the shared one's)."""
         engine = open_engine(url, where="--store (STEPEVAL_STORE_URL)")
-        recorder = EvaluationRecorder(RecordStore(engine), lab, retention, source="service")
-        recorder.prune()
         shared = SqlIdempotencyStore(
             engine,
             window_s=local.window_s,
@@ -38,7 +39,22 @@ class ServiceStore:
             max_entries=local.max_entries,
             max_answer_bytes=local.max_answer_bytes,
         )
-        return cls(engine, recorder, FallbackIdempotency(shared, local))
+        return cls(engine, RecordStore(engine), retention, FallbackIdempotency(shared, local))
+
+    def recorder(self, lab: Lab, version: str) -> EvaluationRecorder:
+        """The recorder of one lab version (made, and its lab pruned once, at its first evaluation)."""
+        key = (lab.spec.project, version)
+        with self._lock:
+            recorder = self._recorders.get(key)
+            if recorder is None:
+                recorder = EvaluationRecorder(self.records, lab, self.retention, source="service", version=version)
+                self._recorders[key] = recorder
+                fresh = True
+            else:
+                fresh = False
+        if fresh:
+            recorder.prune()
+        return recorder
 
     def close(self) -> None:
         self.idempotency.close()

@@ -13,12 +13,26 @@ from harness.core import logs
 from harness.sandbox.confine import MINIMUM
 from harness.service.settings import ServiceSettings
 
-FLAGS = ("lab", "host", "port", "workers", "queue", "deadline_s", "endpoint_url", "unsafe_no_sandbox", "store_url")
+FLAGS = (
+    "lab",
+    "labs",
+    "host",
+    "port",
+    "workers",
+    "queue",
+    "deadline_s",
+    "endpoint_url",
+    "unsafe_no_sandbox",
+    "store_url",
+)
 
 
 def load_settings(args: argparse.Namespace) -> ServiceSettings | None:
     """Flags given on the command line override the environment; None (after saying why) when invalid."""
     overrides = {name: getattr(args, name) for name in FLAGS if getattr(args, name, None) is not None}
+    if "lab" in overrides and "labs" in overrides:
+        print("stepeval serve: --lab and --labs: give one (a lab, or a directory of labs)", file=sys.stderr)
+        return None
     try:
         return ServiceSettings(**overrides)
     except ValidationError as exc:
@@ -56,7 +70,7 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
     if not protections.sufficient:
         below = [name for name in MINIMUM if name in protections.missing()]
         if not settings.unsafe_no_sandbox:
-            app.state.evaluator.pool.close()
+            app.state.evaluator.close()
             logs.log_line(event="refused_to_start", reason="sandbox", off=protections.missing(), below=below)
             print(
                 f"stepeval serve: refusing to start: evaluations cannot be confined here (mode {protections.mode}; "

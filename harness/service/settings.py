@@ -31,6 +31,12 @@ class ServiceSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="STEPEVAL_", extra="ignore", frozen=True)
 
     lab: Path = Field(Path("."), description="lab directory holding specs/ and evaluation/")
+    labs: Path | None = Field(
+        None, description="serve every lab directly under this directory (each with specs/); `lab` is then unused"
+    )
+    lab_versions_kept: int = Field(
+        2, ge=2, le=20, description="versions of each lab held after reloads (a request may name one of them)"
+    )
     host: str = Field("127.0.0.1", description="address to listen on")
     port: int = Field(8080, ge=0, le=65535, description="TCP port (0: any free port)")
     workers: int | None = Field(

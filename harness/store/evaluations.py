@@ -11,8 +11,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from harness.core import logs
 from harness.core.contract import Answer, ContextInput
 from harness.core.lab import Lab
+from harness.core.lab_version import lab_version
 from harness.store.recording import RecordingTap
-from harness.store.records import NewRecord, RecordStore, lab_version
+from harness.store.records import NewRecord, RecordStore
 
 PRUNE_EVERY = 100  # recordings between two retention passes
 DAY_S = 86_400.0
@@ -29,13 +30,16 @@ class Retention:
 class EvaluationRecorder:
     """Records one lab's evaluations (never failing the evaluation itself) and prunes them to its retention."""
 
-    def __init__(self, records: RecordStore, lab: Lab, retention: Retention, *, source: str) -> None:
+    def __init__(
+        self, records: RecordStore, lab: Lab, retention: Retention, *, source: str, version: str | None = None
+    ) -> None:
+        """`version`: the lab's version as served (harness/core/lab_version.py); by default, its files' now."""
         self.records = records
         self.lab = lab
         self.retention = retention
         self.source = source
         self.failures = 0
-        self._versions = {key: lab_version(lab, key) for key in lab.steps}
+        self.version = version or lab_version(lab)
         self._since_prune = 0
         self._lock = threading.Lock()
 
@@ -55,7 +59,7 @@ class EvaluationRecorder:
         record = NewRecord(
             lab=self.lab.spec.project,
             step=step,
-            lab_version=self._versions[step],
+            lab_version=self.version,
             source=self.source,
             request_id=request_id,
             region=region,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 import uuid
@@ -14,18 +13,9 @@ from typing import Any
 from sqlalchemy import Engine, delete, func, select
 
 from harness.core.contract import Answer, ContextInput
-from harness.core.lab import Lab
 from harness.store.schema import evaluations
 
 PAGE = 200
-
-
-def lab_version(lab: Lab, step_key: str) -> str:
-    """A hash of the spec file and the step's module: two evaluations of one version ran the same code."""
-    digest = hashlib.sha256(lab.spec_file.read_bytes())
-    digest.update(b"\0")
-    digest.update(lab.step(step_key).module_path.read_bytes())
-    return digest.hexdigest()[:16]
 
 
 @dataclass(frozen=True)

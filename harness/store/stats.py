@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from harness.store.records import RecordStore
 from harness.store.schema import evaluations
@@ -75,3 +75,19 @@ def step_stats(store: RecordStore, lab: str | None = None) -> dict[str, dict[str
             else:
                 stats.errors[row.error_kind or "?"] += 1
     return figures
+
+
+def version_counts(store: RecordStore, lab: str | None = None) -> dict[str, dict[str, int]]:
+    """lab -> lab version -> its evaluations, the most recently used version first."""
+    table = evaluations.c
+    query = select(table.lab, table.lab_version, func.count(), func.max(table.created_at)).group_by(
+        table.lab, table.lab_version
+    )
+    if lab is not None:
+        query = query.where(table.lab == lab)
+    with store.engine.connect() as connection:
+        rows = sorted(connection.execute(query), key=lambda row: -row[3])
+    counts: dict[str, dict[str, int]] = {}
+    for name, version, count, _ in rows:
+        counts.setdefault(name, {})[version] = int(count)
+    return counts

@@ -104,8 +104,9 @@ def test_the_resource_policy_says_who_may_invoke(aws_session, role_arn) -> None:
         name,
         function,
     ) == (
-        f"Lambda function {name}: its resource policy lets no one lambda:InvokeFunction from "
-        "arn:aws:execute-api:us-east-1:123456789012:other/x, not apigateway.amazonaws.com."
+        f"Lambda function {name}: its policy does not let apigateway.amazonaws.com lambda:InvokeFunction from "
+        'arn:aws:execute-api:us-east-1:123456789012:other/x: statement "api" allows lambda:InvokeFunction but has a '
+        "Condition (ArnLike AWS:SourceArn) the request does not meet."
     )
 
 
@@ -113,7 +114,7 @@ def test_no_resource_policy_lets_no_one_invoke(aws_session, role_arn) -> None:
     name = make_function(aws_session, role_arn)
     function = described(awslambda.FUNCTION, aws_session, name)
     assert miss(awslambda.invokable_by("sns.amazonaws.com"), awslambda.FUNCTION, name, function) == (
-        f"Lambda function {name}: its resource policy lets no one lambda:InvokeFunction, not sns.amazonaws.com."
+        f"Lambda function {name}: it has no resource policy, so sns.amazonaws.com may not lambda:InvokeFunction."
     )
 
 

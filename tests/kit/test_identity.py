@@ -139,6 +139,21 @@ def test_an_asked_action_on_more_resources_is_extra() -> None:
     ]
 
 
+def test_an_index_beside_the_table_is_no_extra_for_actions_on_tables_only() -> None:
+    """#30: PutItem and UpdateItem act on tables only (the Service Authorization Reference), so `table/T/index/*`
+    beside the table grants them nothing more; Query, which acts on indexes too, is judged on both."""
+    index = f"{TABLE}/index/*"
+    actions = ["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"]
+    policies = held(statement(action=actions, resource=[TABLE, index]))
+    asked = {"dynamodb:PutItem": [TABLE], "dynamodb:UpdateItem": [TABLE], "dynamodb:Query": [TABLE, index]}
+    assert extra_permissions(policies, asked) == []
+    assert extra_permissions(policies, {**asked, "dynamodb:Query": [TABLE]}) == [
+        Extra("dynamodb:Query", (TABLE, index))
+    ]
+    assert not reaches("dynamodb:PutItem", f"{TABLE}/index/by-date")
+    assert reaches("dynamodb:Query", f"{TABLE}/index/by-date")
+
+
 def test_a_wildcard_names_every_action_it_reaches_from_the_catalog() -> None:
     extras = extra_permissions(held(statement(action="dynamodb:*")), {"dynamodb:PutItem": [TABLE]})
     names = {e.action for e in extras}

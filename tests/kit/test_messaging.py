@@ -56,8 +56,9 @@ def test_queue_policy_admits_the_topic(aws_session) -> None:
     found = described(sqs.QUEUE, aws_session, url)
     assert passes(sqs.accepts_from("sns.amazonaws.com", topic), found)
     assert miss(sqs.accepts_from("sns.amazonaws.com", topic + "-other"), sqs.QUEUE, url, found) == (
-        f"SQS queue {short_name(url)}: its resource policy lets no one sqs:SendMessage "
-        f"from {topic}-other, not sns.amazonaws.com."
+        f"SQS queue {short_name(url)}: its policy does not let sns.amazonaws.com sqs:SendMessage "
+        f"from {topic}-other: statement 1 "
+        "allows sqs:SendMessage but has a Condition (ArnEquals aws:SourceArn) the request does not meet."
     )
 
 
@@ -100,8 +101,10 @@ def test_topic_policy(aws_session) -> None:
     client = aws_session.client("sns")
     topic = client.create_topic(Name=unique("t"))["TopicArn"]
     found = described(sns.TOPIC, aws_session, topic)
-    assert miss(sns.accepts_from("events.amazonaws.com"), sns.TOPIC, topic, found).startswith(
-        f"SNS topic {short_name(topic)}: its resource policy lets "
+    assert miss(sns.accepts_from("events.amazonaws.com"), sns.TOPIC, topic, found) == (
+        f"SNS topic {short_name(topic)}: its policy does not let events.amazonaws.com sns:Publish: statement "
+        '"__default_statement_ID" allows sns:Publish but has a Condition (StringEquals AWS:SourceOwner) the request '
+        "does not meet."
     )
     statement = {
         "Effect": "Allow",

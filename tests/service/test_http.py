@@ -6,24 +6,29 @@ import json
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
+from harness.core.lab import load_lab
+from harness.core.lab_version import lab_version
 from harness.service.models import EXAMPLE_REQUEST
 from tests.conftest import ANSWER_KEYS
 from tests.fixtures.service import SECRET, SERVICE_LAB, Sandbox, Service, bucket_events
 
-SERVICE_ANSWER_KEYS = ANSWER_KEYS | {"request_id"}
+SERVICE_ANSWER_KEYS = ANSWER_KEYS | {"lab", "lab_version", "request_id"}
 
 
 def body_for(sandbox: Sandbox, *buckets: str) -> dict:
     return {"step": "01.01", "sandbox": sandbox.ref(), "events": bucket_events(*buckets)}
 
 
-def test_the_answer_is_the_run_answer_plus_the_request_id(service: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
+def test_the_answer_is_the_run_answer_plus_the_lab_version_and_the_request_id(
+    service: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
     response = service.post(body_for(accounts[0], "alpha-bucket"), msg_id="msg_shape")
     assert response.status_code == 200
     answer = response.json()
     assert set(answer) == SERVICE_ANSWER_KEYS
     assert answer["request_id"] == "msg_shape"
     assert answer["step"] == "01.01" and answer["duration_ms"] > 0
+    assert answer["lab"] == "service-tests" and answer["lab_version"] == lab_version(load_lab(SERVICE_LAB))
 
 
 def test_the_same_webhook_id_gets_the_stored_answer_without_running_again(
@@ -99,8 +104,8 @@ def test_metrics_are_prometheus_text(service: Service, accounts: tuple[Sandbox, 
     assert response.headers["content-type"].startswith("text/plain")
     text = response.text
     for name in (
-        'stepeval_answers_total{kind="none",status="pass"}',
-        'stepeval_answers_total{kind="sandbox",status="error"}',
+        'stepeval_answers_total{kind="none",lab="service-tests",status="pass"}',
+        'stepeval_answers_total{kind="sandbox",lab="service-tests",status="error"}',
         "stepeval_timeouts_total",
         "stepeval_worker_restarts_total",
         "stepeval_rejections_total",
@@ -121,6 +126,8 @@ def test_one_log_line_per_evaluation_and_no_secrets(service: Service, accounts: 
         "ts",
         "event",
         "request_id",
+        "lab",
+        "lab_version",
         "step",
         "account_id",
         "status",
@@ -129,6 +136,7 @@ def test_one_log_line_per_evaluation_and_no_secrets(service: Service, accounts: 
         "replayed",
     }
     assert lines[0]["account_id"] == "111111111111" and lines[0]["status"] == "pass"
+    assert lines[0]["lab"] == "service-tests" and lines[0]["lab_version"] == response.json()["lab_version"]
     text = service.log_path.read_text()
     assert SECRET not in text and SECRET.removeprefix("whsec_") not in text
     assert "v1," not in text and "SessionToken" not in text and "SecretAccessKey" not in text
@@ -146,6 +154,10 @@ def test_openapi_has_the_request_and_answers_with_examples(service: Service) -> 
     components = schema["components"]["schemas"]
     assert {"EvaluationRequest", "AccountRef", "EvaluationAnswer", "ProblemBody"} <= set(components)
     assert json.dumps(components["AccountRef"]).count("account_id") >= 1
+    assert {"lab", "lab_version"} <= set(components["EvaluationRequest"]["properties"])
+    assert {"lab", "lab_version"} <= set(components["EvaluationAnswer"]["required"])
+    reload = schema["paths"]["/v1/admin/reload"]["post"]
+    assert {p["name"] for p in reload["parameters"]} == {"webhook-id", "webhook-timestamp", "webhook-signature"}
 
 
 def test_a_request_signed_by_hand_as_the_docs_show_is_accepted(

@@ -10,13 +10,16 @@ import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
+from harness.core.lab import load_lab
+from harness.core.lab_version import lab_version
 from harness.service import lambda_handler
 from harness.service.webhooks import sign
 from tests.fixtures.modes import launcher
-from tests.fixtures.service import SECRET, SERVICE_LAB, Sandbox, bucket_events
+from tests.fixtures.service import SECRET, SERVICE_LAB, Sandbox, bucket_events, make_labs
 
 pytestmark = pytest.mark.process  # the handler starts its own worker pool
 
@@ -178,3 +181,17 @@ def test_below_the_minimum_set_the_handler_refuses_to_evaluate(
     out, lines = handle_as_lambda(request(accounts[0]), moto_server, refuse_seccomp=True)
     assert "refusing to evaluate" in out["refused"] and "seccomp" in out["refused"], out
     assert not any(line.get("event") == "evaluation" for line in lines)
+
+
+def test_many_labs_packaged_in_the_image_are_served_by_name(
+    lambda_env: None, monkeypatch: pytest.MonkeyPatch, accounts: tuple[Sandbox, Sandbox], tmp_path: Path
+) -> None:
+    labs = make_labs(tmp_path / "labs")
+    monkeypatch.setenv("STEPEVAL_LABS", str(labs))  # beside STEPEVAL_LAB, as an image built on ours has both
+    lambda_handler.reset()
+    for name in ("lab-alpha", "lab-gamma"):
+        answer = lambda_handler.handler({**request(accounts[0]), "lab": name}, FakeContext(f"req-{name}"))
+        assert (answer["status"], answer["lab"]) == ("pass", name), answer
+        assert answer["lab_version"] == lab_version(load_lab(labs / name.removeprefix("lab-")))
+    refused = lambda_handler.handler(request(accounts[0]), FakeContext("req-unnamed"))
+    assert refused["error"]["status"] == 422 and refused["error"]["field"] == "lab"

@@ -63,6 +63,26 @@ def test_stats_per_step(store_url: str) -> None:
     assert "pending" in table.stdout and "not ready yet" not in table.stdout
 
 
+def test_stats_count_each_lab_version_newest_first(store_url: str) -> None:
+    store = RecordStore(open_engine(store_url))
+    try:
+        for version, at in (("v1", 100.0), ("v1", 200.0), ("v2", 300.0), ("v1", 250.0)):
+            record = NewRecord(
+                "recorded", "01.01", version, "service", None, REGION, ContextInput(), answer("pass", 1.0), []
+            )
+            store.add(record, now=at)
+        store.add(NewRecord("another", "01.01", "w1", "service", None, REGION, ContextInput(), answer("pass", 1.0), []))
+    finally:
+        store.engine.dispose()
+    done = subprocess.run([STEPEVAL, "stats", "--store", store_url, "--json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    versions = json.loads(done.stdout)["versions"]
+    assert list(versions["recorded"].items()) == [("v2", 1), ("v1", 3)] and versions["another"] == {"w1": 1}
+    wide = {**os.environ, "COLUMNS": "200"}
+    table = subprocess.run([STEPEVAL, "stats", "--store", store_url], capture_output=True, text=True, env=wide)
+    assert "recorded: evaluations by lab version, newest first: v2 (1), v1 (3)" in table.stdout
+
+
 def test_percentile_is_nearest_rank() -> None:
     assert percentile([], 0.5) is None
     assert percentile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.0

@@ -1,0 +1,353 @@
+"""The labs a service serves (`--lab DIR`, or every lab under `--labs DIR`), each in the versions it holds.
+
+A version is served from a copy of the bytes its version hashes (harness/core/lab_version.py), under one
+directory every evaluation process's root holds: an author editing the lab on disk changes nothing already
+served. A reload (SIGHUP, or the signed admin request) reads the directories again: a changed lab's new version
+serves the requests that arrive after it; the newest `kept` versions of each lab stay (a request may name one);
+a version that fails to load (its spec, or a module that does not import) is not served and its lab keeps the
+version it had. A version no longer held is removed from disk once no request admitted on it can still run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.core import logs
+from harness.core.errors import BadInput, LabError
+from harness.core.lab import Lab, find_spec_file, load_lab
+from harness.core.lab_version import lab_files, version_of
+from harness.sandbox.pool import WorkerPool
+from harness.sandbox.runner import Runner
+from harness.service.problems import Problem, show
+
+DEFAULT_KEPT = 2  # versions held per lab: the one served and the one before it
+DEFAULT_LINGER_S = 120.0
+
+
+@dataclass(eq=False)
+class LabVersion:
+    """One version of one lab, loaded from its copy: what a request is judged by."""
+
+    name: str  # the spec's project
+    version: str
+    lab: Lab
+    source: Path  # the lab's directory, as the operator gave it
+    copy: Path
+    runner: Runner
+    loaded_at: float
+    module_problems: list[str] = field(default_factory=list)
+    users: int = 0  # evaluations running on it now
+    dropped_at: float | None = None  # no longer held since (monotonic): its copy goes once no request can use it
+
+    def describe(self) -> dict[str, Any]:
+        return {"version": self.version, "steps": len(self.lab.steps), "loaded_at": round(self.loaded_at, 3)}
+
+
+@dataclass
+class ServedLab:
+    """One lab: its versions newest first (the first serves requests that name none), and why the last reload
+    did not give it a new one."""
+
+    versions: list[LabVersion]
+    reload_problem: str | None = None
+
+    @property
+    def current(self) -> LabVersion:
+        return self.versions[0]
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A lab directory read: its files, version and lab (from the copy), or why it could not be."""
+
+    source: Path
+    version: LabVersion | None = None
+    problem: str | None = None
+
+
+def lab_directories(labs_dir: Path) -> list[Path]:
+    """Every directory directly under `labs_dir` holding `specs/`, in name order, but those named with a leading
+    dot (a lab being staged); BadInput when it is not a directory."""
+    if not labs_dir.is_dir():
+        raise BadInput(f"--labs {labs_dir}: not a directory (it holds one directory per lab, each with specs/)")
+    return sorted(
+        path
+        for path in labs_dir.iterdir()
+        if not path.name.startswith(".") and path.is_dir() and (path / "specs").is_dir()
+    )
+
+
+class LabCatalog:
+    """Every lab served and its versions; `choose` picks the one a request is judged by. Thread-safe."""
+
+    def __init__(
+        self,
+        pool: WorkerPool,
+        *,
+        lab_dir: Path | None = None,
+        labs_dir: Path | None = None,
+        kept: int = DEFAULT_KEPT,
+        linger_s: float = DEFAULT_LINGER_S,
+    ) -> None:
+        """One of `lab_dir` (one lab) and `labs_dir` (every lab under it). Loads them now: BadInput when no lab
+        loads (a lab of many that does not is reported in `problems` and served once it loads). `linger_s`: how long
+        a version no longer held stays on disk (a request admitted on it may still be waiting for a worker: the
+        service's deadline bounds that wait)."""
+        if (lab_dir is None) == (labs_dir is None):
+            raise ValueError("give one of lab_dir and labs_dir")
+        self.pool = pool
+        self.lab_dir = lab_dir.resolve() if lab_dir else None
+        self.labs_dir = labs_dir.resolve() if labs_dir else None
+        self.kept = max(2, kept)
+        self.linger_s = linger_s
+        self._dropped: list[LabVersion] = []
+        self.copies = Path(tempfile.mkdtemp(prefix="stepeval-labs-"))
+        # Every evaluation's uid reaches the copies (their files are 0644) but cannot list them: an evaluation finds
+        # no other lab's files by looking (Landlock, where it holds, leaves it its own lab's alone).
+        os.chmod(self.copies, 0o711)
+        pool.hold(str(self.copies))
+        self.labs: dict[str, ServedLab] = {}
+        self.problems: list[str] = []  # lab directories serving nothing, one line each
+        self.reloaded_at: float | None = None
+        self._lock = threading.Lock()  # guards the versions' users and `labs`' swaps
+        self._reloading = threading.Lock()  # one reload at a time
+        try:
+            self._publish([self._load(source, check=False) for source in self._sources()], initial=True)
+            if not self.labs and self.lab_dir is not None:
+                raise LabError(self.problems[0].splitlines())
+            if not self.labs:
+                problems = "; ".join(self.problems) or "no directory in it holds specs/"
+                raise BadInput(f"--labs {self.labs_dir}: no lab could be loaded: {problems}")
+        except BadInput:
+            self.close()
+            raise
+
+    # -- reading labs ------------------------------------------------------------------------------------------
+
+    def _sources(self) -> list[Path]:
+        if self.lab_dir is not None:
+            return [self.lab_dir]
+        assert self.labs_dir is not None
+        return lab_directories(self.labs_dir)
+
+    def _load(self, source: Path, *, check: bool) -> Loaded:
+        """`source` read once, copied, loaded from the copy (the version already held when unchanged)."""
+        try:
+            find_spec_file(source)  # no directory, no spec: said of the lab's own path
+            files = lab_files(source)
+        except BadInput as exc:
+            return Loaded(source, problem=str(exc))
+        except OSError as exc:
+            return Loaded(source, problem=f"{source}: cannot read: {exc}")
+        version = version_of(files)
+        held = self._held(source, version)
+        if held is not None:
+            return Loaded(source, held)
+        copy = self.copies / f"{source.name}-{version}"
+        try:
+            if not copy.exists():
+                write_copy(copy, files)
+            lab = load_lab(copy)
+        except BadInput as exc:
+            shutil.rmtree(copy, ignore_errors=True)
+            return Loaded(source, problem=str(exc).replace(str(copy), str(source)))
+        served = LabVersion(lab.spec.project, version, lab, source, copy, Runner(lab, self.pool), time.time())
+        if check:
+            served.module_problems = self.check_modules(served)
+        return Loaded(source, served)
+
+    def _held(self, source: Path, version: str) -> LabVersion | None:
+        """The version of `source` already loaded, held or dropped but still on disk (a rollback: taken back)."""
+        with self._lock:
+            for served in self.labs.values():
+                for held in served.versions:
+                    if held.source == source and held.version == version:
+                        return held
+            for dropped in self._dropped:
+                if dropped.source == source and dropped.version == version:
+                    self._dropped.remove(dropped)
+                    dropped.dropped_at = None
+                    return dropped
+        return None
+
+    def check_modules(self, served: LabVersion) -> list[str]:
+        """Each step's module imported in an evaluation process: the problems, one line each, naming the lab's
+        own files (not the copy's)."""
+        steps = list(served.lab.steps.values())
+        with ThreadPoolExecutor(max(1, min(self.pool.size, len(steps)))) as threads:
+            found = [p for p in threads.map(served.runner.check_module, steps) if p]
+        return sorted({problem.replace(str(served.copy), str(served.source)) for problem in found})
+
+    # -- publishing ----------------------------------------------------------------------------------------------
+
+    def _publish(self, loaded: list[Loaded], *, initial: bool = False) -> dict[str, Any]:
+        """The loaded versions become the newest of their labs; what changed, and what did not load."""
+        changed: list[str] = []
+        problems: list[str] = []
+        seen: dict[str, Path] = {}
+        with self._lock:
+            labs = {name: ServedLab(list(s.versions), None) for name, s in self.labs.items()}
+            for item in loaded:
+                served = item.version
+                if served is None:
+                    problems.append(item.problem or f"{item.source}: not loaded")
+                    for _name, lab in labs.items():  # a lab known by this directory keeps its version, said why
+                        if lab.current.source == item.source:
+                            lab.reload_problem = item.problem
+                    continue
+                if served.name in seen and seen[served.name] != item.source:
+                    problems.append(
+                        f"{item.source}: project {served.name!r} is already served from {seen[served.name]}"
+                    )
+                    continue
+                seen[served.name] = item.source
+                if not initial and served.module_problems and served.name in labs:
+                    problem = f"{item.source}: version {served.version} not served: " + "; ".join(
+                        served.module_problems
+                    )
+                    labs[served.name].reload_problem = problem
+                    problems.append(problem)
+                    self._drop(served)
+                    continue
+                lab = labs.setdefault(served.name, ServedLab([]))
+                if lab.versions and lab.current is served:
+                    continue
+                lab.versions = [served, *[v for v in lab.versions if v is not served]]
+                for old in lab.versions[self.kept :]:
+                    self._drop(old)
+                lab.versions = lab.versions[: self.kept]
+                changed.append(f"{served.name}@{served.version}")
+            self.labs = labs
+            self.problems = problems
+        for problem in problems:
+            logs.log_line(event="lab_problem", detail=problem)
+        return {"changed": changed, "problems": problems}
+
+    def _drop(self, served: LabVersion) -> None:
+        """No longer held (under the lock): its copy goes once `linger_s` has passed and no evaluation runs on it."""
+        served.dropped_at = time.monotonic()
+        self._dropped.append(served)
+        self._sweep()
+
+    def _sweep(self) -> None:
+        """The copies of versions dropped long enough ago and no longer running, removed (under the lock)."""
+        now, kept = time.monotonic(), []
+        for served in self._dropped:
+            assert served.dropped_at is not None
+            if served.users == 0 and now - served.dropped_at >= self.linger_s:
+                shutil.rmtree(served.copy, ignore_errors=True)
+            else:
+                kept.append(served)
+        self._dropped = kept
+
+    def reload(self, reason: str) -> dict[str, Any]:
+        """Read the lab directories again (one reload at a time); what changed and what did not load."""
+        with self._reloading:
+            started = time.monotonic()
+            try:
+                sources = self._sources()
+            except BadInput as exc:
+                outcome: dict[str, Any] = {"changed": [], "problems": [str(exc)]}
+            else:
+                outcome = self._publish([self._load(source, check=True) for source in sources])
+            self.reloaded_at = time.time()
+            seconds = round(time.monotonic() - started, 3)
+            logs.log_line(event="reload", reason=reason, seconds=seconds, **outcome)
+            return {**outcome, "seconds": seconds, "labs": self.describe()}
+
+    # -- serving -------------------------------------------------------------------------------------------------
+
+    def choose(self, name: str | None, version: str | None) -> LabVersion:
+        """The version a request is judged by: its lab's newest, or the one it names; Problem 422 (no such lab, or
+        none named where several are served) or 409 (a version not held)."""
+        labs = self.labs
+        if name is None:
+            if len(labs) == 1:
+                served = next(iter(labs.values()))
+            else:
+                raise Problem(
+                    422,
+                    "invalid_field",
+                    f"lab: is required: this service serves {len(labs)} labs ({', '.join(sorted(labs))})",
+                    field="lab",
+                )
+        elif name in labs:
+            served = labs[name]
+        else:
+            raise Problem(
+                422,
+                "unknown_lab",
+                f"lab: no lab {show(name)} is served here (labs: {', '.join(sorted(labs)) or 'none'})",
+                field="lab",
+            )
+        if version is None:
+            return served.current
+        for held in served.versions:
+            if held.version == version:
+                return held
+        versions = ", ".join(v.version for v in served.versions)
+        raise Problem(
+            409,
+            "unknown_lab_version",
+            f"lab_version: {show(version)} of {served.current.name} is not held here (versions: {versions})",
+            field="lab_version",
+        )
+
+    @contextmanager
+    def using(self, served: LabVersion) -> Iterator[LabVersion]:
+        """An evaluation runs on `served`: its copy stays on disk until the evaluation ends."""
+        with self._lock:
+            served.users += 1
+        try:
+            yield served
+        finally:
+            with self._lock:
+                served.users -= 1
+                self._sweep()
+
+    def versions(self) -> list[LabVersion]:
+        """Every version held, newest of each lab first."""
+        return [held for served in self.labs.values() for held in served.versions]
+
+    def describe(self) -> list[dict[str, Any]]:
+        """Each lab as `/readyz` lists it."""
+        return [
+            {
+                "lab": name,
+                "version": served.current.version,
+                "steps": len(served.current.lab.steps),
+                "versions": [held.version for held in served.versions],
+                "directory": str(served.current.source),
+                "module_problems": served.current.module_problems,
+                "reload_problem": served.reload_problem,
+            }
+            for name, served in sorted(self.labs.items())
+        ]
+
+    def close(self) -> None:
+        shutil.rmtree(self.copies, ignore_errors=True)
+
+
+def write_copy(copy: Path, files: dict[str, bytes]) -> None:
+    """The lab's files under `copy`, readable by every uid, written whole before the directory takes its name."""
+    partial = copy.with_name(copy.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir()
+    for relative, content in files.items():
+        target = partial / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.chmod(target.parent, 0o755)
+        target.write_bytes(content)
+        os.chmod(target, 0o644)
+    os.chmod(partial, 0o755)
+    partial.rename(copy)

@@ -1,0 +1,84 @@
+"""The labs a service holds and their versions (harness/service/catalog.py), on a real worker pool: the versions
+kept, a rollback taking back the version still held, a dropped version's copy kept while an evaluation uses it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.core.errors import BadInput
+from harness.core.lab import load_lab
+from harness.core.lab_version import lab_version
+from harness.sandbox.pool import WorkerPool
+from harness.service.catalog import LabCatalog
+from harness.service.problems import Problem
+from tests.fixtures.service import make_labs
+
+pytestmark = pytest.mark.process  # reloads import the modules in evaluation processes
+
+
+@pytest.fixture
+def pool() -> Iterator[WorkerPool]:
+    with WorkerPool(1) as pool:
+        pool.start()  # on this thread: the template dies with the thread that started it (its parent-death signal)
+        yield pool
+
+
+def edit(module: Path, marker: str) -> None:
+    module.write_text(module.read_text() + f"\n# {marker}\n")
+
+
+def test_versions_kept_a_rollback_and_a_dropped_copy_in_use(pool: WorkerPool, tmp_path: Path) -> None:
+    labs = make_labs(tmp_path / "labs")
+    catalog = LabCatalog(pool, labs_dir=labs, kept=2, linger_s=0)
+    try:
+        module = labs / "alpha" / "evaluation" / "boto3" / "01_02.py"
+        first = catalog.choose("lab-alpha", None)
+        assert first.version == lab_version(load_lab(labs / "alpha")) and first.copy.is_dir()
+        edit(module, "second")
+        assert catalog.reload("test")["changed"] == [f"lab-alpha@{lab_version(load_lab(labs / 'alpha'))}"]
+        second = catalog.choose("lab-alpha", None)
+        assert [v.version for v in catalog.labs["lab-alpha"].versions] == [second.version, first.version]
+        assert catalog.choose("lab-alpha", first.version) is first
+
+        with catalog.using(first):  # an evaluation on the oldest version while a third one arrives
+            edit(module, "third")
+            outcome = catalog.reload("test")
+            assert outcome["problems"] == [] and len(outcome["changed"]) == 1, outcome
+            third = catalog.choose("lab-alpha", None)
+            assert [v.version for v in catalog.labs["lab-alpha"].versions] == [third.version, second.version]
+            with pytest.raises(Problem) as gone:
+                catalog.choose("lab-alpha", first.version)
+            assert gone.value.status == 409 and third.version in gone.value.message
+            assert first.copy.is_dir()  # still running on it
+        assert not first.copy.exists()  # gone with its last evaluation
+
+        module.write_text(module.read_text().replace("\n# third\n", ""))  # back to the second version's files
+        assert catalog.reload("rollback")["changed"] == [f"lab-alpha@{second.version}"]
+        assert catalog.choose("lab-alpha", None) is second  # the copy held, not a new one
+        assert catalog.choose("lab-beta", None).version == lab_version(load_lab(labs / "beta"))  # untouched
+    finally:
+        catalog.close()
+    assert not catalog.copies.exists()
+
+
+def test_a_name_is_required_among_several_and_must_be_served(pool: WorkerPool, tmp_path: Path) -> None:
+    catalog = LabCatalog(pool, labs_dir=make_labs(tmp_path / "labs"))
+    try:
+        for name, status, field in ((None, 422, "lab"), ("lab-delta", 422, "lab")):
+            with pytest.raises(Problem) as refused:
+                catalog.choose(name, None)
+            assert (refused.value.status, refused.value.field) == (status, field)
+            assert "lab-alpha, lab-beta, lab-gamma" in refused.value.message
+    finally:
+        catalog.close()
+
+
+def test_a_directory_without_labs_is_bad_input(pool: WorkerPool, tmp_path: Path) -> None:
+    (tmp_path / "empty" / "not-a-lab").mkdir(parents=True)
+    with pytest.raises(BadInput, match="no lab could be loaded"):
+        LabCatalog(pool, labs_dir=tmp_path / "empty")
+    with pytest.raises(BadInput, match="not a directory"):
+        LabCatalog(pool, labs_dir=tmp_path / "nowhere")

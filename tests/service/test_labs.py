@@ -1,0 +1,164 @@
+"""Many labs in one service (`--labs DIR`), their versions, and live reloads (SIGHUP, the signed admin request), over
+real HTTP on a real `stepeval serve` process."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from harness.service.webhooks import sign
+from harness.store.engine import open_engine
+from harness.store.records import RecordStore
+from tests.fixtures.service import SECRET, Sandbox, Service, bucket_events, make_labs
+
+RELOAD_TIMEOUT_S = 60
+
+
+def hook(sandbox: Sandbox, lab: str | None, **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"step": "01.01", "sandbox": sandbox.ref(), "events": bucket_events("alpha-bucket")}
+    if lab is not None:
+        body["lab"] = lab
+    return {**body, **extra}
+
+
+def versions(service: Service) -> dict[str, str]:
+    return {lab["lab"]: lab["version"] for lab in service.http.get("/readyz").json()["labs"]}
+
+
+def wait_for_version(service: Service, lab: str, old: str) -> str:
+    ends = time.monotonic() + RELOAD_TIMEOUT_S
+    while time.monotonic() < ends:
+        version = versions(service)[lab]
+        if version != old:
+            return version
+        time.sleep(0.1)
+    raise AssertionError(f"{lab} still serves {old}: {service.http.get('/readyz').text}")
+
+
+def admin_reload(service: Service, *, secret: str = SECRET) -> httpx.Response:
+    raw = b"{}"
+    headers = {**sign(secret, f"msg_{uuid.uuid4().hex}", raw), "content-type": "application/json"}
+    return service.http.post("/v1/admin/reload", content=raw, headers=headers, timeout=RELOAD_TIMEOUT_S)
+
+
+def test_every_lab_under_the_directory_answers_hooks_of_its_own(
+    service_factory: Any, moto_server: str, accounts: tuple[Sandbox, Sandbox], tmp_path: Path
+) -> None:
+    labs = make_labs(tmp_path / "labs")
+    store = f"sqlite:///{tmp_path / 'records.db'}"
+    service = service_factory(
+        "labs", "--labs", str(labs), "--workers", "2", "--endpoint-url", moto_server, "--store", store
+    )
+    ready = service.http.get("/readyz").json()
+    assert [lab["lab"] for lab in ready["labs"]] == ["lab-alpha", "lab-beta", "lab-gamma"]
+    assert all(lab["steps"] == 3 and len(lab["version"]) == 16 for lab in ready["labs"])
+    assert ready["lab"] is None and ready["steps"] == 9 and ready["lab_problems"] == []
+    answered = {}
+    for name in ("lab-alpha", "lab-beta", "lab-gamma"):
+        answer = service.post(hook(accounts[0], name)).json()
+        assert (answer["status"], answer["lab"]) == ("pass", name)
+        assert answer["lab_version"] == versions(service)[name]
+        answered[answer["request_id"]] = (name, answer["lab_version"])
+    engine = open_engine(store)
+    try:
+        recorded = {r.request_id: (r.lab, r.lab_version) for r in RecordStore(engine).select()}
+    finally:
+        engine.dispose()
+    assert recorded == answered  # each evaluation kept with its lab and the version that judged it
+    assert service.metric("stepeval_answers_total", lab="lab-beta", status="pass", kind="none") == 1
+
+    unknown = service.post(hook(accounts[0], "lab-delta"))
+    assert unknown.status_code == 422
+    error = unknown.json()["error"]
+    assert (error["code"], error["field"]) == ("unknown_lab", "lab")
+    assert "lab-alpha, lab-beta, lab-gamma" in error["message"]
+    unnamed = service.post(hook(accounts[0], None))
+    assert unnamed.status_code == 422 and unnamed.json()["error"]["field"] == "lab"
+    assert "serves 3 labs" in unnamed.json()["error"]["message"]
+
+
+def test_a_changed_module_serves_after_sighup_while_the_old_version_stays_pinnable(
+    service_factory: Any, moto_server: str, accounts: tuple[Sandbox, Sandbox], tmp_path: Path
+) -> None:
+    labs = make_labs(tmp_path / "labs")
+    service = service_factory(
+        "reload", "--labs", str(labs), "--workers", "2", "--queue", "64", "--endpoint-url", moto_server
+    )
+    sandbox = accounts[0]
+    before = service.post(hook(sandbox, "lab-alpha")).json()
+    assert before["status"] == "pass"
+    old = before["lab_version"]
+    untouched = versions(service)["lab-beta"]
+
+    module = labs / "alpha" / "evaluation" / "boto3" / "01_01.py"  # the new version finds no bucket: a fail
+    module.write_text(module.read_text().replace("found = next(", "found = None and next("))
+    with ThreadPoolExecutor(50) as threads:
+        during = [threads.submit(service.post, hook(sandbox, "lab-alpha")) for _ in range(25)]
+        service.process.send_signal(signal.SIGHUP)
+        during += [threads.submit(service.post, hook(sandbox, "lab-beta")) for _ in range(25)]
+        responses = [future.result() for future in during]
+    assert [response.status_code for response in responses] == [200] * 50
+    new = wait_for_version(service, "lab-alpha", old)
+    for answer in (response.json() for response in responses[:25]):  # each judged by the version it names
+        assert answer["status"] == {old: "pass", new: "fail"}[answer["lab_version"]], answer
+
+    after = service.post(hook(sandbox, "lab-alpha")).json()
+    assert (after["lab_version"], after["status"]) == (new, "fail")
+    pinned = service.post(hook(sandbox, "lab-alpha", lab_version=old)).json()
+    assert (pinned["lab_version"], pinned["status"]) == (old, "pass")
+    assert versions(service)["lab-beta"] == untouched
+
+    gone = service.post(hook(sandbox, "lab-alpha", lab_version="0123456789abcdef"))
+    assert gone.status_code == 409
+    assert gone.json()["error"]["code"] == "unknown_lab_version"
+    assert new in gone.json()["error"]["message"] and old in gone.json()["error"]["message"]
+    lines = [line for line in service.log_lines() if line.get("event") == "reload"]
+    assert lines and lines[-1]["reason"] == "sighup" and lines[-1]["changed"] == [f"lab-alpha@{new}"]
+
+
+def test_the_signed_admin_reload_keeps_the_previous_version_of_a_lab_that_fails_to_load(
+    service_factory: Any, moto_server: str, accounts: tuple[Sandbox, Sandbox], tmp_path: Path
+) -> None:
+    labs = make_labs(tmp_path / "labs")
+    service = service_factory("admin", "--labs", str(labs), "--workers", "2", "--endpoint-url", moto_server)
+    serving = versions(service)["lab-gamma"]
+    forged = admin_reload(service, secret="whsec_" + "QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFB")
+    assert forged.status_code == 401
+
+    spec = labs / "gamma" / "specs" / "service-tests.yaml"
+    spec.write_text(spec.read_text().replace("objectives:", "objectivez:"))
+    broken_module = labs / "beta" / "evaluation" / "boto3" / "01_02.py"
+    broken_module.write_text("import no_such_module_anywhere\n")
+    reloaded = admin_reload(service)
+    assert reloaded.status_code == 200, reloaded.text
+    outcome = reloaded.json()
+    assert outcome["changed"] == []
+    assert any("gamma" in problem for problem in outcome["problems"])
+    assert any("01_02.py" in problem and "no_such_module_anywhere" in problem for problem in outcome["problems"])
+
+    ready = {lab["lab"]: lab for lab in service.http.get("/readyz").json()["labs"]}
+    assert ready["lab-gamma"]["version"] == serving and "objectivez" not in json.dumps(ready["lab-beta"])
+    assert ready["lab-gamma"]["reload_problem"] and ready["lab-beta"]["reload_problem"]
+    answer = service.post(hook(accounts[0], "lab-gamma")).json()
+    assert (answer["status"], answer["lab_version"]) == ("pass", serving)
+    assert service.metric("stepeval_reloads_total", outcome="problems") == 1
+
+
+def test_with_one_lab_the_name_is_optional_and_checked_when_given(
+    service: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    named = service.post(hook(accounts[0], "service-tests"))
+    assert named.status_code == 200 and named.json()["lab"] == "service-tests"
+    assert service.post(hook(accounts[0], None)).json()["lab"] == "service-tests"
+    other = service.post(hook(accounts[0], "web-tier")).json()["error"]
+    assert (other["code"], other["field"]) == ("unknown_lab", "lab") and "(labs: service-tests)" in other["message"]
+    malformed = service.post(hook(accounts[0], None, lab_version="not-a-version")).json()["error"]
+    assert (malformed["status"], malformed["field"]) == (422, "lab_version")
+    assert "16 hex digits" in malformed["message"]
