@@ -8,27 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.authoring.moved import moved_name
+from harness.authoring.moved import MOVED_NAMES, moved_name
 
-# every public name harness/recorder.py had in 0.1.0 -> where it is now
-MOVED = {
-    name: ("harness.authoring.events", name)
-    for name in (
-        "IdGetter",
-        "PARAMS_KEY",
-        "from_params",
-        "from_response",
-        "ELBV2",
-        "RULES",
-        "EventRecorder",
-        "event_for",
-        "aws_form",
-        "rule_for",
-        "from_identifier",
-    )
-} | {"Rule": ("harness.authoring.events", "EventRule")}
+MOVED = MOVED_NAMES["harness.recorder"]  # every public name this module had in 0.1.0 -> where it is now
 __all__ = sorted(MOVED)  # served by __getattr__, each with its warning
 
 
 def __getattr__(name: str) -> Any:
-    return moved_name(__name__, name, MOVED)
+    return moved_name(__name__, name)

@@ -9,27 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.authoring.moved import moved_name
+from harness.authoring.moved import MOVED_NAMES, moved_name
 
-# every public name harness/scenarios.py had in 0.1.0 -> where it is now
-MOVED = {
-    name: ("harness.authoring.scenarios", name)
-    for name in (
-        "Action",
-        "EventEdit",
-        "EventOrder",
-        "SCENARIO_ATTRIBUTE",
-        "EQUIVALENT_ATTRIBUTE",
-        "Scenario",
-        "solve",
-        "mistake",
-        "Equivalent",
-        "equivalent",
-        "equivalents",
-    )
-}
+MOVED = MOVED_NAMES["harness.scenarios"]  # every public name this module had in 0.1.0 -> where it is now
 __all__ = sorted(MOVED)  # served by __getattr__, each with its warning
 
 
 def __getattr__(name: str) -> Any:
-    return moved_name(__name__, name, MOVED)
+    return moved_name(__name__, name)

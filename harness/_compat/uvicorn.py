@@ -6,11 +6,28 @@ tests/_compat/test_uvicorn.py fails when one moves):
   of ours, which sends what uvicorn `write`s in one write per turn of the event loop and passes uvicorn's other
   calls on (close, is_closing, get_extra_info, pause_reading, resume_reading, set_protocol): a call uvicorn starts
   making, e.g. `writelines`, would pass the coalescing by;
-- `uvicorn.Config(http=<protocol class>)`: a class given for `http` is the protocol each connection gets.
+- `uvicorn.Config(http=<protocol class>)`: a class given for `http` is the protocol each connection gets;
+- `H11Protocol.conn`, its h11 connection, whose `their_state` is `h11.IDLE` until a request's head has arrived
+  (`waiting_for_a_request`), and its `data_received`, `eof_received`, `connection_lost` and
+  `on_response_complete`, which a subclass extends; h11 is uvicorn's dependency, read only here;
+- `H11Protocol.cycle.body`, the bytes of a request's body read and not yet received by the application
+  (`body_held`); uvicorn resumes reading when the application asks for more.
 """
 
 from __future__ import annotations
 
+import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["H11Protocol"]
+__all__ = ["H11Protocol", "body_held", "waiting_for_a_request"]
+
+
+def body_held(protocol: H11Protocol) -> int:
+    """Bytes of the request's body read and not yet given to the application."""
+    cycle = protocol.cycle
+    return len(cycle.body) if cycle is not None else 0
+
+
+def waiting_for_a_request(protocol: H11Protocol) -> bool:
+    """Whether the connection awaits a request's head (none begun, or only part of one arrived)."""
+    return protocol.conn.their_state is h11.IDLE

@@ -7,21 +7,77 @@ one release after the one that moved it.
 from __future__ import annotations
 
 import importlib
+import sys
 import warnings
-from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+# every public name each old module had in 0.1.0 -> its home now (module, name)
+MOVED_NAMES: dict[str, dict[str, tuple[str, str]]] = {
+    "harness.recorder": {
+        name: ("harness.authoring.events", name)
+        for name in (
+            "IdGetter",
+            "PARAMS_KEY",
+            "from_params",
+            "from_response",
+            "ELBV2",
+            "RULES",
+            "EventRecorder",
+            "event_for",
+            "aws_form",
+            "rule_for",
+            "from_identifier",
+        )
+    }
+    | {"Rule": ("harness.authoring.events", "EventRule")},
+    "harness.scenarios": {
+        name: ("harness.authoring.scenarios", name)
+        for name in (
+            "Action",
+            "EventEdit",
+            "EventOrder",
+            "SCENARIO_ATTRIBUTE",
+            "EQUIVALENT_ATTRIBUTE",
+            "Scenario",
+            "solve",
+            "mistake",
+            "Equivalent",
+            "equivalent",
+            "equivalents",
+        )
+    },
+}
 
-def moved_name(module: str, name: str, moved: Mapping[str, tuple[str, str]]) -> Any:
-    """`module.name`, now `moved[name]` (its module and name there): the value, after the warning; an unknown name
-    raises AttributeError as any module would (so `hasattr` and `from module import *` behave)."""
-    if name not in moved:
-        raise AttributeError(f"module {module!r} has no attribute {name!r}")
-    home, new_name = moved[name]
-    warnings.warn(
+
+def deprecation(module: str, name: str) -> str:
+    """What a use of the moved `module.name` is told, at run time and by `stepeval lint` alike."""
+    home, new_name = MOVED_NAMES[module][name]
+    return (
         f"{module}.{name} is deprecated: use {home}.{new_name} (the old name goes in a later release:"
-        " docs/user.md, 'The public API')",
-        DeprecationWarning,
-        stacklevel=3,
+        " docs/user.md, 'The public API')"
     )
+
+
+def moved_name(module: str, name: str) -> Any:
+    """`module.name`, now at its home in MOVED_NAMES: the value, after the warning; an unknown name raises
+    AttributeError as any module would (so `hasattr` and `from module import *` behave)."""
+    if name not in MOVED_NAMES[module]:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    home, new_name = MOVED_NAMES[module][name]
+    warnings.warn(deprecation(module, name), DeprecationWarning, stacklevel=3)
     return getattr(importlib.import_module(home), new_name)
+
+
+def say_deprecated(path: str | Path, line: int, message: str) -> None:
+    """One line on stderr for a moved name a lab file uses, once per process per file, line and name (the runtime
+    warning and the static read of the same use say the same line once)."""
+    shown = Path(path).absolute()
+    shown = shown.relative_to(Path.cwd()) if shown.is_relative_to(Path.cwd()) else shown
+    said = f"stepeval: {shown}:{line}: {message}"
+    if said not in _SAID:
+        _SAID.add(said)
+        print(said, file=sys.stderr, flush=True)
+
+
+_SAID: set[str] = set()

@@ -5,11 +5,11 @@ mistakes), else its file's `@solve`; its other solutions are played beside it an
 from __future__ import annotations
 
 import re
-import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.authoring.moved import say_deprecated
 from harness.authoring.prestart import SCENARIO_DIR
 from harness.authoring.scenarios import SCENARIO_ATTRIBUTE, Equivalent, Scenario
 from harness.authoring.solutions import Solution, load_equivalents, load_solutions, marked, solution_scenario
@@ -103,18 +103,11 @@ def _solved_by_scenarios(key: str, path: Path, scenarios: list[Scenario]) -> Ste
 
 
 def _say_deprecated(caught: list[warnings.WarningMessage]) -> None:
-    """A moved name a lab file uses, said once per process in one line on stderr (docs/user.md, "The public API"):
-    the file still loads, and its author learns where the name lives now."""
+    """A moved name a lab file uses, said once in one line on stderr (docs/user.md, "The public API"): the file
+    still loads, and its author learns where the name lives now."""
     for warning in caught:
-        path = Path(warning.filename)
-        shown = path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path
-        line = f"stepeval: {shown}:{warning.lineno}: {warning.message}"
-        if issubclass(warning.category, DeprecationWarning) and line not in _SAID:
-            _SAID.add(line)
-            print(line, file=sys.stderr, flush=True)
-
-
-_SAID: set[str] = set()
+        if issubclass(warning.category, DeprecationWarning):
+            say_deprecated(warning.filename, warning.lineno, str(warning.message))
 
 
 def _step_key(lab: Lab, path: Path) -> str:

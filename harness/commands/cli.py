@@ -62,6 +62,18 @@ def read_context(source: str | None, lab: Lab) -> ContextInput:
     return parse_context(raw, source=f"--context {name}", lab=lab)
 
 
+def say_moved_names(root: Path, only: Path | None = None) -> str:
+    """Each use of a moved name in the lab's files (under `only`, if given) said on stderr, one line each, as
+    `stepeval test` says them; a warning, never a change of exit code. The summary's tail: "" when there is none."""
+    from harness.authoring.deprecated_uses import lab_deprecated_uses
+    from harness.authoring.moved import say_deprecated
+
+    uses = [use for use in lab_deprecated_uses(root) if only is None or use.path.is_relative_to(only)]
+    for use in uses:
+        say_deprecated(use.path, use.line, use.message)
+    return f"; {len(uses)} deprecated name{'' if len(uses) == 1 else 's'} in use (warnings above)" if uses else ""
+
+
 def print_answer(answer: Answer) -> None:
     """The one JSON object on stdout."""
     sys.stdout.write(answer.model_dump_json(indent=2) + "\n")
@@ -98,6 +110,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if recorder is not None and tap is not None:
             recorder.record(step_key, None, sandbox.region, context, answer, tap)
         pool.warn_if_degraded()
+    say_moved_names(lab.root, only=lab.root / "evaluation")  # the worker shows no warnings: they are read here
     show_output(answer, lab.step(step_key).module_path.name)
     print_answer(answer)
     return EXIT_BY_STATUS[answer.status]
@@ -133,7 +146,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         problems, summary = check_lab(Path(args.lab), pool)
     for line in problems:
         print(line)
-    print(summary, file=sys.stderr)
+    print(summary + say_moved_names(Path(args.lab)), file=sys.stderr)
     return EXIT_FAIL if problems else EXIT_PASS
 
 
@@ -141,10 +154,12 @@ def cmd_lint(args: argparse.Namespace) -> int:
     from harness.commands.lint import lint_lab
     from harness.core.lab import load_lab
 
-    problems = lint_lab(load_lab(args.lab))
+    lab = load_lab(args.lab)
+    problems = lint_lab(lab)
     for problem in problems:
         print(problem)
-    print(f"{len(problems)} problem{'' if len(problems) == 1 else 's'}" if problems else "no problems", file=sys.stderr)
+    summary = f"{len(problems)} problem{'' if len(problems) == 1 else 's'}" if problems else "no problems"
+    print(summary + say_moved_names(lab.root), file=sys.stderr)
     return EXIT_FAIL if problems else EXIT_PASS
 
 
@@ -176,6 +191,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     from harness.authoring.prestart import prestart
 
     with prestart(Path(args.lab), args.region) as prestarted:  # the template and moto's root start while we import
+        say_moved_names(Path(args.lab))  # with the uses no import shows: evaluation modules, function bodies
         from harness.commands.testrun import run_tests
 
         return run_tests(

@@ -201,7 +201,20 @@ def replay_one(runner: Runner, record: StoredRecord) -> tuple[dict[str, Any], An
         ) from None
     sandbox = Account(REPLAY_CREDENTIALS, record.region, CONSISTENT_RECORDING if tap.consistent else None)
     after = runner.evaluate(record.step, context, sandbox, tap=tap)
+    incomplete = record.incomplete()
+    if incomplete is not None:  # answered from a recording that lacks calls or bodies: not the evaluation that ran
+        return before, after, [*tap.missing, describe_incomplete(incomplete)]
     return before, after, tap.missing
+
+
+def describe_incomplete(summary: dict[str, Any]) -> str:
+    """What a recording lacks, as replay lists it."""
+    dropped = ", ".join(f"{name} x{count}" for name, count in dict(summary.get("operations_dropped", {})).items())
+    return (
+        f"the recording is incomplete: {summary.get('exchanges_dropped', 0)} calls dropped past its cap"
+        + (f" ({dropped})" if dropped else "")
+        + f", {summary.get('exchanges_without_bodies', 0)} kept without their bodies past its size bound"
+    )[:SUMMARY_CHARS]
 
 
 def replay(

@@ -19,10 +19,9 @@ from pathlib import Path
 from standardwebhooks.webhooks import Webhook
 
 from harness.core.errors import BadInput
+from harness.service.webhooks import NEW_SECRET, SECRET_PREFIX, secret_problem
 
 SECRET_ENV = "STEPEVAL_WEBHOOK_SECRET"
-SECRET_PREFIX = "whsec_"
-NEW_SECRET = "stepeval sign --new-secret"
 
 
 def new_secret() -> str:
@@ -36,14 +35,10 @@ def signing_secret() -> Webhook:
     raw = os.environ.get(SECRET_ENV, "")
     if not raw:
         raise BadInput(f"{SECRET_ENV}: is required (the secret shared with the service: make one with {NEW_SECRET})")
-    try:
-        if not raw.startswith(SECRET_PREFIX):
-            raise ValueError
-        return Webhook(raw)
-    except Exception:
-        raise BadInput(
-            f"{SECRET_ENV}: must be whsec_ followed by base64 (as {NEW_SECRET} prints it); the value is not shown"
-        ) from None
+    problem = secret_problem(raw)
+    if problem is not None:
+        raise BadInput(f"{SECRET_ENV}: {problem}")
+    return Webhook(raw)
 
 
 def read_body(source: str) -> str:

@@ -50,11 +50,11 @@ VALUE_NAMES = frozenset({"value"})  # in a bag given as a list of {name, value}:
 NAME_NAMES = frozenset({"name", "key"})  # and the member that names it
 # A bag's key that names a credential: free-form names (`GITHUB_TOKEN`, `DB_PWD`), read more broadly than members'.
 SECRET_KEY = re.compile(
-    r"pass(?:word|wd|phrase)|pwd|secret|token|apikey|accesskey|privatekey|credential|signingkey"
-    r"|(?:stripe|client|license)key\Z"
+    r"pass(?:word|wd|phrase)|pwd|secret|token|apikey|accesskey|privatekey|credential|signingkey|authorization"
+    r"|cookie|connectionstring|connstr|webhook|(?:stripe|client|license|ssh|encryption|hmac|master|api)key\Z"
 )
 # Short words that name a credential only as a word of their own (`DB_PASS`, `SMTP_PW`, `AUTH`; not `BYPASS`).
-SECRET_WORDS = frozenset({"pass", "pw", "auth"})
+SECRET_WORDS = frozenset({"pass", "pw", "auth", "dsn", "pin"})
 # A bag's key that names where a credential is kept, not the credential (`SECRET_ARN`, `API_KEY_SECRET_NAME`,
 # `DB_PASSWORD_PARAM`), and a value that is an ARN: a reference, never a credential itself.
 REFERENCE_KEY = re.compile(r"(?:arn|name|id|path|param|parameter|parametername|ref)\Z")
@@ -64,7 +64,17 @@ CREDENTIAL_VALUE = re.compile(
     r"(?:AKIA|ASIA)[A-Z0-9]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\."
     r"|(?:ghp|gho|ghs|ghu|github_pat|xox[abpr]|sk_live|rk_live|AIza)[A-Za-z0-9_-]{10,}"
     r"|[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@"  # a URL carrying a password (postgres://app:pw@db/app)
+    r"|https://(?:hooks\.slack\.com/(?:services|workflows|triggers)|(?:[\w-]+\.)?discord(?:app)?\.com/api/webhooks"
+    r"|[\w.-]*webhook\.office\.com|outlook\.office\.com/webhook)/\S+"  # a webhook's URL: who holds it posts
+    # a connection string with its password (Server=db;User Id=app;Password=...)
+    r"|(?i:(?:server|data source|host)=[^;]{1,200};[^\n]{0,500}?(?:password|pwd)=[^;\s])"
 )
+
+
+def looks_like_credential(text: str) -> bool:
+    """Whether a text is a credential by its form, whatever holds it: an access key, a private key, a JWT, a token
+    of a known format, a URL carrying a password, a webhook's URL, a connection string with its password."""
+    return bool(CREDENTIAL_VALUE.search(text))
 
 
 class Secret(enum.Enum):

@@ -119,7 +119,9 @@ ROUTE_TABLE = register(Kind("AWS::EC2::RouteTable", "route table", _fetch_route_
 """`describe_route_tables`' table (`RouteTableId`, `VpcId`, `Routes`: `[{"DestinationCidrBlock", "GatewayId" |
 "NatGatewayId" | ..., "State"}]`, `Associations`: `[{"SubnetId", "Main", "AssociationState"}]`) plus
 `ImplicitSubnets`, the subnets a main table serves without an explicit association, read when first used."""
-SECURITY_GROUP = register(Kind("AWS::EC2::SecurityGroup", "security group", _fetch_security_group))
+SECURITY_GROUP = register(
+    Kind("AWS::EC2::SecurityGroup", "security group", _fetch_security_group, title=lambda g: g.get("GroupName"))
+)
 """`describe_security_groups`' group: `{"GroupId", "GroupName", "VpcId", "IpPermissions": [{"IpProtocol",
 "FromPort", "ToPort", "IpRanges", "Ipv6Ranges", "UserIdGroupPairs", "PrefixListIds"}], "IpPermissionsEgress"}`."""
 EIP = register(Kind("AWS::EC2::EIP", "Elastic IP", _fetch_eip))
@@ -329,8 +331,29 @@ def no_world_ingress_except(*ports: int) -> Requirement:
     )
 
 
+def _group_name(group_id: str) -> str | None:
+    """A security group's GroupName, asked once per evaluation (None when it is gone or another account's)."""
+
+    def call(session: Any) -> str | None:
+        group = refs.asked(lambda: _fetch_security_group(session, group_id))
+        return group.get("GroupName") if group else None
+
+    return refs.current().ask(f"security group name {group_id}", call, None)
+
+
+def _show_rule(rule: net.Rule) -> str:
+    """A rule as a learner reads it: a group source by its name where it has one (`TCP 5432 from security group
+    app (sg-0abc)`)."""
+    shown = str(rule)
+    if not rule.source.startswith("sg:"):
+        return shown
+    group_id = rule.source.removeprefix("sg:")
+    name = _group_name(group_id)
+    return shown.removesuffix(group_id) + (f"security group {name} ({group_id})" if name else group_id)
+
+
 def _rules_issue(actual: frozenset[net.Rule], wanted: frozenset[net.Rule]) -> str:
-    extra, missing = sorted(map(str, actual - wanted)), sorted(map(str, wanted - actual))
+    extra, missing = sorted(map(_show_rule, actual - wanted)), sorted(map(_show_rule, wanted - actual))
     parts = []
     if extra:
         parts.append(f"it also allows {'; '.join(extra)}")

@@ -73,10 +73,10 @@ def _push_scanning(repository: Resource) -> str:
             rule, repository["repositoryName"]
         ):
             filters = ", ".join(f.get("filter", "") for f in rule.get("repositoryFilters", []))
-            return f"on push (registry {scan_type.lower()} scanning rule {filters}, {rule['scanFrequency']})"
+            return f"enabled (registry {scan_type.lower()} scanning rule {filters}, {rule['scanFrequency']})"
     if scan_type == "BASIC" and (repository.get("imageScanningConfiguration") or {}).get("scanOnPush"):
-        return "on push (the repository's setting)"
-    return "not on push"
+        return "enabled (the repository's setting)"
+    return "disabled"
 
 
 def scan_on_push(enabled: bool = True) -> Requirement:
@@ -85,9 +85,9 @@ def scan_on_push(enabled: bool = True) -> Requirement:
     and the repository's own setting no longer applies)."""
     return require(
         "scan on push",
-        "on push" if enabled else "not on push",
+        "enabled" if enabled else "disabled",
         _push_scanning,
-        compare=lambda actual, _: actual.startswith("on push") == enabled,
+        compare=lambda actual, _: actual.startswith("enabled") == enabled,
         hint="Turn on scan on push for the repository, or add a registry scanning rule that covers it.",
     )
 

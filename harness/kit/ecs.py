@@ -312,11 +312,24 @@ def _to_group(route: dict[str, Any], group: Any) -> bool:
     return refs.current().same(refs.LOG_GROUP, sent, group)
 
 
-def _show_route(route: dict[str, Any]) -> str:
+def _group_name(group: str | None) -> str | None:
+    """A log group as a learner names it: `/ecs/orders`, not `arn:aws:logs:...:log-group:/ecs/orders:*`."""
+    match = re.fullmatch(r"arn:[^:]+:logs:[^:]*:[^:]*:log-group:(.+?)(?::\*)?", group or "")
+    return match.group(1) if match else group
+
+
+def _show_route(route: dict[str, Any], wanted: str | None) -> str:
+    """Where one container's logs go, said against where they should go."""
     if route["driver"] != "awslogs":
-        return f"{route['container']} with the {route['driver'] or 'no'} log driver"
-    lacking = f" without {' or '.join(route['lacks'])}" if route["lacks"] else ""
-    return f"{route['container']} to {route['group']}{lacking}"
+        return f"container {route['container']} uses the {route['driver'] or 'no'} log driver, not awslogs to {wanted}"
+    if not route["group"]:
+        return f"container {route['container']} uses the awslogs driver without awslogs-group, not to {wanted}"
+    if route["lacks"]:
+        return (
+            f"container {route['container']} sends its logs to {route['group']} without "
+            f"{' or '.join(route['lacks'])} (awslogs driver), so the task cannot start"
+        )
+    return f"container {route['container']} sends its logs to {route['group']}, not to {wanted} (awslogs driver)"
 
 
 @later
@@ -325,7 +338,7 @@ def logs_to(group: Resource | str | None, container: str | None = None) -> Requi
     logs of the container named `container`, or without one, of at least one container (a sidecar may log
     elsewhere). Another driver (splunk, awsfirelens, none) does not count, nor a route the task cannot start
     with: without awslogs-region, or without awslogs-stream-prefix on a task that can run on Fargate."""
-    wanted = refs.shown(refs.LOG_GROUP, group)
+    wanted = _group_name(refs.shown(refs.LOG_GROUP, group))
     whose = f"container {container}" if container else "a container"
     return require(
         "log groups",
@@ -333,8 +346,9 @@ def logs_to(group: Resource | str | None, container: str | None = None) -> Requi
         lambda t: _log_routes(t, container),
         compare=lambda routes, _: any(_to_group(r, group) for r in routes),
         explain=lambda routes: (
-            f"{'; '.join(map(_show_route, routes)) if routes else f'it has no {whose}'}: "
-            f"not {whose} to {wanted} with the awslogs driver."
+            "; ".join(_show_route(route, wanted) for route in routes) + "."
+            if routes
+            else f"it has no {whose}, so no container sends its logs to {wanted}."
         ),
         hint=f"Set the container's log configuration to the awslogs driver with awslogs-group {wanted}, "
         "awslogs-region and awslogs-stream-prefix.",

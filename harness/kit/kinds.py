@@ -69,8 +69,11 @@ class Kind:
     it says which NotFound codes count and whether a NotFound is retried. `settling(resource)` names the
     transitional state a resource is in while AWS is still creating or changing it (`"state pending"`), None once
     it has settled: such a resource answers `pending`, never `pass`, and `fail` only for what else is wrong;
-    `retry_after_s` is when to ask again. `short(id)` is `{name}` for a kind whose id is compound
-    (`www.example.com|Z123|A` -> `www.example.com A`); by default an ARN's or URL's last part.
+    `retry_after_s` is when to ask again. `title(resource)` is the name a learner gave the described resource
+    where its id is not that name (a security group's GroupName beside its sg- id, a secret's Name without the
+    random suffix its ARN carries): a sentence names it by that.
+    `short(id)` is `{name}` for a kind whose id is compound (`www.example.com|Z123|A` -> `www.example.com A`);
+    by default an ARN's or URL's last part.
     """
 
     type: str
@@ -80,6 +83,7 @@ class Kind:
     service: str | None = None
     settling: Callable[[Resource], str | None] | None = None
     retry_after_s: int = 30
+    title: Callable[[Resource], str | None] | None = None
     short: Callable[[str], str] | None = None
 
     @property
@@ -93,8 +97,12 @@ class Kind:
         S3 bucket's name is global, but the bucket is in a region)."""
         return self.service_name not in REGIONLESS_SERVICES
 
-    def describe(self, resource_id: str) -> str:
-        """`VPC vpc-0abc`: how a sentence names one."""
+    def describe(self, resource_id: str, resource: Resource | None = None) -> str:
+        """`VPC vpc-0abc`: how a sentence names one; given the described resource, by its `title` where the kind
+        has one (`security group db (sg-0abc)`, `secret orders/db-password`)."""
+        title = self.title(resource) if self.title is not None and resource is not None else None
+        if title and title != resource_id:
+            return f"{self.noun} {title}" if "{id}" not in self.naming else f"{self.noun} {title} ({resource_id})"
         name = self.short(resource_id) if self.short is not None else short_name(resource_id)
         return self.naming.format(noun=self.noun, id=resource_id, name=name)
 

@@ -62,10 +62,12 @@ KEY = register(
         _fetch_key,
         settling=state_in("KeyState", {"Creating", "Updating"}),
         retry_after_s=10,
+        title=lambda key: ", ".join(key.get("Aliases") or ()) or None,
     )
 )
 """`describe_key`'s key metadata (`KeyId`, `Arn`, `KeyState`, `KeyUsage`, `KeySpec`, `KeyManager`) plus
-`RotationEnabled`, `Aliases` (their names) and `KeyPolicy` (JSON text), each read when first used."""
+`RotationEnabled`, `Aliases` (their names) and `KeyPolicy` (JSON text), each read when first used. A key is named
+by its aliases where it has any (`KMS key alias/orders (1234abcd-...)`)."""
 ALIAS = register(Kind("AWS::KMS::Alias", "KMS alias", _fetch_alias))
 """`list_aliases`' alias: `{"AliasName": "alias/orders", "AliasArn", "TargetKeyId"}`."""
 

@@ -207,7 +207,7 @@ class Judging:
 
     def _evaluate(self, requirement: Requirement, candidate: Candidate, finding: Finding) -> Outcome:
         with refs.resolving(self.resolver.at(finding.regions.get(candidate[0]))):
-            return requirement.evaluate(candidate[1], finding.kind.describe(candidate[0]))
+            return requirement.evaluate(candidate[1], finding.kind.describe(candidate[0], candidate[1]))
 
 
 def _id(candidate: Candidate | None) -> str | None:

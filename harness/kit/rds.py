@@ -3,6 +3,7 @@ id = DBInstanceIdentifier) and a DB subnet group (id = its name)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -111,14 +112,30 @@ def backup_retention(days: int | Bound) -> Requirement:
     return attribute("backup retention (days)", "BackupRetentionPeriod", days)
 
 
+DEFAULT_KEY = "alias/aws/rds"
+"""The AWS managed key an encrypted instance gets when none is chosen."""
+
+_KEY_SPELLING = re.compile(r"arn:.+|alias/.+|(mrk-)?[0-9a-f]{32}|[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}")
+
+
+def _storage_key(db: Resource) -> str | None:
+    """The key encrypting the instance's storage, None when unencrypted; a `KmsKeyId` that spells no key (an
+    emulator's placeholder for "none chosen") is the AWS managed key, as AWS would report it."""
+    if not db.get("StorageEncrypted"):
+        return None
+    key = db.get("KmsKeyId")
+    return key if key and _KEY_SPELLING.fullmatch(key) else DEFAULT_KEY
+
+
 @later
 def encrypted_with(key: Resource | str | None) -> Requirement:
-    """Storage encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN."""
+    """Storage encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN
+    (`alias/aws/rds` is the AWS managed key an encrypted instance gets when none is chosen)."""
     return refs.refers(
         "KMS key",
         kms.KEY_REFERENCE,
         key,
-        lambda db: db.get("KmsKeyId") if db.get("StorageEncrypted") else None,
+        _storage_key,
         hint="The KMS key is chosen at creation: recreate the instance encrypted with the step's key.",
     )
 

@@ -27,7 +27,9 @@ def _fetch_secret(session: Any, secret_id: str) -> Resource | None:
     )
 
 
-SECRET = register(Kind("AWS::SecretsManager::Secret", "secret", _fetch_secret, naming="{noun} {name}"))
+SECRET = register(
+    Kind("AWS::SecretsManager::Secret", "secret", _fetch_secret, naming="{noun} {name}", title=lambda s: s.get("Name"))
+)
 """`describe_secret`'s secret (`Name`, `ARN`, `KmsKeyId`, `Description`, `RotationEnabled`, `RotationLambdaARN`,
 `RotationRules`: `{"AutomaticallyAfterDays" | "ScheduleExpression"}`) plus `ResourcePolicy` (JSON text or None),
 read when first used."""

@@ -338,11 +338,11 @@ class Step:
         if verdict.fit is Fit.FITS:
             entry["status"] = "found"
         elif verdict.fit is Fit.PENDING:
-            self._wait(name, kind, candidate[0], verdict)
+            self._wait(name, kind, candidate, verdict)
         else:
             with refs.resolving(self.resolver.at(region)):  # a miss's sentence may name what a reference resolved to
                 first = closest.named_miss(verdict, opaque)
-                self._miss(name, kind, candidate[0], first, critical=finding.critical)
+                self._miss(name, kind, candidate, first, critical=finding.critical)
 
     def _closest(self, judging: Judging, finding: Finding, name: str, taken: dict[str, str]) -> Candidate | None:
         """The free candidate the learner most plausibly meant (`closest.rank`), or None after recording why there
@@ -402,10 +402,10 @@ class Step:
         judging.trial[name] = None
         return verdict
 
-    def _miss(self, name: str, kind: Kind, resource_id: str, first: Outcome, *, critical: bool) -> None:
+    def _miss(self, name: str, kind: Kind, candidate: Candidate, first: Outcome, *, critical: bool) -> None:
         """Output `name`'s closest candidate misses `first` (its first wrong requirement): the step's failure."""
         hint = first.hint or self._hint(name, first.requirement.check, kind)
-        subject = kind.describe(resource_id)
+        subject = kind.describe(*candidate)
         self._fail(
             name,
             first.issue(subject),
@@ -417,9 +417,9 @@ class Step:
             actual=first.actual,
         )
 
-    def _wait(self, name: str, kind: Kind, resource_id: str, verdict: Verdict) -> None:
+    def _wait(self, name: str, kind: Kind, candidate: Candidate, verdict: Verdict) -> None:
         """Output `name`'s resource is right so far, and AWS has not finished with it: not yet, not wrong."""
-        subject = kind.describe(resource_id)
+        subject = kind.describe(*candidate)
         subject = subject[:1].upper() + subject[1:]
         if verdict.settling:
             self._checks.append(_check_record(name, "settled", False, "settled", verdict.settling))

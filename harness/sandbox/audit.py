@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from harness.core.account import Account
 from harness.core.contract import Operation
+from harness.sandbox.owner import Owner
 from harness.sandbox.tap import Tap
 
 MAX_LOGGED = 1000  # operations one evaluation's log keeps; the rest are counted
@@ -52,6 +53,7 @@ class Evaluation:
     unlogged: Counter[str] = field(default_factory=Counter)  # operations past MAX_LOGGED, by outcome
     closing: bool = False  # ending: no request is forwarded any more
     over: bool = False  # ended: nothing more is logged
+    owner: Owner = field(default_factory=Owner)  # the sandbox account's id and buckets, learned when first needed
 
     def record(self, operation: Operation) -> None:
         with self.lock:

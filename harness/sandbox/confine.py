@@ -44,7 +44,7 @@ SHARED_ONLY = ("own_uid",)
 GAPS = {
     "network_namespace": "a module may connect to unix sockets the service's uid may write (pathname ones)",
     "ipc_uts_namespaces": "a module sees the host's name",
-    "own_uid": "evaluations share the service's uid: a process count or a file lock of one is felt by others",
+    "own_uid": "evaluations share the service's uid: the process count of one is felt by others",
     "seccomp": (
         "a module may open network sockets, trace, signal, renice or limit processes of its uid, change its files'"
         " modes, times and extended attributes, and hold SysV shared memory"
@@ -53,6 +53,15 @@ GAPS = {
     "subreaper": "what a module's processes leave may outlive its answer",
     "rlimits": "a module may exhaust memory, CPU, processes and files",
 }
+
+# What no mode stops: evaluations running at once share these, and one may time what another does to them.
+SHARED_CHANNELS = (
+    "evaluations running at once share the CPU, the gateway and the AWS endpoint: one may slow another, which may"
+    " time it",
+    "a module's first call to a service or region the lab's files do not name loads its model and resolves its"
+    " endpoint in the gateway, which keeps them for later evaluations (in any account): one may time whether"
+    " another called it",
+)
 
 
 @dataclass(frozen=True)
@@ -111,7 +120,7 @@ class Protections:
             said.append("a module may learn which process ids exist on the host (kill and pidfd_open answer so)")
         if not (self.pid_namespace or self.landlock_scopes):
             said.append("a module may signal only its own process, not its children")
-        return said + [GAPS[name] for name in self.missing() if name in GAPS]
+        return said + [GAPS[name] for name in self.missing() if name in GAPS] + list(SHARED_CHANNELS)
 
     def notice(self) -> str | None:
         """The one short line `stepeval test` and `run` print: the mode and the protections off that matter to the

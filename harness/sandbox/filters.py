@@ -110,6 +110,9 @@ REFUSED_CALLS = (
     "fanotify_mark",
     "listmount",
     "statmount",
+    # a lock on a file every evaluation may open read-only (the standard library's) is a channel between two
+    # running at once (issue 31: a 16-character tag passed by flock); fcntl's locks are refused below
+    "flock",
 )
 # Calls newer than the libseccomp of some distributions, by their numbers (the same on every architecture since
 # Linux 5.1), so that an older libseccomp still refuses them.
@@ -165,6 +168,9 @@ NAMESPACE_FLAGS = (
 )
 PR_SET_DUMPABLE = 4
 F_SETPIPE_SZ = 1031
+# fcntl commands that lock, lease or watch a file (F_GETLK .. F_SETLKW, F_OFD_*, F_SETLEASE, F_GETLEASE, F_NOTIFY):
+# each is seen by another process holding the same file
+LOCKING_COMMANDS = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
 INT_BITS = 0xFFFFFFFF  # an int argument: the kernel reads its low 32 bits only, so the filter must too
 LANDLOCK_SCOPE_ABI = 6
 
@@ -200,7 +206,8 @@ def seccomp_filter(*, pid_namespace: bool, signal_only_self: bool) -> Any:
     for family_call in ("socket", "socketpair"):
         rules.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), family_call, sc.Arg(0, sc.NE, socket.AF_UNIX))
     rules.add_rule(refuse, "prctl", sc.Arg(0, sc.MASKED_EQ, INT_BITS, PR_SET_DUMPABLE))
-    rules.add_rule(refuse, "fcntl", sc.Arg(1, sc.MASKED_EQ, INT_BITS, F_SETPIPE_SZ))
+    for command in (F_SETPIPE_SZ, *LOCKING_COMMANDS):
+        rules.add_rule(refuse, "fcntl", sc.Arg(1, sc.MASKED_EQ, INT_BITS, command))
     another = (sc.GT, 1) if pid_namespace else (sc.NE, 0)  # a pid that is not its own
     for call in OWN_PID_CALLS:
         rules.add_rule(refuse, call, sc.Arg(0, *another))

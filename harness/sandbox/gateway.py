@@ -24,8 +24,9 @@ import struct
 import sys
 import threading
 import time
+import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit
@@ -53,6 +54,7 @@ from harness.sandbox.operations import (
     prepare,
     secret_asked,
 )
+from harness.sandbox.owner import NotTheSandboxs, account_from, bucket_of, buckets_from, named_accounts, stale
 from harness.sandbox.tap import MAX_RECORDED_BODY_BYTES, Canned, Exchange, RawRequest, Tap
 from harness.sandbox.unreachable import unreachable
 from harness.sandbox.upstream import HOP_BY_HOP, Upstream, emulator_route, forwarded_headers, upstream_for
@@ -155,6 +157,13 @@ class GatewayHandler(socketserver.BaseRequestHandler):
                 self.send_canned(raw.method, canned)
                 return
             upstream = upstream_for(evaluation.sandbox, service, region)
+            try:
+                self.keep_to_the_sandbox(evaluation, service, region, request, identified)
+            except NotTheSandboxs as other:
+                detail = f"{service}:{operation}: {other}"
+                self.log(evaluation, service, operation, started, allowed=True, status=404, detail=detail)
+                self.answer_error(service, 404, "NoSuchBucket", str(other))  # as the endpoint answers for a bucket
+                return  # the account does not have: a check that it exists fails, as it should
             response = self.open_upstream(evaluation, upstream, service, request, identified)
         except Refused as refused:
             reason, status = str(refused), refused.status
@@ -187,14 +196,11 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         headers = [(k, v) for k, v in response.headers.items() if k.lower() not in HOP_BY_HOP]
         entry = loaded(service)
         model = entry.model.operation_model(operation)
-        if 200 <= response.status < 300 and redact.needed(entry.secrets, model):
+        headers = redact.redact_header_bags(model, headers)
+        if 200 <= response.status < 300 and redact.needed(entry.secrets, model, identified.protocol):
             try:
-                if not self.server.gateway.redacting.acquire(timeout=redact.WAIT_S):
-                    raise redact.Unredactable(f"no turn to blank it within {redact.WAIT_S:g} s")
-                try:
+                with self.turn_to_blank(response):
                     body = redact.redact(entry.secrets, model, identified.protocol, self.read_whole(response))
-                finally:
-                    self.server.gateway.redacting.release()
             except redact.Unredactable as exc:
                 detail = f"its answer's secrets could not be removed: {exc}"
                 self.log(evaluation, service, operation, started, allowed=True, status=502, detail=detail)
@@ -213,6 +219,21 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         if tap is not None:
             body, truncated = kept[:MAX_RECORDED_BODY_BYTES], len(kept) > MAX_RECORDED_BODY_BYTES
             tap.observe(Exchange(service, region, operation, request, response.status, headers, body, truncated))
+
+    @contextlib.contextmanager
+    def turn_to_blank(self, response: urllib3.BaseHTTPResponse) -> Iterator[None]:
+        """A turn among the answers being blanked at once (redact.AT_ONCE) for an answer that may be large (of
+        unknown length, compressed, or over redact.UNGATED_BYTES); a small one needs none."""
+        length = response.headers.get("content-length", "")
+        if length.isdigit() and int(length) <= redact.UNGATED_BYTES and not response.headers.get("content-encoding"):
+            yield
+            return
+        if not self.server.gateway.redacting.acquire(timeout=redact.WAIT_S):
+            raise redact.Unredactable(f"no turn to blank it within {redact.WAIT_S:g} s")
+        try:
+            yield
+        finally:
+            self.server.gateway.redacting.release()
 
     def log(self, evaluation: Evaluation, service: str, operation: str, started: float, **outcome: Any) -> None:
         ms = round((time.perf_counter() - started) * 1000, 3)
@@ -250,6 +271,83 @@ class GatewayHandler(socketserver.BaseRequestHandler):
             name = identified.operations[0]
             raise Refused(403, f"refused {service}:{name}: {asked} asks for secrets in the answer", name)
         return identified
+
+    def keep_to_the_sandbox(
+        self, evaluation: Evaluation, service: str, region: str, request: RawRequest, identified: Identified
+    ) -> None:
+        """Refused when the request names another account than the sandbox's (an ARN's, an account-id
+        parameter's); NotTheSandboxs for an S3 bucket the sandbox account does not own (harness/sandbox/owner.py)."""
+        operation = identified.operations[0]
+        named = named_accounts(request)
+        if named:
+            own = self.own_account(evaluation, region)
+            other = sorted(named - {own})
+            if other:
+                reason = f"refused {service}:{operation}: it names account {other[0]}, not the sandbox account's"
+                raise Refused(403, reason, operation)
+        if service != "s3":
+            return
+        bucket = bucket_of(loaded(service).model.operation_model(operation), request)
+        if bucket is not None and bucket not in self.own_buckets(evaluation, region, bucket):
+            raise NotTheSandboxs(f"bucket {bucket[:80]!r} is not the sandbox account's", bucket)
+
+    def own_account(self, evaluation: Evaluation, region: str) -> str:
+        """The sandbox's account id, asked of STS with its credentials once per evaluation."""
+        owner = evaluation.owner
+        with owner.lock:
+            if owner.account_id is None:
+                body = b"Action=GetCallerIdentity&Version=2011-06-15"
+                headers = {"content-type": "application/x-www-form-urlencoded; charset=utf-8"}
+                answer = self.ask_upstream(evaluation, "sts", region, "POST", "/", headers, body)
+                try:
+                    owner.account_id = account_from(answer)
+                except (ET.ParseError, ValueError):
+                    raise UpstreamFailed("STS did not say which account the sandbox is") from None
+            return owner.account_id
+
+    def own_buckets(self, evaluation: Evaluation, region: str, bucket: str) -> frozenset[str]:
+        """The sandbox account's buckets, listed with its credentials once per evaluation (again when `bucket` is
+        not among them and the list is older than owner.RELIST_S)."""
+        owner = evaluation.owner
+        with owner.lock:
+            if owner.buckets is None or (bucket not in owner.buckets and stale(owner)):
+                answer = self.ask_upstream(evaluation, "s3", region, "GET", "/", {}, b"")
+                try:
+                    owner.buckets = buckets_from(answer)
+                except ET.ParseError:
+                    raise UpstreamFailed("S3 did not list the sandbox account's buckets") from None
+                owner.listed_at = time.monotonic()
+            return owner.buckets
+
+    def ask_upstream(
+        self, evaluation: Evaluation, service: str, region: str, method: str, path: str, headers: dict[str, str],
+        body: bytes,
+    ) -> bytes:  # fmt: skip
+        """The gateway's own read, signed with the evaluation's credentials: its answer's body (UpstreamFailed when
+        it is not a 200)."""
+        upstream = upstream_for(evaluation.sandbox, service, region)
+        url = upstream.endpoint_url.rstrip("/") + path
+        aws_request = AWSRequest(method=method, url=url, data=body, headers=headers)
+        creds = evaluation.sandbox.credentials
+        signer = S3SigV4Auth if upstream.signing_name == "s3" else SigV4Auth
+        signer(
+            BotoCredentials(creds.access_key, creds.secret_key, creds.token),
+            upstream.signing_name,
+            upstream.signing_region,
+        ).add_auth(aws_request)
+        try:
+            response = self.server.gateway.http.urlopen(
+                method, url, body=body or None, headers=dict(aws_request.headers.items()), retries=False,
+                redirect=False, timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT_S, read=READ_TIMEOUT_S),
+            )  # fmt: skip
+        except urllib3.exceptions.HTTPError as exc:
+            detail = unreachable(
+                upstream.endpoint_url, exc, connect_timeout_s=CONNECT_TIMEOUT_S, read_timeout_s=READ_TIMEOUT_S
+            )
+            raise UpstreamFailed(detail) from None
+        if response.status != 200:
+            raise UpstreamFailed(f"{service} answered {response.status} to the gateway's own read of the account")
+        return bytes(response.data[: redact.MAX_REDACTED_BYTES])
 
     def open_upstream(
         self, evaluation: Evaluation, upstream: Upstream, service: str, request: RawRequest, identified: Identified

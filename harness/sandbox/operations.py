@@ -98,9 +98,25 @@ def _route(model: ServiceModel, operation: str) -> Route:
         (key, None if not sep else value)
         for key, sep, value in (item.partition("=") for item in query.split("&") if item)
         if key != UNSENT_QUERY_KEY
-    )
+    ) + _required_query_members(model.operation_model(operation))
     return Route(
         operation, http.get("method", "POST"), re.compile("".join(regex)), required, (literal_chars, len(required))
+    )
+
+
+def _required_query_members(operation: OperationModel) -> tuple[tuple[str, None], ...]:
+    """The query keys of the members the operation cannot be made without (S3's `uploadId`): a request without one
+    is no reading of it (`CompleteMultipartUpload` is no reading of `SelectObjectContent`'s `?select`), since no
+    endpoint can do it without its key; any value."""
+    shape = operation.input_shape
+    if shape is None:
+        return ()
+    return tuple(
+        (str(member.serialization.get("name", name)), None)
+        for name, member in shape.members.items()
+        if name in shape.required_members
+        and member.serialization.get("location") == "querystring"
+        and member.type_name not in ("list", "map")  # botocore leaves an empty one out
     )
 
 

@@ -19,30 +19,53 @@ from typing import Any
 
 from botocore.model import OperationModel, Shape
 
-from harness.core.secret_shapes import NAME_NAMES, VALUE_NAMES, ModelSecrets, Secret, secret_entry
+from harness.core.secret_shapes import (
+    NAME_NAMES,
+    VALUE_NAMES,
+    ModelSecrets,
+    Secret,
+    looks_like_credential,
+    secret_entry,
+)
 
 MARKER = "(removed by the stepeval gateway: a secret)"
 MAX_REDACTED_BYTES = 4 * 1024 * 1024  # an answer read whole to blank its secrets
 AT_ONCE = 2  # answers being blanked at once in this process (a parsed answer takes several times its size)
+UNGATED_BYTES = 64 * 1024  # an answer of a known length up to this, uncompressed, is blanked without a turn
 WAIT_S = 30.0  # for a turn to blank one
 XML_PROTOCOLS = frozenset({"query", "ec2", "rest-xml"})
 JSON_PROTOCOLS = frozenset({"json", "rest-json"})
 NAMESPACE = re.compile(r"\{[^}]*\}")
+XML_ENVELOPE = frozenset({"ResponseMetadata", "requestId", "RequestId"})  # around an answer, not in its model
+VALUE_SUFFIX = "value"  # a structure naming a value: the members that hold it...
+NAME_SUFFIXES = ("name", "key")  # ...and those that name it
+SECRET_FLAGS = frozenset({"isvaluesecret", "issecret"})  # a flag saying a pair's value is a secret
+PAGING = re.compile(r"(?:Next|Continuation|Pagination|Page)\w*(?:Token|Marker)|Marker", re.I)  # a next page
 
 
 class Unredactable(Exception):
     """An answer whose secrets cannot be taken out: it is not relayed."""
 
 
-def needed(secrets: ModelSecrets, operation: OperationModel) -> bool:
-    """Whether answers of `operation` can hold a secret."""
-    return secrets.holds(operation.output_shape)
+def needed(secrets: ModelSecrets, operation: OperationModel, protocol: str) -> bool:
+    """Whether answers of `operation` are read whole and blanked: those whose model names a secret, and every
+    answer with a JSON or XML body (a member its model does not know, a credential under any map's key or in any
+    text may sit in any of them); not a raw payload (an object's bytes), nor an event stream."""
+    if secrets.holds(operation.output_shape):
+        return True
+    shape = operation.output_shape
+    if shape is None or protocol not in XML_PROTOCOLS | JSON_PROTOCOLS or operation.has_event_stream_output:
+        return False
+    payload = _payload(operation)
+    if payload is not None:
+        return payload[1].type_name not in ("blob", "string")
+    return any(not member.serialization.get("location") for member in shape.members.values())
 
 
 def obstacle(secrets: ModelSecrets, operation: OperationModel, protocol: str) -> str | None:
     """Why an answer of `operation` in `protocol` could not have its secrets taken out (checked before the request
     goes: it is then refused), or None."""
-    if not needed(secrets, operation):
+    if not secrets.holds(operation.output_shape):
         return None
     if protocol not in XML_PROTOCOLS | JSON_PROTOCOLS:
         return f"its answer holds secrets, which the gateway removes from JSON and XML only, not {protocol}"
@@ -92,10 +115,63 @@ def redact_headers(
     ]
 
 
+def redact_header_bags(operation: OperationModel, headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The answer's headers, those of a bag of headers its model names (S3's `x-amz-meta-*`) whose key names a
+    credential (`x-amz-meta-password`) or whose value looks like one blanked: a learner's metadata, any read."""
+    shape = operation.output_shape
+    if shape is None or shape.type_name != "structure":
+        return headers
+    prefixes = tuple(
+        str(member.serialization.get("name", name)).lower()
+        for name, member in shape.members.items()
+        if member.serialization.get("location") == "headers"
+    )
+    if not prefixes:
+        return headers
+    return [
+        (k, MARKER if k.lower().startswith(prefixes) and secret_entry(k.lower().removeprefix(_prefix(k, prefixes)), v)
+         else v)
+        for k, v in headers
+    ]  # fmt: skip
+
+
+def _prefix(header: str, prefixes: tuple[str, ...]) -> str:
+    return next((p for p in prefixes if header.lower().startswith(p)), "")
+
+
 def _payload(operation: OperationModel) -> tuple[str, Shape] | None:
     shape = operation.output_shape
     name = shape.serialization.get("payload") if shape is not None else None
     return (name, shape.members[name]) if name else None
+
+
+# -- what is kept, whatever the member ------------------------------------------------------------------------------
+
+
+def _paired(shape: Shape) -> tuple[list[str], list[str]]:
+    """A structure that names a value (`{Name, Value}`, `{Key, Value}`, `{ParameterKey, ParameterValue,
+    ResolvedValue}`): its members that name (text ending in Name or Key) and those that hold the value."""
+    values = [n for n, m in shape.members.items() if n.lower().endswith(VALUE_SUFFIX) and _text(m)]
+    if not values:
+        return [], []
+    names = [n for n, m in shape.members.items() if n.lower().endswith(NAME_SUFFIXES) and _text(m)]
+    return names, values
+
+
+def _text(shape: Shape) -> bool:
+    return shape.type_name == "string" and not getattr(shape, "enum", None)
+
+
+def _document(value: Any) -> Any:
+    """A free-form value (a document, or one the model does not describe): its credential-looking text and the values
+    under credential-named keys blanked, at any depth."""
+    if isinstance(value, str):
+        return MARKER if looks_like_credential(value) else value
+    if isinstance(value, list):
+        return [_document(item) for item in value]
+    if isinstance(value, dict):
+        return {k: MARKER if secret_entry(k, v) else _document(v) for k, v in value.items()}
+    return value
 
 
 # -- JSON ----------------------------------------------------------------------------------------------------------
@@ -108,29 +184,59 @@ def _redact_json(secrets: ModelSecrets, shape: Shape | None, body: bytes) -> byt
         document = json.loads(body)
     except (ValueError, RecursionError):
         raise Unredactable("an answer that is not the JSON its protocol says") from None
-    return json.dumps(_json(secrets, document, shape), separators=(",", ":")).encode()
+    try:
+        kept = _json(secrets, document, shape)
+        return json.dumps(kept, separators=(",", ":")).encode()
+    except RecursionError:
+        raise Unredactable("an answer nested deeper than the gateway reads") from None
 
 
 def _json(secrets: ModelSecrets, value: Any, shape: Shape) -> Any:
-    if value is None or not secrets.holds(shape):
-        return value
-    if shape.type_name == "structure" and isinstance(value, dict):
-        for name, member in shape.members.items():
-            if member.serialization.get("location"):
+    """`value` as a value of `shape`: what the model does not describe blanked (an unmodelled member, a value of the
+    wrong type), the model's secrets blanked, credential-named entries of any map and credential-looking text
+    blanked; the rest kept."""
+    if value is None:
+        return None
+    kind = shape.type_name
+    if isinstance(value, str):
+        if kind in ("structure", "list", "map"):
+            return MARKER
+        return MARKER if looks_like_credential(value) else value
+    if kind == "structure" and shape.is_document_type:
+        return _document(value)
+    if kind == "structure" and isinstance(value, dict):
+        for key in list(value):
+            found = _member_by_wire(shape, key)
+            if found is None:
+                value[key] = MARKER  # a member the model does not know: nothing says it is safe
                 continue
-            key = str(member.serialization.get("name", name))
-            for found in [k for k in value if k == key or k.lower() == key.lower()]:
-                how = secrets.member(shape, name)
-                if how is Secret.KEYED:
-                    value[found] = _json_keyed(value[found], member)
-                elif how is not None:
-                    value[found] = _json_blank(value[found], member)
-                else:
-                    value[found] = _json(secrets, value[found], member)
-    elif shape.type_name == "list" and isinstance(value, list):
+            name, member = found
+            how = secrets.member(shape, name)
+            if how is None and PAGING.fullmatch(name):
+                continue  # where the next page starts, which may look like a token and is none
+            if how is Secret.KEYED:
+                value[key] = _json(secrets, _json_keyed(value[key], member), member)
+            elif how is not None:
+                value[key] = _json_blank(value[key], member)
+            else:
+                value[key] = _json(secrets, value[key], member)
+        names, values = _paired(shape)
+        if values:
+            named = [str(value[k]) for k in value if any(k.lower() == n.lower() for n in names)]
+            flagged = any(value.get(k) is True for k in value if k.lower() in SECRET_FLAGS)
+            for key in [k for k in value if any(k.lower() == v.lower() for v in values)]:
+                if flagged or any(secret_entry(n, value[key]) for n in named):
+                    value[key] = MARKER
+        return value
+    if kind == "list" and isinstance(value, list):
         return [_json(secrets, item, shape.member) for item in value]
-    elif shape.type_name == "map" and isinstance(value, dict):
-        return {key: _json(secrets, item, shape.value) for key, item in value.items()}
+    if kind == "map" and isinstance(value, dict):
+        return {
+            key: _json_blank(item, shape.value) if secret_entry(key, item) else _json(secrets, item, shape.value)
+            for key, item in value.items()
+        }
+    if isinstance(value, (dict, list)):
+        return MARKER  # not the shape its model says
     return value
 
 
@@ -150,9 +256,9 @@ def _json_blank(value: Any, shape: Shape) -> Any:
         kept = {}
         for key, item in value.items():
             member = _member_by_wire(shape, key)
-            kept[key] = _json_blank(item, member[1]) if member else (MARKER if isinstance(item, str) else None)
+            kept[key] = _json_blank(item, member[1]) if member else MARKER
         return kept
-    return MARKER if isinstance(value, str) else value
+    return MARKER if isinstance(value, (str, dict, list)) else value
 
 
 def _json_keyed(value: Any, shape: Shape) -> Any:
@@ -171,8 +277,13 @@ def _json_keyed(value: Any, shape: Shape) -> Any:
 
 
 def _member_by_wire(shape: Shape, wire: str) -> tuple[str, Shape] | None:
+    """The member of a JSON body a key is (case aside, as the gateway reads it); None for a key no member is,
+    members sent elsewhere (headers, the status) included."""
+    lowered = wire.lower()
     for name, member in shape.members.items():
-        if str(member.serialization.get("name", name)).lower() == wire.lower():
+        if member.serialization.get("location"):
+            continue
+        if str(member.serialization.get("name", name)).lower() == lowered:
             return name, member
     return None
 
@@ -191,12 +302,18 @@ def _redact_xml(secrets: ModelSecrets, shape: Shape | None, body: bytes) -> byte
         root = ET.fromstring(body)
     except ET.ParseError:
         raise Unredactable("an answer that is not the XML its protocol says") from None
-    start = [root]
     wrapper = shape.serialization.get("resultWrapper")
-    if wrapper:
-        start = [child for child in root if _local(child.tag) == wrapper]
-    for element in start:
-        _xml(secrets, element, shape)
+    try:
+        if wrapper:
+            for child in root:
+                if _local(child.tag) == wrapper:
+                    _xml(secrets, child, shape)
+                elif _local(child.tag) not in XML_ENVELOPE:
+                    _xml_unmodelled(child)
+        else:
+            _xml(secrets, root, shape)
+    except RecursionError:
+        raise Unredactable("an answer nested deeper than the gateway reads") from None
     namespace = root.tag[1:].split("}")[0] if root.tag.startswith("{") else None
     try:
         return ET.tostring(root, encoding="utf-8", default_namespace=namespace)
@@ -213,10 +330,25 @@ def _xml_key(name: str, member: Shape) -> str:
     return str(member.serialization.get("name", name))
 
 
+def _xml_unmodelled(element: ET.Element) -> None:
+    for child in list(element):
+        element.remove(child)
+    element.attrib.clear()
+    element.text = MARKER
+
+
+def _xml_text(element: ET.Element) -> None:
+    """A leaf: its text kept unless it looks like a credential; elements under a leaf are none of the model's."""
+    if len(element):
+        _xml_unmodelled(element)
+    elif element.text and looks_like_credential(element.text):
+        element.text = MARKER
+
+
 def _xml(secrets: ModelSecrets, element: ET.Element, shape: Shape) -> None:
-    if not secrets.holds(shape):
-        return
-    if shape.type_name == "structure":
+    kind = shape.type_name
+    if kind == "structure":
+        by_key: dict[str, tuple[str, Shape]] = {}
         for name, member in shape.members.items():
             if member.serialization.get("location") or member.serialization.get("eventheader"):
                 continue
@@ -226,28 +358,63 @@ def _xml(secrets: ModelSecrets, element: ET.Element, shape: Shape) -> None:
                     for attribute in [a for a in element.attrib if _local(a).lower() == name.lower()]:
                         element.attrib[attribute] = MARKER
                 continue
-            key = _xml_key(name, member)
-            nodes = [child for child in element if _local(child.tag) == key]
-            flattened = member.type_name in ("list", "map") and member.serialization.get("flattened")
-            for node in nodes:
-                if how is Secret.KEYED:
-                    _xml_keyed(node, member, flattened=bool(flattened))
-                elif how:
-                    _xml_blank(node, member, flattened=bool(flattened))
-                elif flattened:
-                    _xml(secrets, node, member.member if member.type_name == "list" else member)
-                else:
-                    _xml(secrets, node, member)
-    elif shape.type_name == "list":
+            by_key[_xml_key(name, member)] = (name, member)
+        for node in list(element):
+            tag = _local(node.tag)
+            if tag not in by_key:
+                if tag not in XML_ENVELOPE:
+                    _xml_unmodelled(node)  # an element the model does not know: nothing says it is safe
+                continue
+            name, member = by_key[tag]
+            how = secrets.member(shape, name)
+            if how is None and PAGING.fullmatch(name):
+                continue  # where the next page starts
+            flattened = member.type_name in ("list", "map") and bool(member.serialization.get("flattened"))
+            if how is Secret.KEYED:
+                _xml_keyed(node, member, flattened=flattened)
+                _xml(secrets, node, member.member if flattened and member.type_name == "list" else member)
+            elif how:
+                _xml_blank(node, member, flattened=flattened)
+            elif flattened and member.type_name == "list":
+                _xml(secrets, node, member.member)
+            elif flattened:
+                _xml_map(secrets, [node], member)
+            else:
+                _xml(secrets, node, member)
+        names, values = _paired(shape)
+        if values:
+            naming = {_xml_key(k, shape.members[k]) for k in names}
+            named = [n.text or "" for n in element if _local(n.tag) in naming]
+            flagged = any(_local(n.tag).lower() in SECRET_FLAGS and (n.text or "").strip() == "true" for n in element)
+            keys = {_xml_key(v, shape.members[v]) for v in values}
+            for node in [n for n in element if _local(n.tag) in keys]:
+                if flagged or any(secret_entry(name, node.text or "") for name in named):
+                    _xml_unmodelled(node)
+    elif kind == "list":
         for item in element:
             _xml(secrets, item, shape.member)
-    elif shape.type_name == "map":
-        entries = [element] if shape.serialization.get("flattened") else list(element)
-        value_name = shape.value.serialization.get("name") or "value"
-        for entry in entries:
-            for part in entry:
-                if _local(part.tag) == value_name:
-                    _xml(secrets, part, shape.value)
+    elif kind == "map":
+        _xml_map(secrets, list(element), shape)
+    else:
+        _xml_text(element)
+
+
+def _xml_map(secrets: ModelSecrets, entries: list[ET.Element], shape: Shape) -> None:
+    """A map's entries: a value under a credential-named key blanked, the others walked as the model says."""
+    key_name = shape.key.serialization.get("name") or "key"
+    value_name = shape.value.serialization.get("name") or "value"
+    for entry in entries:
+        keys = [part.text or "" for part in entry if _local(part.tag) == key_name]
+        for part in entry:
+            tag = _local(part.tag)
+            if tag == key_name:
+                continue
+            if tag != value_name:
+                _xml_unmodelled(part)
+            elif any(secret_entry(key, part.text or "") for key in keys or [""]):
+                _xml_blank(part, shape.value)
+            else:
+                _xml(secrets, part, shape.value)
 
 
 def _xml_blank(element: ET.Element, shape: Shape, *, flattened: bool = False) -> None:

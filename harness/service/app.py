@@ -69,6 +69,11 @@ WEBHOOK_HEADERS = [
 ]
 
 
+BODIES_BYTES = 4 * 1024 * 1024  # of request bodies being read at once (their number: this over the body limit)
+BODY_WAIT_S = 1.0  # for a turn to read a body
+BODY_READ_S = 10.0  # to receive a whole body
+
+
 class Admission:
     """Evaluations admitted (running or waiting for a worker); touched only on the event loop."""
 
@@ -81,6 +86,7 @@ class Admission:
         self.running = 0
         self.gauge = evaluator.metrics.in_flight
         self.slots = asyncio.Semaphore(capacity.workers)
+        self.reading = asyncio.Semaphore(max(1, BODIES_BYTES // evaluator.settings.max_body_bytes))
         self.sts = ThreadPoolExecutor(max(4, min(32, 2 * capacity.workers)), thread_name_prefix="stepeval-sts")
         self.runs = ThreadPoolExecutor(capacity.workers, thread_name_prefix="stepeval-run")
 
@@ -151,10 +157,22 @@ def reload_on_hangup(ev: Evaluator) -> None:
 # -- refusals ------------------------------------------------------------------------------------------------------
 
 
+HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}  # any other refusal of the framework's: `http`
+
+
 async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-    """Starlette's own refusals (404, 405) in the problem body."""
-    problem = Problem(exc.status_code, "not_found" if exc.status_code == 404 else "http", str(exc.detail))
-    return JSONResponse(problem.body(), status_code=exc.status_code, headers=getattr(exc, "headers", None))
+    """The framework's own refusals in the problem body, in our words: no such path (404), a method the path does
+    not take (405, naming those it does, as the Allow header does), any other status as `http`."""
+    headers = getattr(exc, "headers", None) or {}
+    where = f"{request.method} {request.url.path}"
+    if exc.status_code == 404:
+        message = f"{where}: no such path (docs/service.md lists the paths)"
+    elif exc.status_code == 405:
+        message = f"{where}: this path takes {headers.get('allow') or headers.get('Allow') or 'other methods'}"
+    else:
+        message = f"{where}: {exc.detail}"
+    problem = Problem(exc.status_code, HTTP_CODES.get(exc.status_code, "http"), message)
+    return JSONResponse(problem.body(), status_code=exc.status_code, headers=headers or None)
 
 
 async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -252,6 +270,7 @@ EVALUATION_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": ProblemBody, "description": "the body is not JSON"},
     401: {"model": ProblemBody, "description": "missing, wrong or stale webhook signature"},
     409: {"model": ProblemBody, "description": "webhook-id reused with a different body"},
+    408: {"model": ProblemBody, "description": "the body did not arrive in time"},
     413: {"model": ProblemBody, "description": "body over the limit"},
     415: {"model": ProblemBody, "description": "content-type is not application/json"},
     422: {
@@ -260,7 +279,10 @@ EVALUATION_RESPONSES: dict[int | str, dict[str, Any]] = {
         "content": {"application/json": {"example": EXAMPLE_PROBLEM}},
     },
     429: {"model": ProblemBody, "description": "queue full: retry after Retry-After seconds"},
-    503: {"model": ProblemBody, "description": "deadline passed before the evaluation could start"},
+    503: {
+        "model": ProblemBody,
+        "description": "deadline passed before the evaluation could start, or too many bodies being read",
+    },
 }
 
 
@@ -271,7 +293,7 @@ async def evaluations(request: Request) -> Response:
     deadline = started + ev.settings.deadline_s
     request_id: str | None = None
     try:
-        body = await read_body(request, ev)
+        body = await read_body(request, ev, admission_of(request).reading)
         request_id = ev.verifier.verify(body, request.headers)
         admitted = ev.admit(body, request.headers.get("content-type"), request_id, started)
         claims = ev.claims(admitted, deadline)
@@ -291,7 +313,7 @@ async def reload_labs(request: Request) -> Response:
     ev = evaluator_of(request)
     request_id: str | None = None
     try:
-        body = await read_body(request, ev)
+        body = await read_body(request, ev, admission_of(request).reading)
         request_id = ev.verifier.verify(body, request.headers)
         outcome = await asyncio.get_running_loop().run_in_executor(None, ev.reload, "admin")
         return JSONResponse({**outcome, "request_id": request_id})
@@ -322,16 +344,33 @@ def add_evaluations(app: FastAPI) -> None:
     )
 
 
-async def read_body(request: Request, evaluator: Evaluator) -> bytes:
-    """The raw body (signatures cover exact bytes), refused with 413 as soon as it passes the limit."""
+async def read_body(request: Request, evaluator: Evaluator, reading: asyncio.Semaphore) -> bytes:
+    """The raw body (signatures cover exact bytes), refused with 413 as soon as it passes the limit, read by one of
+    a bounded number of readers (503 when none is free within BODY_WAIT_S: unsigned bodies cannot pile up before
+    their signatures are checked) and within BODY_READ_S (408 for a client that stalls)."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit():
         evaluator.check_size(int(declared))
+    try:
+        async with asyncio.timeout(BODY_WAIT_S):
+            await reading.acquire()
+    except TimeoutError:
+        retry = str(evaluator.settings.retry_after_s)
+        raise Problem(
+            503, "busy", f"body: too many bodies being read at once: retry after {retry} s", field="body",
+            headers={"Retry-After": retry},
+        ) from None  # fmt: skip
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        evaluator.check_size(size)
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(BODY_READ_S):
+            async for chunk in request.stream():
+                size += len(chunk)
+                evaluator.check_size(size)
+                chunks.append(chunk)
+    except TimeoutError:
+        raise Problem(408, "timeout", f"body: not received within {BODY_READ_S:g} s", field="body") from None
+    finally:
+        reading.release()
     return b"".join(chunks)
 
 

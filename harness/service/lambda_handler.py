@@ -22,9 +22,12 @@ import threading
 import uuid
 from typing import Any
 
+from pydantic import ValidationError
+
 from harness.sandbox.confine import MINIMUM
 from harness.service.evaluator import Evaluator, Reply
-from harness.service.settings import ServiceSettings
+from harness.service.problems import Problem
+from harness.service.settings import ServiceSettings, settings_problems
 
 LAMBDA_WORKERS = 1
 SAFETY_MARGIN_S = 1.0  # answer this long before Lambda's own timeout would cut us off
@@ -35,20 +38,29 @@ class SandboxRefused(RuntimeError):
     """The sandbox's minimum set does not hold here: the handler evaluates nothing (docs/service.md)."""
 
 
+class SettingsRefused(RuntimeError):
+    """A STEPEVAL_* variable is missing or invalid (one line each, as `stepeval serve` says them): the handler
+    evaluates nothing until the function's configuration is fixed."""
+
+
 _evaluator: Evaluator | None = None
 _lock = threading.Lock()
 
 
 def get_evaluator() -> Evaluator:
-    """The environment's evaluator, built once from STEPEVAL_* variables; SandboxRefused (every invocation) where
-    the sandbox's minimum set does not hold. In Lambda, the function's credentials then leave the environment."""
+    """The environment's evaluator, built once from STEPEVAL_* variables; SettingsRefused (every invocation) when a
+    variable is invalid, SandboxRefused where the sandbox's minimum set does not hold. In Lambda, the function's
+    credentials then leave the environment."""
     global _evaluator
     with _lock:
         if _evaluator is None:
             from harness.core import logs
 
             logs.configure()
-            settings = ServiceSettings()
+            try:
+                settings = ServiceSettings()
+            except ValidationError as exc:
+                raise SettingsRefused("; ".join(settings_problems(exc))) from None
             if settings.workers is None:  # one request at a time here
                 settings = settings.model_copy(update={"workers": LAMBDA_WORKERS})
             evaluator = Evaluator(settings)
@@ -77,8 +89,19 @@ def reset() -> None:
 
 
 def is_http_event(event: Any) -> bool:
-    """A Function URL / API Gateway event carries the raw body and headers; a direct invoke carries the body."""
-    return isinstance(event, dict) and "body" in event and ("headers" in event or "requestContext" in event)
+    """A Function URL / API Gateway event carries the raw body and headers, or at least its request context (a GET
+    has no body); a direct invoke carries the body."""
+    if not isinstance(event, dict):
+        return False
+    return "httpMethod" in event or "requestContext" in event or ("body" in event and "headers" in event)
+
+
+def http_method(event: dict[str, Any]) -> str:
+    """The request's method: API Gateway v1 says it at the top, Function URLs and v2 in requestContext.http."""
+    context = event.get("requestContext")
+    http = context.get("http") if isinstance(context, dict) else None
+    method = event.get("httpMethod") or (http.get("method") if isinstance(http, dict) else None)
+    return str(method or "POST").upper()
 
 
 def budget_s(context: Any) -> float | None:
@@ -89,6 +112,11 @@ def budget_s(context: Any) -> float | None:
 def handler(event: Any, context: Any) -> dict[str, Any]:
     evaluator = get_evaluator()
     if is_http_event(event):
+        method = http_method(event)
+        if method != "POST":  # as the service answers GET /v1/evaluations
+            path = event.get("rawPath") or event.get("path") or "/"
+            problem = Problem(405, "method_not_allowed", f"{method} {path}: this path takes POST")
+            return http_reply(Reply(405, problem.body(), {"allow": "POST"}))
         raw = event.get("body") or ""
         body = base64.b64decode(raw) if event.get("isBase64Encoded") else raw.encode()
         headers = {str(k).lower(): str(v) for k, v in (event.get("headers") or {}).items()}

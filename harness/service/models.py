@@ -129,6 +129,19 @@ class AccountRef(BaseModel):
         return _pattern(value, REGION, "an AWS region such as us-east-1")
 
     @model_validator(mode="after")
+    def _role_in_the_account(self) -> AccountRef:
+        """The role is the sandbox account's own: another account's role would read another account (refused
+        before any STS call, so nothing is assumed there)."""
+        role_account = self.role_arn.split(":")[4]
+        if role_account != self.account_id:
+            raise PydanticCustomError(
+                "account_mismatch",
+                "sandbox.role_arn: the role is in account {role_account}, not in sandbox.account_id {account_id}",
+                {"role_account": role_account, "account_id": self.account_id},
+            )
+        return self
+
+    @model_validator(mode="after")
     def _region_of_the_partition(self) -> AccountRef:
         """The region is one of the role's partition's (botocore's list): us-east-9 is a typo, not a region."""
         partition = self.role_arn.split(":")[1]
@@ -195,6 +208,8 @@ MESSAGES = {
     "model_type": "must be a JSON object",
     "dict_type": "must be a JSON object",
 }
+# errors found by AccountRef's model validators (across fields) -> the field each names
+WHOLE_SANDBOX_ERRORS = {"unknown_region": "sandbox.region", "account_mismatch": "sandbox.role_arn"}
 JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number"}
 
 
@@ -210,8 +225,8 @@ def _describe(err: ErrorDetails) -> FieldError:
         context = err.get("ctx", {})
         message = f"at most {context.get('max_length')} items are accepted, got {context.get('actual_length')}"
         return FieldError(field=field, message=f"{field}: {message}")
-    if err["type"] == "unknown_region":
-        return FieldError(field="sandbox.region", message=err["msg"])
+    if err["type"] in WHOLE_SANDBOX_ERRORS:
+        return FieldError(field=WHOLE_SANDBOX_ERRORS[err["type"]], message=err["msg"])
     message = MESSAGES.get(err["type"]) or err["msg"].removeprefix("Value error, ")
     if err["type"] in ("string_type", "list_type", "model_type", "dict_type"):
         got = JSON_TYPES.get(type(err.get("input")), "null" if err.get("input") is None else "a number")
@@ -239,10 +254,19 @@ def parse_request(
         )
     try:
         raw = json.loads(body.decode("utf-8"))
+        json.dumps(raw, ensure_ascii=False).encode("utf-8")  # a lone surrogate (\ud800) parses, and breaks later
     except UnicodeDecodeError:
         raise Problem(400, "invalid_json", "body: is not UTF-8 text", field="body") from None
+    except UnicodeEncodeError:
+        raise Problem(
+            400, "invalid_json", "body: a string holds a lone surrogate (no UTF-8 text)", field="body"
+        ) from None
     except json.JSONDecodeError as exc:
         raise Problem(400, "invalid_json", f"body: is not valid JSON: {exc}", field="body") from None
+    except ValueError as exc:  # what the parser refuses past the JSON grammar: an integer of over 4,300 digits
+        raise Problem(
+            400, "invalid_json", f"body: a value the service cannot read: {exc}"[:200], field="body"
+        ) from None
     except RecursionError:
         raise Problem(400, "invalid_json", "body: JSON nested too deeply", field="body") from None
     if not isinstance(raw, dict):

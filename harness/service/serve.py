@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from harness.core import logs
 from harness.sandbox.confine import MINIMUM
-from harness.service.settings import ServiceSettings
+from harness.service.settings import ServiceSettings, settings_problems
 
 FLAGS = (
     "lab",
@@ -36,14 +36,8 @@ def load_settings(args: argparse.Namespace) -> ServiceSettings | None:
     try:
         return ServiceSettings(**overrides)
     except ValidationError as exc:
-        for err in exc.errors():
-            name = ".".join(str(p) for p in err["loc"])
-            flag = {"deadline_s": "--deadline", "store_url": "--store"}.get(name, f"--{name.replace('_', '-')}")
-            where = flag if name in overrides else f"STEPEVAL_{name.upper()}"
-            message = "is required" if err["type"] == "missing" else err["msg"].removeprefix("Value error, ")
-            if err["type"] == "missing" and name == "webhook_secret":
-                message += " (the secret shared with the platform: make one with stepeval sign --new-secret)"
-            print(f"stepeval serve: {where}: {message}", file=sys.stderr)
+        for line in settings_problems(exc, frozenset(overrides)):
+            print(f"stepeval serve: {line}", file=sys.stderr)
         return None
 
 

@@ -6,9 +6,10 @@ import re
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
-from standardwebhooks.webhooks import Webhook
+
+from harness.service.webhooks import secret_problem
 
 # AWS-managed policies passed as AssumeRole session policies: the session can do at most what these allow,
 # whatever the sandbox role itself grants. ViewOnlyAccess lists and describes resources; SecurityAudit reads
@@ -19,10 +20,6 @@ DEFAULT_SESSION_POLICY_ARNS = (
     "arn:aws:iam::aws:policy/SecurityAudit",
 )
 MANAGED_POLICY_ARN = re.compile(r"\Aarn:aws(-cn|-us-gov)?:iam::(aws|[0-9]{12}):policy/[\w+=,.@/-]+\Z", re.ASCII)
-SECRET_HINT = (
-    "STEPEVAL_WEBHOOK_SECRET must be a Standard Webhooks secret, whsec_ followed by base64 (make one with: "
-    "python -c \"import base64, secrets; print('whsec_' + base64.b64encode(secrets.token_bytes(32)).decode())\")"
-)
 
 
 class ServiceSettings(BaseSettings):
@@ -75,13 +72,9 @@ class ServiceSettings(BaseSettings):
     @field_validator("webhook_secret")
     @classmethod
     def _secret(cls, value: SecretStr) -> SecretStr:
-        raw = value.get_secret_value()
-        try:
-            if not raw.startswith("whsec_"):
-                raise ValueError
-            Webhook(raw)
-        except Exception:
-            raise ValueError(SECRET_HINT) from None
+        problem = secret_problem(value.get_secret_value())
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     @field_validator("session_policy_arns", mode="before")
@@ -114,3 +107,20 @@ class ServiceSettings(BaseSettings):
             except BadInput as exc:
                 raise ValueError(str(exc).removeprefix("--endpoint-url ")) from None
         return value or None
+
+
+FLAG_NAMES = {"deadline_s": "--deadline", "store_url": "--store"}  # the rest: --name-with-dashes
+
+
+def settings_problems(exc: ValidationError, flags: frozenset[str] = frozenset()) -> list[str]:
+    """One line per invalid setting, naming the flag it came from (in `flags`) or else its STEPEVAL_ variable once,
+    then what is wrong (never a value of the secret)."""
+    lines = []
+    for err in exc.errors():
+        name = ".".join(str(p) for p in err["loc"])
+        where = FLAG_NAMES.get(name, f"--{name.replace('_', '-')}") if name in flags else f"STEPEVAL_{name.upper()}"
+        message = "is required" if err["type"] == "missing" else err["msg"].removeprefix("Value error, ")
+        if err["type"] == "missing" and name == "webhook_secret":
+            message += " (the secret shared with the platform: make one with stepeval sign --new-secret)"
+        lines.append(f"{where}: {message}")
+    return lines

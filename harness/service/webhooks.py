@@ -17,8 +17,12 @@ HEADERS = ("webhook-id", "webhook-timestamp", "webhook-signature")
 MAX_ID_LENGTH = 256
 MAX_SIGNATURE_LENGTH = 4096  # a few v1 signatures, space-separated
 TIMESTAMP = re.compile(r"[0-9]{1,12}\Z")  # Unix seconds, in ASCII digits (int() takes others, and 5000 of them is slow)
-TOLERANCE_S = 5 * 60
+TOLERANCE_S = 5 * 60  # the library's window, either way of the service's clock
 SECRET_PREFIX = "whsec_"
+# Standard Webhooks: "The secret key should be between 24 bytes (192 bits) and 64 bytes (512 bits)"; a shorter key
+# is refused at start-up, a longer one is accepted (HMAC hashes it down; the spec's bound is for interoperability)
+MIN_SECRET_BYTES = 24
+NEW_SECRET = "stepeval sign --new-secret"
 
 
 def secret_key(secret: str) -> bytes:
@@ -26,11 +30,43 @@ def secret_key(secret: str) -> bytes:
     return base64.b64decode(secret.removeprefix(SECRET_PREFIX) + "==")
 
 
+def secret_problem(secret: str) -> str | None:
+    """What is wrong with a webhook secret, in words that never show it (None: usable). The caller names the
+    variable it came from."""
+    try:
+        if not secret.startswith(SECRET_PREFIX):
+            raise ValueError
+        text = secret.removeprefix(SECRET_PREFIX).rstrip("=")
+        key = base64.b64decode(text + "=" * (-len(text) % 4), validate=True)  # padded or not, as the library reads it
+    except ValueError:
+        return f"must be whsec_ followed by base64 (make one with {NEW_SECRET}); the value is not shown"
+    if len(key) < MIN_SECRET_BYTES:
+        return (
+            f"too weak: its key is {len(key)} byte{'' if len(key) == 1 else 's'}, Standard Webhooks secrets are"
+            f" {MIN_SECRET_BYTES} to 64 (make one with {NEW_SECRET})"
+        )
+    return None
+
+
+def timestamp_problem(stamp: str) -> Problem | None:
+    """401 for a webhook-timestamp outside the accepted window, saying how far off it is (None: inside)."""
+    offset = int(stamp) - time.time()
+    if abs(offset) <= TOLERANCE_S:
+        return None
+    when = "in the future" if offset > 0 else "old"
+    return Problem(
+        401,
+        "unauthorized",
+        f"webhook-timestamp: {round(abs(offset))} s {when}; the service accepts {TOLERANCE_S // 60} minutes either"
+        " way of its clock: sign again with the current time (stepeval sign does)",
+        field="webhook-timestamp",
+    )
+
+
 def signed_bytes(key: bytes, body: bytes, headers: Mapping[str, str]) -> bool:
-    """Whether a fresh v1 signature over the raw bytes matches: for bodies the library cannot decode (not UTF-8)."""
+    """Whether a v1 signature over the raw bytes matches: for bodies the library cannot decode (not UTF-8); the
+    timestamp is checked before."""
     stamp = headers["webhook-timestamp"]
-    if abs(time.time() - int(stamp)) > TOLERANCE_S:
-        return False
     expected = hmac_data(key, f"{headers['webhook-id']}.{stamp}.".encode() + body)
     for candidate in headers["webhook-signature"].split():
         version, _, signature = candidate.partition(",")
@@ -44,8 +80,14 @@ def signed_bytes(key: bytes, body: bytes, headers: Mapping[str, str]) -> bool:
 
 MISMATCH = "signature does not match"
 HOW_TO_SIGN = (
-    "sign exactly the bytes sent (docs/service.md, 'Signing a request'; stepeval sign BODY prints the headers)"
+    "a signature is v1, then the base64 of HMAC-SHA256 over {webhook-id}.{webhook-timestamp}.{body}, keyed with the"
+    " base64-decoded part of the secret after whsec_; the usual causes are another secret than the service's, or a"
+    " body changed on the way (curl -d drops newlines: send --data-binary @file); stepeval sign BODY prints the"
+    " headers (docs/service.md, 'Signing a request')"
 )
+NEWLINES_LOST = "the body lost its newlines on the way (as curl -d sends a file): send it with --data-binary @file"
+# the indentation of a multi-line JSON file left on one line: `{  "a": 1,  "b": 2}`, as curl -d @file sends it
+INDENTED_ONE_LINE = re.compile(rb"[{\[,] {2,}[\"{\[\]}0-9tfn-]")
 HEX_SIGNATURE = re.compile(r"[0-9a-fA-F]{64}\Z")
 RESERIALISED_MAX_BYTES = 256 * 1024  # past this, a mismatch is not re-serialised to find its cause
 
@@ -72,12 +114,18 @@ def likely_cause(key: bytes, secret: str, body: bytes, headers: Mapping[str, str
             "signed with the secret's text as the key: base64-decode the part after whsec_ and key the HMAC with"
             " those bytes"
         )
-    if len(body) <= RESERIALISED_MAX_BYTES and any(
-        _matches(values, hmac_data(key, signed + other)) for other in _reserialised(body)
-    ):
-        return "signed another serialisation of the body than the bytes sent: sign the exact bytes you send"
+    if len(body) <= RESERIALISED_MAX_BYTES:
+        for other in _reserialised(body):
+            if _matches(values, hmac_data(key, signed + other)):
+                if b"\n" in other.rstrip(b"\r\n") and other.replace(b"\r", b"").replace(b"\n", b"") == body:
+                    # the lines of a file joined, as curl -d @file sends it (not only a final newline dropped)
+                    return NEWLINES_LOST
+                return "signed another serialisation of the body than the bytes sent: sign the exact bytes you send"
     if any(HEX_SIGNATURE.match(value) for value in values):
         return "the signature looks hex: Standard Webhooks sends base64; " + HOW_TO_SIGN
+    if b"\n" not in body and INDENTED_ONE_LINE.search(body):
+        # not verifiable (where the newlines were is lost), so said as a likelihood, after the general rule
+        return HOW_TO_SIGN + "; this body looks like an indented file sent on one line, as curl -d sends it"
     return HOW_TO_SIGN
 
 
@@ -121,6 +169,9 @@ class WebhookVerifier:
             )
         if not TIMESTAMP.match(present["webhook-timestamp"] or ""):
             raise Problem(401, "unauthorized", "webhook-timestamp: must be Unix seconds", field="webhook-timestamp")
+        stale = timestamp_problem(present["webhook-timestamp"] or "")
+        if stale is not None:
+            raise stale
         if len(present["webhook-signature"] or "") > MAX_SIGNATURE_LENGTH:
             raise Problem(
                 401, "unauthorized", "webhook-signature: longer than any list of signatures", field="webhook-signature"
@@ -133,9 +184,7 @@ class WebhookVerifier:
             raise self._mismatch(body, present) from None
         try:
             self._webhook.verify(body, dict(present), json_parse=False)
-        except Exception as exc:  # the library raises several types for malformed headers; all mean "not trusted"
-            if "timestamp" in str(exc).lower():
-                raise Problem(401, "unauthorized", f"webhook-timestamp: {exc}", field="webhook-timestamp") from None
+        except Exception:  # the library raises several types for malformed headers; all mean "not trusted"
             raise self._mismatch(body, present) from None
         return request_id
 

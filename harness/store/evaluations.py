@@ -65,7 +65,7 @@ class EvaluationRecorder:
             region=region,
             context=context,
             answer=answer,
-            exchanges=list(recorder.exchanges),
+            exchanges=recorder.recording(),
         )
         try:
             record_id = self.records.add(record)

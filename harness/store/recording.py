@@ -9,20 +9,22 @@ replayed module matches the recording whatever order botocore wrote the paramete
 from __future__ import annotations
 
 import base64
-import dataclasses
 import hashlib
 import json
 import threading
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
-from harness.sandbox.tap import Canned, Exchange, RawRequest
+from harness.sandbox.tap import MAX_RECORDED_BODY_BYTES, Canned, Exchange, RawRequest
 
 KEPT_REQUEST_HEADERS = ("x-amz-target", "content-type", "smithy-protocol", "accept")
-MAX_EXCHANGES = 2000  # kept per evaluation; later ones are counted
-MAX_RECORDED_BYTES = 16 * 1024 * 1024  # of response bodies kept per evaluation; past it, bodies are not kept
+MAX_EXCHANGES = 2000  # kept per evaluation; later ones are counted, by operation
+MAX_RECORDED_BYTES = 16 * 1024 * 1024  # of request and response bodies kept per evaluation; past it, none are kept
+MAX_OPERATIONS_NAMED = 50  # of the operations dropped, those the recording names (the most frequent)
+INCOMPLETE = "incomplete"  # the key of the recording's last entry when it is not whole (`RecordingTap.incomplete`)
 DROPPED_RESPONSE_HEADERS = frozenset(
     {"authorization", "x-amz-security-token", "set-cookie", "date", "connection", "keep-alive", "transfer-encoding"}
 )
@@ -51,7 +53,7 @@ def canonical_body(content_type: str, body: bytes) -> str:
     if "json" in content_type:
         try:
             return json.dumps(json.loads(body), sort_keys=True, separators=(",", ":"))
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past what the parser reads: its digest
             pass
     return "sha256:" + hashlib.sha256(body).hexdigest()
 
@@ -88,7 +90,8 @@ def stored(exchange: Exchange) -> dict[str, Any]:
             "path": request.path,
             "query": request.query,
             "headers": kept,
-            "body": encode_body(request.body),
+            "body": encode_body(request.body[:MAX_RECORDED_BODY_BYTES]),
+            "truncated": len(request.body) > MAX_RECORDED_BODY_BYTES,
         },
         "response": {
             "status": exchange.status,
@@ -102,26 +105,56 @@ def stored(exchange: Exchange) -> dict[str, Any]:
 @dataclass
 class RecordingTap:
     """A tap that lets every request go upstream and keeps each exchange, in order: at most MAX_EXCHANGES of them
-    (`dropped` counts the rest) and MAX_RECORDED_BYTES of their bodies (past it, an exchange is kept without its
-    body, `truncated`)."""
+    (the rest counted by operation, `dropped`) and MAX_RECORDED_BYTES of their request and response bodies (past
+    it, an exchange is kept without its bodies, `truncated`, and counted). `incomplete` says what is missing."""
 
     exchanges: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     wants_body: bool = True
     dropped: int = 0
+    dropped_operations: Counter[str] = field(default_factory=Counter)
+    without_bodies: int = 0
     body_bytes: int = 0
 
     def answer(self, service: str, region: str, operation: str, request: RawRequest) -> Canned | None:
         return None
 
     def observe(self, exchange: Exchange) -> None:
+        request = exchange.request
+        size = min(len(request.body), MAX_RECORDED_BODY_BYTES) + len(exchange.body)
         with self.lock:
             if len(self.exchanges) >= MAX_EXCHANGES:
                 self.dropped += 1
+                self.dropped_operations[f"{exchange.service}:{exchange.operation}"] += 1
                 return
-            if self.body_bytes + len(exchange.body) > MAX_RECORDED_BYTES:
-                exchange = dataclasses.replace(exchange, body=b"", truncated=True)
-            self.body_bytes += len(exchange.body)
-        record = stored(exchange)
+            whole = self.body_bytes + size <= MAX_RECORDED_BYTES
+            if whole:
+                self.body_bytes += size
+            else:
+                self.without_bodies += 1
+        record = stored(exchange)  # its key from the whole request, before any body is left out
+        if not whole:
+            record["request"]["body"], record["request"]["truncated"] = encode_body(b""), bool(request.body)
+            record["response"]["body"], record["response"]["truncated"] = encode_body(b""), True
         with self.lock:
             self.exchanges.append(record)
+
+    def incomplete(self) -> dict[str, Any] | None:
+        """What the recording lacks (exchanges dropped, by operation; exchanges kept without their bodies), or None
+        when it is whole."""
+        with self.lock:
+            if not self.dropped and not self.without_bodies:
+                return None
+            return {
+                "exchanges_dropped": self.dropped,
+                "operations_dropped": dict(self.dropped_operations.most_common(MAX_OPERATIONS_NAMED)),
+                "exchanges_without_bodies": self.without_bodies,
+                "limits": {"exchanges": MAX_EXCHANGES, "body_bytes": MAX_RECORDED_BYTES},
+            }
+
+    def recording(self) -> list[dict[str, Any]]:
+        """The exchanges as stored, followed by an `INCOMPLETE` entry when some are missing or bodiless."""
+        summary = self.incomplete()
+        with self.lock:
+            kept = list(self.exchanges)
+        return [*kept, {INCOMPLETE: summary}] if summary else kept

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import Engine, delete, func, select
 
 from harness.core.contract import Answer, ContextInput
+from harness.store.recording import INCOMPLETE
 from harness.store.schema import evaluations
 
 PAGE = 200
@@ -62,6 +63,17 @@ class StoredRecord:
         return _json_object(self.id, "answer", self.answer)
 
     def exchanges(self) -> list[dict[str, Any]]:
+        """The recorded exchanges, in order (without the entry saying the recording is incomplete)."""
+        return [entry for entry in self._recording() if not (isinstance(entry, dict) and INCOMPLETE in entry)]
+
+    def incomplete(self) -> dict[str, Any] | None:
+        """What the recording lacks, as the gateway's tap counted it (harness/store/recording.py), or None."""
+        for entry in self._recording():
+            if isinstance(entry, dict) and isinstance(entry.get(INCOMPLETE), dict):
+                return dict(entry[INCOMPLETE])
+        return None
+
+    def _recording(self) -> list[Any]:
         try:
             raw = zlib.decompress(self.recording)
         except zlib.error as exc:
@@ -94,6 +106,15 @@ def _json_object(record_id: str, what: str, raw: str | bytes) -> dict[str, Any]:
     return found
 
 
+def calls(recording: list[dict[str, Any]]) -> int:
+    """The AWS calls an evaluation made: those recorded and those dropped past the recording's cap."""
+    count = 0
+    for entry in recording:
+        summary = entry.get(INCOMPLETE)
+        count += int(summary.get("exchanges_dropped", 0)) if isinstance(summary, dict) else 1
+    return count
+
+
 def record_row(record: NewRecord, now: float | None = None) -> dict[str, Any]:
     """The row for one evaluation (the exchanges compressed: they are mostly repetitive XML and JSON)."""
     answer = record.answer
@@ -112,7 +133,7 @@ def record_row(record: NewRecord, now: float | None = None) -> dict[str, Any]:
         "region": record.region,
         "context": record.context.model_dump_json(),
         "answer": answer.model_dump_json(),
-        "calls": len(record.exchanges),
+        "calls": calls(record.exchanges),
         "recording": zlib.compress(json.dumps(record.exchanges, separators=(",", ":")).encode(), 6),
     }
 

@@ -74,3 +74,27 @@ def test_a_protocol_class_given_for_http_serves_each_connection_and_asks_only_th
         thread.join(10)
     assert "write" in WatchedH11.asked
     assert WatchedH11.asked <= TRANSPORT_CALLS
+
+
+def test_its_h11_connection_and_the_methods_a_subclass_extends() -> None:
+    """`waiting_for_a_request` reads `conn.their_state`; PromptH11Protocol extends these four methods."""
+    import h11
+
+    assert "self.conn = h11.Connection(" in inspect.getsource(H11Protocol.__init__)
+    assert h11.Connection(h11.SERVER).their_state is h11.IDLE
+    for name, parameters in (
+        ("data_received", ["self", "data"]),
+        ("eof_received", ["self"]),
+        ("connection_lost", ["self", "exc"]),
+        ("on_response_complete", ["self"]),
+    ):
+        assert list(inspect.signature(getattr(H11Protocol, name)).parameters) == parameters, name
+
+
+def test_its_cycle_holds_the_body_read_ahead() -> None:
+    """`body_held` reads `cycle.body`, which uvicorn fills as the body arrives and empties as the application asks."""
+    from uvicorn.protocols.http.h11_impl import RequestResponseCycle
+
+    assert "self.body = bytearray()" in inspect.getsource(RequestResponseCycle.__init__)
+    assert "self.cycle.body += event.data" in inspect.getsource(H11Protocol.handle_events)
+    assert "self.cycle: RequestResponseCycle = None" in inspect.getsource(H11Protocol.__init__)

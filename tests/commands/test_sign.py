@@ -54,8 +54,14 @@ def test_bad_input_is_one_line_and_never_shows_the_secret(tmp_path: Path) -> Non
         (
             ("b.json",),
             "hunter2-not-base64",
-            "stepeval: STEPEVAL_WEBHOOK_SECRET: must be whsec_ followed by base64 (as"
-            " stepeval sign --new-secret prints it); the value is not shown",
+            "stepeval: STEPEVAL_WEBHOOK_SECRET: must be whsec_ followed by base64 (make one with"
+            " stepeval sign --new-secret); the value is not shown",
+        ),
+        (
+            ("b.json",),
+            "whsec_YWJj",
+            "stepeval: STEPEVAL_WEBHOOK_SECRET: too weak: its key is 3 bytes, Standard Webhooks secrets are 24 to 64"
+            " (make one with stepeval sign --new-secret)",
         ),
         (("missing.json",), SECRET, "stepeval: missing.json: cannot read: No such file or directory"),
         (

@@ -17,6 +17,13 @@ def test_ecr_repository(aws_session) -> None:
     repository = described(ecr.REPOSITORY, aws_session, name)
     assert passes(ecr.scan_on_push(), repository)
     assert passes(ecr.immutable_tags(), repository)
+    aws_session.client("ecr").put_image_scanning_configuration(
+        repositoryName=name, imageScanningConfiguration={"scanOnPush": False}
+    )
+    unscanned = described(ecr.REPOSITORY, aws_session, name)
+    assert miss(ecr.scan_on_push(), ecr.REPOSITORY, name, unscanned) == (
+        f"ECR repository {name}: scan on push should be enabled, but is disabled."
+    )
     assert miss(ecr.has_lifecycle_policy(), ecr.REPOSITORY, name, repository) == (
         f"ECR repository {name}: lifecycle policy should be set, but is none."
     )
@@ -98,8 +105,8 @@ def test_logs_reach_the_group_only_through_a_route_the_task_starts_with(aws_sess
     lacking = task("FARGATE", "awslogs-stream-prefix")
     assert not passes(ecs.logs_to("/ecs/web"), lacking)
     assert miss(ecs.logs_to("/ecs/web"), ecs.TASK_DEFINITION, lacking["taskDefinitionArn"], lacking) == (
-        f"Task definition {lacking['taskDefinitionArn']}: web to /ecs/web without awslogs-stream-prefix: "
-        "not a container to /ecs/web with the awslogs driver."
+        f"Task definition {lacking['taskDefinitionArn']}: container web sends its logs to /ecs/web without "
+        "awslogs-stream-prefix (awslogs driver), so the task cannot start."
     )
 
 

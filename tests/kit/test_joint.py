@@ -126,9 +126,11 @@ def test_a_database_that_admits_the_bastion_fails_naming_the_closest_near_miss(a
     assert result["success"] is False
     assert statuses(result)["01_02_app_sg"] == (ids["app"], "found")
     assert statuses(result)["01_02_db_sg"] == (ids["db"], "not_found")
+    groups = aws_session.client("ec2").describe_security_groups(GroupIds=[ids[r] for r in ("bastion", "app", "db")])
+    named = {g["GroupId"]: f"security group {g['GroupName']} ({g['GroupId']})" for g in groups["SecurityGroups"]}
     assert result["failure_context"]["issue"] == (
-        f"Security group {ids['db']}: it also allows TCP 5432 from {ids['bastion']} and it does not allow "
-        f"TCP 5432 from {ids['app']}."
+        f"S{named[ids['db']][1:]}: it also allows TCP 5432 from {named[ids['bastion']]} and it does not allow "
+        f"TCP 5432 from {named[ids['app']]}."
     )
 
 

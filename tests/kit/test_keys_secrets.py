@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from harness.kit import kms, secretsmanager
+from harness.kit import kms, rds, secretsmanager
 from harness.kit.aws import fetch_or_none
 from harness.kit.kinds import short_name
 from tests.kit.conftest import described, miss, passes, unique
@@ -104,3 +104,32 @@ def zipped(source: str) -> bytes:
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("app.py", source)
     return buffer.getvalue()
+
+
+def test_a_key_is_named_by_its_aliases_and_a_secret_by_its_name(aws_session) -> None:
+    """A learner reaches a key through its alias and names a secret without the suffix its ARN carries: sentences
+    name them so (`KMS key alias/orders (1234...)`, `secret orders/db-password`)."""
+    client = aws_session.client("kms")
+    key_id = client.create_key()["KeyMetadata"]["KeyId"]
+    assert kms.KEY.describe(key_id, described(kms.KEY, aws_session, key_id)) == f"KMS key {key_id}"
+    alias = f"alias/{unique('orders')}"
+    client.create_alias(AliasName=alias, TargetKeyId=key_id)
+    assert kms.KEY.describe(key_id, described(kms.KEY, aws_session, key_id)) == f"KMS key {alias} ({key_id})"
+    name = f"{unique('orders')}/db-password"
+    arn = aws_session.client("secretsmanager").create_secret(Name=name, SecretString="x")["ARN"]
+    assert short_name(arn) != name.rsplit("/", 1)[-1]  # the ARN's last part carries AWS's random suffix
+    assert secretsmanager.SECRET.describe(arn, described(secretsmanager.SECRET, aws_session, arn)) == f"secret {name}"
+
+
+def test_an_instance_on_the_default_key_says_so(aws_session) -> None:
+    """Encrypted with no key chosen, an instance is on the AWS managed key aws/rds: said so, never a placeholder."""
+    identifier = unique("db")
+    aws_session.client("rds").create_db_instance(
+        DBInstanceIdentifier=identifier, Engine="postgres", DBInstanceClass="db.t3.micro", AllocatedStorage=20,
+        MasterUsername="admin1", MasterUserPassword="password123", StorageEncrypted=True,
+    )  # fmt: skip
+    key_id = aws_session.client("kms").create_key()["KeyMetadata"]["KeyId"]
+    db = described(rds.DB_INSTANCE, aws_session, identifier)
+    assert miss(rds.encrypted_with(key_id), rds.DB_INSTANCE, identifier, db) == (
+        f"DB instance {identifier}: KMS key should be {key_id}, but is {rds.DEFAULT_KEY}."
+    )

@@ -127,3 +127,42 @@ def test_alarm_actions_disabled(aws_session) -> None:
     assert miss(
         cloudwatch.actions_enabled(), cloudwatch.ALARM, name, described(cloudwatch.ALARM, aws_session, name)
     ) == (f"Alarm {name}: actions enabled should be enabled, but is disabled.")
+
+
+def test_on_a_whole_number_statistic_equivalent_comparisons_are_one_threshold(aws_session) -> None:
+    """Sum of Lambda Errors is a whole number: `> 0` fires exactly when `>= 1` does, `< 1` when `<= 0`."""
+    above_zero = described(
+        cloudwatch.ALARM, aws_session, make_alarm(aws_session, Threshold=0.0, ComparisonOperator="GreaterThanThreshold")
+    )
+    assert cloudwatch.integral(above_zero)
+    assert passes(cloudwatch.threshold(1, "GreaterThanOrEqualToThreshold"), above_zero)
+    assert passes(cloudwatch.threshold(0.5, "GreaterThanThreshold"), above_zero)
+    assert not passes(cloudwatch.threshold(2, "GreaterThanOrEqualToThreshold"), above_zero)
+    assert not passes(cloudwatch.threshold(1, "LessThanThreshold"), above_zero)
+    below_one = described(
+        cloudwatch.ALARM, aws_session, make_alarm(aws_session, Threshold=1.0, ComparisonOperator="LessThanThreshold")
+    )
+    assert passes(cloudwatch.threshold(0, "LessThanOrEqualToThreshold"), below_one)
+    name = make_alarm(aws_session, Threshold=1.0, ComparisonOperator="GreaterThanThreshold")
+    assert miss(cloudwatch.threshold(1), cloudwatch.ALARM, name, described(cloudwatch.ALARM, aws_session, name)) == (
+        f"Alarm {name}: threshold should be GreaterThanOrEqualToThreshold 1, but is GreaterThanThreshold 1."
+    )
+
+
+def test_on_a_fractional_statistic_the_comparison_is_as_written(aws_session) -> None:
+    """An average (or an unknown metric's sum) can be 0.5: `> 0` is not `>= 1` there."""
+    for settings in ({"Statistic": "Average"}, {"Namespace": "Lab", "MetricName": "Latency"}):
+        alarm = described(
+            cloudwatch.ALARM,
+            aws_session,
+            make_alarm(aws_session, Threshold=0.0, ComparisonOperator="GreaterThanThreshold", **settings),
+        )
+        assert not cloudwatch.integral(alarm)
+        assert not passes(cloudwatch.threshold(1), alarm)
+        assert passes(cloudwatch.threshold(0, "GreaterThanThreshold"), alarm)
+    counted = described(
+        cloudwatch.ALARM,
+        aws_session,
+        make_alarm(aws_session, Namespace="Lab", MetricName="Latency", Statistic="SampleCount"),
+    )
+    assert cloudwatch.integral(counted)

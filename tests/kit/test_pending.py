@@ -69,10 +69,13 @@ CLUSTER_ARN = "arn:aws:ecs:us-east-1:123456789012:cluster/apps"
 UUID = "6d9bce8e-836b-461a-b1af-1f9d2a4a0d94"
 
 
-def transitional(kind: Kind, resource_id: str, call: str, answer: dict[str, Any], state: str) -> Any:
-    """A kind, its id, the kit's describe call (`service.operation`) and its recorded answer, the state it names."""
-    service, operation = call.split(".")
-    return pytest.param(kind, resource_id, (service, operation, answer), state, id=f"{kind.noun}: {state}")
+def transitional(
+    kind: Kind, resource_id: str, call: str, answer: dict[str, Any], state: str, *also: tuple[str, dict[str, Any]]
+) -> Any:
+    """A kind, its id, the kit's describe call (`service.operation`) and its recorded answer, the state it names;
+    `also`, the further calls (and answers) naming the resource takes (a key's aliases)."""
+    calls = [(*each.split("."), answered) for each, answered in ((call, answer), *also)]
+    return pytest.param(kind, resource_id, calls, state, id=f"{kind.noun}: {state}")
 
 
 TRANSITIONAL = [
@@ -108,7 +111,7 @@ TRANSITIONAL = [
                  {"LoadBalancers": [{"LoadBalancerArn": LB_ARN, "State": {"Code": "provisioning"}}]},
                  "state provisioning"),
     transitional(kms.KEY, "k-1", "kms.describe_key", {"KeyMetadata": {"KeyId": "k-1", "KeyState": "Creating"}},
-                 "state Creating"),
+                 "state Creating", ("kms.list_aliases", {"Aliases": []})),
     transitional(ec2.VPC_ENDPOINT, "vpce-1", "ec2.describe_vpc_endpoints",
                  {"VpcEndpoints": [{"VpcEndpointId": "vpce-1", "State": "Pending"}]}, "state Pending"),
     transitional(ecs.CLUSTER, "apps", "ecs.describe_clusters",
@@ -129,7 +132,8 @@ def test_every_kind_with_a_transitional_state_answers_pending(tmp_path, kind, re
     """Found in its transitional state, with nothing else wrong: pending, with the kind's retry_after_s; the seed
     keys as a platform that knows nothing of pending reads them: success false, the output not_found."""
     session = Recorded()
-    session.answer(*call)
+    for each in call:
+        session.answer(*each)
     answer = judged(session, one_output(tmp_path, kind.type), kind, resource_id, [])
     assert answer.status == "pending"
     assert answer.retry_after_s == kind.retry_after_s

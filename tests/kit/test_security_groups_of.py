@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from harness.kit import ec2, ecs, rds, refs
+from harness.kit import ec2, ecs, net, rds, refs
 from harness.kit.kinds import short_name
 from tests.kit.conftest import described, miss, passes, unique
 
@@ -79,4 +79,25 @@ def test_a_services_tasks_are_in_exactly_its_groups_without_public_addresses(aws
     arn, public = service("ENABLED", groups["app"])
     assert miss(ecs.assigns_public_ip(False), ecs.SERVICE, arn, public) == (
         f"ECS service {short_name(arn)}: public IP should be DISABLED, but is ENABLED."
+    )
+
+
+def test_a_group_is_named_by_its_name_and_so_is_a_rule_source(aws_session, groups) -> None:
+    """`security group db-3 (sg-...)`, never the bare id, where the group has a name: as subject and as source."""
+    client = aws_session.client("ec2")
+    client.authorize_security_group_ingress(
+        GroupId=groups["db"],
+        IpPermissions=[{"IpProtocol": "tcp", "FromPort": 3306, "ToPort": 3306,
+                        "UserIdGroupPairs": [{"GroupId": groups["app"]}]}],
+    )  # fmt: skip
+    db = described(ec2.SECURITY_GROUP, aws_session, groups["db"])
+    app_name = described(ec2.SECURITY_GROUP, aws_session, groups["app"])["GroupName"]
+    assert ec2.SECURITY_GROUP.describe(groups["db"], db) == f"security group {db['GroupName']} ({groups['db']})"
+    assert ec2.SECURITY_GROUP.describe(groups["db"]) == f"security group {groups['db']}"  # undescribed: its id
+    source = f"security group {app_name} ({groups['app']})"
+    with refs.resolving(refs.Resolver(aws_session)):
+        issue = miss(ec2.ingress_exactly(net.tcp(5432, groups["app"])), ec2.SECURITY_GROUP, groups["db"], db)
+    assert issue == (
+        f"Security group {groups['db']}: it also allows TCP 3306 from {source} and it does not allow TCP 5432 "
+        f"from {source}."
     )

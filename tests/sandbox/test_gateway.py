@@ -193,3 +193,20 @@ def test_every_bypass_ends_at_the_gateway(
     assert any(not op.allowed for op in answer.diagnostics.operations)
     assert (vpc_cidrs(aws), aws.client("s3").list_buckets()["Buckets"]) == before
     assert "testing" not in json.dumps(answer.model_dump(mode="json"))  # the account's keys never reach the answer
+
+
+def test_select_object_content_is_read_through_the_gateway(
+    gateway: Gateway, sandbox: Account, aws: MotoAccount
+) -> None:
+    """Issue 31: always refused before (CompleteMultipartUpload's template matched it)."""
+    aws.client("s3").create_bucket(Bucket="data")
+    aws.client("s3").put_object(Bucket="data", Key="rows.csv", Body=b"name,team\nada,red\nbob,blue\n")
+    with gateway_session(gateway, sandbox) as (session, token):
+        answer = session.client("s3").select_object_content(
+            Bucket="data", Key="rows.csv", ExpressionType="SQL", Expression="SELECT * FROM S3Object",
+            InputSerialization={"CSV": {"FileHeaderInfo": "NONE"}}, OutputSerialization={"JSON": {}},
+        )  # fmt: skip
+        records = b"".join(event["Records"]["Payload"] for event in answer["Payload"] if "Records" in event)
+        log = gateway.finish(token)
+    assert b"ada" in records and b"blue" in records
+    assert [(op.operation, op.allowed) for op in log if op.service == "s3"] == [("SelectObjectContent", True)]

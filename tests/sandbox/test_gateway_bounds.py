@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.client
 import http.server
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -190,3 +191,34 @@ def test_a_recording_keeps_a_bounded_number_of_exchanges_and_bytes(monkeypatch: 
     assert len(tap.exchanges) == 3 and tap.dropped == 2
     assert [exchange["response"]["truncated"] for exchange in tap.exchanges] == [False, False, True]
     assert tap.body_bytes <= 250
+    assert tap.incomplete() == {
+        "exchanges_dropped": 2,
+        "operations_dropped": {"sts:GetCallerIdentity": 2},
+        "exchanges_without_bodies": 1,
+        "limits": {"exchanges": 3, "body_bytes": 250},
+    }
+    assert tap.recording()[-1] == {recording.INCOMPLETE: tap.incomplete()}
+
+
+def test_request_bodies_count_against_the_recordings_bound() -> None:
+    """Issue 31: 64 reads with 1 MiB request bodies made a 48 MiB recording; request bodies count now."""
+    tap = RecordingTap()
+    request = RawRequest("POST", "/", "", {"content-type": "application/x-amz-json-1.1"}, b"{" + b" " * 2**20 + b"}")
+    for _ in range(64):
+        tap.observe(Exchange("logs", REGION, "DescribeLogGroups", request, 200, [], b"{}", truncated=False))
+    assert len(json.dumps(tap.recording())) <= recording.MAX_RECORDED_BYTES * 2  # text, with its JSON escapes
+    assert tap.body_bytes <= recording.MAX_RECORDED_BYTES
+    summary = tap.incomplete()
+    assert len(tap.exchanges) == 64  # every exchange kept, each request body capped, the last past the bound bodiless
+    assert summary is not None and summary["exchanges_without_bodies"] == 1 and summary["exchanges_dropped"] == 0
+    assert all(len(e["request"]["body"]["text"]) <= 256 * 1024 for e in tap.exchanges)
+    assert all(e["request"]["truncated"] for e in tap.exchanges)
+
+
+def test_a_body_no_parser_reads_is_recorded_raw_not_a_crash() -> None:
+    """Issue 31: `text/xml; charset=json` with 40,000 nested arrays crashed the recorder (RecursionError)."""
+    tap = RecordingTap()
+    body = b"[" * 40_000 + b"]" * 40_000
+    request = RawRequest("POST", "/", "", {"content-type": "text/xml; charset=json"}, body)
+    tap.observe(Exchange("sts", REGION, "GetCallerIdentity", request, 200, [], b"<ok/>", truncated=False))
+    assert len(tap.exchanges) == 1 and tap.exchanges[0]["request"]["body"] == {"text": body.decode()}

@@ -182,3 +182,73 @@ def test_reads_whose_point_is_a_secret_never_leave(
     log = gateway.finish(token)
     assert reason in str(refused.value)
     assert [(op.allowed, op.status, op.refusal) for op in log] == [(False, 403, "read_only")]
+
+
+def test_secrets_in_bags_no_rule_names_are_blanked_by_their_keys(recorded: tuple[GatewaySession, RecordingTap],
+                                                                  aws: MotoAccount) -> None:  # fmt: skip
+    """Issue 31: a stage's variables, a target's headers and query, a container's labels, a cluster's configuration,
+    a stack's parameters: each credential-named value blanked, each other setting kept."""
+    session, _ = recorded
+    api = aws.client("apigatewayv2").create_api(Name="web", ProtocolType="HTTP")["ApiId"]
+    aws.client("apigatewayv2").create_stage(
+        ApiId=api, StageName="prod", StageVariables={"DB_PASSWORD": SECRET, "TABLE": "orders"}
+    )
+    stage = session.client("apigatewayv2").get_stage(ApiId=api, StageName="prod")
+    assert stage["StageVariables"] == {"DB_PASSWORD": MARKER, "TABLE": "orders"}
+
+    events = aws.client("events")
+    events.put_rule(Name="tick", ScheduleExpression="rate(5 minutes)")
+    events.put_targets(Rule="tick", Targets=[{
+        "Id": "t", "Arn": f"arn:aws:sqs:{REGION}:123456789012:q",
+        "HttpParameters": {"HeaderParameters": {"x-api-key": SECRET, "x-team": "red"},
+                           "QueryStringParameters": {"token": SECRET, "page": "1"}},
+    }])  # fmt: skip
+    target = session.client("events").list_targets_by_rule(Rule="tick")["Targets"][0]
+    assert target["HttpParameters"]["HeaderParameters"] == {"x-api-key": MARKER, "x-team": "red"}
+    assert target["HttpParameters"]["QueryStringParameters"] == {"token": MARKER, "page": "1"}
+
+    aws.client("ecs").register_task_definition(family="web", containerDefinitions=[
+        {"name": "app", "image": "app:1", "memory": 128, "dockerLabels": {"password": SECRET, "team": "red"}},
+    ])  # fmt: skip
+    container = session.client("ecs").describe_task_definition(taskDefinition="web")["taskDefinition"]
+    assert container["containerDefinitions"][0]["dockerLabels"] == {"password": MARKER, "team": "red"}
+
+    template = {
+        "Parameters": {"DBPassword": {"Type": "String", "NoEcho": True}, "Env": {"Type": "String"}},
+        "Resources": {"Topic": {"Type": "AWS::SNS::Topic"}},
+    }
+    aws.client("cloudformation").create_stack(StackName="app", TemplateBody=json.dumps(template), Parameters=[
+        {"ParameterKey": "DBPassword", "ParameterValue": SECRET}, {"ParameterKey": "Env", "ParameterValue": "prod"},
+    ])  # fmt: skip
+    stack = session.client("cloudformation").describe_stacks(StackName="app")["Stacks"][0]
+    assert {p["ParameterKey"]: p["ParameterValue"] for p in stack["Parameters"]} == {"DBPassword": MARKER,
+                                                                                     "Env": "prod"}  # fmt: skip
+
+
+def test_secrets_outside_the_model_are_blanked(recorded: tuple[GatewaySession, RecordingTap],
+                                               aws: MotoAccount) -> None:  # fmt: skip
+    """Issue 31: the emulator answers a connection's API key and password, which botocore's model does not know."""
+    session, _ = recorded
+    events = aws.client("events")
+    events.create_connection(Name="api", AuthorizationType="API_KEY", AuthParameters={
+        "ApiKeyAuthParameters": {"ApiKeyName": "x-api-key", "ApiKeyValue": SECRET}})  # fmt: skip
+    events.create_connection(Name="basic", AuthorizationType="BASIC", AuthParameters={
+        "BasicAuthParameters": {"Username": "learner", "Password": SECRET}})  # fmt: skip
+    gateway_events = session.client("events")
+    api = gateway_events.describe_connection(Name="api")
+    assert api["AuthParameters"]["ApiKeyAuthParameters"]["ApiKeyName"] == "x-api-key"
+    basic = gateway_events.describe_connection(Name="basic")
+    assert basic["AuthParameters"]["BasicAuthParameters"]["Username"] == "learner"
+    assert SECRET not in json.dumps([api, basic], default=str)
+
+
+def test_an_objects_metadata_named_for_a_credential_is_blanked(recorded: tuple[GatewaySession, RecordingTap],
+                                                               aws: MotoAccount) -> None:  # fmt: skip
+    """S3 metadata (`x-amz-meta-*` headers) of GetObject and HeadObject, whose bodies stream as they are."""
+    session, _ = recorded
+    aws.client("s3").create_bucket(Bucket="meta")
+    aws.client("s3").put_object(Bucket="meta", Key="k", Body=b"body", Metadata={"password": SECRET, "team": "red"})
+    s3 = session.client("s3")
+    for answer in (s3.head_object(Bucket="meta", Key="k"), s3.get_object(Bucket="meta", Key="k")):
+        assert answer["Metadata"] == {"password": MARKER, "team": "red"}
+    assert s3.get_object(Bucket="meta", Key="k")["Body"].read() == b"body"

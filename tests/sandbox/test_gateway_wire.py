@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
+from urllib.parse import parse_qsl
 
 import botocore.loaders
 import pytest
@@ -22,7 +23,7 @@ from harness.core.readonly import is_read
 from harness.inside.link import PREAMBLE
 from harness.sandbox import wire
 from harness.sandbox.gateway import Gateway, GatewayHandler, Refused
-from harness.sandbox.operations import identify
+from harness.sandbox.operations import identify, service_model
 from harness.sandbox.tap import RawRequest
 
 REGION = "us-east-1"
@@ -39,7 +40,8 @@ class Recorder(http.server.BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(length)
         Recorder.seen.append(f"{self.command} {self.path} {body[:200]!r}")
-        xml = "form" in (self.headers.get("content-type") or "") or self.path == "/"
+        content_type = self.headers.get("content-type") or ""
+        xml = "form" in content_type or (self.path == "/" and "json" not in content_type)  # as each protocol answers
         answer = b"<Response/>" if xml else b"{}"
         self.send_response(200)
         self.send_header("Content-Length", str(len(answer)))
@@ -336,8 +338,24 @@ def test_the_pairs_are_real_attacks(pairs: list[Pair]) -> None:
     for pair in pairs:
         sent = urllib3.util.parse_url(pair.target)
         path = sent.path.split("/", 3)[3]
-        readings = identify(pair.service, RawRequest(pair.method, "/" + path, "", {}, b"")).operations
+        if unsent_required_query(pair, sent.query or ""):  # S3's CompleteMultipartUpload without its uploadId:
+            continue  # no endpoint can do the write, and the gateway reads it as none (issue 31)
+        readings = identify(pair.service, RawRequest(pair.method, "/" + path, sent.query or "", {}, b"")).operations
         assert pair.write in readings, (pair, readings)
+
+
+def unsent_required_query(pair: Pair, query: str) -> list[str]:
+    """The write's required query members the sent request lacks."""
+    shape = service_model(pair.service).operation_model(pair.write).input_shape
+    sent = {key for key, _ in parse_qsl(query, keep_blank_values=True)}
+    return [
+        str(member.serialization.get("name", name))
+        for name, member in (shape.members.items() if shape is not None else [])
+        if name in shape.required_members
+        and member.serialization.get("location") == "querystring"
+        and member.type_name not in ("list", "map")
+        and str(member.serialization.get("name", name)) not in sent
+    ]
 
 
 def test_a_fragment_never_turns_a_read_into_a_write(upstream: str, pairs: list[Pair]) -> None:

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -498,3 +502,146 @@ def test_service_an_answer_with_lone_surrogates_is_sent_and_replayed(
     again = service_run.post(body, msg_id="msg_lone_surrogates")
     assert first.status_code == again.status_code == 200, first.text
     assert first.json()["message"] == "x ? y" and again.json() == first.json()
+
+
+def plant_secrets(account: Sandbox, planted: str) -> dict[str, Any]:
+    """Credentials where no rule of the gateway names them (issue 31), in `account`; what a read of each shows."""
+    apis = account.learner("apigatewayv2")
+    api = apis.create_api(Name="web", ProtocolType="HTTP")["ApiId"]
+    apis.create_stage(ApiId=api, StageName="prod", StageVariables={"DB_PASSWORD": planted, "TABLE": "orders"})
+    events = account.learner("events")
+    events.put_rule(Name="tick", ScheduleExpression="rate(5 minutes)")
+    events.put_targets(Rule="tick", Targets=[{
+        "Id": "t", "Arn": f"arn:aws:sqs:us-east-1:{account.account_id}:q",
+        "HttpParameters": {"HeaderParameters": {"x-api-key": planted}, "QueryStringParameters": {"token": planted}},
+    }])  # fmt: skip
+    events.create_connection(Name="api", AuthorizationType="API_KEY", AuthParameters={
+        "ApiKeyAuthParameters": {"ApiKeyName": "x-api-key", "ApiKeyValue": planted}})  # fmt: skip
+    events.create_connection(Name="basic", AuthorizationType="BASIC", AuthParameters={
+        "BasicAuthParameters": {"Username": "learner", "Password": planted}})  # fmt: skip
+    account.learner("ecs").register_task_definition(family="web", containerDefinitions=[
+        {"name": "app", "image": "app:1", "memory": 128, "dockerLabels": {"password": planted, "team": "red"}},
+    ])  # fmt: skip
+    template = {
+        "Parameters": {"DBPassword": {"Type": "String", "NoEcho": True}},
+        "Resources": {"Topic": {"Type": "AWS::SNS::Topic"}},
+    }
+    account.learner("cloudformation").create_stack(
+        StackName="app", TemplateBody=json.dumps(template),
+        Parameters=[{"ParameterKey": "DBPassword", "ParameterValue": planted}],
+    )  # fmt: skip
+    account.learner("emr").run_job_flow(
+        Name="etl", ReleaseLabel="emr-6.15.0",
+        Instances={"MasterInstanceType": "m5.xlarge", "InstanceCount": 1, "KeepJobFlowAliveWhenNoSteps": True},
+        Configurations=[{"Classification": "hive-site",
+                         "Properties": {"javax.jdo.option.ConnectionPassword": planted, "hive.x": "kept"}}],
+        JobFlowRole="EMR_EC2_DefaultRole", ServiceRole="EMR_DefaultRole",
+    )  # fmt: skip
+    return planted_state(account)
+
+
+def planted_state(account: Sandbox) -> dict[str, Any]:
+    apis, events = account.learner("apigatewayv2"), account.learner("events")
+    return {
+        "stages": [apis.get_stages(ApiId=api["ApiId"])["Items"] for api in apis.get_apis()["Items"]],
+        "targets": events.list_targets_by_rule(Rule="tick")["Targets"],
+        "connections": [events.describe_connection(Name=n)["ConnectionState"] for n in ("api", "basic")],
+        "stacks": [s["StackStatus"] for s in account.learner("cloudformation").describe_stacks()["Stacks"]],
+    }
+
+
+def test_service_secrets_where_no_rule_names_them_stay_behind(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    """Issue 31: each credential reached the answer and the record; the raw answers now hold the marker where each
+    was, the settings beside intact, and the reads change nothing."""
+    a, _ = accounts
+    planted = f"planted{uuid.uuid4().hex}"
+    before = plant_secrets(a, planted)
+    answer = ask(service_run, a, "10.01")
+    raw = json.loads(answer["message"])
+    assert raw["failures"] == [], raw["failures"]
+    text = "\n".join(raw["bodies"])
+    assert planted not in answer["message"] and planted not in service_run.log_path.read_text(errors="replace")
+    assert "(removed by the stepeval gateway: a secret)" in text
+    for kept in ("orders", "red", "x-api-key", "learner", "hive.x", "DBPassword"):
+        assert kept in text, kept
+    assert planted_state(a) == before, "a read changed what it read"
+
+
+def test_service_its_http_edge_lets_slow_and_odd_bodies_go(service_run: Service) -> None:
+    """Issue 31, in every mode: stalled unsigned bodies and heads are let go (408, closed), a client that writes its
+    whole 2 MiB body first reads the 413, and a signed 4,301-digit integer is a 400, not a 500."""
+    parts = urlsplit(service_run.url)
+    stalled = [socket.create_connection((parts.hostname, parts.port), timeout=60) for _ in range(3)]
+    head_only = socket.create_connection((parts.hostname, parts.port), timeout=60)
+    try:
+        for sock in stalled:
+            sock.sendall(
+                b"POST /v1/evaluations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1048576\r\n\r\n{" + b" " * 65536
+            )
+        head_only.sendall(b"POST /v1/evaluations HTTP/1.1\r\nHost: x\r\n")
+        big = urllib.request.Request(
+            service_run.url + "/v1/evaluations", data=b"{" + b" " * (2 * 1024 * 1024) + b"}",
+            headers={"Content-Type": "application/json"}, method="POST",
+        )  # fmt: skip
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(big, timeout=30)
+        assert refused.value.code == 413
+        digits = service_run.post(b'{"step": "01.01", "n": ' + b"9" * 4301 + b"}")
+        assert digits.status_code == 400 and digits.json()["error"]["field"] == "body", digits.text
+        for sock in stalled:
+            assert sock.makefile("rb").read().startswith(b"HTTP/1.1 408 ")
+        assert head_only.recv(1024) == b""
+    finally:
+        for sock in [*stalled, head_only]:
+            sock.close()
+
+
+def test_service_no_lock_on_a_shared_file_passes_between_evaluations(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    """Issue 31: two evaluations passed a tag through flock on the standard library's files, in every mode; each
+    lock, lease and watch is refused now (EPERM), and /healthz names what no mode stops."""
+    a, _ = accounts
+    found = json.loads(ask(service_run, a, "10.02")["message"])
+    assert found == dict.fromkeys(["flock", "F_SETLK", "F_GETLK", "F_OFD_SETLK", "F_SETLEASE", "F_NOTIFY"], "errno 1")
+    cannot_stop = service_run.http.get("/healthz").json()["sandbox"]["cannot_stop"]
+    assert any("share the CPU, the gateway and the AWS endpoint" in gap for gap in cannot_stop), cannot_stop
+    assert not any("file lock" in gap for gap in cannot_stop), cannot_stop
+
+
+def test_service_reads_are_kept_to_the_sandbox_account(service_run: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
+    """Issue 31: a module of account B read account A's bucket policy, object and topic by name or ARN (the
+    emulator serves any account's, and on AWS only the role's permissions stop it). A's bucket is answered as
+    one B does not have (a check that it exists fails), B's own is read, A's topic ARN is refused."""
+    a, b = accounts
+    s3 = a.learner("s3")
+    s3.put_object(Bucket="alpha-bucket", Key="secret.txt", Body=b"account a's")
+    s3.put_bucket_policy(
+        Bucket="alpha-bucket",
+        Policy=json.dumps(
+            {
+                "Version": "2012-10-17",
+                "Statement": [
+                    {
+                        "Effect": "Deny",
+                        "Principal": "*",
+                        "Action": "s3:DeleteBucket",
+                        "Resource": "arn:aws:s3:::alpha-bucket",
+                    }
+                ],
+            }
+        ),
+    )
+    topic = a.learner("sns").create_topic(Name="orders")["TopicArn"]
+    b.learner("s3").put_object(Bucket="beta-bucket", Key="own.txt", Body=b"b's")
+    answer = ask(service_run, b, "10.03", "alpha-bucket", "beta-bucket")
+    assert answer["status"] == "fail", answer
+    assert json.loads(answer["message"]) == {"policy": "NoSuchBucket", "object": "NoSuchBucket", "own": ["own.txt"]}
+    assert "account a's" not in json.dumps(answer)
+    refused = ask(service_run, b, "10.04", topic)
+    assert refused["status"] == "error" and refused["error"]["kind"] == "read_only", refused
+    assert f"names account {a.account_id}" in json.dumps(refused["diagnostics"]["operations"])
+    assert ask(service_run, a, "10.04", topic)["status"] == "fail"  # its own topic, read

@@ -197,3 +197,34 @@ def test_every_read_botocore_sends_passes_the_gateways_reading(service: str) -> 
     spoken = [protocol for protocol in protocols(model) if protocol in SERIALIZERS]
     misread = misreadings(service, [(operation, protocol) for protocol in spoken for operation in reads])
     assert not misread, misread[:10]
+
+
+# Reads whose own request some write's URI template also matches, with nothing in the request to tell them apart
+# (a literal segment the write has as a label): refused, since an endpoint might route either way.
+AMBIGUOUS_READS = {("iotsitewise", "ListComputationModelDataBindingUsages"): "UpdateComputationModel"}
+
+
+@pytest.mark.parametrize("service", sorted(known_services()))
+def test_no_read_is_refused_for_a_writes_uri_template(service: str) -> None:
+    """Issue 31: S3's SelectObjectContent (`POST /{Bucket}/{Key+}?select`) was refused as CompleteMultipartUpload,
+    whose template has no query: a write's required query member (`uploadId`) now tells them apart. Every read
+    of every model, as botocore writes it, is read as reads only, but for AMBIGUOUS_READS."""
+    model = service_model(service)
+    spoken = [protocol for protocol in protocols(model) if protocol in SERIALIZERS]
+    refused = {}
+    for operation in [name for name in model.operation_names if is_read(service, name, model)]:
+        for protocol in spoken:
+            readings = identify(service, wire_request(service, operation, protocol)).operations
+            writes = [name for name in readings if not is_read(service, name, model)]
+            if writes:
+                refused[(service, operation)] = writes[0]
+    assert refused == {key: write for key, write in AMBIGUOUS_READS.items() if key[0] == service}
+
+
+def test_select_object_content_is_a_read_and_complete_multipart_upload_still_a_write() -> None:
+    select = identify("s3", wire_request("s3", "SelectObjectContent", "rest-xml")).operations
+    assert select == ("SelectObjectContent",)
+    complete = identify("s3", wire_request("s3", "CompleteMultipartUpload", "rest-xml")).operations
+    assert "CompleteMultipartUpload" in complete
+    crafted = RawRequest("POST", "/b/k", "select&select-type=2&uploadId=u1", {}, b"<x/>")
+    assert "CompleteMultipartUpload" in identify("s3", crafted).operations  # its key given: refused as the write

@@ -12,6 +12,7 @@ import pytest
 from botocore.model import ServiceModel
 
 from harness.core.secret_shapes import secret_entry, secrets_of
+from harness.sandbox import redact as redact_module
 from harness.sandbox.redact import MARKER, Unredactable, obstacle, redact
 
 SHAPES: dict[str, Any] = {
@@ -70,7 +71,7 @@ def test_json_secrets_are_blanked_at_any_depth_and_the_rest_is_left() -> None:
             "ConnectionProperties": {"PASSWORD": MARKER, "KAFKA_CLIENT_KEY_PASSWORD": MARKER, "URL": "jdbc:x"}
         },
         "Environment": [{"name": "TABLE", "value": "orders"}, {"name": "KEY", "value": MARKER}],  # by its value
-        "Unmodelled": "kept",
+        "Unmodelled": MARKER,  # nothing says what a member the model does not know holds
     }  # fmt: skip
 
 
@@ -147,3 +148,128 @@ def test_answers_the_gateway_cannot_blank_are_refused_before_they_are_asked_for(
 )
 def test_a_secret_entry_is_a_credential_not_a_reference_to_one(key: str, value: str, blanked: bool) -> None:
     assert secret_entry(key, value) is blanked
+
+
+PLAIN: dict[str, Any] = {  # a model no rule of secret_shapes names a secret in: the answer is blanked all the same
+    "Out": {
+        "type": "structure",
+        "members": {
+            "Name": {"shape": "Text"},
+            "NextToken": {"shape": "Text"},
+            "StageVariables": {"shape": "Labels", "locationName": "stageVariables"},
+            "Parameters": {"shape": "Parameters"},
+            "Headers": {"shape": "Headers"},
+            "Count": {"shape": "Number"},
+        },
+    },
+    "Text": {"type": "string"},
+    "Number": {"type": "integer"},
+    "Labels": {"type": "map", "key": {"shape": "Text"}, "value": {"shape": "Text"}},
+    "Parameter": {
+        "type": "structure",
+        "members": {"ParameterKey": {"shape": "Text"}, "ParameterValue": {"shape": "Text"}},
+    },
+    "Parameters": {"type": "list", "member": {"shape": "Parameter"}},
+    "Header": {
+        "type": "structure",
+        "members": {"Key": {"shape": "Text"}, "Value": {"shape": "Text"}, "IsValueSecret": {"shape": "Flag"}},
+    },
+    "Flag": {"type": "boolean"},
+    "Headers": {"type": "list", "member": {"shape": "Header"}},
+}
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJsZWFybmVyIn0.c2lnbmF0dXJl"
+
+
+def plain(protocol: str) -> ServiceModel:
+    output = {"shape": "Out", "resultWrapper": "ReadResult"} if protocol == "query" else {"shape": "Out"}
+    return ServiceModel(
+        {
+            "metadata": {"protocol": protocol, "apiVersion": "2020-01-01", "endpointPrefix": "plain",
+                         "serviceId": "Plain", "signatureVersion": "v4"},
+            "operations": {"Read": {"name": "Read", "http": {"method": "POST", "requestUri": "/"}, "output": output}},
+            "shapes": PLAIN,
+        },
+        service_name="plain",
+    )  # fmt: skip
+
+
+def test_secrets_are_blanked_by_what_they_are_in_any_map_and_outside_the_model() -> None:
+    """Issue 31: a stage's variables, a target's headers, a stack's parameters, a connection's unmodelled API key:
+    no rule names these members, and each is blanked by its key, its form, or by not being in the model."""
+    service = plain("rest-json")
+    operation = service.operation_model("Read")
+    answer = {
+        "Name": "https://app:hunter2@db.example/app",  # a URL carrying its password, wherever it sits
+        "NextToken": JWT,  # where the next page starts: kept, whatever it looks like
+        "stageVariables": {"DB_PASSWORD": "hunter2", "x-api-key": "k1", "TABLE": "orders", "hook": JWT},
+        "Parameters": [{"ParameterKey": "DBPassword", "ParameterValue": "hunter2"},
+                       {"ParameterKey": "Env", "ParameterValue": "prod"}],
+        "Headers": [{"Key": "x-custom", "Value": "v1", "IsValueSecret": True}, {"Key": "x-trace", "Value": "on"}],
+        "Count": 3,
+        "ApiKeyValue": "not-in-the-model",
+        "Deep": {"any": ["thing"]},
+    }  # fmt: skip
+    assert redact_module.needed(secrets_of(service), operation, "rest-json")
+    assert not secrets_of(service).holds(operation.output_shape)  # no member is named for a secret
+    body = json.loads(redact(secrets_of(service), operation, "rest-json", json.dumps(answer).encode()))
+    assert body == {
+        "Name": MARKER,
+        "NextToken": JWT,
+        "stageVariables": {"DB_PASSWORD": MARKER, "x-api-key": MARKER, "TABLE": "orders", "hook": MARKER},
+        "Parameters": [{"ParameterKey": "DBPassword", "ParameterValue": MARKER},
+                       {"ParameterKey": "Env", "ParameterValue": "prod"}],
+        "Headers": [{"Key": "x-custom", "Value": MARKER, "IsValueSecret": True}, {"Key": "x-trace", "Value": "on"}],
+        "Count": 3,
+        "ApiKeyValue": MARKER,
+        "Deep": MARKER,
+    }  # fmt: skip
+
+
+def test_xml_answers_lose_what_their_model_does_not_know() -> None:
+    service = plain("query")
+    inner = (
+        "<Name>db</Name><Count>3</Count><ApiKeyValue>hunter2</ApiKeyValue>"
+        "<stageVariables><entry><key>DB_PASSWORD</key><value>pw</value></entry>"
+        "<entry><key>TABLE</key><value>orders</value></entry></stageVariables>"
+        "<Parameters><member><ParameterKey>DBPassword</ParameterKey><ParameterValue>pv</ParameterValue></member>"
+        "</Parameters><Name2><Deep>dv</Deep></Name2>"
+    )
+    document = (
+        '<ReadResponse xmlns="https://plain.example/doc/"><ReadResult>'
+        f"{inner}</ReadResult><ResponseMetadata><RequestId>r-1</RequestId></ResponseMetadata><Extra>ev</Extra>"
+        "</ReadResponse>"
+    )
+    body = redact(secrets_of(service), service.operation_model("Read"), "query", document.encode())
+    texts = {element.tag.split("}")[-1] + ":" + (element.text or "") for element in ET.fromstring(body).iter()}
+    for secret in ("hunter2", ":pw", ":pv", ":dv", ":ev"):
+        assert not any(text.endswith(secret) for text in texts), (secret, texts)
+    for kept in ("Name:db", "Count:3", "key:DB_PASSWORD", "value:orders", "RequestId:r-1"):
+        assert kept in texts, (kept, texts)
+
+
+def test_a_deeply_nested_answer_is_refused_not_a_crash() -> None:
+    service = plain("rest-json")
+    nested = b'{"Deep":' + b"[" * 40_000 + b"]" * 40_000 + b"}"
+    with pytest.raises(Unredactable):
+        redact(secrets_of(service), service.operation_model("Read"), "rest-json", nested)
+
+
+def test_a_member_named_token_is_blanked_and_where_the_next_page_starts_is_not() -> None:
+    shapes = {
+        "Out": {"type": "structure", "members": {"Token": {"shape": "Text"}, "NextToken": {"shape": "Text"},
+                                                 "Marker": {"shape": "Text"}}},
+        "Text": {"type": "string"},
+    }  # fmt: skip
+    service = ServiceModel(
+        {
+            "metadata": {"protocol": "json", "apiVersion": "2020-01-01", "endpointPrefix": "plain",
+                         "serviceId": "Plain", "signatureVersion": "v4"},
+            "operations": {"Read": {"name": "Read", "http": {"method": "POST", "requestUri": "/"},
+                                    "output": {"shape": "Out"}}},
+            "shapes": shapes,
+        },
+        service_name="plain",
+    )  # fmt: skip
+    answer = {"Token": "t0p", "NextToken": JWT, "Marker": JWT}
+    body = redact(secrets_of(service), service.operation_model("Read"), "json", json.dumps(answer).encode())
+    assert json.loads(body) == {"Token": MARKER, "NextToken": JWT, "Marker": JWT}

@@ -51,16 +51,15 @@ def test_interleaved_evaluations_never_mix_accounts(service: Service, accounts: 
 
 def test_an_account_id_that_is_not_the_roles_is_refused(service: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
     a, _ = accounts
-    ran_before = service.metric("stepeval_answers_total", status="pass", kind="none")
-    answer = evaluate(service, a, "alpha-bucket", account_id=ACCOUNT_B)
-    assert answer["status"] == "error" and answer["success"] is False
-    assert answer["error"]["kind"] == "platform"  # only the platform can fix it: never "try again" to a learner
-    assert ACCOUNT_A in answer["error"]["detail"] and ACCOUNT_B in answer["error"]["detail"]
-    assert "the platform's account_id or role_arn is wrong" in answer["error"]["detail"]
-    assert answer["validated"] == [] and answer["resolved"] == []
-    assert "not a verdict" in answer["message"] and "trying again will not help" in answer["message"]
-    assert "try again in a moment" not in answer["message"]
-    assert service.metric("stepeval_answers_total", status="pass", kind="none") == ran_before
+    assumed = service.metric("stepeval_assume_role_total", outcome="assumed")
+    response = service.post({"step": "01.01", "sandbox": a.ref(account_id=ACCOUNT_B), "events": []})
+    assert response.status_code == 422, response.text
+    error = response.json()["error"]
+    assert (error["code"], error["field"]) == ("invalid_field", "sandbox.role_arn")
+    assert error["message"] == (
+        f"sandbox.role_arn: the role is in account {ACCOUNT_A}, not in sandbox.account_id {ACCOUNT_B}"
+    )
+    assert service.metric("stepeval_assume_role_total", outcome="assumed") == assumed  # refused before STS
 
 
 def test_the_role_is_assumed_once_per_role_and_external_id(service: Service, accounts: tuple[Sandbox, Sandbox]) -> None:

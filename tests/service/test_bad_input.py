@@ -88,6 +88,9 @@ CASES: dict[str, Case] = {
     "single-quotes": Case(400, "body", body=b"{'step': '01.01'}"),
     "nested-too-deep": Case(400, "body", body=b"[" * 200_000 + b"]" * 200_000),
     "signed-but-not-utf8": Case(400, "body", body=b'{"step": "01.01\xff"}'),
+    # what Python's parser refuses past the grammar (issue 31: a 4,301-digit integer answered 500)
+    "integer-of-4301-digits": Case(400, "body", body=b'{"step": "01.01", "n": ' + b"9" * 4301 + b"}"),
+    "lone-surrogate": Case(400, "body", body=b'{"step": "01.01\\ud800"}'),
     # the shape: 422
     "top-level-array": Case(422, "body", body=[VALID]),
     "top-level-string": Case(422, "body", body="01.01"),
@@ -125,6 +128,9 @@ CASES: dict[str, Case] = {
         422, "sandbox.role_arn", body=with_("sandbox.role_arn", ROLE.replace("111111111111", "\uff11" * 12))
     ),
     "role-non-ascii-name": Case(422, "sandbox.role_arn", body=with_("sandbox.role_arn", ROLE + "\u00e9")),
+    "role-of-another-account": Case(
+        422, "sandbox.role_arn", body=with_("sandbox.role_arn", ROLE.replace("111111111111", "222222222222"))
+    ),
     "external-id-trailing-newline": Case(422, "sandbox.external_id", body=with_("sandbox.external_id", "ext-1\n")),
     "region-trailing-newline": Case(422, "sandbox.region", body=with_("sandbox.region", "us-east-1\n")),
     "external-id-missing": Case(422, "sandbox.external_id", body=with_("sandbox.external_id", DROP)),
@@ -203,9 +209,38 @@ def test_refusals_are_in_our_own_words(service: Service) -> None:
     assert flood["message"] == "events: at most 1000 items are accepted, got 2000"
 
 
-def test_unknown_routes_and_methods_are_4xx(service: Service) -> None:
-    assert service.http.get("/v1/evaluations").status_code == 405
-    assert service.http.post("/v1/nothing-here", content=b"{}").status_code == 404
+def test_unknown_routes_and_methods_are_refused_in_the_refusal_shape(service: Service) -> None:
+    wrong_method = service.http.get("/v1/evaluations")
+    assert wrong_method.status_code == 405 and wrong_method.headers["allow"] == "POST"
+    assert wrong_method.json() == {
+        "error": {
+            "status": 405,
+            "code": "method_not_allowed",
+            "field": None,
+            "message": "GET /v1/evaluations: this path takes POST",
+            "errors": [],
+        },
+        "request_id": None,
+    }
+    nowhere = service.http.post("/v1/nothing-here", content=b"{}")
+    assert nowhere.status_code == 404
+    assert nowhere.json()["error"] == {
+        "status": 404,
+        "code": "not_found",
+        "field": None,
+        "message": "POST /v1/nothing-here: no such path (docs/service.md lists the paths)",
+        "errors": [],
+    }
+
+
+def test_a_role_of_another_account_is_refused_before_sts(service: Service) -> None:
+    assumed = service.metric("stepeval_assume_role_total", outcome="assumed")
+    role = ROLE.replace("111111111111", "222222222222")
+    error = send(service, Case(422, "sandbox.role_arn", body=with_("sandbox.role_arn", role))).json()["error"]
+    assert error["message"] == (
+        "sandbox.role_arn: the role is in account 222222222222, not in sandbox.account_id 111111111111"
+    )
+    assert service.metric("stepeval_assume_role_total", outcome="assumed") == assumed
 
 
 def test_the_service_still_answers_after_the_corpus(service: Service, accounts: tuple[Sandbox, Sandbox]) -> None:

@@ -115,7 +115,7 @@ def test_a_mismatched_account_is_refused_in_lambda_too(lambda_env: None, account
     body = request(accounts[0])
     body["sandbox"]["account_id"] = accounts[1].account_id
     answer = lambda_handler.handler(body, FakeContext("req-6"))
-    assert answer["status"] == "error" and answer["error"]["kind"] == "platform"
+    assert (answer["error"]["status"], answer["error"]["field"]) == (422, "sandbox.role_arn")
 
 
 def test_a_retried_direct_invocation_gets_the_stored_answer_without_running_again(
@@ -195,3 +195,32 @@ def test_many_labs_packaged_in_the_image_are_served_by_name(
         assert answer["lab_version"] == lab_version(load_lab(labs / name.removeprefix("lab-")))
     refused = lambda_handler.handler(request(accounts[0]), FakeContext("req-unnamed"))
     assert refused["error"]["status"] == 422 and refused["error"]["field"] == "lab"
+
+
+def test_a_weak_secret_refuses_every_invocation_in_the_service_s_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STEPEVAL_LAB", str(SERVICE_LAB))
+    monkeypatch.setenv("STEPEVAL_WEBHOOK_SECRET", "whsec_YWJj")  # "abc": 3 bytes
+    lambda_handler.reset()
+    for _ in range(2):
+        with pytest.raises(lambda_handler.SettingsRefused) as refused:
+            lambda_handler.handler({"step": "01.01"}, FakeContext("req-weak"))
+        assert str(refused.value) == (
+            "STEPEVAL_WEBHOOK_SECRET: too weak: its key is 3 bytes, Standard Webhooks secrets are 24 to 64"
+            " (make one with stepeval sign --new-secret)"
+        )
+    lambda_handler.reset()
+
+
+def test_a_get_through_a_function_url_is_405_in_the_refusal_shape(lambda_env: None) -> None:
+    event = function_url_event(b"", {})
+    event["requestContext"]["http"]["method"] = "GET"
+    del event["body"]  # a GET through a Function URL carries none
+    reply = lambda_handler.handler(event, FakeContext("req-get"))
+    assert (reply["statusCode"], reply["headers"]["allow"]) == (405, "POST")
+    assert json.loads(reply["body"])["error"] == {
+        "status": 405,
+        "code": "method_not_allowed",
+        "field": None,
+        "message": "GET /v1/evaluations: this path takes POST",
+        "errors": [],
+    }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import socket
 import subprocess
@@ -33,6 +34,25 @@ def test_no_secret_no_service() -> None:
 def test_a_secret_that_is_not_whsec_is_refused_without_echoing_it() -> None:
     done = serve("--lab", str(SERVICE_LAB), secret="hunter2-hunter2")
     assert done.returncode == 2 and "whsec_" in done.stderr and "hunter2" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("secret", "said"),
+    [
+        ("abc", "must be whsec_ followed by base64 (make one with stepeval sign --new-secret); the value is not shown"),
+        (
+            "whsec_" + base64.b64encode(b"k" * 23).decode(),
+            "too weak: its key is 23 bytes, Standard Webhooks secrets are 24 to 64 (make one with stepeval sign"
+            " --new-secret)",
+        ),
+    ],
+    ids=["not-whsec", "23-bytes"],
+)
+def test_a_bad_secret_is_one_line_naming_the_variable_once(secret: str, said: str) -> None:
+    done = serve("--lab", str(SERVICE_LAB), secret=secret)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"stepeval serve: STEPEVAL_WEBHOOK_SECRET: {said}"]
+    assert "python" not in done.stderr and secret.removeprefix("whsec_") not in done.stderr
 
 
 def test_a_bad_flag_is_named() -> None:

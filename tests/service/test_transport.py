@@ -8,6 +8,8 @@ import json
 import socket
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
@@ -96,3 +98,37 @@ def test_the_service_keeps_a_connection_alive_across_requests(service: Service) 
         response.read()
     assert connection.sock is sock  # the same connection, never reopened
     connection.close()
+
+
+def test_a_client_that_writes_its_whole_body_first_reads_the_413(service: Service) -> None:
+    """Issue 31: Python's urllib sends all of a 2 MiB body before it reads; it saw a broken pipe, not the 413
+    answered after the first MiB (the connection now lingers, as nginx's does)."""
+    body = b"{" + b" " * (2 * 1024 * 1024) + b"}"
+    request = urllib.request.Request(
+        service.url + "/v1/evaluations", data=body, headers={"Content-Type": "application/json"}, method="POST"
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert refused.value.code == 413
+    assert json.loads(refused.value.read())["error"]["code"] == "too_large"
+
+
+def test_a_stalled_body_is_408_and_a_stalled_head_is_closed(service: Service) -> None:
+    """Issue 31: a connection that declares a body and stops sending it, or never finishes its head, is let go
+    (BODY_READ_S, HEAD_S), not held open."""
+    parts = urlsplit(service.url)
+    stalled_body = socket.create_connection((parts.hostname, parts.port), timeout=60)
+    stalled_head = socket.create_connection((parts.hostname, parts.port), timeout=60)
+    try:
+        stalled_body.sendall(
+            b"POST /v1/evaluations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 1000\r\n\r\n{" + b" " * 100
+        )
+        stalled_head.sendall(b"POST /v1/evaluations HTTP/1.1\r\nHost: x\r\n")
+        answer = stalled_body.makefile("rb").read()
+        assert answer.startswith(b"HTTP/1.1 408 "), answer[:200]
+        assert b'"field":"body"' in answer
+        assert stalled_head.recv(1024) == b""  # closed unanswered
+    finally:
+        stalled_body.close()
+        stalled_head.close()

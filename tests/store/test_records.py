@@ -15,12 +15,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select, update
 
+from harness.commands.replay import describe_incomplete
 from harness.core.account import Account, Credentials
 from harness.core.contract import ContextInput
 from harness.core.lab import load_lab
 from harness.sandbox.pool import WorkerPool
 from harness.sandbox.runner import Runner
 from harness.sandbox.tap import Exchange
+from harness.store import recording
 from harness.store.engine import open_engine
 from harness.store.evaluations import EvaluationRecorder, Retention
 from harness.store.recording import RecordingTap
@@ -200,3 +202,21 @@ def test_the_last_exchange_is_kept_even_when_the_module_is_done_first(
     answer = Runner(LAB, pool).evaluate("01.01", bucket_context("site"), sandbox, tap=tap)
     assert answer.status == "fail"
     assert [x["operation"] for x in tap.exchanges] == ["GetCallerIdentity", "ListBuckets"]
+
+
+def test_a_recording_past_its_cap_says_what_it_lacks(
+    store_url: str, pool: WorkerPool, aws: MotoAccount, moto_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31: past the exchange cap the record keeps a count and the operations dropped, and replay names them."""
+    monkeypatch.setattr(recording, "MAX_EXCHANGES", 1)
+    aws.client("s3").create_bucket(Bucket="site")
+    store = record_some(store_url, pool, moto_url, [bucket_context("site")])
+    try:
+        (record,) = list(store.select(lab="recorded"))
+        assert [x["operation"] for x in record.exchanges()] == ["GetCallerIdentity"]
+        assert record.calls == 2
+        summary = record.incomplete()
+        assert summary is not None and summary["operations_dropped"] == {"s3:ListBuckets": 1}
+        assert "1 calls dropped past its cap (s3:ListBuckets x1)" in describe_incomplete(summary)
+    finally:
+        store.engine.dispose()

@@ -54,7 +54,7 @@ def database_admits_the_whole_vpc(aws, handles):
     _groups(aws, cidr=_vpc(aws)["CidrBlock"])
 
 
-@mistake(issue=r"also allows all traffic from sg-")
+@mistake(issue=r"also allows all traffic from security group orders-app \(sg-")
 def database_admits_all_traffic_from_the_api(aws, handles):
     app, database = _group(aws, "orders-app"), _group(aws, "orders-db")
     _admit(aws, database, protocol="-1", source=app)

@@ -1,0 +1,34 @@
+"""What a request names of an account, however it spells it (harness/sandbox/owner.py, issue 31)."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.sandbox.owner import named_accounts
+from harness.sandbox.tap import RawRequest
+
+JSON = {"content-type": "application/x-amz-json-1.0"}
+
+
+@pytest.mark.parametrize(
+    ("request_", "named"),
+    [
+        (RawRequest("POST", "/", "", JSON, b'{"TopicArn": "arn:aws:sns:us-east-1:111111111111:t"}'), {"111111111111"}),
+        (RawRequest("POST", "/", "", JSON, b'{"TopicArn": "arn\\u003aaws\\u003asns:us-east-1:222222222222:t"}'),
+         {"222222222222"}),  # escaped as the endpoint's JSON parser reads it
+        (RawRequest("POST", "/", "", {}, b"Action=GetTopicAttributes&TopicArn=arn%3Aaws%3Asns%3Aus-east-1%3A"
+                    b"333333333333%3At"), {"333333333333"}),
+        (RawRequest("GET", "/2015-03-31/functions/arn%3Aaws%3Alambda%3Aus-east-1%3A444444444444%3Afunction%3Af",
+                    "", {}, b""), {"444444444444"}),
+        (RawRequest("POST", "/", "", {}, b"Action=GetQueueAttributes&QueueUrl=http%3A%2F%2Flocalhost%3A5000%2F"
+                    b"555555555555%2Forders"), {"555555555555"}),
+        (RawRequest("GET", "/b", "", {"x-amz-expected-bucket-owner": "666666666666"}, b""), {"666666666666"}),
+        (RawRequest("POST", "/", "", JSON, b'{"registryId": "777777777777"}'), {"777777777777"}),
+        # AWS's own: anyone's to read
+        (RawRequest("POST", "/", "", {}, b"Action=GetPolicy&PolicyArn=arn%3Aaws%3Aiam%3A%3Aaws%3Apolicy%2FReadOnly"),
+         set()),
+        (RawRequest("POST", "/", "", JSON, b'{"TableName": "orders"}'), set()),
+    ],
+)  # fmt: skip
+def test_the_accounts_a_request_names(request_: RawRequest, named: set[str]) -> None:
+    assert named_accounts(request_) == named
