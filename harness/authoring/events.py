@@ -7,7 +7,9 @@ platform would. Only successful calls count, and each resource is recorded once.
 Which call creates which type, and what its id is, comes from the CloudFormation schemas (harness.core.cfn_types):
 `CreateQueue` makes an `AWS::SQS::Queue` whose id is its primary identifier `QueueUrl`, read from the response
 or the request (several properties are joined with "|", as Cloud Control writes them). `RULES` override that
-where the schemas' names and the API's differ (S3's `Bucket`, an EIP's `AllocationId`). An id that carries the
+where the schemas' names and the API's differ (S3's `Bucket`, an EIP's `AllocationId`); `ALSO` names the resources
+a call makes besides its own (the stage `CreateDeployment(stageName=...)` makes, the records one
+`ChangeResourceRecordSets` creates, the association `AssociateRouteTable` makes). An id that carries the
 emulator's address (an SQS queue URL) is written as AWS would write it, so two emulators give equal ids. A
 resource created in another region than the session's carries `region`.
 """
@@ -94,6 +96,48 @@ RULES: dict[tuple[str, str], EventRule] = {
 }
 
 
+def joined(*getters: IdGetter) -> IdGetter:
+    """The id is several parts joined with "|" (as Cloud Control writes a compound primary identifier)."""
+
+    def get(params: Mapping[str, Any], parsed: Mapping[str, Any]) -> str | None:
+        parts = [getter(params, parsed) for getter in getters]
+        return "|".join(str(p) for p in parts) if all(parts) else None
+
+    return get
+
+
+def _created_records(params: Mapping[str, Any], _parsed: Mapping[str, Any]) -> list[str]:
+    """`NAME|ZONE|TYPE[|SET]` of each record a change batch CREATEs or UPSERTs, the name without its final dot."""
+    zone = str(params.get("HostedZoneId") or "").removeprefix("/hostedzone/")
+    made = []
+    for change in (params.get("ChangeBatch") or {}).get("Changes") or ():
+        record = change.get("ResourceRecordSet") or {}
+        if change.get("Action") in ("CREATE", "UPSERT") and record.get("Name") and record.get("Type"):
+            parts = [str(record["Name"]).rstrip("."), zone, str(record["Type"])]
+            made.append("|".join([*parts, record["SetIdentifier"]] if record.get("SetIdentifier") else parts))
+    return made
+
+
+@dataclass(frozen=True)
+class ManyRule:
+    """How one call makes several resources of one type: `ids_of(params, parsed)` lists their ids."""
+
+    type: str
+    ids_of: Callable[[Mapping[str, Any], Mapping[str, Any]], list[str]]
+
+
+ALSO: dict[tuple[str, str], tuple[EventRule | ManyRule, ...]] = {
+    ("apigateway", "CreateDeployment"): (
+        EventRule("AWS::ApiGateway::Stage", joined(from_params("restApiId"), from_params("stageName"))),
+    ),
+    ("route53", "ChangeResourceRecordSets"): (ManyRule("AWS::Route53::RecordSet", _created_records),),
+    ("ec2", "AssociateRouteTable"): (
+        EventRule("AWS::EC2::SubnetRouteTableAssociation", from_response("AssociationId")),
+    ),
+}
+"""(botocore service name, operation) -> the resources a call makes besides the one its name says (if any)."""
+
+
 class EventRecorder:
     """Watches every client made from `session` after this is built; `events` lists what was created.
 
@@ -129,7 +173,7 @@ class EventRecorder:
             self._recording = False
 
     def _remember_params(self, params: Mapping[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
-        if rule_for(model) is not None:
+        if rule_for(model) is not None or _key(model) in ALSO:
             context[PARAMS_KEY] = dict(params)
 
     def _record(
@@ -138,24 +182,37 @@ class EventRecorder:
         if http_response.status_code >= 300:
             return
         region = context.get("client_region") or self._region
-        event = event_for(model, context.get(PARAMS_KEY, {}), parsed, region)
-        if event is None:
-            return
-        if region and region != self._region:
-            event["region"] = region
-        with self._lock:
-            if self._recording and (event["type"], event["id"]) not in self._seen:
-                self._seen.add((event["type"], event["id"]))
-                self._events.append(event)
+        for event in events_for(model, context.get(PARAMS_KEY, {}), parsed, region):
+            if region and region != self._region:
+                event["region"] = region
+            with self._lock:
+                if self._recording and (event["type"], event["id"]) not in self._seen:
+                    self._seen.add((event["type"], event["id"]))
+                    self._events.append(event)
 
 
 def event_for(model: Any, params: Mapping[str, Any], parsed: Mapping[str, Any], region: str | None) -> dict | None:
-    """The event `{type, id}` a successful call of `model` makes, or None when it creates nothing known."""
+    """The event `{type, id}` of the resource a successful call of `model` is named for, or None when it creates
+    nothing known (`events_for` also lists what else the call makes)."""
     rule = rule_for(model)
     resource_id = rule.id_of(params, parsed) if rule is not None else None
     if rule is None or not resource_id:
         return None
     return {"type": rule.type, "id": aws_form(resource_id, model.service_model.endpoint_prefix, region)}
+
+
+def events_for(model: Any, params: Mapping[str, Any], parsed: Mapping[str, Any], region: str | None) -> list[dict]:
+    """Every event a successful call of `model` makes: its own resource's (`event_for`), then those in `ALSO`."""
+    made = [event] if (event := event_for(model, params, parsed, region)) is not None else []
+    prefix = model.service_model.endpoint_prefix
+    for rule in ALSO.get(_key(model), ()):
+        ids = rule.ids_of(params, parsed) if isinstance(rule, ManyRule) else [rule.id_of(params, parsed)]
+        made += [{"type": rule.type, "id": aws_form(i, prefix, region)} for i in ids if i]
+    return made
+
+
+def _key(model: Any) -> tuple[str, str]:
+    return model.service_model.service_name, model.name
 
 
 def aws_form(resource_id: str, endpoint_prefix: str, region: str | None) -> str:
@@ -172,7 +229,7 @@ def aws_form(resource_id: str, endpoint_prefix: str, region: str | None) -> str:
 
 def rule_for(model: Any) -> EventRule | None:
     """The rule for a botocore operation model: RULES first, else what the CloudFormation schemas say (cached)."""
-    key = (model.service_model.service_name, model.name)
+    key = _key(model)
     if key in RULES:
         return RULES[key]
     if key not in _SCHEMA_RULES:
@@ -190,6 +247,9 @@ def _schema_rule(service_model: Any, operation: str) -> EventRule | None:
     prefixes = frozenset({service_model.service_name, service_model.endpoint_prefix, signing})
     names = prefixes | {service_model.service_id.hyphenize()}
     created = cfn_types.created_by(names, prefixes, operation)
+    if created is None:  # `cognito-idp` makes `AWS::Cognito::*` types: try each name's family (its first part)
+        families = frozenset(name.split("-")[0] for name in names) - names
+        created = cfn_types.created_by(families, prefixes, operation) if families else None
     if created is None:
         return None
     return EventRule(created.type, from_identifier(created.type.split("::")[2], created.primary_identifier))
@@ -197,20 +257,35 @@ def _schema_rule(service_model: Any, operation: str) -> EventRule | None:
 
 def from_identifier(resource_name: str, properties: tuple[str, ...]) -> IdGetter:
     """The id is the primary identifier's properties, each found by name (any case) in the response, else in the
-    request; several are joined with "|". A generic `Id`/`Arn` is also looked for as `<Resource>Id`/`<Resource>Arn`.
+    request; several are joined with "|". A generic `Id`/`Arn` is also looked for as `<Resource>Id`/`<Resource>Arn`,
+    and the resource's own `<Resource>Id` as the response's `Id`/`id` (API Gateway answers `CreateRestApi` with `id`);
+    a generic one missing from both is the response's only `...Id`/`...Arn` (`PutScalingPolicy`'s `PolicyARN`).
     """
 
     def get(params: Mapping[str, Any], parsed: Mapping[str, Any]) -> str | None:
         values = []
         for prop in properties:
             names = {prop.lower()} | ({f"{resource_name}{prop}".lower()} if prop in ("Id", "Arn") else set())
-            value = _find_key(parsed, names) or _find_key(params, names)
+            own = prop.lower() == f"{resource_name}id".lower()
+            value = (
+                _find_key(parsed, names)
+                or (_find_key(parsed, {"id"}) if own else None)
+                or _find_key(params, names)
+                or (_only_ending(parsed, prop.lower()) if prop in ("Id", "Arn") else None)
+            )
             if value is None:
                 return None
             values.append(value)
         return "|".join(values)
 
     return get
+
+
+def _only_ending(data: Mapping[str, Any], suffix: str) -> str | None:
+    """The one string at the top of a response whose key ends with `suffix` (any case: `PolicyARN` for `arn`),
+    else None (none, or several to choose from)."""
+    found = [v for k, v in data.items() if k.lower().endswith(suffix) and isinstance(v, str) and v]
+    return found[0] if len(found) == 1 else None
 
 
 def _find_key(data: Any, names: set[str]) -> str | None:

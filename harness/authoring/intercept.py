@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from harness.authoring.events import event_for
+from harness.authoring.events import events_for
 from harness.authoring.mutants import Call, Mutant
 from harness.core.readonly import is_read
 
@@ -94,8 +94,7 @@ class Interceptor:
         if watched is None or http_response.status_code >= 300:
             return
         self._counts[model.name] += 1
-        event = event_for(model, watched["params"], parsed, context.get("client_region"))
-        if event is not None:
+        for event in events_for(model, watched["params"], parsed, context.get("client_region")):
             self._made.setdefault((event["type"], event["id"]), None)
         self.calls.append(
             Call(

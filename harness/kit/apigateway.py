@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.kit import refs
+from harness.kit.bounds import Bound
 from harness.kit.kinds import Kind, LazyResource, Resource, register
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
@@ -49,7 +50,13 @@ def _fetch_rest_api(session: Any, api_id: str) -> Resource:
 
 
 HTTP_API = register(Kind("AWS::ApiGatewayV2::Api", "HTTP API", _fetch_http_api))
+"""`get_api`'s API (`ApiId`, `Name`, `ProtocolType`, `ApiEndpoint`) plus `Routes` (`RouteKey`, `Target`),
+`Integrations` (`IntegrationId`, `IntegrationType`, `IntegrationUri`) and `Stages` (`StageName`, `AutoDeploy`), each
+read when first used."""
 REST_API = register(Kind("AWS::ApiGateway::RestApi", "REST API", _fetch_rest_api))
+"""`get_rest_api`'s API (`id`, `name`, `endpointConfiguration`: `{"types": ["REGIONAL"]}`) plus `Resources`
+(`[{"id", "path", "resourceMethods": {"POST": {"methodIntegration": {"type", "uri"}}}}]`) and `Stages`
+(`[{"stageName", "deploymentId"}]`), each read when first used."""
 
 
 def protocol(value: str = "HTTP") -> Requirement:
@@ -173,3 +180,128 @@ def endpoint_type(value: str = "REGIONAL") -> Requirement:
     return require(
         "endpoint type", value, lambda api: ", ".join((api.get("endpointConfiguration") or {}).get("types", []))
     )
+
+
+def _fetch_stage(session: Any, stage_id: str) -> Resource:
+    api_id, _, name = stage_id.partition("|")
+    stage = session.client("apigateway").get_stage(restApiId=api_id, stageName=name)
+    return {**{k: v for k, v in stage.items() if k != "ResponseMetadata"}, "restApiId": api_id}
+
+
+def _fetch_method(session: Any, method_id: str) -> Resource:
+    api_id, resource_id, http_method = ([*method_id.split("|"), "", ""])[:3]
+    method = session.client("apigateway").get_method(
+        restApiId=api_id, resourceId=resource_id, httpMethod=http_method.upper()
+    )
+    return {
+        **{k: v for k, v in method.items() if k != "ResponseMetadata"},
+        "restApiId": api_id,
+        "resourceId": resource_id,
+    }
+
+
+def _fetch_authorizer(session: Any, authorizer_id: str) -> Resource:
+    api_id, _, own_id = authorizer_id.partition("|")
+    found = session.client("apigateway").get_authorizer(restApiId=api_id, authorizerId=own_id)
+    return {**{k: v for k, v in found.items() if k != "ResponseMetadata"}, "restApiId": api_id}
+
+
+def _last(compound: str) -> str:
+    return compound.rsplit("|", 1)[-1]
+
+
+STAGE = register(Kind("AWS::ApiGateway::Stage", "REST API stage", _fetch_stage, naming="{noun} {name}", short=_last))
+"""`get_stage`'s stage plus its API's id (id = `API_ID|STAGE`): `{"restApiId", "stageName", "deploymentId",
+"tracingEnabled", "methodSettings": {"*/*": {"throttlingRateLimit", "throttlingBurstLimit", "loggingLevel",
+"metricsEnabled"}}}`."""
+
+METHOD = register(
+    Kind(
+        "AWS::ApiGateway::Method",
+        "REST API method",
+        _fetch_method,
+        naming="{noun} {name}",
+        short=lambda method_id: " ".join(method_id.split("|")[2:]),
+    )
+)
+"""`get_method`'s method plus its ids (id = `API_ID|RESOURCE_ID|HTTP_METHOD`): `{"restApiId", "resourceId",
+"httpMethod", "authorizationType": "NONE" | "AWS_IAM" | "CUSTOM" | "COGNITO_USER_POOLS", "authorizerId",
+"apiKeyRequired", "authorizationScopes", "methodIntegration"}`."""
+
+AUTHORIZER = register(
+    Kind("AWS::ApiGateway::Authorizer", "REST API authorizer", _fetch_authorizer, naming="{noun} {name}", short=_last)
+)
+"""`get_authorizer`'s authorizer plus its API's id (id = `API_ID|AUTHORIZER_ID`): `{"restApiId", "id", "name",
+"type": "TOKEN" | "REQUEST" | "COGNITO_USER_POOLS", "providerARNs": [user pool ARNs], "authorizerUri",
+"identitySource"}`."""
+
+
+def _stage_setting(stage: Resource, key: str) -> Any:
+    """A stage-wide method setting (`*/*`), where AWS keeps the stage's default throttling and logging."""
+    return ((stage.get("methodSettings") or {}).get("*/*") or {}).get(key)
+
+
+def _shown_setting(value: Any) -> str:
+    return "unset" if value is None else str(value)
+
+
+def throttled(rate: float | Bound | None = None, burst: int | Bound | None = None) -> Requirement:
+    """The stage throttles every method: at `rate` requests a second (steady) and `burst` at once, each if given
+    (a number, or a `kit.bounds` bound: `rate=at_most(100)`); a stage without throttling settings misses."""
+    parts = [*([f"rate {rate}/s"] if rate is not None else []), *([f"burst {burst}"] if burst is not None else [])]
+
+    def limits(stage: Resource) -> tuple[Any, Any]:
+        return _stage_setting(stage, "throttlingRateLimit"), _stage_setting(stage, "throttlingBurstLimit")
+
+    def holds(found: tuple[Any, Any], _: Any) -> bool:
+        found_rate, found_burst = found
+        return (
+            (found_rate is not None or found_burst is not None)
+            and (rate is None or (found_rate is not None and rate == found_rate))
+            and (burst is None or (found_burst is not None and burst == found_burst))
+        )
+
+    return require(
+        "throttling",
+        ", ".join(parts) or "set",
+        limits,
+        compare=holds,
+        explain=lambda found: (
+            f"throttling should be {', '.join(parts) or 'set'}, "
+            f"but is rate {_shown_setting(found[0])}/s, burst {_shown_setting(found[1])}."
+        ),
+        hint="Set the stage's default method throttling.",
+    )
+
+
+def tracing(enabled: bool = True) -> Requirement:
+    """X-Ray tracing is on for the stage."""
+    return require("X-Ray tracing", enabled, lambda s: bool(s.get("tracingEnabled")))
+
+
+def authorization(value: str) -> Requirement:
+    """The method's authorization type: `NONE`, `AWS_IAM`, `CUSTOM` (a Lambda authorizer) or `COGNITO_USER_POOLS`."""
+    return require("authorization", value.upper(), lambda m: m.get("authorizationType", "NONE"))
+
+
+@later
+def authorized_by(authorizer: Resource | str | None) -> Requirement:
+    """The method is authorized by the authorizer (a described authorizer, or its id)."""
+    wanted = authorizer.get("id") if isinstance(authorizer, dict) else authorizer
+    return require("authorizer", wanted, lambda m: m.get("authorizerId"))
+
+
+def api_key_required(required: bool = True) -> Requirement:
+    """Callers of the method must send an API key."""
+    return require("API key required", required, lambda m: bool(m.get("apiKeyRequired")))
+
+
+def authorizer_type(value: str = "COGNITO_USER_POOLS") -> Requirement:
+    """The authorizer's type: `COGNITO_USER_POOLS`, `TOKEN` or `REQUEST` (a Lambda authorizer)."""
+    return require("type", value.upper(), lambda a: a.get("type"))
+
+
+@later
+def user_pools(*pools: Resource | str | None) -> Requirement:
+    """The authorizer trusts exactly these Cognito user pools (described pools, their ids or ARNs)."""
+    return refs.refers_exactly("user pools", refs.USER_POOL, pools, lambda a: a.get("providerARNs") or [])

@@ -17,6 +17,9 @@ def _fetch_group(session: Any, name: str) -> Resource | None:
 
 
 AUTO_SCALING_GROUP = register(Kind("AWS::AutoScaling::AutoScalingGroup", "Auto Scaling group", _fetch_group))
+"""`describe_auto_scaling_groups`' group: `{"AutoScalingGroupName", "MinSize", "DesiredCapacity", "MaxSize",
+"LaunchTemplate": {"LaunchTemplateId", "Version"}, "VPCZoneIdentifier": "subnet-a,subnet-b", "TargetGroupARNs",
+"HealthCheckType"}`."""
 
 
 def sizes(minimum: int, desired: int, maximum: int) -> Requirement:
@@ -64,3 +67,16 @@ def registers_with(target_group: Resource | str | None) -> Requirement:
 def health_check(kind: str = "ELB") -> Requirement:
     """How the group checks its instances: `ELB` (the load balancer's health checks) or `EC2`."""
     return attribute("health check type", "HealthCheckType", kind)
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _group_arn(resource: str) -> refs.ArnPart | None:
+    """`autoScalingGroup:UUID:autoScalingGroupName/NAME`: the group's name."""
+    if "autoScalingGroupName/" not in resource:
+        return None
+    return "autoScalingGroup", resource.split("autoScalingGroupName/", 1)[1], None
+
+
+refs.reads_arns("autoscaling", _group_arn)

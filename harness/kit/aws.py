@@ -65,7 +65,7 @@ def reads_are_consistent(consistent: bool) -> None:
     _consistent_reads = consistent
 
 
-_SERVICE_BY_NAMESPACE = {"elasticloadbalancingv2": "elbv2", "elasticloadbalancing": "elb"}
+_SERVICE_BY_NAMESPACE = {"elasticloadbalancingv2": "elbv2", "elasticloadbalancing": "elb", "cognito": "cognito-idp"}
 
 
 def error_code(error: ClientError) -> str:

@@ -9,6 +9,7 @@ from botocore.exceptions import ClientError
 
 from harness.kit import refs
 from harness.kit.aws import is_not_found
+from harness.kit.bounds import Bound
 from harness.kit.grants import principal_may
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register, state_in
 from harness.kit.later import later
@@ -44,6 +45,9 @@ def _function_settling(function: Resource) -> str | None:
 FUNCTION = register(
     Kind("AWS::Lambda::Function", "Lambda function", _fetch_function, settling=_function_settling, retry_after_s=5)
 )
+"""`get_function_configuration`'s function (`FunctionName`, `FunctionArn`, `Runtime`, `Handler`, `Role`,
+`MemorySize`, `Timeout`, `Architectures`, `Environment`: `{"Variables"}`, `State`, `LastUpdateStatus`) plus
+`Policy`, its resource policy (JSON text or None), read when first used."""
 EVENT_SOURCE_MAPPING = register(
     Kind(
         "AWS::Lambda::EventSourceMapping",
@@ -53,6 +57,8 @@ EVENT_SOURCE_MAPPING = register(
         retry_after_s=10,
     )
 )
+"""`get_event_source_mapping`'s mapping: `{"UUID", "EventSourceArn", "FunctionArn", "BatchSize", "State",
+"MaximumBatchingWindowInSeconds"}`."""
 
 
 def runtime(value: str) -> Requirement:
@@ -65,12 +71,12 @@ def handler(value: str) -> Requirement:
     return attribute("handler", "Handler", value, hint="The handler is FILE.FUNCTION, e.g. app.handler for app.py.")
 
 
-def memory(megabytes: int) -> Requirement:
+def memory(megabytes: int | Bound) -> Requirement:
     """The memory size, in MB."""
     return attribute("memory (MB)", "MemorySize", megabytes)
 
 
-def timeout(seconds: int) -> Requirement:
+def timeout(seconds: int | Bound) -> Requirement:
     """The timeout, in seconds."""
     return attribute("timeout (s)", "Timeout", seconds)
 
@@ -136,7 +142,7 @@ def for_function(function: Resource | str | None) -> Requirement:
     return refs.refers("function", refs.FUNCTION, function, lambda m: m.get("FunctionArn"))
 
 
-def batch_size(size: int) -> Requirement:
+def batch_size(size: int | Bound) -> Requirement:
     """How many records the mapping hands the function at once."""
     return attribute("batch size", "BatchSize", size)
 
@@ -144,3 +150,18 @@ def batch_size(size: int) -> Requirement:
 def mapping_enabled() -> Requirement:
     """The event source mapping is enabled (or being enabled)."""
     return require("state", "Enabled", lambda m: m.get("State"), compare=lambda a, _: a in ("Enabled", "Enabling"))
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _function_arn_part(resource: str) -> refs.ArnPart | None:
+    """`function:NAME[:QUALIFIER]`: a function, its version or alias as the version."""
+    kind, _, rest = refs.split_resource(resource)
+    if kind != "function":
+        return None
+    name, _, qualifier = rest.partition(":")
+    return kind, name, qualifier or None
+
+
+refs.reads_arns("lambda", _function_arn_part)

@@ -31,7 +31,24 @@ SERVICE_MODULES = (
     "sns",
     "sqs",
     "ssm",
+    "stepfunctions",
+    "cognito",
 )
+
+
+ARN_SERVICES = {
+    "lambda": "awslambda",
+    "elasticloadbalancing": "elbv2",
+    "cognito-idp": "cognito",
+    "states": "stepfunctions",
+}
+"""ARN service names whose kit module is named otherwise (any other: the module of its own name, if the kit has one)."""
+
+
+def module_of_service(service: str) -> str | None:
+    """The kit module that knows the ARNs of `service` (as ARNs name it: `lambda` -> `awslambda`), or None."""
+    module = ARN_SERVICES.get(service, service)
+    return module if module in SERVICE_MODULES else None
 
 
 @cache

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from harness.kit import refs
+from harness.kit.bounds import Bound
 from harness.kit.kinds import Kind, Resource, first, register
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
@@ -16,6 +17,8 @@ def _fetch_alarm(session: Any, name: str) -> Resource | None:
 
 
 ALARM = register(Kind("AWS::CloudWatch::Alarm", "alarm", _fetch_alarm))
+"""`describe_alarms`' metric alarm: `{"AlarmName", "Namespace", "MetricName", "Dimensions": [{"Name", "Value"}],
+"Statistic", "Period", "EvaluationPeriods", "Threshold", "ComparisonOperator", "AlarmActions"}`."""
 
 
 def metric(namespace: str, name: str) -> Requirement:
@@ -52,12 +55,12 @@ def statistic(value: str = "Sum") -> Requirement:
     return attribute("statistic", "Statistic", value)
 
 
-def period(seconds: int) -> Requirement:
+def period(seconds: int | Bound) -> Requirement:
     """The period of each evaluation, in seconds."""
     return attribute("period (s)", "Period", seconds)
 
 
-def evaluation_periods(count: int) -> Requirement:
+def evaluation_periods(count: int | Bound) -> Requirement:
     """How many periods are evaluated."""
     return attribute("evaluation periods", "EvaluationPeriods", count)
 

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from harness.kit import kms, refs
+from harness.kit.bounds import Bound
 from harness.kit.kinds import Kind, LazyResource, Resource, first, register, state_in
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
@@ -66,10 +67,17 @@ INSTANCE = register(
         retry_after_s=15,
     )
 )
+"""`describe_instances`' instance: `{"InstanceId", "InstanceType", "State": {"Name"}, "SubnetId", "VpcId",
+"SecurityGroups": [{"GroupId"}], "IamInstanceProfile": {"Arn"}, "MetadataOptions": {"HttpTokens"}, "ImageId"}`."""
 LAUNCH_TEMPLATE = register(Kind("AWS::EC2::LaunchTemplate", "launch template", _fetch_launch_template))
+"""`describe_launch_templates`' template (`LaunchTemplateId`, `LaunchTemplateName`, `DefaultVersionNumber`) plus
+`LaunchTemplateData`, its default version's data (`InstanceType`, `ImageId`, `IamInstanceProfile`,
+`NetworkInterfaces`, `MetadataOptions`), read when first used."""
 VOLUME = register(
     Kind("AWS::EC2::Volume", "EBS volume", _fetch_volume, settling=state_in("State", {"creating"}), retry_after_s=10)
 )
+"""`describe_volumes`' volume: `{"VolumeId", "Size", "VolumeType", "Encrypted", "KmsKeyId", "Attachments":
+[{"InstanceId", "State"}]}`."""
 
 
 def _settings(resource: Resource) -> Resource:
@@ -134,7 +142,7 @@ def volume_type(value: str = "gp3") -> Requirement:
     return attribute("volume type", "VolumeType", value)
 
 
-def volume_size(gib: int) -> Requirement:
+def volume_size(gib: int | Bound) -> Requirement:
     """The EBS volume size, in GiB."""
     return attribute("size (GiB)", "Size", gib)
 

@@ -7,9 +7,11 @@ tests/kit/test_doc.py fails when the file and the code disagree.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import sys
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -20,7 +22,20 @@ from harness.kit.refs import Space
 
 BEGIN = "<!-- kit reference: written by `python -m harness.kit.doc docs/user.md` from the code; do not edit -->"
 END = "<!-- end of the kit reference -->"
-HELPER_MODULES = ("net", "require", "refs", "access", "grants", "statements", "policy", "identity", "match", "numbers")
+HELPER_MODULES = (
+    "net",
+    "require",
+    "refs",
+    "access",
+    "grants",
+    "statements",
+    "policy",
+    "identity",
+    "match",
+    "numbers",
+    "bounds",
+    "schedules",
+)
 
 
 def reference() -> str:
@@ -39,6 +54,11 @@ def _module(module: ModuleType) -> str:
     if kinds:
         lines.append("")
         lines.append("Kinds: " + "; ".join(_kind(name, kind) for name, kind in kinds) + ".")
+        shapes = _attribute_docs(module)
+        for name, _ in kinds:
+            if name in shapes:
+                lines.append("")
+                lines.append(f"A requirement on `{name}` receives {_paragraph(shapes[name])}")
     spaces = [name for name, value in vars(module).items() if isinstance(value, Space)]
     if spaces:
         lines.append("")
@@ -57,6 +77,25 @@ def _kind(name: str, kind: Kind) -> str:
         when = _paragraph(inspect.getdoc(kind.settling)).rstrip(".")
         shown += f", pending while {when} (ask again after {kind.retry_after_s} s)"
     return shown
+
+
+@cache
+def _attribute_docs(module: ModuleType) -> dict[str, str]:
+    """The docstrings written under a module's assignments (`TRAIL = register(...)` then `\"\"\"...\"\"\"`): for a
+    Kind, the shape of the resource its requirements receive."""
+    tree = ast.parse(inspect.getsource(module))
+    found = {}
+    for statement, following in zip(tree.body, tree.body[1:], strict=False):
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+            and isinstance(following.value.value, str)
+        ):
+            found[statement.targets[0].id] = inspect.cleandoc(following.value.value)
+    return found
 
 
 def _functions(module: ModuleType) -> list[tuple[str, Any]]:

@@ -37,6 +37,9 @@ TABLE = register(
         retry_after_s=10,
     )
 )
+"""`describe_table`'s table (`TableName`, `TableArn`, `KeySchema`, `AttributeDefinitions`, `BillingModeSummary`,
+`GlobalSecondaryIndexes`, `StreamSpecification`, `LatestStreamArn`, `SSEDescription`) plus `PointInTimeRecovery`
+(`"ENABLED"`) and `TimeToLive` (`{"TimeToLiveStatus", "AttributeName"}`), each read when first used."""
 
 
 def _keys(schema: list[dict[str, str]], definitions: list[dict[str, str]]) -> list[str]:
@@ -141,3 +144,18 @@ def encrypted_with(key: Resource | str | None) -> Requirement:
     return refs.refers(
         "KMS key", kms.KEY_REFERENCE, key, lambda t: (t.get("SSEDescription") or {}).get("KMSMasterKeyArn")
     )
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _stream_arn(resource: str) -> refs.ArnPart | None:
+    """`table/NAME/stream/LABEL`: the table's stream, its label as the version."""
+    kind, _, rest = refs.split_resource(resource)
+    if kind != "table" or "/stream/" not in rest:
+        return None
+    table, _, label = rest.partition("/stream/")
+    return "stream", table, label
+
+
+refs.reads_arns("dynamodb", _stream_arn)

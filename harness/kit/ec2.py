@@ -35,7 +35,27 @@ def _fetch_vpc(session: Any, vpc_id: str) -> Resource | None:
 
 
 def _fetch_subnet(session: Any, subnet_id: str) -> Resource | None:
-    return first(session.client("ec2").describe_subnets(SubnetIds=[subnet_id])["Subnets"])
+    ec2 = session.client("ec2")
+    subnet = first(ec2.describe_subnets(SubnetIds=[subnet_id])["Subnets"])
+    if subnet is None:
+        return None
+    return LazyResource(subnet, {"RouteTableId": lambda: _route_table_of(ec2, subnet_id, subnet["VpcId"])})
+
+
+def _route_table_of(ec2: Any, subnet_id: str, vpc_id: str) -> str | None:
+    """The route table a subnet uses: the one explicitly associated with it, else its VPC's main route table."""
+    explicit = ec2.describe_route_tables(Filters=[{"Name": "association.subnet-id", "Values": [subnet_id]}])
+    for table in explicit["RouteTables"]:
+        if subnet_id in _associated_subnets(table):
+            return table["RouteTableId"]
+    main = ec2.describe_route_tables(
+        Filters=[{"Name": "vpc-id", "Values": [vpc_id]}, {"Name": "association.main", "Values": ["true"]}]
+    )["RouteTables"]
+    return next((t["RouteTableId"] for t in main if _is_main(t)), None)
+
+
+def _is_main(table: Resource) -> bool:
+    return any(a.get("Main") for a in table.get("Associations", []))
 
 
 def _fetch_igw(session: Any, igw_id: str) -> Resource | None:
@@ -44,7 +64,24 @@ def _fetch_igw(session: Any, igw_id: str) -> Resource | None:
 
 
 def _fetch_route_table(session: Any, table_id: str) -> Resource | None:
-    return first(session.client("ec2").describe_route_tables(RouteTableIds=[table_id])["RouteTables"])
+    ec2 = session.client("ec2")
+    table = first(ec2.describe_route_tables(RouteTableIds=[table_id])["RouteTables"])
+    if table is None:
+        return None
+    return LazyResource(table, {"ImplicitSubnets": lambda: _implicit_subnets(ec2, table)})
+
+
+def _implicit_subnets(ec2: Any, table: Resource) -> list[str]:
+    """The subnets a main route table serves without an explicit association: its VPC's subnets that no route
+    table names (AWS lists them as associated with the main table); none for any other table."""
+    if not _is_main(table):
+        return []
+    vpc = [{"Name": "vpc-id", "Values": [table["VpcId"]]}]
+    pages = ec2.get_paginator("describe_subnets").paginate(Filters=vpc)
+    subnets = {s["SubnetId"] for page in pages for s in page["Subnets"]}
+    tables = ec2.get_paginator("describe_route_tables").paginate(Filters=vpc)
+    explicit = {subnet for page in tables for t in page["RouteTables"] for subnet in _associated_subnets(t)}
+    return sorted(subnets - explicit)
 
 
 def _fetch_security_group(session: Any, group_id: str) -> Resource | None:
@@ -67,20 +104,34 @@ def _attaching(igw: Resource) -> str | None:
 
 
 VPC = register(Kind("AWS::EC2::VPC", "VPC", _fetch_vpc, settling=state_in("State", {"pending"}), retry_after_s=5))
+"""`describe_vpcs`' VPC (`VpcId`, `CidrBlock`, `State`, `IsDefault`) plus `EnableDnsSupport` and
+`EnableDnsHostnames` (booleans), each read when first used."""
 SUBNET = register(
     Kind("AWS::EC2::Subnet", "subnet", _fetch_subnet, settling=state_in("State", {"pending"}), retry_after_s=5)
 )
+"""`describe_subnets`' subnet (`SubnetId`, `VpcId`, `CidrBlock`, `AvailabilityZone`, `MapPublicIpOnLaunch`) plus
+`RouteTableId`, the route table it uses (its explicit one, else its VPC's main one), read when first used."""
 INTERNET_GATEWAY = register(
     Kind("AWS::EC2::InternetGateway", "internet gateway", _fetch_igw, settling=_attaching, retry_after_s=5)
 )
+"""`describe_internet_gateways`' gateway: `{"InternetGatewayId", "Attachments": [{"VpcId", "State": "available"}]}`."""
 ROUTE_TABLE = register(Kind("AWS::EC2::RouteTable", "route table", _fetch_route_table))
+"""`describe_route_tables`' table (`RouteTableId`, `VpcId`, `Routes`: `[{"DestinationCidrBlock", "GatewayId" |
+"NatGatewayId" | ..., "State"}]`, `Associations`: `[{"SubnetId", "Main", "AssociationState"}]`) plus
+`ImplicitSubnets`, the subnets a main table serves without an explicit association, read when first used."""
 SECURITY_GROUP = register(
     Kind("AWS::EC2::SecurityGroup", "security group", _fetch_security_group, title=lambda g: g.get("GroupName"))
 )
+"""`describe_security_groups`' group: `{"GroupId", "GroupName", "VpcId", "IpPermissions": [{"IpProtocol",
+"FromPort", "ToPort", "IpRanges", "Ipv6Ranges", "UserIdGroupPairs", "PrefixListIds"}], "IpPermissionsEgress"}`."""
 EIP = register(Kind("AWS::EC2::EIP", "Elastic IP", _fetch_eip))
+"""`describe_addresses`' address: `{"AllocationId", "PublicIp", "Domain": "vpc", "AssociationId",
+"NetworkInterfaceId"}`."""
 NAT_GATEWAY = register(
     Kind("AWS::EC2::NatGateway", "NAT gateway", _fetch_nat, settling=state_in("State", {"pending"}), retry_after_s=30)
 )
+"""`describe_nat_gateways`' gateway: `{"NatGatewayId", "SubnetId", "VpcId", "State", "ConnectivityType",
+"NatGatewayAddresses": [{"AllocationId", "PublicIp"}]}`."""
 
 
 def cidr(block: str) -> Requirement:
@@ -189,8 +240,10 @@ def route_to(destination: str, target: Resource | str | None, *, key: str) -> Re
 
 
 @later
-def associated_with(subnets: Iterable[Resource | str | None]) -> Requirement:
-    """Explicitly associated with every one of `subnets` (described subnets, their ids or ARNs)."""
+def associated_with(subnets: Iterable[Resource | str | None], *, explicit: bool = False) -> Requirement:
+    """Associated with every one of `subnets` (described subnets, their ids or ARNs), as AWS counts it: explicitly,
+    or, for the VPC's main route table, implicitly (a subnet with no explicit association uses the main table).
+    `explicit=True` counts explicit associations only."""
     wanted = list(subnets)
 
     def missing(actual: list[str]) -> list[str]:
@@ -198,16 +251,33 @@ def associated_with(subnets: Iterable[Resource | str | None]) -> Requirement:
             str(refs.shown(refs.SUBNET, s)) for s in wanted if not refs.current().among(refs.SUBNET, actual, s)
         )
 
+    def associated(table: Resource) -> list[str]:
+        implicit = [] if explicit or not _is_main(table) else list(table.get("ImplicitSubnets") or [])
+        return sorted({*_associated_subnets(table), *implicit})
+
     return require(
         "subnet associations",
         sorted(str(refs.shown(refs.SUBNET, s)) for s in wanted),
-        _associated_subnets,
+        associated,
         compare=lambda actual, _: not missing(actual),
         explain=lambda actual: (
             f"it is associated with {', '.join(actual) or 'no subnet'}; "
             f"it should be associated with {', '.join(missing(actual))} too."
         ),
         hint="Edit the route table's subnet associations.",
+    )
+
+
+@later
+def uses_route_table(table: Resource | str | None) -> Requirement:
+    """The subnet's traffic follows `table` (a described route table or its id): the table explicitly associated
+    with it, else its VPC's main route table, as AWS routes it."""
+    return refs.refers(
+        "route table",
+        refs.ROUTE_TABLE,
+        table,
+        lambda subnet: subnet.get("RouteTableId"),
+        hint="Associate the subnet with the route table.",
     )
 
 
@@ -338,3 +408,82 @@ def nat_available() -> Requirement:
         hint="A new NAT gateway is 'pending' for a minute or two: wait until it is 'available'.",
         waits=True,
     )
+
+
+def _fetch_vpc_endpoint(session: Any, endpoint_id: str) -> Resource | None:
+    endpoints = session.client("ec2").describe_vpc_endpoints(VpcEndpointIds=[endpoint_id])["VpcEndpoints"]
+    endpoint = first([e for e in endpoints if str(e.get("State", "")).lower() not in ("deleted", "deleting")])
+    return {**endpoint, "Policy": endpoint.get("PolicyDocument")} if endpoint is not None else None
+
+
+VPC_ENDPOINT = register(
+    Kind(
+        "AWS::EC2::VPCEndpoint",
+        "VPC endpoint",
+        _fetch_vpc_endpoint,
+        settling=state_in("State", {"pending", "Pending", "PendingAcceptance", "pendingAcceptance"}),
+        retry_after_s=15,
+    )
+)
+"""`describe_vpc_endpoints`' endpoint: `VpcEndpointId`, `VpcEndpointType` (`Gateway`, `Interface`), `VpcId`,
+`ServiceName` (`com.amazonaws.REGION.s3`), `State`, `RouteTableIds`, `SubnetIds`, `Groups`, `PrivateDnsEnabled`,
+`PolicyDocument` (a JSON string), and that policy again as `Policy`, where the kit's policy requirements read a
+resource's policy."""
+
+
+def endpoint_type(value: str = "Gateway") -> Requirement:
+    """The endpoint's type: `Gateway`, `Interface` or `GatewayLoadBalancer` (in any case)."""
+    return require(
+        "endpoint type",
+        value,
+        lambda e: e.get("VpcEndpointType"),
+        compare=lambda actual, wanted: str(actual).lower() == wanted.lower(),
+    )
+
+
+def _service(name: str, region: str | None) -> str:
+    """A service name as AWS writes it: `s3` in `region` is `com.amazonaws.REGION.s3`; a full name as it is."""
+    name = name.strip().lower()
+    return name if "." in name or region is None else f"com.amazonaws.{region}.{name}"
+
+
+def endpoint_service(name: str) -> Requirement:
+    """The endpoint reaches the AWS service `name`: its short name (`s3`, `dynamodb`, `ecr.api`), in the endpoint's
+    own region, or the whole service name (`com.amazonaws.us-east-1.s3`)."""
+
+    def same(actual: str | None, _: str) -> bool:
+        if not actual:
+            return False
+        region = actual.split(".")[2] if actual.startswith("com.amazonaws.") and actual.count(".") >= 3 else None
+        return actual.lower() == _service(name, region)
+
+    return require("service", name, lambda e: e.get("ServiceName"), compare=same)
+
+
+@later
+def endpoint_in_route_tables(tables: Iterable[Resource | str | None]) -> Requirement:
+    """A gateway endpoint routes for every one of `tables` (described route tables or their ids), among others."""
+    wanted = list(tables)
+
+    def missing(actual: list[str]) -> list[str]:
+        found = actual or []
+        return sorted(
+            str(refs.shown(refs.ROUTE_TABLE, t)) for t in wanted if not refs.current().among(refs.ROUTE_TABLE, found, t)
+        )
+
+    return require(
+        "route tables",
+        sorted(str(refs.shown(refs.ROUTE_TABLE, t)) for t in wanted),
+        lambda e: sorted(e.get("RouteTableIds") or []),
+        compare=lambda actual, _: not missing(actual),
+        explain=lambda actual: (
+            f"it routes for {', '.join(actual) or 'no route table'}; it should route for "
+            f"{', '.join(missing(actual))} too."
+        ),
+        hint="Add the route table to the gateway endpoint.",
+    )
+
+
+def private_dns(enabled: bool = True) -> Requirement:
+    """An interface endpoint's private DNS name is on (the service's usual name resolves to the endpoint)."""
+    return require("private DNS", enabled, lambda e: bool(e.get("PrivateDnsEnabled")))

@@ -46,6 +46,9 @@ def _fetch_repository(session: Any, name: str) -> Resource | None:
 
 
 REPOSITORY = register(Kind("AWS::ECR::Repository", "ECR repository", _fetch_repository))
+"""`describe_repositories`' repository (`repositoryName`, `repositoryArn`, `repositoryUri`, `imageTagMutability`,
+`imageScanningConfiguration`, `encryptionConfiguration`) plus `LifecyclePolicy` and `Policy` (JSON text or None) and
+`RegistryScanning`, each read when first used."""
 
 
 PUSH_FREQUENCIES = {"BASIC": ("SCAN_ON_PUSH",), "ENHANCED": ("SCAN_ON_PUSH", "CONTINUOUS_SCAN")}

@@ -10,6 +10,7 @@ from botocore.exceptions import ClientError
 
 from harness.kit import refs
 from harness.kit.aws import error_code
+from harness.kit.bounds import Bound
 from harness.kit.kinds import Kind, Resource, first, register, state_in
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, includes, require
@@ -93,8 +94,16 @@ CLUSTER = register(
         retry_after_s=10,
     )
 )
+"""`describe_clusters`' cluster: `{"clusterName", "clusterArn", "status", "settings": [{"name": "containerInsights",
+"value"}], "capacityProviders"}`."""
 SERVICE = register(Kind("AWS::ECS::Service", "ECS service", _fetch_service, naming="{noun} {name}", retry_after_s=30))
+"""`describe_services`' service: `{"serviceName", "serviceArn", "clusterArn", "taskDefinition", "desiredCount",
+"launchType", "capacityProviderStrategy", "networkConfiguration": {"awsvpcConfiguration": {"subnets",
+"securityGroups", "assignPublicIp"}}, "loadBalancers", "deployments"}`."""
 TASK_DEFINITION = register(Kind("AWS::ECS::TaskDefinition", "task definition", _fetch_task_definition))
+"""`describe_task_definition`'s task definition: `{"taskDefinitionArn", "family", "revision", "status",
+"requiresCompatibilities", "networkMode", "cpu", "memory", "executionRoleArn", "taskRoleArn",
+"containerDefinitions": [{"name", "image", "portMappings", "logConfiguration", "secrets"}]}`."""
 
 
 INSIGHTS_ON = ("enabled", "enhanced")
@@ -136,7 +145,7 @@ def steady() -> Requirement:
     )
 
 
-def desired_count(count: int) -> Requirement:
+def desired_count(count: int | Bound) -> Requirement:
     """The service runs this many tasks."""
     return attribute("desired count", "desiredCount", count)
 
@@ -344,3 +353,20 @@ def logs_to(group: Resource | str | None, container: str | None = None) -> Requi
         hint=f"Set the container's log configuration to the awslogs driver with awslogs-group {wanted}, "
         "awslogs-region and awslogs-stream-prefix.",
     )
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _ecs_arn(resource: str) -> refs.ArnPart | None:
+    """`task-definition/FAMILY:REVISION` (the revision as the version); `service/CLUSTER/NAME` (the name)."""
+    kind, _, rest = refs.split_resource(resource)
+    if kind == "task-definition":
+        family, _, revision = rest.partition(":")
+        return kind, family, revision or None
+    if kind == "service":
+        return kind, rest.rsplit("/", 1)[-1], None
+    return None
+
+
+refs.reads_arns("ecs", _ecs_arn)

@@ -32,18 +32,31 @@ LOAD_BALANCER = register(
         retry_after_s=30,
     )
 )
+"""`describe_load_balancers`' load balancer: `{"LoadBalancerArn", "LoadBalancerName", "DNSName", "Scheme", "Type",
+"State": {"Code"}, "VpcId", "AvailabilityZones": [{"SubnetId"}], "SecurityGroups"}`."""
 TARGET_GROUP = register(Kind("AWS::ElasticLoadBalancingV2::TargetGroup", "target group", _fetch_target_group))
+"""`describe_target_groups`' target group: `{"TargetGroupArn", "TargetGroupName", "Protocol", "Port", "VpcId",
+"TargetType", "HealthCheckPath", "LoadBalancerArns"}`."""
 LISTENER = register(Kind("AWS::ElasticLoadBalancingV2::Listener", "listener", _fetch_listener))
+"""`describe_listeners`' listener: `{"ListenerArn", "LoadBalancerArn", "Protocol", "Port", "Certificates",
+"SslPolicy", "DefaultActions": [{"Type": "forward", "TargetGroupArn"}]}`."""
+
+
+def _caseless(check: str, key: str, value: str, *, hint: str | None = None) -> Requirement:
+    """`resource[key]` is `value` in any case (AWS names these in one case, authors in either)."""
+    return require(
+        check, value, lambda r: r.get(key), compare=lambda actual, e: str(actual).lower() == e.lower(), hint=hint
+    )
 
 
 def lb_type(kind: str = "application") -> Requirement:
-    """The load balancer's type: `application`, `network` or `gateway`."""
-    return attribute("type", "Type", kind)
+    """The load balancer's type: `application`, `network` or `gateway` (in any case)."""
+    return _caseless("type", "Type", kind)
 
 
 def scheme(value: str = "internet-facing") -> Requirement:
-    """The load balancer's scheme: `internet-facing` or `internal`."""
-    return attribute("scheme", "Scheme", value, hint="The scheme is chosen at creation: internet-facing or internal.")
+    """The load balancer's scheme: `internet-facing` or `internal` (in any case)."""
+    return _caseless("scheme", "Scheme", value, hint="The scheme is chosen at creation: internet-facing or internal.")
 
 
 @later
@@ -68,8 +81,8 @@ def with_security_group(group: Resource | str | None) -> Requirement:
 
 
 def protocol(value: str) -> Requirement:
-    """A listener's or target group's protocol, e.g. `HTTP`, `HTTPS`."""
-    return attribute("protocol", "Protocol", value)
+    """A listener's or target group's protocol, e.g. `HTTP`, `HTTPS` (in any case)."""
+    return _caseless("protocol", "Protocol", value)
 
 
 def port(value: int) -> Requirement:
@@ -128,3 +141,18 @@ def _explain_actions(actual: list[str], arn: str | None) -> str:
     if others:
         return f"its default actions also {', '.join(others)}: it should only forward to {arn}."
     return f"its default action forwards to {', '.join(forwards)}, not to {arn}."
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _elb_arn(resource: str) -> refs.ArnPart | None:
+    """`targetgroup/NAME/ID`, `loadbalancer/app/NAME/ID`: the name, the id as the version."""
+    kind, _, rest = refs.split_resource(resource)
+    if kind not in ("targetgroup", "loadbalancer"):
+        return None
+    parts = rest.split("/")
+    return (kind, parts[-2], parts[-1]) if len(parts) >= 2 else (kind, rest, None)
+
+
+refs.reads_arns("elasticloadbalancing", _elb_arn)

@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping
 from typing import Any
 
-from harness.kit import patterns, refs
+from harness.kit import patterns, refs, schedules
+from harness.kit.bounds import Bound
 from harness.kit.kinds import Kind, LazyResource, Resource, id_of, register
 from harness.kit.later import later
 from harness.kit.require import Requirement, require
@@ -29,31 +30,40 @@ def _fetch_rule(session: Any, rule_id: str) -> Resource:
 
 
 RULE = register(Kind("AWS::Events::Rule", "EventBridge rule", _fetch_rule))
+"""`describe_rule`'s rule (`Name`, `Arn`, `EventBusName`, `ScheduleExpression` or `EventPattern`, `State`,
+`RoleArn`) plus `Targets`, read when first used: `[{"Id", "Arn", "RoleArn", "Input", "DeadLetterConfig": {"Arn"},
+"RetryPolicy": {"MaximumRetryAttempts", "MaximumEventAgeInSeconds"}}]`."""
 
 
-RATE_UNITS_S = {"minute": 60, "hour": 3600, "day": 86400}
+def _fetch_bus(session: Any, bus_id: str) -> Resource:
+    name = bus_id.split(":event-bus/", 1)[1] if bus_id.startswith("arn:") else bus_id
+    bus = session.client("events").describe_event_bus(Name=name)
+    return {k: v for k, v in bus.items() if k != "ResponseMetadata"}
 
 
-def _schedule(expression: str | None) -> str | None:
-    """A schedule as it runs: `rate(1 hour)` and `rate(60 minutes)` alike (as seconds), a cron's fields spaced
-    once."""
-    if not expression:
-        return None
-    text = " ".join(expression.split())
-    rate = re.fullmatch(r"rate\(\s*(\d+)\s+(minute|hour|day)s?\s*\)", text)
-    if rate:
-        return f"every {int(rate[1]) * RATE_UNITS_S[rate[2]]} s"
-    return re.sub(r"\(\s*", "(", re.sub(r"\s*\)", ")", text))
+EVENT_BUS = register(Kind("AWS::Events::EventBus", "event bus", _fetch_bus))
+"""`describe_event_bus`' bus: `{"Name", "Arn", "Policy": JSON string or absent}`."""
+
+
+def _fires_like(actual: str | None, wanted: schedules.Schedule) -> bool:
+    """Whether the rule's expression fires as `wanted` does (an expression EventBridge would refuse: never)."""
+    try:
+        return actual is not None and schedules.same_firing(schedules.parse(actual), wanted)
+    except schedules.ScheduleError:
+        return False
 
 
 def schedule(expression: str) -> Requirement:
-    """Runs on `expression`, e.g. `rate(5 minutes)` or `cron(0 12 * * ? *)` (a rate in any unit that makes the
-    same period: `rate(1 hour)` is `rate(60 minutes)`)."""
+    """Runs on `expression`, compared by when it fires: `rate(5 minutes)` is `cron(0/5 * * * ? *)` and
+    `cron(*/5 * * * ? *)`, `rate(1 hour)` is `rate(60 minutes)`, `cron(0 12 ? * MON-FRI *)` is
+    `cron(0 12 ? * 2-6 *)` (AWS's six-field cron, `?`, `L`, `W`, `#` and names; see `kit.schedules`). An
+    expression EventBridge would refuse is the author's error, raised at once."""
+    wanted = schedules.parse(expression)
     return require(
         "schedule",
         expression,
         lambda r: r.get("ScheduleExpression"),
-        compare=lambda actual, _: actual is not None and _schedule(actual) == _schedule(expression),
+        compare=lambda actual, _: _fires_like(actual, wanted),
     )
 
 
@@ -80,3 +90,86 @@ def targets(target: Resource | str | None, *, key: str | None = None) -> Require
     return refs.refers_among(
         "targets", refs.ANY, id_of(target, key) if key else target, lambda r: sorted(t["Arn"] for t in r["Targets"])
     )
+
+
+@later
+def on_bus(bus: Resource | str | None) -> Requirement:
+    """The rule is on the event bus `bus` (a described bus, its name or ARN; `default` is the account's own)."""
+    name = bus.get("Name") if isinstance(bus, Mapping) else bus
+    wanted = str(name).split(":event-bus/", 1)[-1] if name else None
+    return require("event bus", wanted, lambda r: r.get("EventBusName") or "default")
+
+
+def _target(rule: Resource, target: Any) -> dict[str, Any] | None:
+    return next((t for t in rule["Targets"] if refs.current().same(refs.ANY, t.get("Arn"), target)), None)
+
+
+@later
+def target_settings(
+    target: Resource | str | None,
+    *,
+    key: str | None = None,
+    role: Resource | str | None = None,
+    dead_letter_queue: Resource | str | None = None,
+    max_attempts: int | Bound | None = None,
+) -> Requirement:
+    """The rule's target `target` (as `targets` reads it) is delivered with these settings, each if given: the
+    IAM role EventBridge assumes (a described role, its name or ARN), the dead-letter queue for events it cannot
+    deliver (a described queue, its URL, ARN or name), at most so many retries (a number or a `kit.bounds` bound)."""
+    wanted_target = id_of(target, key) if key else target
+    parts = [
+        *(["role " + str(refs.shown(refs.ROLE, role))] if role is not None else []),
+        *(
+            ["dead-letter queue " + str(refs.shown(refs.QUEUE, dead_letter_queue))]
+            if dead_letter_queue is not None
+            else []
+        ),
+        *([f"{max_attempts} retries"] if max_attempts is not None else []),
+    ]
+
+    def actual(rule: Resource) -> dict[str, Any] | None:
+        return _target(rule, wanted_target)
+
+    def holds(found: dict[str, Any] | None, _: Any) -> bool:
+        if found is None:
+            return False
+        resolver = refs.current()
+        return (
+            (role is None or resolver.same(refs.ROLE, found.get("RoleArn"), role))
+            and (
+                dead_letter_queue is None
+                or resolver.same(refs.QUEUE, (found.get("DeadLetterConfig") or {}).get("Arn"), dead_letter_queue)
+            )
+            and (
+                max_attempts is None
+                or max_attempts == (found.get("RetryPolicy") or {}).get("MaximumRetryAttempts", 185)
+            )
+        )
+
+    def explain(found: dict[str, Any] | None) -> str:
+        shown = refs.shown(refs.ANY, wanted_target)
+        if found is None:
+            return f"it has no target {shown}."
+        has = [
+            f"role {found.get('RoleArn') or 'none'}",
+            f"dead-letter queue {(found.get('DeadLetterConfig') or {}).get('Arn') or 'none'}",
+            f"{(found.get('RetryPolicy') or {}).get('MaximumRetryAttempts', 185)} retries",
+        ]
+        return f"its target {shown} should have {', '.join(parts)}; it has {', '.join(has)}."
+
+    return require("target settings", ", ".join(parts) or "present", actual, compare=holds, explain=explain)
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _rule_arn(resource: str) -> refs.ArnPart | None:
+    """`rule/[BUS/]NAME`: the rule's name, its bus as the version (`default` when none is named)."""
+    kind, _, rest = refs.split_resource(resource)
+    if kind != "rule":
+        return None
+    bus, _, name = rest.rpartition("/")
+    return kind, name, bus or "default"
+
+
+refs.reads_arns("events", _rule_arn)

@@ -113,10 +113,19 @@ def _fetch_managed_policy(session: Any, arn: str) -> Resource:
 
 
 ROLE = register(Kind("AWS::IAM::Role", "IAM role", _fetch_role))
+"""`get_role`'s role with `AssumeRolePolicyDocument` parsed (`RoleName`, `Arn`, `Path`) plus `Policies` (its inline
+policies) and `AttachedPolicies`, each read when first used."""
 USER = register(Kind("AWS::IAM::User", "IAM user", _fetch_user))
+"""`get_user`'s user (`UserName`, `Arn`) plus `Policies` (its inline policies and its groups'), `AttachedPolicies`
+and `Groups` (their names), each read when first used."""
 GROUP = register(Kind("AWS::IAM::Group", "IAM group", _fetch_group))
+"""`get_group`'s group (`GroupName`, `Arn`) with `Users` (their names), plus `Policies` and `AttachedPolicies`, each
+read when first used."""
 INSTANCE_PROFILE = register(Kind("AWS::IAM::InstanceProfile", "instance profile", _fetch_instance_profile))
+"""`get_instance_profile`'s profile: `{"InstanceProfileName", "Arn", "Roles": [{"RoleName", "Arn"}]}`."""
 MANAGED_POLICY = register(Kind("AWS::IAM::ManagedPolicy", "managed policy", _fetch_managed_policy))
+"""`get_policy`'s policy (`PolicyName`, `Arn`, `DefaultVersionId`) plus `Policies`, its default version as `[(label,
+document)]`, read when first used."""
 
 
 # --- trust policy -------------------------------------------------------------------------------------------
@@ -412,3 +421,15 @@ def holds_role(role: Resource | str | None) -> Requirement:
     return refs.refers_among(
         "role", refs.ROLE, role, lambda profile: sorted(r["RoleName"] for r in profile.get("Roles", []))
     )
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _iam_arn(resource: str) -> refs.ArnPart:
+    """`role/PATH/NAME`: the name, without its path (IAM names ignore case)."""
+    kind, _, rest = refs.split_resource(resource)
+    return kind, rest.rsplit("/", 1)[-1], None
+
+
+refs.reads_arns("iam", _iam_arn, caseless=True)

@@ -72,6 +72,8 @@ class Kind:
     `retry_after_s` is when to ask again. `title(resource)` is the name a learner gave the described resource
     where its id is not that name (a security group's GroupName beside its sg- id, a secret's Name without the
     random suffix its ARN carries): a sentence names it by that.
+    `short(id)` is `{name}` for a kind whose id is compound (`www.example.com|Z123|A` -> `www.example.com A`);
+    by default an ARN's or URL's last part.
     """
 
     type: str
@@ -82,6 +84,7 @@ class Kind:
     settling: Callable[[Resource], str | None] | None = None
     retry_after_s: int = 30
     title: Callable[[Resource], str | None] | None = None
+    short: Callable[[str], str] | None = None
 
     @property
     def service_name(self) -> str:
@@ -100,7 +103,8 @@ class Kind:
         title = self.title(resource) if self.title is not None and resource is not None else None
         if title and title != resource_id:
             return f"{self.noun} {title}" if "{id}" not in self.naming else f"{self.noun} {title} ({resource_id})"
-        return self.naming.format(noun=self.noun, id=resource_id, name=short_name(resource_id))
+        name = self.short(resource_id) if self.short is not None else short_name(resource_id)
+        return self.naming.format(noun=self.noun, id=resource_id, name=name)
 
     def fetch_in(self, session: Any, resource_id: str, region: str | None = None) -> Resource | None:
         """`fetch` in the resource's region: `region` if given, else the one its ARN or URL names, else the

@@ -65,9 +65,11 @@ KEY = register(
         title=lambda key: ", ".join(key.get("Aliases") or ()) or None,
     )
 )
-"""A key is named by its aliases where it has any (`KMS key alias/orders (1234abcd-...)`): a learner who reached it
-through an alias sees which key that alias names."""
+"""`describe_key`'s key metadata (`KeyId`, `Arn`, `KeyState`, `KeyUsage`, `KeySpec`, `KeyManager`) plus
+`RotationEnabled`, `Aliases` (their names) and `KeyPolicy` (JSON text), each read when first used. A key is named
+by its aliases where it has any (`KMS key alias/orders (1234abcd-...)`)."""
 ALIAS = register(Kind("AWS::KMS::Alias", "KMS alias", _fetch_alias))
+"""`list_aliases`' alias: `{"AliasName": "alias/orders", "AliasArn", "TargetKeyId"}`."""
 
 
 def rotation_enabled(enabled: bool = True) -> Requirement:
@@ -115,3 +117,15 @@ def alias_named(name: str) -> Requirement:
 def points_to(key: Resource | str | None) -> Requirement:
     """The alias names the key: a described key, its id or ARN, or another alias of it."""
     return refs.refers("target key", KEY_REFERENCE, key, lambda a: a.get("TargetKeyId"))
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _kms_arn(resource: str) -> refs.ArnPart | None:
+    """`alias/NAME` is the alias `alias/NAME` (as KMS names it); `key/ID` is read the common way."""
+    kind, _, rest = refs.split_resource(resource)
+    return (kind, f"alias/{rest}", None) if kind == "alias" else None
+
+
+refs.reads_arns("kms", _kms_arn)

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness.kit import kms, refs
+from harness.kit.bounds import Bound
 from harness.kit.kinds import Kind, LazyResource, Resource, first, register
 from harness.kit.later import later
 from harness.kit.require import Requirement, includes, require
@@ -26,6 +27,8 @@ def _fetch_log_group(session: Any, name: str) -> Resource | None:
 
 
 LOG_GROUP = register(Kind("AWS::Logs::LogGroup", "log group", _fetch_log_group))
+"""`describe_log_groups`' group (`logGroupName`, `arn` ending `:*`, `retentionInDays` when set, `kmsKeyId`) plus
+`MetricFilters` (`[{"filterName", "filterPattern", "metricTransformations"}]`), read when first used."""
 
 
 @later
@@ -50,7 +53,7 @@ def named(name: str) -> Requirement:
     return require("name", name, lambda g: g.get("logGroupName"))
 
 
-def retention(days: int) -> Requirement:
+def retention(days: int | Bound) -> Requirement:
     """Events expire after `days` (a group that never expires has no retention set)."""
     return require(
         "retention (days)",
@@ -87,3 +90,15 @@ def metric_filter(metric: str, namespace: str, *, pattern: str | None = None) ->
             f"its metric filters{with_pattern} publish {', '.join(actual) or 'nothing'}, not {namespace}/{metric}."
         ),
     )
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _log_group_arn(resource: str) -> refs.ArnPart | None:
+    """`log-group:NAME[:*]` or `log-group:NAME:log-stream:STREAM`: the group."""
+    kind, _, rest = refs.split_resource(resource)
+    return (kind, rest.split(":log-stream:")[0].removesuffix(":*"), None) if kind == "log-group" else None
+
+
+refs.reads_arns("logs", _log_group_arn)

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from harness.kit import kms, refs
+from harness.kit.bounds import Bound
 from harness.kit.kinds import Kind, Resource, first, register, state_in
 from harness.kit.later import later
 from harness.kit.require import Requirement, attribute, require
@@ -50,7 +51,12 @@ DB_INSTANCE = register(
         retry_after_s=60,
     )
 )
+"""`describe_db_instances`' instance: `{"DBInstanceIdentifier", "DBInstanceArn", "Engine", "DBInstanceClass",
+"MultiAZ", "StorageEncrypted", "KmsKeyId", "PubliclyAccessible", "BackupRetentionPeriod", "DBSubnetGroup":
+{"DBSubnetGroupName", "Subnets"}, "VpcSecurityGroups": [{"VpcSecurityGroupId"}]}`."""
 DB_SUBNET_GROUP = register(Kind("AWS::RDS::DBSubnetGroup", "DB subnet group", _fetch_subnet_group))
+"""`describe_db_subnet_groups`' group: `{"DBSubnetGroupName", "DBSubnetGroupArn", "VpcId", "Subnets":
+[{"SubnetIdentifier", "SubnetAvailabilityZone": {"Name"}}]}`."""
 
 
 def engine(name: str, major_version: str | None = None) -> Requirement:
@@ -101,7 +107,7 @@ def publicly_accessible(enabled: bool = False) -> Requirement:
     return attribute("public access", "PubliclyAccessible", enabled)
 
 
-def backup_retention(days: int) -> Requirement:
+def backup_retention(days: int | Bound) -> Requirement:
     """Automated backups are kept this many days."""
     return attribute("backup retention (days)", "BackupRetentionPeriod", days)
 
@@ -170,3 +176,9 @@ def subnets_exactly(subnets: Iterable[Resource | str | None]) -> Requirement:
         subnets,
         lambda group: sorted(s["SubnetIdentifier"] for s in group.get("Subnets", [])),
     )
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+refs.reads_arns("rds", caseless=True)  # RDS stores identifiers in lower case

@@ -14,11 +14,13 @@ Outside a step (a requirement evaluated by hand) the resolver has no session: it
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -68,7 +70,6 @@ _QUEUE_URL = re.compile(
     r"|[^/]+)/(?P<account>\d{12})/(?P<name>[^/?#]+)/?"
 )
 _ECR_HOST = re.compile(r"(?P<account>\d{12})\.dkr\.ecr(?:-fips)?\.(?P<region>[a-z0-9-]+)\.amazonaws\.com(?:\.cn)?")
-_SECRET_SUFFIX = re.compile(r"-[A-Za-z0-9]{6}$")
 _EC2_PREFIXES = {
     "subnet": "subnet",
     "sg": "security-group",
@@ -82,8 +83,31 @@ _EC2_PREFIXES = {
     "lt": "launch-template",
     "ami": "image",
 }
-_CASELESS = frozenset({"iam", "rds"})
+ArnPart = tuple[str, str, str | None]
+"""(resource type, name, version) of an ARN's resource part."""
+
+ArnReader = Callable[[str], ArnPart | None]
+"""Reads the resource part of one service's ARNs (`function:NAME:QUALIFIER`); None leaves it to the common reading
+(`TYPE/NAME` or `TYPE:NAME`)."""
+
+ARN_READERS: dict[str, ArnReader] = {}
+"""An ARN's service name -> how that service writes its ARNs' resource part, filled by each kit service module
+(`reads_arns`), so a service's ARN knowledge lives beside its Kinds; a module is imported when an ARN of its service
+is first read (`catalog.module_of_service`)."""
+
+CASELESS: set[str] = set()
 """Services whose names are case-insensitive (IAM names; RDS identifiers, which it stores in lower case)."""
+
+
+def reads_arns(service: str, reader: ArnReader | None = None, *, caseless: bool = False) -> None:
+    """Declare how `service` (as its ARNs name it: `lambda`, `elasticloadbalancing`) writes its ARNs' resource part,
+    and whether its names ignore case. A kit service module calls it once, at import."""
+    if reader is not None:
+        held = ARN_READERS.setdefault(service, reader)
+        if held is not reader:
+            raise ValueError(f"{service} ARNs already have a reader ({held.__qualname__})")
+    if caseless:
+        CASELESS.add(service)
 
 
 def arn_identity(arn: str) -> Identity | None:
@@ -93,55 +117,39 @@ def arn_identity(arn: str) -> Identity | None:
     if match is None:
         return None
     service, resource = match["service"], match["resource"]
+    _reader_loaded(service)
     kind, name, version = _resource_part(service, resource)
-    if service in _CASELESS:
+    if service in CASELESS:
         name = name.lower()
     return Identity(f"{service}:{kind}", name, match["region"] or None, match["account"] or None, version)
 
 
-def _resource_part(service: str, resource: str) -> tuple[str, str, str | None]:
-    """(resource type, name, version) of an ARN's resource part, as each service writes it."""
-    if service in ("sqs", "sns", "s3") and "/" not in resource and (service != "sns" or ":" not in resource):
-        return {"sqs": "queue", "sns": "topic", "s3": "bucket"}[service], resource, None
-    if service == "sns":
-        return "subscription", resource, None
-    kind, _, rest = _split(resource)
-    if service == "lambda" and kind == "function":
-        name, _, qualifier = rest.partition(":")
-        return kind, name, qualifier or None
-    if service == "logs" and kind == "log-group":
-        return kind, rest.split(":log-stream:")[0].removesuffix(":*"), None
-    if service == "iam":
-        return kind, rest.rsplit("/", 1)[-1], None
-    if service == "kms" and kind == "alias":
-        return kind, f"alias/{rest}", None
-    if service == "elasticloadbalancing" and kind in ("targetgroup", "loadbalancer"):
-        parts = rest.split("/")
-        return kind, parts[-2] if len(parts) >= 2 else rest, parts[-1] if len(parts) >= 2 else None
-    if service == "ecs" and kind == "task-definition":
-        family, _, revision = rest.partition(":")
-        return kind, family, revision or None
-    if service == "ecs" and kind == "service":
-        return kind, rest.rsplit("/", 1)[-1], None
-    if service == "dynamodb" and kind == "table" and "/stream/" in rest:
-        table, _, label = rest.partition("/stream/")
-        return "stream", table, label
-    if service == "secretsmanager" and kind == "secret":
-        return kind, _SECRET_SUFFIX.sub("", rest), None
-    if service == "ssm" and kind == "parameter":
-        return kind, f"/{rest}" if "/" in rest else rest, None
-    if service == "events" and kind == "rule":
-        bus, _, name = rest.rpartition("/")
-        return kind, name, bus or "default"
-    if service == "autoscaling" and "autoScalingGroupName/" in rest:
-        return "autoScalingGroup", rest.split("autoScalingGroupName/", 1)[1], None
+@cache
+def _reader_loaded(service: str) -> None:
+    """Import the kit module of the service an ARN names, once, so it has declared its ARNs (`reads_arns`); the
+    other modules stay unimported."""
+    from harness.kit import catalog
+
+    module = catalog.module_of_service(service)
+    if module is not None:
+        importlib.import_module(f"harness.kit.{module}")
+
+
+def _resource_part(service: str, resource: str) -> ArnPart:
+    """(resource type, name, version) of an ARN's resource part: as the service's reader says, else `TYPE/NAME`."""
+    reader = ARN_READERS.get(service)
+    read = reader(resource) if reader is not None else None
+    if read is not None:
+        return read
+    kind, _, rest = split_resource(resource)
     return kind, rest, None
 
 
-def _split(resource: str) -> list[str]:
-    """`type/rest` or `type:rest` (whichever separator comes first) as [type, separator, rest]."""
+def split_resource(resource: str) -> tuple[str, str, str]:
+    """An ARN's resource part `type/rest` or `type:rest` (whichever separator comes first) as (type, separator,
+    rest); (resource, "", "") when it has neither."""
     match = re.match(r"([^:/]+)([:/])(.*)", resource, re.DOTALL)
-    return [match[1], match[2], match[3]] if match else [resource, "", ""]
+    return (match[1], match[2], match[3]) if match else (resource, "", "")
 
 
 def queue_identity(url: str) -> Identity | None:
@@ -318,6 +326,7 @@ TOPIC = Space("sns:topic", "topic", ("TopicArn",), _named("sns:topic"))
 VPC = Space("ec2:vpc", "VPC", ("VpcId",), _ec2("vpc"))
 SUBNET = Space("ec2:subnet", "subnet", ("SubnetId", "SubnetArn"), _ec2("subnet"))
 SECURITY_GROUP = Space("ec2:security-group", "security group", ("GroupId", "SecurityGroupArn"), _ec2("sg"))
+ROUTE_TABLE = Space("ec2:route-table", "route table", ("RouteTableId",), _ec2("rtb"))
 INTERNET_GATEWAY = Space("ec2:internet-gateway", "internet gateway", ("InternetGatewayId",), _ec2("igw"))
 NAT_GATEWAY = Space("ec2:natgateway", "NAT gateway", ("NatGatewayId",), _ec2("nat"))
 INSTANCE = Space("ec2:instance", "instance", ("InstanceId",), _ec2("i"))
@@ -341,6 +350,8 @@ BUCKET = Space("s3:bucket", "S3 bucket", ("Name", "Bucket"), _named("s3:bucket")
 TABLE = Space("dynamodb:table", "DynamoDB table", ("TableArn", "TableName"), _named("dynamodb:table"))
 SECRET = Space("secretsmanager:secret", "secret", ("ARN", "Name"), _named("secretsmanager:secret"))
 PARAMETER = Space("ssm:parameter", "SSM parameter", ("ARN", "Name"), _named("ssm:parameter"))
+USER_POOL = Space("cognito-idp:userpool", "user pool", ("Arn", "Id", "UserPoolId"), _named("cognito-idp:userpool"))
+"""A Cognito user pool by its id (`us-east-1_AbC123`), its ARN or a described pool."""
 HOSTED_ZONE = Space("route53:hostedzone", "hosted zone", ("Id",), _zone_bare)
 ANY = Space(
     "?",

@@ -1,7 +1,9 @@
-"""Route 53 validators: a hosted zone (public or private, its records). Id = the zone's Id (`Z...`)."""
+"""Route 53 validators: a hosted zone (public or private, its records; id = the zone's Id, `Z...`) and a record
+set (id = `NAME|ZONE|TYPE[|SET]`, or the record's name)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from harness.kit import refs
@@ -23,6 +25,8 @@ def _fetch_zone(session: Any, zone_id: str) -> Resource:
 
 
 HOSTED_ZONE = register(Kind("AWS::Route53::HostedZone", "hosted zone", _fetch_zone))
+"""`get_hosted_zone`'s zone (`Id`, `Name` with its final dot, `Config`: `{"PrivateZone"}`) with `VPCs` (`[{"VPCId",
+"VPCRegion"}]`), plus `Records` (`list_resource_record_sets`), read when first used."""
 
 
 def _fqdn(name: str) -> str:
@@ -37,9 +41,19 @@ def _host(value: str) -> str:
     return value.lower().rstrip(".").removeprefix("dualstack.")
 
 
+def _bare(name: str | None) -> str | None:
+    """A DNS name as a sentence shows it: without the final dot (never "example.com..")."""
+    return name.replace("\\052", "*").rstrip(".") if name else name
+
+
 def domain(name: str) -> Requirement:
     """The zone's domain (in any case, with or without the final dot)."""
-    return require("domain", _fqdn(name), lambda z: z.get("Name"), compare=lambda actual, e: _fqdn(actual or "") == e)
+    return require(
+        "domain",
+        _bare(name),
+        lambda z: _bare(z.get("Name")),
+        compare=lambda actual, e: _fqdn(actual or "") == _fqdn(e),
+    )
 
 
 @later
@@ -86,4 +100,95 @@ def record(name: str, record_type: str, value: str | None = None) -> Requirement
             if actual is None
             else f"its {record_type} record {fqdn.rstrip('.')} holds {', '.join(actual) or 'nothing'}, not {value}."
         ),
+    )
+
+
+RECORD_TYPES_FIRST = ("A", "AAAA", "CNAME", "ALIAS", "MX", "TXT", "NS", "SOA")
+
+
+def _fetch_record(session: Any, record_id: str) -> Resource | None:
+    """`NAME|ZONE|TYPE[|SET]` (as the recorder and Cloud Control write it), or a record's name alone (its zone
+    found among the account's zones, the record of the likeliest type first: A, AAAA, CNAME...)."""
+    client = session.client("route53")
+    name, zone, record_type, set_id = ([*record_id.split("|"), "", "", ""])[:4]
+    zones = [zone.removeprefix("/hostedzone/")] if zone else _zones_for(client, name)
+    for zone_id in zones:
+        answer = client.list_resource_record_sets(HostedZoneId=zone_id, StartRecordName=_fqdn(name))
+        found = [
+            r
+            for r in answer["ResourceRecordSets"]
+            if _fqdn(r["Name"]) == _fqdn(name)
+            and (not record_type or r["Type"] == record_type.upper())
+            and (not set_id or r.get("SetIdentifier") == set_id)
+        ]
+        found.sort(key=lambda r: RECORD_TYPES_FIRST.index(r["Type"]) if r["Type"] in RECORD_TYPES_FIRST else 99)
+        if found:
+            return {**found[0], "HostedZoneId": zone_id}
+    return None
+
+
+def _zones_for(client: Any, name: str) -> list[str]:
+    """The account's zones whose domain holds `name`, the most specific first."""
+    pages = client.get_paginator("list_hosted_zones").paginate()
+    zones = [z for page in pages for z in page["HostedZones"]]
+    fqdn = _fqdn(name)
+    holding = [z for z in zones if fqdn == _fqdn(z["Name"]) or fqdn.endswith(f".{_fqdn(z['Name'])}")]
+    return [z["Id"].removeprefix("/hostedzone/") for z in sorted(holding, key=lambda z: -len(z["Name"]))]
+
+
+def _record_name(record_id: str) -> str:
+    """`www.example.com A` for `www.example.com.|Z123|A`."""
+    name, _, rest = record_id.partition("|")
+    record_type = rest.split("|")[1] if rest.count("|") >= 1 else ""
+    return f"{name.rstrip('.')} {record_type}".strip()
+
+
+RECORD_SET = register(
+    Kind("AWS::Route53::RecordSet", "DNS record", _fetch_record, naming="{noun} {name}", short=_record_name)
+)
+"""`list_resource_record_sets`' record plus its zone: `{"Name": "www.example.com.", "Type": "A", "HostedZoneId",
+"AliasTarget": {"DNSName": "d111.cloudfront.net.", "HostedZoneId": "Z2FDTNDATAQYW2", "EvaluateTargetHealth"}}` or
+`"TTL"` and `"ResourceRecords": [{"Value": "192.0.2.1"}]`."""
+
+
+def record_type(value: str) -> Requirement:
+    """The record's type: `A`, `AAAA`, `CNAME`, `MX`, `TXT`... (in any case)."""
+    return require("type", value.upper(), lambda r: r.get("Type"))
+
+
+def named(name: str) -> Requirement:
+    """The record's name (in any case, with or without the final dot, `\\052` read as `*`)."""
+    return require("name", _bare(name), lambda r: _bare(r.get("Name")), compare=lambda a, e: _fqdn(a or "") == _fqdn(e))
+
+
+def _alias_host(target: Resource | str | None) -> str | None:
+    """The host an alias to `target` names: a described distribution's `DomainName`, a described load balancer's
+    `DNSName`, or a name as given."""
+    if isinstance(target, Mapping):
+        target = target.get("DomainName") or target.get("DNSName")
+    return _host(str(target)) if target else None
+
+
+@later
+def alias_to(target: Resource | str | None) -> Requirement:
+    """An alias record to `target`: a described CloudFront distribution or load balancer, or its DNS name (in any
+    case, with or without the final dot or the `dualstack.` Route 53 puts before a load balancer's name)."""
+    wanted = _alias_host(target)
+    return require(
+        "alias target",
+        wanted,
+        lambda r: _bare((r.get("AliasTarget") or {}).get("DNSName")) or None,
+        compare=lambda actual, _: wanted is not None and actual is not None and _host(actual) == wanted,
+        hint="Make the record an alias to the resource.",
+    )
+
+
+def values(*expected: str) -> Requirement:
+    """A plain record holding exactly these values (an IP address, a host name: compared without case or final
+    dot), in any order."""
+    wanted = sorted(_host(v) for v in expected)
+    return require(
+        "values",
+        wanted,
+        lambda r: sorted(_host(v["Value"]) for v in r.get("ResourceRecords") or []),
     )

@@ -42,7 +42,12 @@ def _bucket_extras(session: Any, name: str) -> dict[str, Any]:
                 if error_code(error) != "ServerSideEncryptionConfigurationNotFoundError":
                     raise
                 rules = []
-            read.append([r["ApplyServerSideEncryptionByDefault"] for r in rules])
+            read.append(
+                [
+                    {**r["ApplyServerSideEncryptionByDefault"], "BucketKeyEnabled": r.get("BucketKeyEnabled")}
+                    for r in rules
+                ]
+            )
         return read[0]
 
     def encryption() -> list[str]:
@@ -52,6 +57,10 @@ def _bucket_extras(session: Any, name: str) -> dict[str, Any]:
         """The KMS key of SSE-KMS by default (none named: the AWS managed key aws/s3), else None."""
         kms_rules = [d for d in defaults() if d["SSEAlgorithm"].startswith("aws:kms")]
         return (kms_rules[0].get("KMSMasterKeyID") or DEFAULT_KEY) if kms_rules else None
+
+    def bucket_key() -> bool:
+        """Whether SSE-KMS by default uses an S3 Bucket Key (fewer calls to KMS)."""
+        return any(d["SSEAlgorithm"].startswith("aws:kms") and d.get("BucketKeyEnabled") for d in defaults())
 
     def public_access_block() -> dict[str, bool]:
         try:
@@ -65,6 +74,7 @@ def _bucket_extras(session: Any, name: str) -> dict[str, Any]:
         "Versioning": versioning,
         "Encryption": encryption,
         "EncryptionKey": encryption_key,
+        "BucketKey": bucket_key,
         "PublicAccessBlock": public_access_block,
     }
 
@@ -93,7 +103,11 @@ def _fetch_policy(session: Any, bucket: str) -> Resource:
 
 
 BUCKET = register(Kind("AWS::S3::Bucket", "S3 bucket", _fetch_bucket))
+"""`{"Name"}` plus `Versioning` (`"Enabled"`, `"Suspended"`, `"Disabled"`), `Encryption` (the default algorithms:
+`["aws:kms"]`), `EncryptionKey` (SSE-KMS's key, else None), `BucketKey` (a boolean), `PublicAccessBlock` (its four
+flags), each read when first used."""
 BUCKET_POLICY = register(Kind("AWS::S3::BucketPolicy", "bucket policy", _fetch_policy, naming="bucket policy on {id}"))
+"""`{"Bucket", "Policy": JSON text}` plus what `BUCKET` reads of the bucket, each read when first used."""
 
 
 def versioning_enabled() -> Requirement:
@@ -120,6 +134,12 @@ def encrypted_with(key: Resource | str | None) -> Requirement:
     """Default encryption is SSE-KMS (or DSSE-KMS) with the KMS key: a described key, its id or ARN, an alias or
     alias ARN, whichever the bucket was given on either side (none given: `alias/aws/s3`, the AWS managed key)."""
     return refs.refers("KMS key", kms.KEY_REFERENCE, key, lambda bucket: bucket["EncryptionKey"])
+
+
+def bucket_key(enabled: bool = True) -> Requirement:
+    """Default SSE-KMS encryption uses an S3 Bucket Key (the bucket's own data key, so far fewer calls to KMS); with
+    `enabled=False`, it does not. Without SSE-KMS there is no Bucket Key."""
+    return require("S3 Bucket Key", enabled, lambda bucket: bool(bucket["BucketKey"]))
 
 
 BLOCKS = ("BlockPublicAcls", "IgnorePublicAcls", "BlockPublicPolicy", "RestrictPublicBuckets")
@@ -265,3 +285,14 @@ def cloudtrail_may_write(trail: Resource | str | None = None, *, account: str | 
         hint=f"Allow cloudtrail.amazonaws.com s3:GetBucketAcl on the bucket and s3:PutObject on "
         f"AWSLogs/{owner}/* with the Condition s3:x-amz-acl = bucket-owner-full-control.",
     )
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _bucket_arn(resource: str) -> refs.ArnPart | None:
+    """`arn:aws:s3:::BUCKET`: a bucket (`BUCKET/KEY` is read the common way)."""
+    return ("bucket", resource, None) if "/" not in resource else None
+
+
+refs.reads_arns("s3", _bucket_arn)

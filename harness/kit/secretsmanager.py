@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from harness.kit import kms, refs
+from harness.kit import kms, refs, schedules
 from harness.kit.kinds import Kind, LazyResource, Resource, register
 from harness.kit.later import later
 from harness.kit.require import Requirement, require
@@ -30,27 +30,44 @@ def _fetch_secret(session: Any, secret_id: str) -> Resource | None:
 SECRET = register(
     Kind("AWS::SecretsManager::Secret", "secret", _fetch_secret, naming="{noun} {name}", title=lambda s: s.get("Name"))
 )
+"""`describe_secret`'s secret (`Name`, `ARN`, `KmsKeyId`, `Description`, `RotationEnabled`, `RotationLambdaARN`,
+`RotationRules`: `{"AutomaticallyAfterDays" | "ScheduleExpression"}`) plus `ResourcePolicy` (JSON text or None),
+read when first used."""
 
 
 def _rotation_days(rules: dict[str, Any]) -> int | None:
-    """Days between rotations: `AutomaticallyAfterDays`, or a `rate(N days)` schedule expression."""
+    """Days between rotations: `AutomaticallyAfterDays`, or a rate schedule in whole days (`rate(30 days)`,
+    `rate(720 hours)`)."""
     if rules.get("AutomaticallyAfterDays"):
         return int(rules["AutomaticallyAfterDays"])
-    rate = re.fullmatch(r"rate\(\s*(\d+)\s+days?\s*\)", str(rules.get("ScheduleExpression", "")).strip())
-    return int(rate[1]) if rate else None
+    schedule = _schedule(rules)
+    if isinstance(schedule, schedules.Rate) and schedule.minutes % 1440 == 0:
+        return schedule.minutes // 1440
+    return None
+
+
+def _schedule(rules: dict[str, Any]) -> schedules.Schedule | None:
+    try:
+        return schedules.parse(rules["ScheduleExpression"]) if rules.get("ScheduleExpression") else None
+    except schedules.ScheduleError:
+        return None
 
 
 def rotation(days: int | None = None) -> Requirement:
-    """Rotation is enabled (every `days` days, if given: `AutomaticallyAfterDays` or `rate(N days)`)."""
+    """Rotation is enabled (every `days` days, if given: `AutomaticallyAfterDays`, or a schedule expression that
+    fires every `days` days: `rate(30 days)`, `rate(720 hours)`, a cron that fires once every `days` days)."""
     wanted = f"every {days} days" if days else "enabled"
 
     def actual(secret: Resource) -> str:
         if not secret.get("RotationEnabled"):
             return "disabled"
         rules = secret.get("RotationRules") or {}
-        every = _rotation_days(rules)
         if not days:
             return "enabled"
+        every = _rotation_days(rules)
+        schedule = _schedule(rules)
+        if every is None and schedule is not None and schedules.same_firing(schedule, schedules.Rate(days * 1440)):
+            every = days
         return f"every {every} days" if every else f"on the schedule {rules.get('ScheduleExpression')}"
 
     return require("rotation", wanted, actual, hint="Turn on automatic rotation for the secret.")
@@ -67,3 +84,18 @@ def encrypted_with(key: Resource | str | None) -> Requirement:
     """Encrypted with the KMS key: a described key, its id or ARN, an alias or alias ARN, whichever the secret
     was given (`alias/aws/secretsmanager` is the AWS managed key a secret gets when none is chosen)."""
     return refs.refers("KMS key", kms.KEY_REFERENCE, key, lambda s: s.get("KmsKeyId") or DEFAULT_KEY)
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+_SECRET_SUFFIX = re.compile(r"-[A-Za-z0-9]{6}$")
+
+
+def _secret_arn(resource: str) -> refs.ArnPart | None:
+    """`secret:NAME-SUFFIX`: the name, without the six characters Secrets Manager adds."""
+    kind, _, rest = refs.split_resource(resource)
+    return (kind, _SECRET_SUFFIX.sub("", rest), None) if kind == "secret" else None
+
+
+refs.reads_arns("secretsmanager", _secret_arn)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,7 +33,12 @@ def _fetch_subscription(session: Any, arn: str) -> Resource:
 
 
 TOPIC = register(Kind("AWS::SNS::Topic", "SNS topic", _fetch_topic, naming="{noun} {name}"))
+"""`get_topic_attributes`' attributes, all strings (`TopicArn`, `KmsMasterKeyId`, `Policy`: JSON text, `FifoTopic`),
+plus `Subscriptions` (`[{"Protocol", "Endpoint", "SubscriptionArn"}]`), read when first used."""
 SUBSCRIPTION = register(Kind("AWS::SNS::Subscription", "subscription", _fetch_subscription))
+"""`get_subscription_attributes`' attributes, all strings: `SubscriptionArn`, `TopicArn`, `Protocol`, `Endpoint`,
+`RawMessageDelivery` (`"true"`), `FilterPolicy` and `RedrivePolicy` (JSON strings), `FilterPolicyScope`,
+`PendingConfirmation`."""
 
 
 def encrypted() -> Requirement:
@@ -126,3 +132,37 @@ def filter_policy(policy: dict[str, Any]) -> Requirement:
     """The subscription's filter policy is exactly `policy` (compared as JSON, a field's alternatives in any
     order)."""
     return patterns.exactly("filter policy", policy, lambda subscription: subscription.get("FilterPolicy"))
+
+
+@later
+def redrives_to(queue: Resource | str | None) -> Requirement:
+    """Messages the subscription cannot deliver go to the dead-letter queue `queue` (a described queue, its URL,
+    ARN or name), as its `RedrivePolicy` says."""
+    return refs.refers(
+        "dead-letter queue",
+        refs.QUEUE,
+        queue,
+        lambda s: (json.loads(s.get("RedrivePolicy") or "{}") or {}).get("deadLetterTargetArn"),
+        hint="Set the subscription's redrive policy to the dead-letter queue.",
+    )
+
+
+def filter_scope(scope: str = "MessageAttributes") -> Requirement:
+    """What the filter policy is matched against: `MessageAttributes` (SNS's default when none is set) or
+    `MessageBody`."""
+    return require(
+        "filter policy scope",
+        scope,
+        lambda s: s.get("FilterPolicyScope") or ("MessageAttributes" if s.get("FilterPolicy") else None),
+    )
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _sns_arn(resource: str) -> refs.ArnPart:
+    """`...:sns:REGION:ACCOUNT:TOPIC` is a topic, `...:TOPIC:UUID` a subscription."""
+    return ("topic" if "/" not in resource and ":" not in resource else "subscription"), resource, None
+
+
+refs.reads_arns("sns", _sns_arn)

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from harness.kit import kms, refs
+from harness.kit.bounds import Bound
 from harness.kit.grants import principal_may
 from harness.kit.kinds import Kind, Resource, register
 from harness.kit.later import later
@@ -18,23 +19,26 @@ def _fetch_queue(session: Any, url: str) -> Resource:
 
 
 QUEUE = register(Kind("AWS::SQS::Queue", "SQS queue", _fetch_queue, naming="{noun} {name}"))
+"""`get_queue_attributes`' attributes, all strings, with its URL: `{"QueueUrl", "QueueArn", "VisibilityTimeout":
+"30", "MessageRetentionPeriod", "DelaySeconds", "FifoQueue", "KmsMasterKeyId", "SqsManagedSseEnabled",
+"RedrivePolicy": JSON text, "Policy": JSON text}`."""
 
 
 def _number(key: str) -> Any:
     return lambda queue: int(queue[key]) if key in queue else None
 
 
-def visibility_timeout(seconds: int) -> Requirement:
-    """The visibility timeout, in seconds."""
+def visibility_timeout(seconds: int | Bound) -> Requirement:
+    """The visibility timeout, in seconds (or a `kit.bounds` bound: `at_least(60)`)."""
     return require("visibility timeout (s)", seconds, _number("VisibilityTimeout"))
 
 
-def retention(seconds: int) -> Requirement:
+def retention(seconds: int | Bound) -> Requirement:
     """Messages are kept `seconds` (MessageRetentionPeriod; 345600 = 4 days by default)."""
     return require("message retention (s)", seconds, _number("MessageRetentionPeriod"))
 
 
-def delay(seconds: int) -> Requirement:
+def delay(seconds: int | Bound) -> Requirement:
     """The delivery delay, in seconds."""
     return require("delivery delay (s)", seconds, _number("DelaySeconds"))
 
@@ -68,9 +72,10 @@ def _redrive(queue: Resource) -> dict[str, Any]:
 
 
 @later
-def dead_letter_queue(target: Resource | str | None, max_receives: int | None = None) -> Requirement:
+def dead_letter_queue(target: Resource | str | None, max_receives: int | Bound | None = None) -> Requirement:
     """Failed messages go to the dead-letter queue `target` (a described queue, its URL, ARN or name), after
-    `max_receives` receives if given."""
+    `max_receives` receives if given: a number, or a bound where the lab says "at most"
+    (`max_receives=at_most(5)`, from `kit.bounds`)."""
     arn = refs.shown(refs.QUEUE, target)
     wanted = f"{arn} after {max_receives} receives" if max_receives else arn
 
@@ -85,8 +90,9 @@ def dead_letter_queue(target: Resource | str | None, max_receives: int | None = 
         if found is None:
             return False
         queue, _, receives = found.partition(" after ")
+        count = receives.removesuffix(" receives")
         return refs.current().same(refs.QUEUE, queue, target) and (
-            not max_receives or receives == f"{max_receives} receives"
+            not max_receives or (count.isdigit() and max_receives == int(count))
         )
 
     return require(
@@ -109,3 +115,14 @@ def accepts_from(principal: str, source_arn: Resource | str | None = None) -> Re
         source_arn=source_arn,
         hint=f"Add a queue policy statement allowing sqs:SendMessage to {principal}.",
     )
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _queue_arn(resource: str) -> refs.ArnPart | None:
+    """`arn:aws:sqs:REGION:ACCOUNT:NAME`: a queue."""
+    return ("queue", resource, None) if "/" not in resource else None
+
+
+refs.reads_arns("sqs", _queue_arn)

@@ -31,6 +31,8 @@ def _fetch_parameter(session: Any, parameter_id: str) -> Resource | None:
 
 
 PARAMETER = register(Kind("AWS::SSM::Parameter", "SSM parameter", _fetch_parameter))
+"""`describe_parameters`' parameter (no value): `{"Name", "ARN", "Type": "String" | "StringList" | "SecureString",
+"KeyId", "Tier", "DataType"}`."""
 
 
 def named(name: str) -> Requirement:
@@ -81,3 +83,15 @@ def tier(value: str = "Standard") -> Requirement:
 def data_type(value: str = "text") -> Requirement:
     """text, aws:ec2:image or aws:ssm:integration."""
     return attribute("data type", "DataType", value)
+
+
+# --- ARNs --------------------------------------------------------------------------------------------------------
+
+
+def _parameter_arn(resource: str) -> refs.ArnPart | None:
+    """`parameter/PATH/NAME` is the parameter `/PATH/NAME`; `parameter/NAME` is `NAME`."""
+    kind, _, rest = refs.split_resource(resource)
+    return (kind, f"/{rest}" if "/" in rest else rest, None) if kind == "parameter" else None
+
+
+refs.reads_arns("ssm", _parameter_arn)

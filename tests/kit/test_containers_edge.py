@@ -119,7 +119,7 @@ def test_cloudfront_distribution(aws_session) -> None:
     for requirement in (cloudfront.enabled(), cloudfront.origin(origin), cloudfront.default_root_object()):
         assert passes(requirement, distribution), requirement.check
     assert miss(cloudfront.viewer_protocol(), cloudfront.DISTRIBUTION, distribution_id, distribution) == (
-        f"CloudFront distribution {distribution_id}: viewer protocol policy should be redirect-to-https, "
+        f"CloudFront distribution {distribution_id}: viewer protocol policy should be https-only or redirect-to-https, "
         "but is allow-all."
     )
 

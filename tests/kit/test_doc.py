@@ -29,3 +29,12 @@ def test_rewriting_changes_only_what_is_between_the_markers(tmp_path: Path) -> N
     assert doc.rewrite(page) is True
     assert page.read_text(encoding="utf-8") == f"before\n{doc.reference().rstrip()}\nafter\n"
     assert doc.rewrite(page) is False
+
+
+def test_every_kind_shows_the_shape_of_what_its_requirements_receive() -> None:
+    reference = doc.reference()
+    from harness.kit import catalog
+
+    for type_name in catalog.kinds():
+        module, name = catalog.reference(type_name)  # type: ignore[misc]
+        assert f"A requirement on `{name}` receives " in reference, f"{module}.{name} has no shape under it"

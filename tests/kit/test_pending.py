@@ -112,6 +112,8 @@ TRANSITIONAL = [
                  "state provisioning"),
     transitional(kms.KEY, "k-1", "kms.describe_key", {"KeyMetadata": {"KeyId": "k-1", "KeyState": "Creating"}},
                  "state Creating", ("kms.list_aliases", {"Aliases": []})),
+    transitional(ec2.VPC_ENDPOINT, "vpce-1", "ec2.describe_vpc_endpoints",
+                 {"VpcEndpoints": [{"VpcEndpointId": "vpce-1", "State": "Pending"}]}, "state Pending"),
     transitional(ecs.CLUSTER, "apps", "ecs.describe_clusters",
                  {"clusters": [{"clusterName": "apps", "clusterArn": CLUSTER_ARN, "status": "PROVISIONING"}]},
                  "status PROVISIONING"),

@@ -28,6 +28,7 @@ from harness.kit import (
     cloudfront,
     cloudtrail,
     cloudwatch,
+    cognito,
     compute,
     dynamodb,
     ec2,
@@ -47,6 +48,7 @@ from harness.kit import (
     sns,
     sqs,
     ssm,
+    stepfunctions,
 )
 from harness.kit.require import Requirement
 from tests.kit.conftest import described, unique
@@ -405,6 +407,112 @@ def subscription(session: Any) -> Case:
     return Case([found], lambda q: sns.subscribed("sqs", q), queue_forms(right), queue_forms(other))
 
 
+def subscription_redrive(session: Any) -> Case:
+    found, right, other, target = topic(session), queue(session), queue(session), queue(session)
+    arn = session.client("sns").subscribe(
+        TopicArn=found["TopicArn"], Protocol="sqs", Endpoint=target["QueueArn"], ReturnSubscriptionArn=True,
+        Attributes={"RedrivePolicy": json.dumps({"deadLetterTargetArn": right["QueueArn"]})},
+    )["SubscriptionArn"]  # fmt: skip
+    plain = session.client("sns").subscribe(
+        TopicArn=found["TopicArn"], Protocol="sqs", Endpoint=other["QueueArn"], ReturnSubscriptionArn=True
+    )["SubscriptionArn"]
+    return Case(
+        [described(sns.SUBSCRIPTION, session, arn)],
+        sns.redrives_to,
+        queue_forms(right),
+        queue_forms(other),
+        fails_too=[described(sns.SUBSCRIPTION, session, plain)],
+    )
+
+
+def rule_target_settings(session: Any) -> Case:
+    """A target's role and dead-letter queue, each in any spelling (the role's case too)."""
+    found, dlq = topic(session), queue(session)
+    right, other = role(session), role(session)
+    name = unique("nightly")
+    client = session.client("events")
+    client.put_rule(Name=name, ScheduleExpression="rate(1 day)")
+    client.put_targets(Rule=name, Targets=[{"Id": "t", "Arn": found["TopicArn"], "RoleArn": right["Arn"],
+                                            "DeadLetterConfig": {"Arn": dlq["QueueArn"]}}])  # fmt: skip
+    return Case(
+        [described(events.RULE, session, name)],
+        lambda r: events.target_settings(found["TopicArn"], role=r, dead_letter_queue=dlq["QueueUrl"]),
+        role_forms(right),
+        role_forms(other),
+    )
+
+
+def state_machine(session: Any, runner: dict[str, Any], group_arn: str | None = None) -> dict[str, Any]:
+    logging = {"level": "ALL", "destinations": [{"cloudWatchLogsLogGroup": {"logGroupArn": group_arn}}]}
+    arn = session.client("stepfunctions").create_state_machine(
+        name=unique("flow"),
+        definition=json.dumps({"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}),
+        roleArn=runner["Arn"],
+        **({"loggingConfiguration": logging} if group_arn else {}),
+    )["stateMachineArn"]
+    return described(stepfunctions.STATE_MACHINE, session, arn)
+
+
+def machine_role(session: Any) -> Case:
+    right, other = role(session, path="/service-role/"), role(session)
+    return Case([state_machine(session, right)], stepfunctions.execution_role, role_forms(right), role_forms(other))
+
+
+def machine_logs(session: Any) -> Case:
+    client = session.client("logs")
+    groups = []
+    for _ in range(2):
+        name = unique("/aws/states/flow")
+        client.create_log_group(logGroupName=name)
+        groups.append(described(logs.LOG_GROUP, session, name))
+    right, other = groups
+    forms = lambda g: [g, g["logGroupName"], g["arn"], g["arn"].removesuffix(":*")]  # noqa: E731
+    return Case(
+        [state_machine(session, role(session), right["arn"])],
+        stepfunctions.logs_to,
+        forms(right),
+        forms(other),
+        fails_too=[state_machine(session, role(session))],
+    )
+
+
+def user_pool(session: Any) -> dict[str, Any]:
+    made = session.client("cognito-idp").create_user_pool(PoolName=unique("users"))["UserPool"]
+    return described(cognito.USER_POOL, session, made["Id"])
+
+
+def pool_forms(found: dict[str, Any]) -> list[Any]:
+    return [found, found["Id"], found["Arn"]]
+
+
+def pool_client(session: Any) -> Case:
+    right, other = user_pool(session), user_pool(session)
+    app = session.client("cognito-idp").create_user_pool_client(UserPoolId=right["Id"], ClientName="web")
+    client_id = f"{right['Id']}|{app['UserPoolClient']['ClientId']}"
+    return Case(
+        [described(cognito.USER_POOL_CLIENT, session, client_id)],
+        cognito.client_of,
+        pool_forms(right),
+        pool_forms(other),
+    )
+
+
+def authorizer_pools(session: Any) -> Case:
+    right, other = user_pool(session), user_pool(session)
+    client = session.client("apigateway")
+    api = client.create_rest_api(name=unique("api"))["id"]
+    authorizer = client.create_authorizer(
+        restApiId=api, name="users", type="COGNITO_USER_POOLS", providerARNs=[right["Arn"]],
+        identitySource="method.request.header.Authorization",
+    )["id"]  # fmt: skip
+    return Case(
+        [described(apigateway.AUTHORIZER, session, f"{api}|{authorizer}")],
+        apigateway.user_pools,
+        pool_forms(right),
+        pool_forms(other),
+    )
+
+
 def subscription_topic(session: Any) -> Case:
     right, other, target = topic(session), topic(session), queue(session)
     arn = session.client("sns").subscribe(TopicArn=right["TopicArn"], Protocol="sqs", Endpoint=target["QueueArn"])[
@@ -495,6 +603,46 @@ def route_table(session: Any) -> Case:
         lambda subnet: ec2.associated_with([subnet]),
         subnet_forms(right),
         subnet_forms(other),
+    )
+
+
+def table_forms(session: Any, table: str) -> list[Any]:
+    return [described(ec2.ROUTE_TABLE, session, table), table, f"arn:aws:ec2:{REGION}:{ACCOUNT}:route-table/{table}"]
+
+
+def subnet_route_table(session: Any) -> Case:
+    """A subnet explicitly associated uses that table; one with no association uses its VPC's main table."""
+    found = network(session)
+    client = session.client("ec2")
+    vpc = found["vpc"]["VpcId"]
+    table = client.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
+    main = client.describe_route_tables(
+        Filters=[{"Name": "vpc-id", "Values": [vpc]}, {"Name": "association.main", "Values": ["true"]}]
+    )["RouteTables"][0]["RouteTableId"]
+    explicit, implicit = (s["SubnetId"] for s in found["subnets"][:2])
+    client.associate_route_table(RouteTableId=table, SubnetId=explicit)
+    return Case(
+        [described(ec2.SUBNET, session, explicit)],
+        ec2.uses_route_table,
+        table_forms(session, table),
+        table_forms(session, main),
+        fails_too=[described(ec2.SUBNET, session, implicit)],
+    )
+
+
+def endpoint_route_tables(session: Any) -> Case:
+    found = network(session)
+    client = session.client("ec2")
+    vpc = found["vpc"]["VpcId"]
+    table, other = (client.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"] for _ in range(2))
+    endpoint = client.create_vpc_endpoint(
+        VpcId=vpc, ServiceName=f"com.amazonaws.{REGION}.s3", VpcEndpointType="Gateway", RouteTableIds=[table]
+    )["VpcEndpoint"]["VpcEndpointId"]
+    return Case(
+        [described(ec2.VPC_ENDPOINT, session, endpoint)],
+        lambda t: ec2.endpoint_in_route_tables([t]),
+        table_forms(session, table),
+        table_forms(session, other),
     )
 
 
@@ -1146,6 +1294,14 @@ CASES: dict[str, Callable[[Any], Case]] = {
     "ec2.attached_to": gateway_attachment,
     "ec2.nat_in_subnet": nat_subnet,
     "ec2.associated_with": route_table,
+    "ec2.uses_route_table": subnet_route_table,
+    "ec2.endpoint_in_route_tables": endpoint_route_tables,
+    "sns.redrives_to": subscription_redrive,
+    "events.target_settings": rule_target_settings,
+    "stepfunctions.execution_role": machine_role,
+    "stepfunctions.logs_to": machine_logs,
+    "cognito.client_of": pool_client,
+    "apigateway.user_pools": authorizer_pools,
     "ec2.route_to": route_target,
     "ec2.ingress_exactly (a group source)": group_source,
     "elbv2.forwards_to": listener_target,

@@ -88,3 +88,42 @@ def test_an_unresolved_bare_family_names_no_revision_without_aws() -> None:
     """Without a session, a bare family cannot be read as its latest ACTIVE revision: it matches by family alone,
     which only the Resolver of an evaluation (with AWS) narrows."""
     assert refs.Resolver().same(ecs.TASK_DEFINITION_REFERENCE, "web:3", "web")
+
+
+ARNS = [  # each service module's own reading of its ARNs' resource part
+    (f"arn:aws:sqs:us-east-1:{ACCOUNT}:orders", "sqs:queue", "orders", None),
+    (f"arn:aws:sns:us-east-1:{ACCOUNT}:alerts:1b2c", "sns:subscription", "alerts:1b2c", None),
+    ("arn:aws:s3:::media", "s3:bucket", "media", None),
+    (f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:api:live", "lambda:function", "api", "live"),
+    (f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:/ecs/web:log-stream:x", "logs:log-group", "/ecs/web", None),
+    (f"arn:aws:iam::{ACCOUNT}:role/service-role/App", "iam:role", "app", None),
+    (f"arn:aws:kms:us-east-1:{ACCOUNT}:alias/orders", "kms:alias", "alias/orders", None),
+    (f"arn:aws:elasticloadbalancing:us-east-1:{ACCOUNT}:loadbalancer/app/web/50dc6c495c0c9188",
+     "elasticloadbalancing:loadbalancer", "web", "50dc6c495c0c9188"),
+    (f"arn:aws:ecs:us-east-1:{ACCOUNT}:service/apps/web", "ecs:service", "web", None),
+    (f"arn:aws:dynamodb:us-east-1:{ACCOUNT}:table/orders/stream/2026-01-01T00:00:00.000", "dynamodb:stream", "orders",
+     "2026-01-01T00:00:00.000"),
+    (f"arn:aws:events:us-east-1:{ACCOUNT}:rule/orders-bus/on-order", "events:rule", "on-order", "orders-bus"),
+    (f"arn:aws:autoscaling:us-east-1:{ACCOUNT}:autoScalingGroup:1a2b:autoScalingGroupName/web",
+     "autoscaling:autoScalingGroup", "web", None),
+    (f"arn:aws:rds:us-east-1:{ACCOUNT}:db:Orders", "rds:db", "orders", None),
+    (f"arn:aws:cognito-idp:us-east-1:{ACCOUNT}:userpool/us-east-1_AbC", "cognito-idp:userpool", "us-east-1_AbC", None),
+    (f"arn:aws:states:us-east-1:{ACCOUNT}:stateMachine:flow", "states:stateMachine", "flow", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("arn", "type_", "name", "version"), ARNS)
+def test_each_service_reads_its_own_arns(arn: str, type_: str, name: str, version: str | None) -> None:
+    identity = refs.arn_identity(arn)
+    assert identity is not None and (identity.type, identity.name, identity.version) == (type_, name, version)
+
+
+def test_a_service_declares_its_arns_once_in_the_module_an_arn_of_it_loads() -> None:
+    from harness.kit import catalog
+
+    catalog.kinds()  # every kit service module has declared its own
+    assert {"sqs", "sns", "s3", "lambda", "iam", "kms", "ecs", "events"} <= set(refs.ARN_READERS)
+    for service, reader in refs.ARN_READERS.items():
+        assert f"harness.kit.{catalog.module_of_service(service)}" == reader.__module__, service
+    with pytest.raises(ValueError, match="sqs ARNs already have a reader"):
+        refs.reads_arns("sqs", lambda resource: None)

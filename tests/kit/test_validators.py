@@ -287,6 +287,33 @@ def test_associated_with(session: boto3.Session, network: Network) -> None:
     )
 
 
+def test_the_main_route_table_is_associated_with_every_subnet_no_other_table_names(
+    session: boto3.Session, network: Network
+) -> None:
+    main_id = network.client.describe_route_tables(
+        Filters=[{"Name": "vpc-id", "Values": [network.vpc_id]}, {"Name": "association.main", "Values": ["true"]}]
+    )["RouteTables"][0]["RouteTableId"]
+    main = fetch(ec2.ROUTE_TABLE, session, main_id)
+    assert main["ImplicitSubnets"] == sorted([network.subnet_a, network.subnet_b])
+    assert evaluate(ec2.associated_with([network.subnet_a, network.subnet_b]), main).ok
+    assert not evaluate(ec2.associated_with([network.subnet_a], explicit=True), main).ok
+    assert evaluate(ec2.uses_route_table(main_id), fetch(ec2.SUBNET, session, network.subnet_a)).ok
+
+    own = network.route_table(subnets=(network.subnet_b,))  # subnet b now follows its own table
+    main = fetch(ec2.ROUTE_TABLE, session, main_id)
+    assert evaluate(ec2.associated_with([network.subnet_a]), main).ok
+    assert issue(ec2.associated_with([network.subnet_a, network.subnet_b]), ec2.ROUTE_TABLE, main_id, main) == (
+        f"Route table {main_id}: it is associated with {network.subnet_a}; "
+        f"it should be associated with {network.subnet_b} too."
+    )
+    subnet_b = fetch(ec2.SUBNET, session, network.subnet_b)
+    assert evaluate(ec2.uses_route_table(own), subnet_b).ok
+    assert issue(ec2.uses_route_table(main_id), ec2.SUBNET, network.subnet_b, subnet_b) == (
+        f"Subnet {network.subnet_b}: route table should be {main_id}, but is {own}."
+    )
+    assert fetch(ec2.ROUTE_TABLE, session, own)["ImplicitSubnets"] == []  # only a main table serves implicitly
+
+
 def test_a_disassociated_subnet_does_not_count() -> None:
     table = {"Associations": [{"SubnetId": "subnet-1", "AssociationState": {"State": "disassociated"}}]}
     assert not evaluate(ec2.associated_with(["subnet-1"]), table).ok
