@@ -13,7 +13,7 @@ from harness.kit.aws import error_code
 from harness.kit.kinds import Kind, LazyResource, Resource, register
 from harness.kit.later import later
 from harness.kit.policy import PolicyError, PolicyVerdict, grants_public_read_of_objects, parse_policy
-from harness.kit.require import Requirement, attribute, require
+from harness.kit.require import Requirement, attribute, missing_requirement, require
 
 DEFAULT_KEY = "alias/aws/s3"
 """The AWS managed key SSE-KMS uses when the bucket's default encryption names none."""
@@ -260,8 +260,11 @@ def cloudtrail_may_write(trail: Resource | str | None = None, *, account: str | 
     trail or its ARN) when given. ACCOUNT is the trail's, else `account`."""
     source = grants.arn_of(trail)
     owner = account or (source.split(":")[4] if source and source.count(":") >= 5 else None)
-    if not owner:
-        raise ValueError("cloudtrail_may_write needs the trail (its ARN names the account) or account=")
+    if not owner:  # a trail output with no resource, or no trail and no account: nothing names the account
+        return missing_requirement(
+            require("CloudTrail may write", "cloudtrail.amazonaws.com", lambda _: None),
+            "no trail or account it refers to was found",
+        )
 
     def finding(bucket: Resource) -> grants.Finding:
         arn = grants.arn_of(bucket) or ""

@@ -132,8 +132,8 @@ def _values(field: str, low: int, high: int, names: dict[str, int], where: str) 
             a, b = _number(start, low, high, names, where), _number(end, low, high, names, where)
             span = list(range(a, b + 1)) if a <= b else [*range(a, high + 1), *range(low, b + 1)]
         else:
-            start = _number(base, low, high, names, where)
-            span = list(range(start, high + 1)) if slash else [start]
+            first = _number(base, low, high, names, where)
+            span = list(range(first, high + 1)) if slash else [first]
         found += span[::step]
     return found
 
@@ -227,8 +227,7 @@ def _every(cron: Cron, minutes: int) -> bool:
     if len(times) > 1 or minutes < 1440:
         gaps = [b - a for a, b in zip(times, [*times[1:], times[0] + 1440], strict=True)]
         return len(days) == len(_window()) and set(gaps) == {minutes}
-    gaps = {(b - a) * 1440 for a, b in itertools.pairwise(days)}
-    return gaps == {minutes}
+    return {(b - a) * 1440 for a, b in itertools.pairwise(days)} == {minutes}
 
 
 def same_firing(a: Schedule, b: Schedule) -> bool:
