@@ -7,7 +7,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from harness.kit import refs
+from harness.kit import grants, refs
 from harness.kit.aws import is_not_found
 from harness.kit.bounds import Bound
 from harness.kit.grants import principal_may
@@ -125,6 +125,40 @@ def invokable_by(principal: str, source_arn: Resource | str | None = None) -> Re
         lambda function: function["Policy"],
         source_arn=source_arn,
         hint=f"Add a permission (lambda add-permission) for {principal} to invoke the function.",
+    )
+
+
+@later
+def invokable_by_api(api: Resource | str | None, *routes: str, stage: str = "$default") -> Requirement:
+    """API Gateway may invoke the function for each route (`"GET /items/{id}"`; none: any) of `api` (a described
+    HTTP or REST API, or its id) at `stage`: the request API Gateway sends for it
+    (`aws:SourceArn` = `arn:aws:execute-api:REGION:ACCOUNT:API_ID/STAGE/METHOD/PATH`, in the function's account and
+    Region) is allowed, so a permission scoped to another API, stage or route does not count."""
+    api_id = api if isinstance(api, str) else str(api.get("ApiId") or api.get("id") or "") if api else ""
+    asked = routes or ("* /*",)
+
+    def finding(function: Resource) -> grants.Finding:
+        _, partition, _, region, account = str(function["FunctionArn"]).split(":")[:5]
+        found = grants.Finding(True, "")
+        for route in asked:
+            method, _, path = route.partition(" ")
+            arn = f"arn:{partition}:execute-api:{region}:{account}:{api_id}/{stage}/{method}{path}"
+            permission = grants.may(
+                "apigateway.amazonaws.com", "lambda:InvokeFunction", source=arn, document=lambda f: f["Policy"]
+            )
+            found = permission.actual(function)
+            if not found.holds:
+                return found
+        return found
+
+    return require(
+        "invoked by API Gateway",
+        f"apigateway.amazonaws.com from API {api_id} ({', '.join(routes) or 'any route'}, stage {stage})",
+        finding,
+        compare=lambda found, _: isinstance(found, grants.Finding) and found.holds,
+        explain=str,
+        hint=f"Add a permission (lambda add-permission) for apigateway.amazonaws.com with a SourceArn that covers "
+        f"API {api_id}'s routes (arn:...:execute-api:REGION:ACCOUNT:{api_id}/*).",
     )
 
 

@@ -21,12 +21,8 @@ pytestmark = [pytest.mark.process, pytest.mark.moto]
 REPO = Path(__file__).resolve().parents[2]
 OUTSIDER = REPO / "tests" / "heldout" / "outsider"
 LABS = {"serverless-api": REPO / "labs" / "serverless-api", "containers-api": REPO / "labs" / "containers-api"}
-KNOWN_FALSE_PASSES = {
-    ("serverless-api", "02.03", "permission_names_the_first_attempt"),
-    ("serverless-api", "02.03", "permission_source_arn_names_another_api"),
-}
-"""States judged wrong today, each a known gap (issue #30: the lab's invoke permission is not checked against the
-API it must come from, `SourceArn`): they must stay the only ones, and are expected to start passing."""
+KNOWN_FALSE_PASSES: set[tuple[str, str, str]] = set()
+"""States judged wrong today, each a known gap: they must stay the only ones, and are expected to start passing."""
 
 
 def outsider_results(name: str, into: Path) -> list[dict]:

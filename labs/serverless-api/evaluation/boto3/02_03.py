@@ -11,11 +11,11 @@ async def run(session, context, logger):
     step = Step(session, context, logger)
     with step:
         function = step.input("02_01_function", awslambda.FUNCTION)
-        step.find("02_03_api", apigateway.HTTP_API, [
+        api = step.find("02_03_api", apigateway.HTTP_API, [
             apigateway.protocol("HTTP"),
             *(apigateway.route_to_function(route, function) for route in ROUTES),
             apigateway.routes_exactly(*ROUTES),
             apigateway.stage("$default", auto_deploy=True),
         ])  # fmt: skip
-        step.find("02_01_function", awslambda.FUNCTION, [awslambda.invokable_by("apigateway.amazonaws.com")])
+        step.find("02_01_function", awslambda.FUNCTION, [awslambda.invokable_by_api(api, *ROUTES)])
     return step.result()
