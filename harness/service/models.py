@@ -170,7 +170,9 @@ class EvaluationRequest(BaseModel):
         None, max_length=200, description="the lab's project; required where the service serves more than one lab"
     )
     lab_version: str | None = Field(
-        None, description="judge with this version of the lab (one the service holds: 409 otherwise); else its newest"
+        None,
+        description="judge with this version of the lab (one the service holds: 409 otherwise; either case); else its"
+        " newest",
     )
     sandbox: AccountRef
     resolved: list[Handle] = Field(default_factory=list, max_length=MAX_ITEMS, description="earlier steps' handles")
@@ -298,7 +300,9 @@ def check_reload_body(body: bytes) -> None:
     field in it (`{"lab": "web-tier"}`) is refused with a 422 naming it, not silently ignored."""
     if not body.strip():
         return
-    for name in json_object(body):
+    fields = json_object(body)
+    if fields:
+        name = next(iter(fields))
         raise Problem(
             422,
             "invalid_field",
