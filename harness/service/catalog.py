@@ -218,7 +218,8 @@ class LabCatalog:
                     unserved[item.source] = problems[-1]
                     continue
                 seen[served.name] = item.source
-                if not initial and served.module_problems and served.name in labs:
+                held = served.name in labs and any(v is served for v in labs[served.name].versions)  # kept as is
+                if not initial and served.module_problems and served.name in labs and not held:
                     problem = f"{item.source}: version {served.version} not served: " + "; ".join(
                         served.module_problems
                     )
