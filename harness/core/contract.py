@@ -40,7 +40,12 @@ PLATFORM_ERROR = (
     "We could not check this step: the lab platform's set-up for your sandbox needs fixing, and trying again will"
     " not help until it is. This is not a verdict on your work: please tell the lab's support."
 )
-LEARNER_MESSAGES = {"platform": PLATFORM_ERROR}  # the kinds whose learner message is not LEARNER_SAFE_ERROR
+AUTHOR_ERROR = (
+    "We could not check this step: the lab's check for it is broken, and trying again will not help until the lab's"
+    " author fixes it. This is not a verdict on your work: please tell the lab's support."
+)
+# the kinds whose learner message is not LEARNER_SAFE_ERROR: a fault only the platform or the lab's author can fix
+LEARNER_MESSAGES = {"platform": PLATFORM_ERROR, "load": AUTHOR_ERROR, "contract": AUTHOR_ERROR}
 
 
 class _Model(BaseModel):

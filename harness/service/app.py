@@ -35,6 +35,7 @@ from harness.service.models import (
     EXAMPLE_REQUEST,
     EvaluationAnswer,
     EvaluationRequest,
+    check_reload_body,
 )
 from harness.service.problems import Problem, ProblemBody, deadline_problem
 from harness.service.settings import ServiceSettings
@@ -212,9 +213,10 @@ async def healthz(request: Request) -> dict[str, Any]:
 
 async def readyz(request: Request) -> JSONResponse:
     ev, admission = evaluator_of(request), admission_of(request)
-    labs = ev.catalog.describe()
+    labs, degraded = ev.catalog.describe(), ev.catalog.degraded()
+    status = "starting" if not ev.ready else "degraded" if degraded else "ready"
     body = {
-        "status": "ready" if ev.ready else "starting",
+        "status": status,
         "lab": labs[0]["lab"] if len(labs) == 1 else None,
         "steps": sum(lab["steps"] for lab in labs),
         "workers": admission.workers,
@@ -230,7 +232,7 @@ async def readyz(request: Request) -> JSONResponse:
         "lab_problems": ev.catalog.problems,
         "reloaded_at": ev.catalog.reloaded_at,
     }
-    return JSONResponse(body, status_code=200 if ev.ready else 503)
+    return JSONResponse(body, status_code=200 if status == "ready" else 503)
 
 
 async def metrics(request: Request) -> Response:
@@ -247,8 +249,8 @@ def add_probes(app: FastAPI) -> None:
         "/readyz",
         readyz,
         methods=["GET"],
-        summary="Lab loaded, workers up",
-        responses={503: {"description": "still starting"}},
+        summary="Labs loaded, workers up",
+        responses={503: {"description": "still starting, or a lab directory deployed with the service is not served"}},
     )
     app.add_api_route("/metrics", metrics, methods=["GET"], summary="Prometheus metrics", response_class=Response)
 
@@ -315,6 +317,7 @@ async def reload_labs(request: Request) -> Response:
     try:
         body = await read_body(request, ev, admission_of(request).reading)
         request_id = ev.verifier.verify(body, request.headers)
+        check_reload_body(body)
         outcome = await asyncio.get_running_loop().run_in_executor(None, ev.reload, "admin")
         return JSONResponse({**outcome, "request_id": request_id})
     except Problem as problem:
@@ -328,7 +331,11 @@ def add_admin(app: FastAPI) -> None:
         reload_labs,
         methods=["POST"],
         summary="Read the lab directories again (signed like a hook)",
-        responses={401: {"model": ProblemBody, "description": "missing, wrong or stale webhook signature"}},
+        responses={
+            400: {"model": ProblemBody, "description": "the body is neither empty nor JSON"},
+            401: {"model": ProblemBody, "description": "missing, wrong or stale webhook signature"},
+            422: {"model": ProblemBody, "description": "the body holds a field: the reload takes none"},
+        },
     )
 
 

@@ -10,6 +10,7 @@ version it had. A version no longer held is removed from disk once no request ad
 
 from __future__ import annotations
 
+import difflib
 import os
 import shutil
 import tempfile
@@ -117,7 +118,9 @@ class LabCatalog:
         os.chmod(self.copies, 0o711)
         pool.hold(str(self.copies))
         self.labs: dict[str, ServedLab] = {}
-        self.problems: list[str] = []  # lab directories serving nothing, one line each
+        self.problems: list[str] = []  # what the last read could not serve, one line each
+        self.unserved: dict[Path, str] = {}  # those of lab directories serving no version at all
+        self.failed_at_start: set[Path] = set()  # the directories deployed with the service that did not load
         self.reloaded_at: float | None = None
         self._lock = threading.Lock()  # guards the versions' users and `labs`' swaps
         self._reloading = threading.Lock()  # one reload at a time
@@ -194,6 +197,7 @@ class LabCatalog:
         """The loaded versions become the newest of their labs; what changed, and what did not load."""
         changed: list[str] = []
         problems: list[str] = []
+        unserved: dict[Path, str] = {}  # the problems of directories that serve no version at all
         seen: dict[str, Path] = {}
         with self._lock:
             labs = {name: ServedLab(list(s.versions), None) for name, s in self.labs.items()}
@@ -201,17 +205,21 @@ class LabCatalog:
                 served = item.version
                 if served is None:
                     problems.append(item.problem or f"{item.source}: not loaded")
-                    for _name, lab in labs.items():  # a lab known by this directory keeps its version, said why
-                        if lab.current.source == item.source:
-                            lab.reload_problem = item.problem
+                    known = [lab for lab in labs.values() if lab.current.source == item.source]
+                    for lab in known:  # a lab known by this directory keeps its version, said why
+                        lab.reload_problem = item.problem
+                    if not known:
+                        unserved[item.source] = problems[-1]
                     continue
                 if served.name in seen and seen[served.name] != item.source:
                     problems.append(
                         f"{item.source}: project {served.name!r} is already served from {seen[served.name]}"
                     )
+                    unserved[item.source] = problems[-1]
                     continue
                 seen[served.name] = item.source
-                if not initial and served.module_problems and served.name in labs:
+                held = served.name in labs and any(v is served for v in labs[served.name].versions)  # kept as is
+                if not initial and served.module_problems and served.name in labs and not held:
                     problem = f"{item.source}: version {served.version} not served: " + "; ".join(
                         served.module_problems
                     )
@@ -227,8 +235,16 @@ class LabCatalog:
                     self._drop(old)
                 lab.versions = lab.versions[: self.kept]
                 changed.append(f"{served.name}@{served.version}")
+            sources = {item.source for item in loaded}
+            for lab in labs.values():  # a directory gone since the last read: its lab keeps serving, said why
+                if lab.current.source not in sources:
+                    lab.reload_problem = f"{lab.current.source}: directory gone: still serving the last version"
+                    problems.append(lab.reload_problem)
             self.labs = labs
             self.problems = problems
+            self.unserved = unserved
+            if initial:
+                self.failed_at_start = set(unserved)
         for problem in problems:
             logs.log_line(event="lab_problem", detail=problem)
         return {"changed": changed, "problems": problems}
@@ -284,10 +300,12 @@ class LabCatalog:
         elif name in labs:
             served = labs[name]
         else:
+            near = difflib.get_close_matches(name, list(labs), n=1)
+            hint = f" (did you mean {near[0]}?)" if near else ""
             raise Problem(
                 422,
                 "unknown_lab",
-                f"lab: no lab {show(name)} is served here (labs: {', '.join(sorted(labs)) or 'none'})",
+                f"lab: no lab {show(name)} is served here{hint} (labs: {', '.join(sorted(labs)) or 'none'})",
                 field="lab",
             )
         if version is None:
@@ -314,6 +332,12 @@ class LabCatalog:
             with self._lock:
                 served.users -= 1
                 self._sweep()
+
+    def degraded(self) -> list[str]:
+        """The problems of the lab directories deployed with the service that still serve nothing: readiness fails
+        while there are any (a lab added by a reload that fails to load is said by the reload and `/readyz`'s
+        `lab_problems`, and leaves readiness alone: the labs already served keep their instances in service)."""
+        return [problem for source, problem in self.unserved.items() if source in self.failed_at_start]
 
     def versions(self) -> list[LabVersion]:
         """Every version held, newest of each lab first."""

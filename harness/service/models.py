@@ -26,7 +26,7 @@ ACCOUNT_ID = re.compile(r"\A[0-9]{12}\Z")
 ROLE_ARN = re.compile(r"\Aarn:(aws|aws-cn|aws-us-gov):iam::([0-9]{12}):role/(?:[!-~]*/)?[\w+=,.@-]{1,64}\Z", re.ASCII)
 EXTERNAL_ID = re.compile(r"\A[\w+=,.@:/-]{2,1224}\Z", re.ASCII)
 REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
-LAB_VERSION = re.compile(r"\A[0-9a-f]{16}\Z")
+LAB_VERSION = re.compile(r"\A[0-9a-f]{16}\Z", re.IGNORECASE)  # answered lower-case, accepted in either
 MAX_ITEMS = 1000
 
 EXAMPLE_REQUEST: dict[str, Any] = {
@@ -170,7 +170,9 @@ class EvaluationRequest(BaseModel):
         None, max_length=200, description="the lab's project; required where the service serves more than one lab"
     )
     lab_version: str | None = Field(
-        None, description="judge with this version of the lab (one the service holds: 409 otherwise); else its newest"
+        None,
+        description="judge with this version of the lab (one the service holds: 409 otherwise; either case); else its"
+        " newest",
     )
     sandbox: AccountRef
     resolved: list[Handle] = Field(default_factory=list, max_length=MAX_ITEMS, description="earlier steps' handles")
@@ -187,7 +189,7 @@ class EvaluationRequest(BaseModel):
     @field_validator("lab_version")
     @classmethod
     def _lab_version(cls, value: str | None) -> str | None:
-        return None if value is None else _pattern(value, LAB_VERSION, "a lab version of 16 hex digits")
+        return None if value is None else _pattern(value, LAB_VERSION, "a lab version of 16 hex digits").lower()
 
 
 class EvaluationAnswer(Answer):
@@ -252,6 +254,24 @@ def parse_request(
             f"content-type: must be application/json, got {show(content_type or 'none')}",
             field="content-type",
         )
+    raw = json_object(body)
+    try:
+        request = EvaluationRequest.model_validate(raw)
+    except ValidationError as exc:
+        errors = [_describe(err) for err in exc.errors()[:20]]
+        raise Problem(422, "invalid_field", errors[0].message, field=errors[0].field, errors=errors) from None
+    if not isinstance(lab, Lab):
+        lab = lab(request)
+    step = lab.steps.get(request.step)
+    if step is None:
+        known = ", ".join(lab.steps) or "none"
+        raise Problem(422, "unknown_step", f"step: no step {request.step} in this lab (steps: {known})", field="step")
+    _check_handles(request, lab)
+    return request, step
+
+
+def json_object(body: bytes) -> dict[str, Any]:
+    """A body that must be one JSON object; Problem 400 (not JSON) or 422 (another JSON value) naming `body`."""
     try:
         raw = json.loads(body.decode("utf-8"))
         json.dumps(raw, ensure_ascii=False).encode("utf-8")  # a lone surrogate (\ud800) parses, and breaks later
@@ -272,19 +292,23 @@ def parse_request(
     if not isinstance(raw, dict):
         got = JSON_TYPES.get(type(raw), "null" if raw is None else "a number")
         raise Problem(422, "invalid_field", f"body: must be a JSON object, got {got}", field="body")
-    try:
-        request = EvaluationRequest.model_validate(raw)
-    except ValidationError as exc:
-        errors = [_describe(err) for err in exc.errors()[:20]]
-        raise Problem(422, "invalid_field", errors[0].message, field=errors[0].field, errors=errors) from None
-    if not isinstance(lab, Lab):
-        lab = lab(request)
-    step = lab.steps.get(request.step)
-    if step is None:
-        known = ", ".join(lab.steps) or "none"
-        raise Problem(422, "unknown_step", f"step: no step {request.step} in this lab (steps: {known})", field="step")
-    _check_handles(request, lab)
-    return request, step
+    return raw
+
+
+def check_reload_body(body: bytes) -> None:
+    """The admin reload's body: empty or `{}`. A reload reads every lab directory again and takes no options: a
+    field in it (`{"lab": "web-tier"}`) is refused with a 422 naming it, not silently ignored."""
+    if not body.strip():
+        return
+    fields = json_object(body)
+    if fields:
+        name = next(iter(fields))
+        raise Problem(
+            422,
+            "invalid_field",
+            f"{name[:60]}: the reload takes no fields: it reads every lab directory again (send an empty body or {{}})",
+            field=name[:200],
+        )
 
 
 def _check_handles(request: EvaluationRequest, lab: Lab) -> None:

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.core.contract import (
+    AUTHOR_ERROR,
     LEARNER_SAFE_ERROR,
     Answer,
     ContextInput,
@@ -111,6 +112,13 @@ def test_checks_andlog_lines_are_author_only_diagnostics_progress_stays_visible(
     assert shown["diagnostics"]["log"] == ["INFO looked at learner-bucket"]
     assert answer.checks == answer.diagnostics.checks
     assert check_result(passing(), step, 1.0).diagnostics is None  # nothing to say
+
+
+def test_an_authors_error_does_not_promise_that_a_retry_helps() -> None:
+    for kind in ("load", "contract"):
+        answer = Answer.failed_to_run("01.02", kind, "no module named boto4")
+        assert answer.message == AUTHOR_ERROR and "not a verdict on your work" in answer.message
+        assert "try again in a moment" not in answer.message and "will not help" in answer.message
 
 
 def test_answer_failed_to_run_is_learner_safe() -> None:

@@ -10,7 +10,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from harness.core.account import Account, Credentials
-from harness.core.contract import LEARNER_SAFE_ERROR, Answer, ContextInput, Event
+from harness.core.contract import LEARNER_MESSAGES, LEARNER_SAFE_ERROR, Answer, ContextInput, Event
 from harness.sandbox.runner import Runner
 
 VICTIM = "victim-bucket"
@@ -21,7 +21,7 @@ def assert_error(answer: Answer, kind: str) -> None:
     assert answer.status == "error", answer
     assert answer.error is not None and answer.error.kind == kind, answer.error
     assert answer.success is False
-    assert answer.message == LEARNER_SAFE_ERROR
+    assert answer.message == LEARNER_MESSAGES.get(kind, LEARNER_SAFE_ERROR)
     assert answer.failure_context is None and answer.resolved == []
 
 

@@ -167,3 +167,22 @@ def test_the_curl_example_answers_as_a_signed_request_does(
         " sign the exact bytes you send"
     )
     assert SECRET.removeprefix("whsec_") not in refused.text
+
+
+def test_the_admin_reload_in_operating_md_runs_as_written(service: Service, tmp_path: Path) -> None:
+    """docs/operating.md's reload, pasted as written (only the service's address is this test's): `stepeval sign`
+    and curl, answered with what the reload changed."""
+    operating = (REPO / "docs" / "operating.md").read_text(encoding="utf-8")
+    found = re.search(r"```sh\n(.*?)```", operating[operating.index(CURL_MARKER) :], re.DOTALL)
+    assert found is not None
+    script = found.group(1).replace("http://127.0.0.1:8080", service.url)
+    env = {
+        **os.environ,
+        "STEPEVAL_WEBHOOK_SECRET": SECRET,
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+    }
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)
+    assert (outcome["changed"], outcome["problems"]) == ([], []), outcome
+    assert [lab["lab"] for lab in outcome["labs"]] == ["service-tests"]

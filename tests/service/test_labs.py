@@ -4,6 +4,7 @@ real HTTP on a real `stepeval serve` process."""
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import time
 import uuid
@@ -79,6 +80,8 @@ def test_every_lab_under_the_directory_answers_hooks_of_its_own(
     error = unknown.json()["error"]
     assert (error["code"], error["field"]) == ("unknown_lab", "lab")
     assert "lab-alpha, lab-beta, lab-gamma" in error["message"]
+    near = service.post(hook(accounts[0], "lab-alpa")).json()["error"]
+    assert "did you mean lab-alpha?" in near["message"]
     unnamed = service.post(hook(accounts[0], None))
     assert unnamed.status_code == 422 and unnamed.json()["error"]["field"] == "lab"
     assert "serves 3 labs" in unnamed.json()["error"]["message"]
@@ -159,6 +162,70 @@ def test_with_one_lab_the_name_is_optional_and_checked_when_given(
     assert service.post(hook(accounts[0], None)).json()["lab"] == "service-tests"
     other = service.post(hook(accounts[0], "web-tier")).json()["error"]
     assert (other["code"], other["field"]) == ("unknown_lab", "lab") and "(labs: service-tests)" in other["message"]
+    version = named.json()["lab_version"]
+    upper = service.post(hook(accounts[0], None, lab_version=version.upper())).json()  # either case, answered lower
+    assert upper["lab_version"] == version and upper["status"] == "pass"
     malformed = service.post(hook(accounts[0], None, lab_version="not-a-version")).json()["error"]
     assert (malformed["status"], malformed["field"]) == (422, "lab_version")
     assert "16 hex digits" in malformed["message"]
+
+
+def test_a_lab_broken_at_start_is_not_served_and_readiness_says_so_until_a_reload_serves_it(
+    service_factory: Any, moto_server: str, accounts: tuple[Sandbox, Sandbox], tmp_path: Path
+) -> None:
+    labs = make_labs(tmp_path / "labs")
+    spec = labs / "gamma" / "specs" / "service-tests.yaml"
+    good_spec = spec.read_text()
+    spec.write_text(good_spec.replace("objectives:", "objectivez:"))
+    module = labs / "beta" / "evaluation" / "boto3" / "01_02.py"
+    module.write_text("import no_such_module_anywhere\n")  # an author's bug, served (its steps answer `load`)
+    service = service_factory("degraded", "--labs", str(labs), "--workers", "2", "--endpoint-url", moto_server)
+
+    ready = service.http.get("/readyz")
+    assert ready.status_code == 503 and ready.json()["status"] == "degraded"
+    assert [lab["lab"] for lab in ready.json()["labs"]] == ["lab-alpha", "lab-beta"]
+    assert len(ready.json()["lab_problems"]) == 1 and "gamma" in ready.json()["lab_problems"][0]
+    assert service.post(hook(accounts[0], "lab-alpha")).json()["status"] == "pass"  # the others are served
+    unknown = service.post(hook(accounts[0], "lab-gamma"))
+    assert unknown.status_code == 422 and unknown.json()["error"]["code"] == "unknown_lab"
+    broken = service.post(hook(accounts[0], "lab-beta", step="01.02")).json()
+    assert (broken["status"], broken["error"]["kind"]) == ("error", "load")
+    assert "no_such_module_anywhere" in broken["error"]["detail"]
+    assert "will not help" in broken["message"] and "try again in a moment" not in broken["message"]
+
+    spec.write_text(good_spec)
+    reloaded = admin_reload(service)
+    assert reloaded.status_code == 200 and reloaded.json()["problems"] == [], reloaded.text
+    ready = service.http.get("/readyz")
+    assert ready.status_code == 200 and ready.json()["status"] == "ready"
+    assert service.post(hook(accounts[0], "lab-gamma")).json()["status"] == "pass"
+
+
+def test_a_lab_directory_removed_keeps_its_last_version_serving_and_says_so(
+    service_factory: Any, moto_server: str, accounts: tuple[Sandbox, Sandbox], tmp_path: Path
+) -> None:
+    labs = make_labs(tmp_path / "labs")
+    service = service_factory("gone", "--labs", str(labs), "--workers", "2", "--endpoint-url", moto_server)
+    serving = versions(service)["lab-beta"]
+    shutil.rmtree(labs / "beta")
+    outcome = admin_reload(service).json()
+    gone = f"{labs / 'beta'}: directory gone: still serving the last version"
+    assert outcome["problems"] == [gone] and outcome["changed"] == []
+    ready = service.http.get("/readyz")
+    assert ready.status_code == 200 and ready.json()["status"] == "ready"  # serving what it served
+    beta = {lab["lab"]: lab for lab in ready.json()["labs"]}["lab-beta"]
+    assert (beta["version"], beta["reload_problem"]) == (serving, gone)
+    assert ready.json()["lab_problems"] == [gone]
+    answer = service.post(hook(accounts[0], "lab-beta")).json()
+    assert (answer["status"], answer["lab_version"]) == ("pass", serving)
+
+
+def test_the_admin_reload_refuses_a_body_it_would_ignore(service: Service) -> None:
+    for raw, status, field in ((b'{"lab": "web-tier"}', 422, "lab"), (b"[]", 422, "body"), (b"lab", 400, "body")):
+        headers = {**sign(SECRET, f"msg_{uuid.uuid4().hex}", raw), "content-type": "application/json"}
+        refused = service.http.post("/v1/admin/reload", content=raw, headers=headers)
+        assert refused.status_code == status, refused.text
+        assert refused.json()["error"]["field"] == field
+        if field == "lab":
+            assert "takes no fields" in refused.json()["error"]["message"]
+    assert admin_reload(service).status_code == 200  # `{}` reloads every lab
