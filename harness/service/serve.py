@@ -94,11 +94,13 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
 
 
 def bound_socket(host: str, port: int) -> socket.socket:
-    """The listening socket's, bound as uvicorn binds it (IPv6 for an address with a colon, SO_REUSEADDR)."""
+    """The listening socket, bound as uvicorn binds it (IPv6 for an address with a colon, SO_REUSEADDR) and
+    listening at once (uvicorn's backlog), so a client that reads the `listening` log line is never refused."""
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+        sock.listen(2048)
     except OSError:
         sock.close()
         raise
