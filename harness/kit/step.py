@@ -29,7 +29,7 @@ from harness.kit.aws import fetch_or_none
 from harness.kit.kinds import Kind, Resource, outside
 from harness.kit.match import Fit
 from harness.kit.outputs import Candidate, Finding, Judging, Output, Verdict
-from harness.kit.require import Outcome, Requirement
+from harness.kit.require import Missing, Outcome, Requirement
 from harness.kit.stops import StopStep
 
 
@@ -50,6 +50,7 @@ class Step:
         }
         self._checks: list[dict[str, Any]] = []
         self._failure: dict[str, str] | None = None
+        self._failure_derived = False  # the failure is a miss for want of another output's resource
         self._waiting: list[tuple[dict[str, str], int]] = []  # (failure context, retry after s) per pending output
         self.region: str | None = getattr(session, "region_name", None)
         """The lab's region: the evaluation's. A regional resource elsewhere is not a candidate (`kinds.outside`)."""
@@ -306,6 +307,11 @@ class Step:
         self._judging = judging
         try:
             chosen = judging.choose()
+            # every output none fits reads as its closest candidate before any verdict is recorded, so an output
+            # that refers to a near miss judges that resource rather than failing for want of one
+            for finding in findings:
+                for name in finding.names:
+                    self._place(judging, finding, name, chosen)
             for finding in findings:
                 for name in finding.names:
                     self._record_output(judging, finding, name, chosen)
@@ -314,20 +320,32 @@ class Step:
                 self._chosen.setdefault(name, judging.trial.get(name))
             self._judging = None
 
+    def _place(self, judging: Judging, finding: Finding, name: str, chosen: dict[str, Candidate | None]) -> None:
+        """An output none fits reads as its closest free candidate from now on (`judging.trial`); one with no free
+        candidate is left to `_record_output`, which says why in its turn."""
+        if chosen[name] is not None:
+            return
+        taken = self._taken(judging, finding, chosen)
+        judged = [c for c in finding.candidates[name] if c[0] not in taken]
+        judging.trial[name] = self._closest(judging, finding, name, taken) if judged else None
+
+    @staticmethod
+    def _taken(judging: Judging, finding: Finding, chosen: dict[str, Candidate | None]) -> dict[str, str]:
+        """The resources of `finding`'s kind that other outputs hold (by id): no candidate for this one."""
+        kind = finding.kind
+        taken = {rid: holder for (type_, rid), holder in judging.taken.items() if type_ == kind.type}
+        return taken | {c[0]: n for n, c in chosen.items() if c and judging.finding_of[n].kind.type == kind.type}
+
     def _record_output(
         self, judging: Judging, finding: Finding, name: str, chosen: dict[str, Candidate | None]
     ) -> None:
-        """Record output `name` as chosen, or explain its miss with its closest candidate (which it then reads as)."""
+        """Record output `name` as chosen, or explain its miss with its closest candidate (which it reads as)."""
         kind = finding.kind
         entry = self._entries.setdefault(name, {"name": name, "type": kind.type, "id": None, "status": "not_found"})
-        candidate = chosen[name]
+        candidate = chosen[name] or judging.trial.get(name)
         if candidate is None:
-            taken = {rid: holder for (type_, rid), holder in judging.taken.items() if type_ == kind.type}
-            taken |= {c[0]: n for n, c in chosen.items() if c and judging.finding_of[n].kind.type == kind.type}
-            candidate = self._closest(judging, finding, name, taken)
-            judging.trial[name] = candidate
-            if candidate is None:
-                return
+            self._closest(judging, finding, name, self._taken(judging, finding, chosen))  # records why there is none
+            return
         verdict = judging.verdict(name, candidate)
         assert verdict is not None  # every output has its candidate or None once chosen
         opaque = self._opaque.pop(name, set())
@@ -420,9 +438,10 @@ class Step:
     @staticmethod
     def _verdict_alone(judging: Judging, name: str, candidate: Candidate) -> Verdict | None:
         """How `candidate` meets `name`'s requirements, judged as `name`'s own candidate."""
+        before = judging.trial.get(name)
         judging.trial[name] = candidate
         verdict = judging.verdict(name, candidate)
-        judging.trial[name] = None
+        judging.trial[name] = before
         return verdict
 
     def _miss(self, name: str, kind: Kind, candidate: Candidate, first: Outcome, *, critical: bool) -> None:
@@ -438,6 +457,7 @@ class Step:
             subject=subject[:1].upper() + subject[1:],
             expected=first.requirement.expected,
             actual=first.actual,
+            derived=isinstance(first.actual, Missing),
         )
 
     def _wait(self, name: str, kind: Kind, candidate: Candidate, verdict: Verdict) -> None:
@@ -531,6 +551,7 @@ class Step:
         subject: str = "the resource",
         expected: Any = None,
         actual: Any = None,
+        derived: bool = False,
     ) -> NoReturn: ...
 
     @overload
@@ -545,6 +566,7 @@ class Step:
         subject: str = "the resource",
         expected: Any = None,
         actual: Any = None,
+        derived: bool = False,
     ) -> None: ...
 
     def _fail(
@@ -558,15 +580,18 @@ class Step:
         subject: str = "the resource",
         expected: Any = None,
         actual: Any = None,
+        derived: bool = False,
     ) -> None:
-        """Record the step's first failure, in the author's words where the spec's feedback has some."""
+        """Record the step's first failure, in the author's words where the spec's feedback has some; a miss for want
+        of another output's resource (`derived`) gives way to the first that is not."""
         authored = self._authored(handle, check)
         if authored.get("issue"):
             values = {"subject": subject, "check": check or "", "expected": _show(expected), "actual": _show(actual)}
             issue = authored["issue"].format_map(values)
         hint = authored.get("hint") or hint
-        if self._failure is None:
+        if self._failure is None or (self._failure_derived and not derived):
             self._failure = {"step": self.key, "issue": issue, "hint_context": hint}
+            self._failure_derived = derived
         if critical:
             raise StopStep(issue)
 
