@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -222,7 +223,7 @@ def _lint(path: Path, key: str, handles: set[str] | None, *, needs_run: bool) ->
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as error:
         return [Finding(path, error.lineno or 1, key, f"SyntaxError: {error.msg}")]
-    visitor = _Visitor(path, key, handles)
+    visitor = _Visitor(path, key, handles, tied_outputs(tree))
     visitor.visit(tree)
     if needs_run and not visitor.saw_run:
         visitor.report(1, "defines no run(); expected async def run(session, context, logger)")
@@ -237,11 +238,39 @@ def _lint(path: Path, key: str, handles: set[str] | None, *, needs_run: bool) ->
     return [p for p in visitor.problems if not (p.line <= len(lines) and IGNORE_MARK in lines[p.line - 1])]
 
 
+def tied_outputs(tree: ast.AST) -> set[str]:
+    """The outputs another requirement refers to (`step.output("X")`, or a name the find of X was assigned to and
+    read again): their requirements may all be elsewhere (`sqs.dead_letter_queue(dlq)` ties the dead-letter queue)."""
+    tied: set[str] = set()
+    assigned: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+            first = node.args[0]
+            named = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+            if node.func.attr == "output" and named:
+                tied.add(named)
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Attribute)
+            and node.value.func.attr == "find"
+            and node.value.args
+            and isinstance(node.value.args[0], ast.Constant)
+            and isinstance(node.value.args[0].value, str)
+        ):
+            assigned[node.targets[0].id] = node.value.args[0].value
+    loads = [node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)]
+    return tied | {output for variable, output in assigned.items() if variable in loads}
+
+
 class _Visitor(ast.NodeVisitor):
-    def __init__(self, path: Path, key: str, handles: set[str] | None) -> None:
+    def __init__(self, path: Path, key: str, handles: set[str] | None, tied: AbstractSet[str] = frozenset()) -> None:
         self.path = path
         self.key = key
         self.handles = handles  # None: any handle name may appear (shared helpers)
+        self.tied = tied  # outputs another requirement refers to
         self.problems: list[Finding] = []
         self.empty_lists: list[tuple[int, int]] = []  # the lines of each empty requirement list reported
         self.saw_run = False
@@ -337,6 +366,7 @@ class _Visitor(ast.NodeVisitor):
                 and isinstance(name.value, str)
                 and isinstance(requirements, ast.List)
                 and not requirements.elts
+                and name.value not in self.tied
             ):
                 self.empty_lists.append((requirements.lineno, requirements.end_lineno or requirements.lineno))
                 self.report(

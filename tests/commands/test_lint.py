@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.authoring.drafts.drafting import HEADER
-from harness.commands.lint import lint_lab
+from harness.commands.lint import lint_lab, tied_outputs
 from harness.core.lab import load_lab
 from tests.conftest import LABS
 
@@ -199,3 +200,17 @@ def test_a_written_step_is_not_flagged_and_a_leftover_todo_is(skeleton: Path) ->
 def test_the_solution_skeleton_holds_the_whole_instruction(skeleton: Path) -> None:
     head = (skeleton / "solution" / "boto3" / "01_01.py").read_text().split('"""')[1]
     assert " ".join(head.split()).endswith("sends a message that failed three times to the dead-letter queue.")
+
+
+def test_an_output_another_requirement_ties_down_is_not_unwritten() -> None:
+    source = (
+        "async def run(session, context, logger):\n"
+        "    step = Step(session, context, logger)\n"
+        "    dlq = step.output('01_01_dlq')\n"
+        "    trail_bucket = step.find('01_01_bucket', s3.BUCKET, [])\n"
+        "    step.find('01_01_queue', sqs.QUEUE, [sqs.dead_letter_queue(dlq)])\n"
+        "    step.find('01_01_dlq', sqs.QUEUE, [])\n"
+        "    step.find('01_01_trail', cloudtrail.TRAIL, [cloudtrail.to_bucket(trail_bucket)])\n"
+        "    lone = step.find('01_01_topic', sns.TOPIC, [])\n"
+    )
+    assert tied_outputs(ast.parse(source)) == {"01_01_dlq", "01_01_bucket"}
