@@ -151,12 +151,10 @@ def invokable_by_api(api: Resource | str | None, *routes: str, stage: str = "$de
                 return found
         return found
 
-    return require(
+    return grants.finding_requirement(
         "invoked by API Gateway",
         f"apigateway.amazonaws.com from API {api_id} ({', '.join(routes) or 'any route'}, stage {stage})",
         finding,
-        compare=lambda found, _: isinstance(found, grants.Finding) and found.holds,
-        explain=str,
         hint=f"Add a permission (lambda add-permission) for apigateway.amazonaws.com with a SourceArn that covers "
         f"API {api_id}'s routes (arn:...:execute-api:REGION:ACCOUNT:{api_id}/*).",
     )

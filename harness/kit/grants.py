@@ -303,7 +303,8 @@ def _among(other: str, context: Mapping[str, str], named: set[str], source: str 
     return other in named and other != ANONYMOUS and context.get("aws:SourceArn") in (None, source)
 
 
-def _requirement(check: str, expected: str, finding: Callable[[Resource], Finding], hint: str) -> Requirement:
+def finding_requirement(check: str, expected: str, finding: Callable[[Resource], Finding], hint: str) -> Requirement:
+    """A requirement that holds where `finding(resource)` does, its sentence the learner's (either way)."""
     return require(
         check,
         expected,
@@ -337,7 +338,7 @@ def may(
     `PREFIX*`: every ARN under PREFIX), with `context` added to the request (e.g. `{"s3:x-amz-acl":
     "bucket-owner-full-control"}`). Without a source, a grant scoped to any source counts."""
     arn = _source(source)
-    return _requirement(
+    return finding_requirement(
         f"may {action}",
         f"{_who(principal)}{f' from {arn}' if arn else ''}",
         _may(principal, action, arn, on, context or {}, document or policy_document),
@@ -360,7 +361,7 @@ def nobody_else_may(
     origin access identity. A miss names the statement that lets somebody else in."""
     listed = [principals] if isinstance(principals, str) else list(principals)
     arn = _source(source)
-    return _requirement(
+    return finding_requirement(
         f"nobody else may {action}",
         " or ".join(map(_who, listed)) + (f" from {arn}" if arn else ""),
         _nobody_else(listed, action, arn, on, context or {}, document or policy_document),
@@ -390,7 +391,7 @@ def only_may(
         first = allowed(resource)
         return exclusive(resource) if first.holds else first
 
-    return _requirement(
+    return finding_requirement(
         f"only they may {action}",
         f"{_who(principal)}{f' from {arn}' if arn else ''}",
         finding,
@@ -412,7 +413,7 @@ def principal_may(
     or an account: its id or root ARN alike) perform `action` on the resource, from `source_arn` if given (an ARN
     or a described resource)."""
     arn = _source(source_arn)
-    return _requirement(
+    return finding_requirement(
         f"may {action}",
         f"{principal}{f' from {arn}' if arn else ''}",
         _may(principal, action, arn, None, {}, document),

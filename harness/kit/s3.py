@@ -242,12 +242,10 @@ def readable_only_by(distribution: Resource | str | None, *, identity: str | Non
         mentioned = [f for f, way in zip(found[1:], ways[1:], strict=True) if way.expected in document]
         return (mentioned or found)[0]
 
-    return require(
+    return grants.finding_requirement(
         "readers",
         f"only CloudFront distribution {source}",
         finding,
-        compare=lambda found, _: isinstance(found, grants.Finding) and found.holds,
-        explain=str,
         hint=f"Allow s3:GetObject on the bucket's objects to cloudfront.amazonaws.com with a Condition that "
         f"aws:SourceArn is {source} (origin access control), and to nobody else.",
     )
@@ -279,12 +277,10 @@ def cloudtrail_may_write(trail: Resource | str | None = None, *, account: str | 
         found = [acl.actual(bucket), put.actual(bucket)]
         return next((f for f in found if not f.holds), found[1])
 
-    return require(
+    return grants.finding_requirement(
         "CloudTrail may write",
         f"cloudtrail.amazonaws.com{f' from {source}' if source else ''}",
         finding,
-        compare=lambda found, _: isinstance(found, grants.Finding) and found.holds,
-        explain=str,
         hint=f"Allow cloudtrail.amazonaws.com s3:GetBucketAcl on the bucket and s3:PutObject on "
         f"AWSLogs/{owner}/* with the Condition s3:x-amz-acl = bucket-owner-full-control.",
     )
