@@ -162,6 +162,9 @@ class GatewayHandler(socketserver.BaseRequestHandler):
             except NotTheSandboxs as other:
                 detail = f"{service}:{operation}: {other}"
                 self.log(evaluation, service, operation, started, allowed=True, status=404, detail=detail)
+                if tap is not None:  # the module read this answer: the record holds it, as it holds the endpoint's
+                    headers, body = aws_error(service, "NoSuchBucket", str(other))
+                    tap.observe(Exchange(service, region, operation, request, 404, headers, body, False))
                 self.answer_error(service, 404, "NoSuchBucket", str(other))  # as the endpoint answers for a bucket
                 return  # the account does not have: a check that it exists fails, as it should
             response = self.open_upstream(evaluation, upstream, service, request, identified)
@@ -465,17 +468,22 @@ class GatewayHandler(socketserver.BaseRequestHandler):
 
     def answer_error(self, service: str | None, status: int, code: str, message: str, *, closing: bool = False) -> None:
         """An AWS-style error in the service's wire format, so the module's botocore parses and raises it."""
-        protocol = "json"
-        if service is not None and SERVICE.fullmatch(service) and service in MODELS:
-            with contextlib.suppress(Unidentified):
-                protocol = loaded(service).model.protocol
-        body, content_type = error_body(protocol, code, f"stepeval gateway: {message}")
-        headers = [("Content-Type", content_type), ("x-amzn-ErrorType", code)]
+        headers, body = aws_error(service, code, message)
         if closing:
             headers.append(("Connection", "close"))
         with contextlib.suppress(OSError):
             self.send("POST", status, HTTPStatus(status).phrase, headers, body)
             self.wfile.flush()
+
+
+def aws_error(service: str | None, code: str, message: str) -> tuple[list[tuple[str, str]], bytes]:
+    """The headers and body of an AWS-style error in the service's wire format (JSON when it is not known)."""
+    protocol = "json"
+    if service is not None and SERVICE.fullmatch(service) and service in MODELS:
+        with contextlib.suppress(Unidentified):
+            protocol = loaded(service).model.protocol
+    body, content_type = error_body(protocol, code, f"stepeval gateway: {message}")
+    return [("Content-Type", content_type), ("x-amzn-ErrorType", code)], body
 
 
 def evaluation_of(pid: int) -> int:
