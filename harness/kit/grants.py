@@ -347,6 +347,34 @@ def may(
 
 
 @later
+def may_not(
+    principal: str,
+    action: str,
+    *,
+    source: Resource | str | None = None,
+    on: str | None = None,
+    context: Mapping[str, Any] | None = None,
+    document: Document | None = None,
+) -> Requirement:
+    """The resource's policy does not let `principal` (from `source`) do `action`: e.g. a distribution that may read
+    a bucket's objects may not write them (`may_not(distribution_principal, "s3:PutObject", source=distribution)`).
+    A miss names the statement that lets it."""
+    arn = _source(source)
+    allowed = _may(principal, action, arn, on, context or {}, document or policy_document)
+
+    def finding(resource: Resource) -> Finding:
+        found = allowed(resource)
+        return Finding(not found.holds, found.sentence)
+
+    return finding_requirement(
+        f"may not {action}",
+        f"{_who(principal)}{f' from {arn}' if arn else ''}",
+        finding,
+        f"Remove {action} from the statements that allow it to {_who(principal)}.",
+    )
+
+
+@later
 def nobody_else_may(
     principals: str | Sequence[str],
     action: str,

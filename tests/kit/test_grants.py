@@ -480,3 +480,15 @@ def test_another_distribution_s_grant_beside_the_identity_is_named() -> None:
         'Bucket policy on site: its policy\'s statement "AllowCloudFrontServicePrincipal" also lets '
         f"cloudfront.amazonaws.com from {other} s3:GetObject (only {OAI} should)."
     )
+
+
+def test_a_distribution_that_may_read_may_not_write(aws_session) -> None:
+    name, found = bucket_with(aws_session, oac("any") | {"Resource": "arn:aws:s3:::*/*"})
+    writes = grants.may_not("cloudfront.amazonaws.com", "s3:PutObject", source=DISTRIBUTION)
+    assert passes(writes, found)
+    name, found = bucket_with(aws_session, oac("any") | {"Sid": "Everything", "Action": "s3:*", "Resource": "*"})
+    assert passes(s3.readable_only_by(DISTRIBUTION), found)  # only it reads: it may also write, which this allows
+    assert miss(writes, s3.BUCKET_POLICY, name, found) == (
+        f'Bucket policy on {name}: its policy\'s statement "Everything" lets cloudfront.amazonaws.com s3:PutObject '
+        f"from {DISTRIBUTION}."
+    )
