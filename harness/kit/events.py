@@ -29,7 +29,7 @@ def _fetch_rule(session: Any, rule_id: str) -> Resource:
     return LazyResource(rule, {"Targets": targets})
 
 
-RULE = register(Kind("AWS::Events::Rule", "EventBridge rule", _fetch_rule))
+RULE = register(Kind("AWS::Events::Rule", "EventBridge rule", _fetch_rule, naming="{noun} {name}"))
 """`describe_rule`'s rule (`Name`, `Arn`, `EventBusName`, `ScheduleExpression` or `EventPattern`, `State`,
 `RoleArn`) plus `Targets`, read when first used: `[{"Id", "Arn", "RoleArn", "Input", "DeadLetterConfig": {"Arn"},
 "RetryPolicy": {"MaximumRetryAttempts", "MaximumEventAgeInSeconds"}}]`."""
