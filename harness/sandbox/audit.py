@@ -119,12 +119,13 @@ class Evaluation:
             going = list(self.in_flight.values())
         now = time.perf_counter()
         for flight in going:
-            flight.cut()
             ms = round((now - flight.started) * 1000, 3)
             cut = Operation(service=flight.service, operation=flight.operation, allowed=True, ms=ms, detail=CUT_OFF)
             self.record(cut)
         with self.lock:
             self.over = True
+        for flight in going:  # after the log is closed: what a cut request fails with is not logged
+            flight.cut()
 
     def log(self) -> list[Operation]:
         """The operations, in order, and one line for those past MAX_LOGGED (refused, if any of them was)."""
