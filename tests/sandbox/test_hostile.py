@@ -754,3 +754,24 @@ def test_service_slow_reads_left_in_flight_end_with_the_answer(
     assert now <= before + 2, f"threads outlived the answer: {before} before, {now} 2 s after"
     good = ask(service_run, b, "05.01")
     assert good["status"] == "pass", good
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"step":"01.01","x":"\\ud800"}',
+        b'{"a":' * 5000 + b"1" + b"}" * 5000,
+        b'{"step":"01.01","n":' + b"9" * 5000 + b"}",
+    ],
+)
+def test_service_a_hostile_unsigned_body_is_a_401(service_run: Service, body: bytes) -> None:
+    """Issue 31, the fourth outside attacker: a lone surrogate under a wrong signature answered HTTP 500 (the hint
+    that re-serialises the body raised); every hostile body under a wrong signature is the 401."""
+    headers = {
+        "content-type": "application/json",
+        "webhook-id": "msg_hostile",
+        "webhook-timestamp": str(int(time.time())),
+        "webhook-signature": "v1,bm90IHRoZSBzaWduYXR1cmU=",
+    }
+    response = service_run.http.post("/v1/evaluations", content=body, headers=headers)
+    assert response.status_code == 401 and response.json()["error"]["code"] == "unauthorized", response.text
