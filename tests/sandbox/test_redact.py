@@ -343,3 +343,18 @@ def test_a_functions_variables_are_blanked_but_the_safe_ones() -> None:
     body = json.loads(redact(secrets_of(lam), operation, "rest-json", json.dumps(answer).encode()))
     assert body["Environment"]["Variables"] == {k: "items" if k == "TABLE_NAME" else MARKER for k in variables}
     assert body["FunctionName"] == "fnA"
+
+
+def test_a_cbor_answer_holding_variables_is_refused_before_it_is_asked_for() -> None:
+    """CodeBuild answers in CBOR by default (botocore 1.44): a project's environment variables would pass as they
+    are, so BatchGetProjects over CBOR is refused (no CBOR library is a dependency); over JSON it is blanked."""
+    codebuild = find_service_model("codebuild")
+    assert codebuild is not None
+    operation = codebuild.operation_model("BatchGetProjects")
+    assert "CBOR" in str(obstacle(secrets_of(codebuild), operation, "smithy-rpc-v2-cbor")).upper()
+    assert obstacle(secrets_of(codebuild), operation, "json") is None
+    variables = [{"name": "PGPASS", "value": "p1", "type": "PLAINTEXT"}, {"name": "TABLE_NAME", "value": "items"}]
+    answer = {"projects": [{"name": "p", "environment": {"environmentVariables": variables}}]}
+    body = json.loads(redact(secrets_of(codebuild), operation, "json", json.dumps(answer).encode()))
+    kept = body["projects"][0]["environment"]["environmentVariables"]
+    assert [v["value"] for v in kept] == [MARKER, "items"]
