@@ -4,9 +4,9 @@ models at any depth (structures, lists and maps alike).
 Three rules and the explicit lists beside them:
 - a member is a secret when its name says it holds a credential (`...Password`, `ClientSecret`,
   `SecretAccessKey`, `SessionToken`, `PreSharedKey`, `UserData`, ...) and it holds text (a string or a blob, not
-  an enum such as a token's validity unit, nor a number, a flag or a date); in a bag of environment variables
-  (`Environment.Variables`, a container's `environment`), the values whose names say so (`DB_PASSWORD`, not
-  `TABLE_NAME`, which labs check) or which look like a credential (an `AKIA...` key, a private key, a JWT);
+  an enum such as a token's validity unit, nor a number, a flag or a date); in a bag of environment or stage
+  variables (`Environment.Variables`, a container's `environment`, a stage's `variables`), every value but those
+  known to be safe (`variable_entry`: `TABLE_NAME=items`, which labs check, an ARN, a number; not `CRED=...`);
 - a member is a secret when its model documents it as a presigned URL (a Lambda function's code `Location`, an
   ECR layer's `downloadUrl`, a Snowball job's logs): whoever holds one reads or writes the object it signs;
 - a request parameter asks for secrets when it is a flag named like `WithDecryption`, `includeValues`, `unmask`.
