@@ -79,8 +79,7 @@ CREDENTIAL_OPERATION = re.compile(
     r"(?:Credentials?|Tokens?|Passwords?|Secrets?|SecretValues?|AccessDetails|EmbedUrl|SessionURL|SessionUrl)\Z"
 )
 
-# Reads whose names do not start with a read prefix, and report jobs the reads of which depend on them (granted
-# by AWS's ReadOnlyAccess and SecurityAudit policies: refusing them would leave their reads with nothing to read).
+# Reads whose names do not start with a read prefix: each only reads (tests/core/test_readonly.py decides every one).
 ALLOWED_READS = frozenset(
     {
         "dynamodb:Query",
@@ -99,6 +98,13 @@ ALLOWED_READS = frozenset(
         "iam:SimulateCustomPolicy",
         "route53:TestDNSAnswer",
         "glue:SearchTables",
+    }
+)
+
+# Report jobs: AWS's ReadOnlyAccess grants them, but each starts a job whose report then exists (or not) for the
+# next evaluation of the account to see: a bit passed between evaluations. A lab reads a report its setup made.
+REPORT_JOBS = frozenset(
+    {
         "iam:GenerateCredentialReport",
         "iam:GenerateServiceLastAccessedDetails",
         "iam:GenerateOrganizationsAccessReport",
@@ -119,6 +125,8 @@ def refusal(service: str, operation: str, model: ServiceModel | None = None) -> 
         return "deny list: its answer is a credential or a secret"
     if name in SIDE_EFFECT_READS:
         return "side-effect list: it changes state"
+    if name in REPORT_JOBS:
+        return "report job: it starts a job whose report the next evaluation sees"
     if name not in ALLOWED_READS and not operation.startswith(READ_PREFIXES):
         return "not named as a read"
     if CREDENTIAL_OPERATION.search(operation):

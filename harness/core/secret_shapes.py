@@ -4,9 +4,9 @@ models at any depth (structures, lists and maps alike).
 Three rules and the explicit lists beside them:
 - a member is a secret when its name says it holds a credential (`...Password`, `ClientSecret`,
   `SecretAccessKey`, `SessionToken`, `PreSharedKey`, `UserData`, ...) and it holds text (a string or a blob, not
-  an enum such as a token's validity unit, nor a number, a flag or a date); in a bag of environment variables
-  (`Environment.Variables`, a container's `environment`), the values whose names say so (`DB_PASSWORD`, not
-  `TABLE_NAME`, which labs check) or which look like a credential (an `AKIA...` key, a private key, a JWT);
+  an enum such as a token's validity unit, nor a number, a flag or a date); in a bag of environment or stage
+  variables (`Environment.Variables`, a container's `environment`, a stage's `variables`), every value but those
+  known to be safe (`variable_entry`: `TABLE_NAME=items`, which labs check, an ARN, a number; not `CRED=...`);
 - a member is a secret when its model documents it as a presigned URL (a Lambda function's code `Location`, an
   ECR layer's `downloadUrl`, a Snowball job's logs): whoever holds one reads or writes the object it signs;
 - a request parameter asks for secrets when it is a flag named like `WithDecryption`, `includeValues`, `unmask`.
@@ -45,7 +45,10 @@ EXACT_SECRET_NAMES = frozenset({"token", "pin"})
 # A URL, URI, location or link its model documents as presigned (and not as "not presigned").
 PRESIGNED_NAME = re.compile(r"(?:url|uri|location|link)\Z")
 PRESIGNED_DOC = re.compile(r"(?<!not )\bpre-?signed\b[^.]*\b(?:url|uri)", re.IGNORECASE)
-ENVIRONMENT_NAMES = frozenset({"environment", "environmentvariables", "variables", "runtimeenvironmentvariables"})
+# Bags of environment or stage variables: every value is blanked but those known to be safe (`variable_entry`).
+ENVIRONMENT_NAMES = frozenset(
+    {"environment", "environmentvariables", "variables", "runtimeenvironmentvariables", "stagevariables"}
+)
 VALUE_NAMES = frozenset({"value"})  # in a bag given as a list of {name, value}: the member that may be a secret
 NAME_NAMES = frozenset({"name", "key"})  # and the member that names it
 # A bag's key that names a credential: free-form names (`GITHUB_TOKEN`, `DB_PWD`), read more broadly than members'.
@@ -54,16 +57,36 @@ SECRET_KEY = re.compile(
     r"|cookie|connectionstring|connstr|webhook|(?:stripe|client|license|ssh|encryption|hmac|master|api)key\Z"
 )
 # Short words that name a credential only as a word of their own (`DB_PASS`, `SMTP_PW`, `AUTH`; not `BYPASS`).
-SECRET_WORDS = frozenset({"pass", "pw", "auth", "dsn", "pin"})
+SECRET_WORDS = frozenset({"pass", "pw", "auth", "dsn", "pin", "cred", "creds", "salt", "pepper", "passwd", "pgpass"})
+# ...or as the end of a name written as one word (`dbpass`, `PGPASS`, `MYSQL_PWD`, `dbcreds`, `HASHSALT`).
+SECRET_END = re.compile(r"(?<!by)(?<!com)(?:pass|passwd|pwd|creds?|salt)\Z")
 # A bag's key that names where a credential is kept, not the credential (`SECRET_ARN`, `API_KEY_SECRET_NAME`,
 # `DB_PASSWORD_PARAM`), and a value that is an ARN: a reference, never a credential itself.
 REFERENCE_KEY = re.compile(r"(?:arn|name|id|path|param|parameter|parametername|ref)\Z")
 ARN_VALUE = re.compile(r"arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:[0-9]{0,12}:\S+")
+# In a bag of variables, a name that says its value is plain configuration (`TABLE_NAME`, `LOG_LEVEL`, `QUEUE_URL`,
+# `DB_HOST`, `PORT`): kept, unless the value looks like a credential; any other name's value is blanked...
+SAFE_VARIABLE = re.compile(
+    r"(?:arn|name|names|id|ids|path|param|parameter|ref|region|table|bucket|queue|topic|stream|host|hostname|port"
+    r"|stage|env|environment|level|mode|url|uri|endpoint|dir|file|timeout|ttl|size|count|limit|max|min|enabled"
+    r"|disabled|version|lang|locale|tz|type|format|prefix|suffix|domain|cluster|service|function|role|account|user"
+    r"|username|email|origin|origins|debug|home|class|handler|runtime|memory|concurrency|retries|interval|schedule)\Z"
+)
+# ...but a value that cannot be a secret: an ARN, a number, a flag, nothing.
+SAFE_VALUE = re.compile(
+    r"arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:[0-9]{0,12}:\S+|-?[0-9]{1,6}(?:\.[0-9]+)?|(?i:true|false|yes|no|on|off)|"
+)
 # Values that are credentials whatever their name: AWS access keys, private keys, JWTs, well-known token formats.
 CREDENTIAL_VALUE = re.compile(
     r"(?:AKIA|ASIA)[A-Z0-9]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\."
-    r"|(?:ghp|gho|ghs|ghu|github_pat|xox[abpr]|sk_live|rk_live|AIza)[A-Za-z0-9_-]{10,}"
-    r"|[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@"  # a URL carrying a password (postgres://app:pw@db/app)
+    # tokens by their vendors' prefixes (GitHub, GitLab, Slack, Stripe, Google, SendGrid, OpenAI, npm, PyPI, Shopify)
+    r"|(?<![A-Za-z0-9])(?:(?:ghp|gho|ghs|ghu|ghr)_|github_pat_|glpat-|glptt-|xox[abposr]-|xapp-|(?:sk|rk|pk)_live_"
+    r"|sk_test_|rk_test_|whsec_|AIza|sk-(?:proj-|ant-)?|npm_|pypi-|shpat_|shpss_|dop_v1_|AGE-SECRET-KEY-)"
+    r"[A-Za-z0-9_-]{16,}"
+    r"|(?<![A-Za-z0-9])SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"  # SendGrid
+    r"|\Abase64:[A-Za-z0-9+/]{20,}={0,2}\Z"  # a framework's application key (Laravel's APP_KEY)
+    # a URL carrying a password, with a user or none (postgres://app:pw@db/app, redis://:pw@cache:6379/0)
+    r"|[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@"
     r"|https://(?:hooks\.slack\.com/(?:services|workflows|triggers)|(?:[\w-]+\.)?discord(?:app)?\.com/api/webhooks"
     r"|[\w.-]*webhook\.office\.com|outlook\.office\.com/webhook)/\S+"  # a webhook's URL: who holds it posts
     # a connection string with its password (Server=db;User Id=app;Password=...)
@@ -85,6 +108,7 @@ class Secret(enum.Enum):
     WHOLE = "named like a credential"
     LISTED = "listed"
     KEYED = "secret entries"
+    VARIABLES = "variables"  # a bag of environment or stage variables: `KEYED` by `variable_entry`
 
 
 # Secrets no rule sees, as (structure, member) of each service's model, and how each holds them (`Secret`).
@@ -149,9 +173,21 @@ def secret_entry(key: object, value: object) -> bool:
         return True
     name = re.sub(r"[^a-z0-9]", "", str(key).lower())
     words = set(re.split(r"[^a-z0-9]+", str(key).lower()))
-    if not (SECRET_KEY.search(name) or words & SECRET_WORDS) or REFERENCE_KEY.search(name):
+    if not (SECRET_KEY.search(name) or SECRET_END.search(name) or words & SECRET_WORDS) or REFERENCE_KEY.search(name):
         return False
     return not (isinstance(value, str) and ARN_VALUE.fullmatch(value))
+
+
+def variable_entry(key: object, value: object) -> bool:
+    """Whether a value of a bag of environment or stage variables or of object metadata is blanked: every one but
+    those known to be safe to read, whatever the name a credential hides under (`CRED`, `SALT`, `DJANGO_KEY`): a
+    value named as plain configuration (`TABLE_NAME=items`, `LOG_LEVEL`, `QUEUE_URL`; `SAFE_VARIABLE`), or one that
+    cannot be a secret (an ARN, a number, a flag, nothing), unless `secret_entry` says it is one."""
+    if secret_entry(key, value):
+        return True
+    if not isinstance(value, str) or SAFE_VALUE.fullmatch(value.strip()):
+        return False
+    return not SAFE_VARIABLE.search(re.sub(r"[^a-z0-9]", "", str(key).lower()))
 
 
 def _textual(shape: Shape) -> bool:
@@ -216,7 +252,7 @@ class ModelSecrets:
         if (SECRET_NAME.search(lowered) or lowered in EXACT_SECRET_NAMES) and _textual(shape):
             return Secret.WHOLE
         if lowered in ENVIRONMENT_NAMES and _bag_of_values(shape):
-            return Secret.KEYED
+            return Secret.VARIABLES
         if PRESIGNED_NAME.search(lowered) and shape.type_name == "string" and _presigned(structure, name):
             return Secret.WHOLE
         return None
@@ -269,7 +305,7 @@ class ModelSecrets:
             for name, member in shape.members.items():
                 how = self.member(shape, name)
                 if how is not None and len(found) < MAX_PATHS:
-                    suffix = "{secret entries}" if how is Secret.KEYED else ""
+                    suffix = "{secret entries}" if how in (Secret.KEYED, Secret.VARIABLES) else ""
                     found.append(f"{path}.{name}".lstrip(".") + suffix)
                 elif how is None:
                     self._paths(member, f"{path}.{name}", stack, found)

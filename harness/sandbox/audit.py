@@ -3,7 +3,8 @@ and the requests being forwarded for it, so that none is missing from the log wh
 
 The log keeps the first MAX_LOGGED operations and counts the rest (a refusal among them still makes the evaluation
 an error). At the end, requests still being forwarded are waited for (at most the caller's timeout) and those still
-going are logged as cut off at the answer; from then on no request of it is forwarded.
+going are cut (their upstream connections shut down, so the threads forwarding them end) and logged as cut off at
+the answer; from then on no request of it is forwarded. At most MAX_IN_FLIGHT of its requests are forwarded at once.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from dataclasses import dataclass, field
 
 from harness.core.account import Account
 from harness.core.contract import Operation
+from harness.sandbox.cut import Carrier
 from harness.sandbox.owner import Owner
 from harness.sandbox.tap import Tap
 
+MAX_IN_FLIGHT = 16  # requests one evaluation may have forwarded at once; past it, answered "slow down"
 MAX_LOGGED = 1000  # operations one evaluation's log keeps; the rest are counted
 MAX_SERVICES = 24  # distinct services one evaluation may call (each may be a model to read)
 MAX_ENDPOINTS = 64  # distinct (service, region) pairs it may call (each may be an endpoint to resolve)
@@ -32,11 +35,22 @@ class TooManyServices(Exception):
 
 @dataclass
 class Flight:
-    """A request being forwarded: what it is, once known, for the log if the evaluation ends first."""
+    """A request being forwarded: what it is, once known, for the log if the evaluation ends first, and the
+    upstream connections carrying it, cut if it does (harness/sandbox/cut.py)."""
 
     started: float
     service: str = "?"
     operation: str = "(unread)"
+    over_cap: bool = False  # past MAX_IN_FLIGHT: not forwarded
+    carriers: list[Carrier] = field(default_factory=list)
+
+    def carried_by(self, carrier: Carrier) -> None:
+        self.carriers.append(carrier)
+
+    def cut(self) -> None:
+        """Shut down the upstream connections still carrying this request: its forwarding thread ends now."""
+        for carrier in list(self.carriers):
+            carrier.cut(self)
 
 
 @dataclass
@@ -79,23 +93,26 @@ class Evaluation:
 
     @contextlib.contextmanager
     def forwarding(self) -> Iterator[Flight | None]:
-        """A flight for one request while it is forwarded; None once the evaluation is ending (do not forward)."""
+        """A flight for one request while it is forwarded; None once the evaluation is ending (do not forward); one
+        `over_cap` when MAX_IN_FLIGHT of its requests are being forwarded already (answer it "slow down")."""
         flight: Flight | None = None
         with self.idle:
             if not self.closing:
-                flight = Flight(time.perf_counter())
-                self.in_flight[id(flight)] = flight
+                flight = Flight(time.perf_counter(), over_cap=len(self.in_flight) >= MAX_IN_FLIGHT)
+                if not flight.over_cap:
+                    self.in_flight[id(flight)] = flight
         try:
             yield flight
         finally:
-            if flight is not None:
+            if flight is not None and not flight.over_cap:
                 with self.idle:
                     self.in_flight.pop(id(flight), None)
                     self.idle.notify_all()
 
     def end(self, timeout_s: float) -> None:
-        """Forward nothing more; wait (at most `timeout_s`) for the requests still being forwarded, then log those
-        still going as cut off at the answer; nothing is logged after."""
+        """Forward nothing more; wait (at most `timeout_s`) for the requests still being forwarded, then cut those
+        still going (their upstream connections shut down) and log them as cut off at the answer; nothing is
+        logged after."""
         with self.idle:
             self.closing = True
             self.idle.wait_for(lambda: not self.in_flight, timeout_s)
@@ -107,6 +124,8 @@ class Evaluation:
             self.record(cut)
         with self.lock:
             self.over = True
+        for flight in going:  # after the log is closed: what a cut request fails with is not logged
+            flight.cut()
 
     def log(self) -> list[Operation]:
         """The operations, in order, and one line for those past MAX_LOGGED (refused, if any of them was)."""

@@ -42,7 +42,8 @@ from harness.core.paths import REGION, SERVICE, new_gateway_directory, socket_in
 from harness.core.readonly import refusal
 from harness.inside.link import PREAMBLE
 from harness.sandbox import redact
-from harness.sandbox.audit import Evaluation, Flight, TooManyServices
+from harness.sandbox.audit import MAX_IN_FLIGHT, Evaluation, Flight, TooManyServices
+from harness.sandbox.cut import carrying, pool_manager
 from harness.sandbox.faults import error_body
 from harness.sandbox.models import MODELS
 from harness.sandbox.operations import (
@@ -64,6 +65,7 @@ CHUNK_BYTES = 64 * 1024
 PRESIGNED = frozenset({"x-amz-signature", "x-amz-credential", "x-amz-security-token"})
 CONNECT_TIMEOUT_S = 5.0
 READ_TIMEOUT_S = 30.0
+TURN_POLL_S = 0.1  # how often a request waiting for a turn to blank its answer sees whether its evaluation ended
 SETTLE_S = 1.0  # how long `finish` waits for requests still being forwarded before it calls them cut off
 MAX_CONNECTIONS_PER_UID = 32  # open at once, from one evaluation (all its processes)
 MAX_DETAIL_CHARS = 300
@@ -130,7 +132,13 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         with evaluation.forwarding() as flight:
             if flight is None:
                 return False  # the evaluation is ending: this request is not forwarded
-            self.forward(evaluation, raw, flight)
+            try:
+                with carrying(flight):
+                    self.forward(evaluation, raw, flight)
+            except (urllib3.exceptions.HTTPError, OSError):
+                if not evaluation.closing:
+                    raise
+                return False  # cut at the answer: its upstream connection was shut down
         self.wfile.flush()
         return not closing
 
@@ -141,6 +149,11 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         try:
             service, region, request = self.split(raw)
             flight.service = service
+            if flight.over_cap:
+                detail = f"more than {MAX_IN_FLIGHT} requests of one evaluation at once: slow down (retried)"
+                self.log(evaluation, service, operation, started, allowed=True, status=503, detail=detail)
+                self.answer_error(service, 503, "SlowDown" if service == "s3" else "ThrottlingException", detail)
+                return
             try:
                 evaluation.uses(service, region)
             except TooManyServices as exc:
@@ -181,6 +194,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         try:
             self.relay(evaluation, service, region, request, identified, response, started)
         finally:
+            flight.carriers.clear()  # its connection goes back to the pool: no longer this flight's to cut
             response.release_conn()
 
     def relay(
@@ -202,7 +216,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         headers = redact.redact_header_bags(model, headers)
         if 200 <= response.status < 300 and redact.needed(entry.secrets, model, identified.protocol):
             try:
-                with self.turn_to_blank(response):
+                with self.turn_to_blank(evaluation, response):
                     body = redact.redact(entry.secrets, model, identified.protocol, self.read_whole(response))
             except redact.Unredactable as exc:
                 detail = f"its answer's secrets could not be removed: {exc}"
@@ -224,15 +238,20 @@ class GatewayHandler(socketserver.BaseRequestHandler):
             tap.observe(Exchange(service, region, operation, request, response.status, headers, body, truncated))
 
     @contextlib.contextmanager
-    def turn_to_blank(self, response: urllib3.BaseHTTPResponse) -> Iterator[None]:
+    def turn_to_blank(self, evaluation: Evaluation, response: urllib3.BaseHTTPResponse) -> Iterator[None]:
         """A turn among the answers being blanked at once (redact.AT_ONCE) for an answer that may be large (of
-        unknown length, compressed, or over redact.UNGATED_BYTES); a small one needs none."""
+        unknown length, compressed, or over redact.UNGATED_BYTES); a small one needs none. Waiting for one ends
+        with the evaluation."""
         length = response.headers.get("content-length", "")
         if length.isdigit() and int(length) <= redact.UNGATED_BYTES and not response.headers.get("content-encoding"):
             yield
             return
-        if not self.server.gateway.redacting.acquire(timeout=redact.WAIT_S):
-            raise redact.Unredactable(f"no turn to blank it within {redact.WAIT_S:g} s")
+        deadline = time.monotonic() + redact.WAIT_S
+        while not self.server.gateway.redacting.acquire(timeout=TURN_POLL_S):
+            if evaluation.closing:
+                raise redact.Unredactable("the evaluation ended while it waited for a turn to blank it")
+            if time.monotonic() >= deadline:
+                raise redact.Unredactable(f"no turn to blank it within {redact.WAIT_S:g} s")
         try:
             yield
         finally:
@@ -566,7 +585,7 @@ class Gateway:
         self._server: GatewayServer | None = None
         self._directory = directory
         self._owns_directory = directory is None
-        self.http = urllib3.PoolManager(maxsize=32, block=False)
+        self.http = pool_manager(maxsize=32, block=False)  # connections an ended evaluation's requests cut
         self.redacting = threading.BoundedSemaphore(redact.AT_ONCE)  # answers read whole at once: memory
 
     @property

@@ -32,6 +32,9 @@ ACCOUNT_PARAMETER = re.compile(
 )
 # An SQS queue's URL names its account in its path (`https://sqs.../111111111111/orders`).
 QUEUE_URL = re.compile(r"queue-?url[\"']?\s*[=:]\s*[\"']?[^\"'&\s]*?/(\d{12})/", re.IGNORECASE)
+# A partial ARN: an account id and a colon where a name may be one (Lambda's `111111111111:function:fnA`, as a
+# FunctionName in the path or the body), not the account field of a whole ARN (ARN_ACCOUNT reads those).
+PARTIAL_ARN = re.compile(r"(?<![0-9A-Za-z:])(\d{12}):[A-Za-z$]")
 RELIST_S = 1.0
 MAX_SCANNED_CHARS = 1024 * 1024
 
@@ -53,7 +56,7 @@ def named_accounts(request: RawRequest) -> set[str]:
         texts.append(json.dumps(json.loads(request.body), ensure_ascii=False))
     found: set[str] = set()
     for each in dict.fromkeys(texts):
-        for pattern in (ARN_ACCOUNT, ACCOUNT_PARAMETER, QUEUE_URL):
+        for pattern in (ARN_ACCOUNT, ACCOUNT_PARAMETER, QUEUE_URL, PARTIAL_ARN):
             found.update(pattern.findall(each))
     return found
 

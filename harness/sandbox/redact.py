@@ -15,6 +15,7 @@ import base64
 import json
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from typing import Any
 
 from botocore.model import OperationModel, Shape
@@ -26,6 +27,7 @@ from harness.core.secret_shapes import (
     Secret,
     looks_like_credential,
     secret_entry,
+    variable_entry,
 )
 
 MARKER = "(removed by the stepeval gateway: a secret)"
@@ -116,8 +118,8 @@ def redact_headers(
 
 
 def redact_header_bags(operation: OperationModel, headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The answer's headers, those of a bag of headers its model names (S3's `x-amz-meta-*`) whose key names a
-    credential (`x-amz-meta-password`) or whose value looks like one blanked: a learner's metadata, any read."""
+    """The answer's headers, those of a bag of headers its model names (S3's `x-amz-meta-*`) blanked as a bag of
+    variables is (`variable_entry`: all but the values known safe): a learner's metadata, any read."""
     shape = operation.output_shape
     if shape is None or shape.type_name != "structure":
         return headers
@@ -129,7 +131,7 @@ def redact_header_bags(operation: OperationModel, headers: list[tuple[str, str]]
     if not prefixes:
         return headers
     return [
-        (k, MARKER if k.lower().startswith(prefixes) and secret_entry(k.lower().removeprefix(_prefix(k, prefixes)), v)
+        (k, MARKER if k.lower().startswith(prefixes) and variable_entry(k.lower().removeprefix(_prefix(k, prefixes)), v)
          else v)
         for k, v in headers
     ]  # fmt: skip
@@ -214,8 +216,8 @@ def _json(secrets: ModelSecrets, value: Any, shape: Shape) -> Any:
             how = secrets.member(shape, name)
             if how is None and PAGING.fullmatch(name):
                 continue  # where the next page starts, which may look like a token and is none
-            if how is Secret.KEYED:
-                value[key] = _json(secrets, _json_keyed(value[key], member), member)
+            if how in (Secret.KEYED, Secret.VARIABLES):
+                value[key] = _json(secrets, _json_keyed(value[key], member, _entry(how)), member)
             elif how is not None:
                 value[key] = _json_blank(value[key], member)
             else:
@@ -261,17 +263,22 @@ def _json_blank(value: Any, shape: Shape) -> Any:
     return MARKER if isinstance(value, (str, dict, list)) else value
 
 
-def _json_keyed(value: Any, shape: Shape) -> Any:
-    """A bag (a map, or a list of {name, value}) with its secret entries' values blanked (`secret_entry`)."""
+def _entry(how: Secret) -> Callable[[object, object], bool]:
+    """Which entries of a bag are blanked: a bag of variables all but the safe ones, any other the secret ones."""
+    return variable_entry if how is Secret.VARIABLES else secret_entry
+
+
+def _json_keyed(value: Any, shape: Shape, entry: Callable[[object, object], bool] = secret_entry) -> Any:
+    """A bag (a map, or a list of {name, value}) with its secret entries' values blanked (`entry`)."""
     if shape.type_name == "map" and isinstance(value, dict):
-        return {k: _json_blank(v, shape.value) if secret_entry(k, v) else v for k, v in value.items()}
+        return {k: _json_blank(v, shape.value) if entry(k, v) else v for k, v in value.items()}
     if shape.type_name == "list" and isinstance(value, list):
         for item in value:
             if not isinstance(item, dict):
                 continue
             names = [v for k, v in item.items() if k.lower() in NAME_NAMES]
             for key in [k for k in item if k.lower() in VALUE_NAMES]:
-                if any(secret_entry(name, item[key]) for name in names or [""]):
+                if any(entry(name, item[key]) for name in names or [""]):
                     item[key] = MARKER
     return value
 
@@ -370,8 +377,8 @@ def _xml(secrets: ModelSecrets, element: ET.Element, shape: Shape) -> None:
             if how is None and PAGING.fullmatch(name):
                 continue  # where the next page starts
             flattened = member.type_name in ("list", "map") and bool(member.serialization.get("flattened"))
-            if how is Secret.KEYED:
-                _xml_keyed(node, member, flattened=flattened)
+            if how in (Secret.KEYED, Secret.VARIABLES):
+                _xml_keyed(node, member, _entry(how), flattened=flattened)
                 _xml(secrets, node, member.member if flattened and member.type_name == "list" else member)
             elif how:
                 _xml_blank(node, member, flattened=flattened)
@@ -439,8 +446,14 @@ def _xml_blank(element: ET.Element, shape: Shape, *, flattened: bool = False) ->
                 _xml_blank(child, member, flattened=flattened)
 
 
-def _xml_keyed(element: ET.Element, shape: Shape, *, flattened: bool = False) -> None:
-    """A bag (a map, or a list of {name, value}) with its secret entries' values blanked (`secret_entry`)."""
+def _xml_keyed(
+    element: ET.Element,
+    shape: Shape,
+    entry: Callable[[object, object], bool] = secret_entry,
+    *,
+    flattened: bool = False,
+) -> None:
+    """A bag (a map, or a list of {name, value}) with its secret entries' values blanked (`entry`)."""
     if shape.type_name == "map":
         key_name = shape.key.serialization.get("name") or "key"
         value_name = shape.value.serialization.get("name") or "value"
@@ -449,10 +462,10 @@ def _xml_keyed(element: ET.Element, shape: Shape, *, flattened: bool = False) ->
         entries, names, value_name = [element] if flattened else list(element), NAME_NAMES, "value"
     else:
         return
-    for entry in entries:
-        keys = [part.text or "" for part in entry if _local(part.tag).lower() in names]
-        for part in [p for p in entry if _local(p.tag).lower() == value_name.lower()]:
-            if any(secret_entry(key, part.text or "") for key in keys or [""]):
+    for pair in entries:
+        keys = [part.text or "" for part in pair if _local(part.tag).lower() in names]
+        for part in [p for p in pair if _local(p.tag).lower() == value_name.lower()]:
+            if any(entry(key, part.text or "") for key in keys or [""]):
                 for child in list(part):
                     part.remove(child)
                 part.text = MARKER

@@ -143,7 +143,10 @@ def _reserialised(body: bytes) -> list[bytes]:
     except (ValueError, RecursionError):
         return sorted(variants - {body})
     for options in ({}, {"separators": (",", ":")}, {"sort_keys": True}, {"indent": 2}, {"ensure_ascii": False}):
-        rendered = json.dumps(value, **options).encode()
+        try:
+            rendered = json.dumps(value, **options).encode()
+        except (ValueError, RecursionError, UnicodeError, TypeError):  # a lone surrogate, a key sort across types
+            continue
         variants |= {rendered, rendered + b"\n"}
     return sorted(variants - {body})
 
@@ -189,8 +192,12 @@ class WebhookVerifier:
         return request_id
 
     def _mismatch(self, body: bytes, headers: Mapping[str, str | None]) -> Problem:
-        """401 naming the likely cause of a signature that does not match."""
-        cause = likely_cause(self._key, self._secret, body, {k: v or "" for k, v in headers.items()})
+        """401 naming the likely cause of a signature that does not match; a hint that cannot be worked out for a
+        hostile body (any failure of the guesses) falls back to how to sign: an unsigned request never answers 5xx."""
+        try:
+            cause = likely_cause(self._key, self._secret, body, {k: v or "" for k, v in headers.items()})
+        except Exception:  # a hint is never worth a 500
+            cause = HOW_TO_SIGN
         return Problem(401, "unauthorized", f"webhook-signature: {MISMATCH}: {cause}", field="webhook-signature")
 
 

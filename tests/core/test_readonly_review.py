@@ -23,9 +23,13 @@ from harness.core.readonly import ALLOWED_READS, READ_PREFIXES, refusal
 from harness.core.secret_shapes import children, secrets_of
 
 CORPUS = Path(__file__).parent / "data" / "prowler_aws_calls.json"
-MUST_PASS = ("glue:SearchTables", "iam:GenerateCredentialReport", "iam:GenerateServiceLastAccessedDetails")
-# Reads of the corpus the rules refuse on purpose, each with why it is right (none today).
-REFUSED_ON_PURPOSE: dict[str, str] = {}
+MUST_PASS = ("glue:SearchTables", "iam:GetCredentialReport", "iam:GetServiceLastAccessedDetails")
+# Calls of the corpus the rules refuse on purpose, each with why it is right.
+REFUSED_ON_PURPOSE: dict[str, str] = {
+    # jobs, not reads: the report exists afterwards, a bit the next evaluation reads (issue 31)
+    "iam:GenerateCredentialReport": "report job",
+    "iam:GenerateServiceLastAccessedDetails": "report job",
+}
 
 
 def fresh_model(service: str) -> ServiceModel:
@@ -97,6 +101,7 @@ def test_no_read_of_prowlers_checks_is_refused() -> None:
     review.show(f"{len(corpus['calls'])} calls of Prowler {corpus['commit'][:12]}")
     assert all(call not in review.refused for call in MUST_PASS)
     assert review.refused == {call: review.refused[call] for call in REFUSED_ON_PURPOSE}, review.refused
+    assert all(review.refused[call].startswith(why) for call, why in REFUSED_ON_PURPOSE.items())
 
 
 @pytest.mark.timeout(1800)  # reads all of botocore's ~445 models
@@ -139,6 +144,6 @@ def test_what_each_rule_does_over_every_model() -> None:
 
 
 @pytest.mark.parametrize("call", MUST_PASS)
-def test_report_jobs_and_plain_reads_pass(call: str) -> None:
+def test_plain_reads_pass(call: str) -> None:
     service, operation = call.split(":")
     assert refusal(service, operation) is None

@@ -244,11 +244,37 @@ def test_secrets_outside_the_model_are_blanked(recorded: tuple[GatewaySession, R
 
 def test_an_objects_metadata_named_for_a_credential_is_blanked(recorded: tuple[GatewaySession, RecordingTap],
                                                                aws: MotoAccount) -> None:  # fmt: skip
-    """S3 metadata (`x-amz-meta-*` headers) of GetObject and HeadObject, whose bodies stream as they are."""
+    """S3 metadata (`x-amz-meta-*` headers) of GetObject and HeadObject, whose bodies stream as they are: a bag of
+    variables, every value blanked but those known to be safe (issue 31: `pgpass` said nothing of a password)."""
     session, _ = recorded
     aws.client("s3").create_bucket(Bucket="meta")
-    aws.client("s3").put_object(Bucket="meta", Key="k", Body=b"body", Metadata={"password": SECRET, "team": "red"})
+    metadata = {
+        "password": SECRET,
+        "pgpass": SECRET,
+        "team": "red",
+        "source-url": "https://example.com/a",
+        "parts": "3",
+    }
+    aws.client("s3").put_object(Bucket="meta", Key="k", Body=b"body", Metadata=metadata)
     s3 = session.client("s3")
+    kept = {"password": MARKER, "pgpass": MARKER, "team": MARKER, "source-url": "https://example.com/a", "parts": "3"}
     for answer in (s3.head_object(Bucket="meta", Key="k"), s3.get_object(Bucket="meta", Key="k")):
-        assert answer["Metadata"] == {"password": MARKER, "team": "red"}
+        assert answer["Metadata"] == kept
     assert s3.get_object(Bucket="meta", Key="k")["Body"].read() == b"body"
+
+
+def test_a_build_projects_variables_stay_behind(recorded: tuple[GatewaySession, RecordingTap],
+                                                aws: MotoAccount) -> None:  # fmt: skip
+    """Issue 31, the fourth outside attacker: CodeBuild's `PGPASS` reached the answer (a name in one word)."""
+    session, _ = recorded
+    variables = [{"name": "PGPASS", "value": SECRET}, {"name": "TABLE_NAME", "value": "t"}]
+    environment = {"type": "LINUX_CONTAINER", "image": "img", "computeType": "BUILD_GENERAL1_SMALL"}
+    aws.client("codebuild").create_project(
+        name="build",
+        source={"type": "S3", "location": "bucket/src.zip"},
+        artifacts={"type": "NO_ARTIFACTS"},
+        serviceRole="arn:aws:iam::123456789012:role/build",
+        environment={**environment, "environmentVariables": variables},
+    )
+    projects = session.client("codebuild").batch_get_projects(names=["build"])["projects"]
+    assert [v["value"] for v in projects[0]["environment"]["environmentVariables"]] == [MARKER, "t"]

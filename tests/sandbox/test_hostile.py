@@ -8,6 +8,8 @@ a limit reached is an `error` of the kind that names it."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import socket
@@ -16,6 +18,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+import zipfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -24,6 +27,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from harness.sandbox.audit import MAX_IN_FLIGHT
 from harness.sandbox.confine import UID_SPAN, uid_base
 from harness.sandbox.gateway import MAX_CONNECTIONS_PER_UID
 from tests.conftest import LABS, STEPEVAL, MotoAccount
@@ -663,3 +667,111 @@ def test_service_reads_are_kept_to_the_sandbox_account(service_run: Service, acc
     assert refused["status"] == "error" and refused["error"]["kind"] == "read_only", refused
     assert f"names account {a.account_id}" in json.dumps(refused["diagnostics"]["operations"])
     assert ask(service_run, a, "10.04", topic)["status"] == "fail"  # its own topic, read
+
+
+def plant_under_plain_names(account: Sandbox, planted: str) -> None:
+    """The fourth outside attacker's credentials, under names that do not say so (issue 31), in `account`."""
+    iam = account.learner("iam")
+    role = iam.create_role(RoleName=f"fn-{planted[-8:]}", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+    code = io.BytesIO()
+    with zipfile.ZipFile(code, "w") as archive:
+        archive.writestr("index.py", "def handler(event, context):\n    return event\n")
+    variables = {
+        "TABLE_NAME": "items", "PGPASS": f"{planted}-1", "CRED": f"{planted}-2",
+        "REDIS_URL": f"redis://:{planted}-3@cache:6379/0", "APP_KEY": f"base64:{planted}3q2+7w==",
+        "SENDGRID_KEY": f"SG.{planted}.{planted}", "SALT": f"{planted}-4", "DJANGO_KEY": f"{planted}-5",
+    }  # fmt: skip
+    account.learner("lambda").create_function(
+        FunctionName=f"fn-{planted[-8:]}", Runtime="python3.12", Role=role, Handler="index.handler",
+        Code={"ZipFile": code.getvalue()}, Environment={"Variables": variables},
+    )  # fmt: skip
+    apis = account.learner("apigateway")
+    api = apis.create_rest_api(name=f"rest-{planted[-8:]}")["id"]
+    root = apis.get_resources(restApiId=api)["items"][0]["id"]
+    apis.put_method(restApiId=api, resourceId=root, httpMethod="GET", authorizationType="NONE")
+    apis.put_integration(restApiId=api, resourceId=root, httpMethod="GET", type="MOCK")
+    deployment = apis.create_deployment(restApiId=api, stageName="tmp")["id"]
+    apis.create_stage(restApiId=api, stageName="prod", deploymentId=deployment,
+                      variables={"dbpass": f"{planted}-6", "CRED": f"{planted}-7", "TABLE": "orders"})  # fmt: skip
+    account.learner("s3").put_object(
+        Bucket="alpha-bucket", Key="meta.txt", Body=b"x", Metadata={"pgpass": f"{planted}-8", "team": "red"}
+    )
+
+
+def test_service_secrets_under_names_that_do_not_say_so_stay_behind(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    """Issue 31, the fourth outside attacker: a function's variables, a stage's variables and an object's metadata
+    keep only the values known to be safe (the lab's `TABLE_NAME=items`); every planted credential stays behind."""
+    a, _ = accounts
+    planted = f"planted{uuid.uuid4().hex}"
+    plant_under_plain_names(a, planted)
+    answer = ask(service_run, a, "10.05", "alpha-bucket")
+    raw = json.loads(answer["message"])
+    assert raw["failures"] == [], raw["failures"]
+    text = "\n".join(raw["bodies"])
+    assert planted not in json.dumps(answer) and planted not in service_run.log_path.read_text(errors="replace")
+    for kept in ('"TABLE_NAME":"items"', f"fn-{planted[-8:]}", '"TABLE":"orders"', "PGPASS", "dbpass"):
+        assert kept in text.replace(" ", ""), kept
+    assert text.count("(removed by the stepeval gateway: a secret)") >= 10
+
+
+def test_service_report_jobs_are_refused(service_run: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
+    """Issue 31: IAM's report jobs leave a report behind, a bit the next evaluation reads: refused (read_only)."""
+    a, _ = accounts
+    refused = ask(service_run, a, "10.06", f"arn:aws:iam::{a.account_id}:role/learner")
+    assert refused["status"] == "error" and refused["error"]["kind"] == "read_only", refused
+    assert "iam:GenerateCredentialReport" in json.dumps(refused), refused
+
+
+def threads_of(pids: list[int]) -> int:
+    """Threads of these processes, now."""
+    count = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            count += len(os.listdir(f"/proc/{pid}/task"))
+    return count
+
+
+def test_service_slow_reads_left_in_flight_end_with_the_answer(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    """Issue 31: a module left 30 slow reads in flight and answered; the gateway kept forwarding them up to its
+    read timeout. Now at most MAX_IN_FLIGHT are forwarded at once, and those still going a second after the
+    answer are cut: the service's threads are back to what they were within ~1 s more."""
+    a, b = accounts
+    tree = harness_tree(service_run.process.pid)
+    before = threads_of(tree)
+    answer = ask(service_run, a, "10.07")
+    assert answer["status"] == "fail", answer
+    cut = [op for op in answer["diagnostics"]["operations"] if op.get("detail", "").startswith("cut off")]
+    assert len(cut) <= MAX_IN_FLIGHT, cut
+    for _ in range(20):
+        now = threads_of(harness_tree(service_run.process.pid))
+        if now <= before + 2:
+            break
+        time.sleep(0.1)
+    assert now <= before + 2, f"threads outlived the answer: {before} before, {now} 2 s after"
+    good = ask(service_run, b, "05.01")
+    assert good["status"] == "pass", good
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"step":"01.01","x":"\\ud800"}',
+        b'{"a":' * 5000 + b"1" + b"}" * 5000,
+        b'{"step":"01.01","n":' + b"9" * 5000 + b"}",
+    ],
+)
+def test_service_a_hostile_unsigned_body_is_a_401(service_run: Service, body: bytes) -> None:
+    """Issue 31, the fourth outside attacker: a lone surrogate under a wrong signature answered HTTP 500 (the hint
+    that re-serialises the body raised); every hostile body under a wrong signature is the 401."""
+    headers = {
+        "content-type": "application/json",
+        "webhook-id": "msg_hostile",
+        "webhook-timestamp": str(int(time.time())),
+        "webhook-signature": "v1,bm90IHRoZSBzaWduYXR1cmU=",
+    }
+    response = service_run.http.post("/v1/evaluations", content=body, headers=headers)
+    assert response.status_code == 401 and response.json()["error"]["code"] == "unauthorized", response.text

@@ -24,6 +24,13 @@ JSON = {"content-type": "application/x-amz-json-1.0"}
                     b"555555555555%2Forders"), {"555555555555"}),
         (RawRequest("GET", "/b", "", {"x-amz-expected-bucket-owner": "666666666666"}, b""), {"666666666666"}),
         (RawRequest("POST", "/", "", JSON, b'{"registryId": "777777777777"}'), {"777777777777"}),
+        # a partial ARN names its account too (the fourth outside attacker's: Lambda reads it as that account's)
+        (RawRequest("GET", "/2015-03-31/functions/111111111111%3Afunction%3AfnA/configuration", "", {}, b""),
+         {"111111111111"}),
+        (RawRequest("GET", "/2015-03-31/functions/888888888888:fnA/policy", "", {}, b""), {"888888888888"}),
+        (RawRequest("POST", "/", "", JSON, b'{"FunctionName": "999999999999:function:fnA:$LATEST"}'),
+         {"999999999999"}),
+        (RawRequest("POST", "/", "", JSON, b'{"Started": "2026-11-28T23:41:50", "Count": 123456789012}'), set()),
         # AWS's own: anyone's to read
         (RawRequest("POST", "/", "", {}, b"Action=GetPolicy&PolicyArn=arn%3Aaws%3Aiam%3A%3Aaws%3Apolicy%2FReadOnly"),
          set()),

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from botocore.model import ServiceModel
 
-from harness.core.secret_shapes import secret_entry, secrets_of
+from harness.core.botocore_models import find_service_model
+from harness.core.secret_shapes import secret_entry, secrets_of, variable_entry
 from harness.sandbox import redact as redact_module
 from harness.sandbox.redact import MARKER, Unredactable, obstacle, redact
 
@@ -156,7 +157,7 @@ PLAIN: dict[str, Any] = {  # a model no rule of secret_shapes names a secret in:
         "members": {
             "Name": {"shape": "Text"},
             "NextToken": {"shape": "Text"},
-            "StageVariables": {"shape": "Labels", "locationName": "stageVariables"},
+            "Settings": {"shape": "Labels", "locationName": "settings"},
             "Parameters": {"shape": "Parameters"},
             "Headers": {"shape": "Headers"},
             "Count": {"shape": "Number"},
@@ -194,14 +195,14 @@ def plain(protocol: str) -> ServiceModel:
 
 
 def test_secrets_are_blanked_by_what_they_are_in_any_map_and_outside_the_model() -> None:
-    """Issue 31: a stage's variables, a target's headers, a stack's parameters, a connection's unmodelled API key:
+    """Issue 31: a map of settings, a target's headers, a stack's parameters, a connection's unmodelled API key:
     no rule names these members, and each is blanked by its key, its form, or by not being in the model."""
     service = plain("rest-json")
     operation = service.operation_model("Read")
     answer = {
         "Name": "https://app:hunter2@db.example/app",  # a URL carrying its password, wherever it sits
         "NextToken": JWT,  # where the next page starts: kept, whatever it looks like
-        "stageVariables": {"DB_PASSWORD": "hunter2", "x-api-key": "k1", "TABLE": "orders", "hook": JWT},
+        "settings": {"DB_PASSWORD": "hunter2", "x-api-key": "k1", "TABLE": "orders", "hook": JWT},
         "Parameters": [{"ParameterKey": "DBPassword", "ParameterValue": "hunter2"},
                        {"ParameterKey": "Env", "ParameterValue": "prod"}],
         "Headers": [{"Key": "x-custom", "Value": "v1", "IsValueSecret": True}, {"Key": "x-trace", "Value": "on"}],
@@ -215,7 +216,7 @@ def test_secrets_are_blanked_by_what_they_are_in_any_map_and_outside_the_model()
     assert body == {
         "Name": MARKER,
         "NextToken": JWT,
-        "stageVariables": {"DB_PASSWORD": MARKER, "x-api-key": MARKER, "TABLE": "orders", "hook": MARKER},
+        "settings": {"DB_PASSWORD": MARKER, "x-api-key": MARKER, "TABLE": "orders", "hook": MARKER},
         "Parameters": [{"ParameterKey": "DBPassword", "ParameterValue": MARKER},
                        {"ParameterKey": "Env", "ParameterValue": "prod"}],
         "Headers": [{"Key": "x-custom", "Value": MARKER, "IsValueSecret": True}, {"Key": "x-trace", "Value": "on"}],
@@ -229,8 +230,8 @@ def test_xml_answers_lose_what_their_model_does_not_know() -> None:
     service = plain("query")
     inner = (
         "<Name>db</Name><Count>3</Count><ApiKeyValue>hunter2</ApiKeyValue>"
-        "<stageVariables><entry><key>DB_PASSWORD</key><value>pw</value></entry>"
-        "<entry><key>TABLE</key><value>orders</value></entry></stageVariables>"
+        "<settings><entry><key>DB_PASSWORD</key><value>pw</value></entry>"
+        "<entry><key>TABLE</key><value>orders</value></entry></settings>"
         "<Parameters><member><ParameterKey>DBPassword</ParameterKey><ParameterValue>pv</ParameterValue></member>"
         "</Parameters><Name2><Deep>dv</Deep></Name2>"
     )
@@ -273,3 +274,87 @@ def test_a_member_named_token_is_blanked_and_where_the_next_page_starts_is_not()
     answer = {"Token": "t0p", "NextToken": JWT, "Marker": JWT}
     body = redact(secrets_of(service), service.operation_model("Read"), "json", json.dumps(answer).encode())
     assert json.loads(body) == {"Token": MARKER, "NextToken": JWT, "Marker": JWT}
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [  # the fourth outside attacker's: credentials under names that do not say so, or said in one word
+        ("PGPASS", "hunter2"),
+        ("dbpass", "hunter2"),
+        ("MYSQL_PWD", "hunter2"),
+        ("CRED", "hunter2"),
+        ("DB_CREDS", "hunter2"),
+        ("SALT", "s3cr3t"),
+        ("HASHSALT", "s3cr3t"),
+        ("REDIS_URL", "redis://:hunter2@cache:6379/0"),  # a password in a URL with no user
+        ("X", "base64:q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c="),  # Laravel's APP_KEY, whatever its name
+        ("X", "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG"),  # SendGrid
+        ("X", "xoxb-1234567890-abcdefghijklmnop"),
+        ("X", "glpat-abcdefghijklmnopqrst"),
+        ("X", "sk_live_abcdefghijklmnopqrst"),
+        ("X", "AIzaSyAabcdefghijklmnopqrstuvwxyz012345"),
+        ("X", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+    ],
+)
+def test_credentials_under_names_that_do_not_say_so_are_found(key: str, value: str) -> None:
+    assert secret_entry(key, value) is True
+    assert variable_entry(key, value) is True
+
+
+@pytest.mark.parametrize(
+    ("key", "value"), [("BYPASS", "hunter2"), ("COMPASS", "north"), ("TASK", "task-abcdefghijklmnopqrstuvwx")]
+)
+def test_words_that_only_end_like_a_credential_are_none(key: str, value: str) -> None:
+    assert secret_entry(key, value) is False
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "blanked"),
+    [
+        ("TABLE_NAME", "items", False),  # the serverless lab checks it
+        ("QUEUE_URL", "https://sqs.us-east-1.amazonaws.com/123456789012/jobs", False),
+        ("LOG_LEVEL", "debug", False),
+        ("PORT", "5432", False),
+        ("FEATURE", "true", False),
+        ("UPSTREAM", "arn:aws:lambda:us-east-1:123456789012:function:fnA", False),
+        ("RETRIES", "3", False),
+        # every other value is blanked, whatever its name: an author sees that the variable is there, not what
+        ("DJANGO_KEY", "django-insecure-abc", True),
+        ("APP_KEY", "anything", True),
+        ("SENDGRID_KEY", "whatever", True),
+        ("FOO", "bar", True),
+        ("PARTITION_KEY", "pk", True),
+        ("DB_HOST", "postgres://app:hunter2@db/app", True),  # a safe name, a credential's form
+    ],
+)
+def test_a_bag_of_variables_keeps_only_what_is_known_to_be_safe(key: str, value: str, blanked: bool) -> None:
+    assert variable_entry(key, value) is blanked
+
+
+def test_a_functions_variables_are_blanked_but_the_safe_ones() -> None:
+    """GetFunctionConfiguration through the gateway's redaction, with the real model: the attacker's variables."""
+    lam = find_service_model("lambda")
+    assert lam is not None
+    operation = lam.operation_model("GetFunctionConfiguration")
+    variables = {"TABLE_NAME": "items", "PGPASS": "p1", "CRED": "p2", "REDIS_URL": "redis://:p3@cache:6379/0",
+                 "APP_KEY": "base64:q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8=", "SENDGRID_KEY": "SG.p5", "SALT": "p6",
+                 "DJANGO_KEY": "p7"}  # fmt: skip
+    answer = {"FunctionName": "fnA", "Environment": {"Variables": variables}}
+    body = json.loads(redact(secrets_of(lam), operation, "rest-json", json.dumps(answer).encode()))
+    assert body["Environment"]["Variables"] == {k: "items" if k == "TABLE_NAME" else MARKER for k in variables}
+    assert body["FunctionName"] == "fnA"
+
+
+def test_a_cbor_answer_holding_variables_is_refused_before_it_is_asked_for() -> None:
+    """CodeBuild answers in CBOR by default (botocore 1.44): a project's environment variables would pass as they
+    are, so BatchGetProjects over CBOR is refused (no CBOR library is a dependency); over JSON it is blanked."""
+    codebuild = find_service_model("codebuild")
+    assert codebuild is not None
+    operation = codebuild.operation_model("BatchGetProjects")
+    assert "CBOR" in str(obstacle(secrets_of(codebuild), operation, "smithy-rpc-v2-cbor")).upper()
+    assert obstacle(secrets_of(codebuild), operation, "json") is None
+    variables = [{"name": "PGPASS", "value": "p1", "type": "PLAINTEXT"}, {"name": "TABLE_NAME", "value": "items"}]
+    answer = {"projects": [{"name": "p", "environment": {"environmentVariables": variables}}]}
+    body = json.loads(redact(secrets_of(codebuild), operation, "json", json.dumps(answer).encode()))
+    kept = body["projects"][0]["environment"]["environmentVariables"]
+    assert [v["value"] for v in kept] == [MARKER, "items"]

@@ -138,3 +138,20 @@ def test_secrets_are_checked_against_the_standard_s_bound(secret: str, problem: 
     said = secret_problem(secret)
     assert (said is None) if problem is None else (said is not None and said.startswith(problem))
     assert said is None or (secret.removeprefix("whsec_") not in said and "stepeval sign --new-secret" in said)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"step":"01.01","x":"\\ud800"}',  # a lone surrogate: json.dumps(ensure_ascii=False) cannot encode it
+        b'{"a":' * 5000 + b"1" + b"}" * 5000,  # nested past the parser's depth
+        b"[" * 900 + b"]" * 900,  # parses, but re-serialising it nests as deep
+        b'{"n":' + b"9" * 5000 + b"}",  # past Python's int digit limit (ValueError, not JSONDecodeError)
+        b'{"n":1e999999,"m":-1e999999}',  # infinities, which json.dumps writes as no JSON
+        b'{"\\udfff":"\\ud83d","b":[1,"x",null,{"c":"\\u0000"}]}',
+    ],
+)
+def test_a_hostile_unsigned_body_is_refused_never_crashes(body: bytes) -> None:
+    """Every hint is worked out for a body nobody signed: whatever it holds, the answer is the 401."""
+    said = refusal("v1,{b64}", body=body, key=b"another key")
+    assert said == HOW_TO_SIGN
