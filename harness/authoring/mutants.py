@@ -270,39 +270,52 @@ def _list_changes(value: list, shape: Shape | None, path: tuple[str | int, ...],
 
 
 def _string_changes(value: str, shape: Shape | None, path: tuple[str | int, ...], scope: _Scope) -> Iterator[_Change]:
+    """Mutants of one string parameter: the first rule that reads `value` says what else a learner might have sent
+    (a JSON document's mutants are its own)."""
     name = _name(path)
+    others = _swapped_values(value, shape, scope)
+    if others is None and path and DOCUMENT_PARAM.search(str(path[-1])) and (document := _document(value)) is not None:
+        yield from _document_changes(document, path, scope)
+        return
+    for other in _other_values(value, path, scope) if others is None else others:
+        yield _Change(path, other, f"{name}={other}", f"`{name}` {other} instead of {value}")
+
+
+def _swapped_values(value: str, shape: Shape | None, scope: _Scope) -> list[str] | None:
+    """What a value of a known set stands beside: another resource of its type, the next of its enum, another
+    availability zone, another network; None when `value` is of none of these sets."""
     enum = list(getattr(shape, "enum", None) or [])
     named = scope.known.named(value, scope.service, across=True) if scope.swaps else None
     if named is not None:
-        for other in _other_references(value, named, scope):
-            yield _Change(path, other, f"{name}={other}", f"`{name}` {other} instead of {value}")
-    elif value in enum and len(enum) > 1:
-        sibling = enum[(enum.index(value) + 1) % len(enum)]
-        yield _Change(path, sibling, f"{name}={sibling}", f"`{name}` {sibling} instead of {value}")
-    elif ZONE.fullmatch(value):
-        zone = value[:-1] + ("b" if value[-1] != "b" else "c")
-        yield _Change(path, zone, f"{name}={zone}", f"`{name}` {zone} instead of {value}")
-    elif "/" in value and (network := _network(value)) is not None:
-        changed = _other_network(network)
-        yield _Change(path, changed, f"{name}={changed}", f"`{name}` {changed} instead of {value}")
-    elif path and DOCUMENT_PARAM.search(str(path[-1])) and (document := _document(value)) is not None:
-        yield from _document_changes(document, path, scope)
-    elif value.isdigit() and len(value) <= 6 and COUNTING.search(name.split(".")[-1]):
-        for number in _other_numbers(path, int(value)):
-            yield _Change(path, str(number), f"{name}={number}", f"`{name}` {number} instead of {value}")
-    elif path and path[-1] == "Key":
-        yield _Change(path, f"{value}-x", f"{name}={value}-x", f"`{name}` {value}-x instead of {value}")
-    elif (match := ID.fullmatch(value)) is not None:
+        return list(_other_references(value, named, scope))
+    if value in enum and len(enum) > 1:
+        return [enum[(enum.index(value) + 1) % len(enum)]]
+    if ZONE.fullmatch(value):
+        return [value[:-1] + ("b" if value[-1] != "b" else "c")]
+    if "/" in value and (network := _network(value)) is not None:
+        return [_other_network(network)]
+    return None
+
+
+def _other_values(value: str, path: tuple[str | int, ...], scope: _Scope) -> list[str]:
+    """What a value of no known set might have been instead: another count, key, id of the same prefix, the
+    service's default key, a plausible other (`_plausible_other`), another value a pattern matches; none when no
+    rule reads it."""
+    name = _name(path)
+    if value.isdigit() and len(value) <= 6 and COUNTING.search(name.split(".")[-1]):
+        return [str(number) for number in _other_numbers(path, int(value))]
+    if path and path[-1] == "Key":
+        return [f"{value}-x"]
+    if (match := ID.fullmatch(value)) is not None:
         sibling = next((i for i in scope.ids if i != value and i.startswith(match.group(1) + "-")), None)
-        if sibling is not None:
-            yield _Change(path, sibling, f"{name}={sibling}", f"`{name}` {sibling} instead of {value}")
-    elif KMS_KEY_PARAM.search(name) and scope.service != "kms" and "alias/aws/" not in value:
-        other = _managed_key(value, scope.service)  # a key the solve does not know of (made elsewhere): the default
-        yield _Change(path, other, f"{name}={other}", f"`{name}` {other} instead of {value}")
-    elif (other := _plausible_other(value, name)) is not None:
-        yield _Change(path, other, f"{name}={other}", f"`{name}` {other} instead of {value}")
-    elif scope.document and path and isinstance(path[-1], int):  # a value an event pattern or filter matches
-        yield _Change(path, f"{value}-other", f"{name}={value}-other", f"`{name}` {value}-other instead of {value}")
+        return [sibling] if sibling is not None else []
+    if KMS_KEY_PARAM.search(name) and scope.service != "kms" and "alias/aws/" not in value:
+        return [_managed_key(value, scope.service)]  # a key the solve does not know of (made elsewhere): the default
+    if (other := _plausible_other(value, name)) is not None:
+        return [other]
+    if scope.document and path and isinstance(path[-1], int):  # a value an event pattern or filter matches
+        return [f"{value}-other"]
+    return []
 
 
 @dataclass(frozen=True)

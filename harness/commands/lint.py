@@ -80,7 +80,7 @@ SOLUTION_IMPORTS = "a solution imports only boto3, botocore.exceptions.ClientErr
 
 
 @dataclass(frozen=True, order=True)
-class Finding:
+class LintProblem:
     """One finding, located."""
 
     path: Path
@@ -93,40 +93,44 @@ class Finding:
         return f"{self.path}:{self.line}: {where}: {self.message}"
 
 
-def lint_lab(lab: Lab) -> list[Finding]:
+def lint_lab(lab: Lab) -> list[LintProblem]:
     """Every finding in every step module that exists (missing modules are `stepeval check`'s to report), in
     the lab's shared helpers (`evaluation/boto3/_lib/`), its reference solutions and its scenarios."""
-    problems: list[Finding] = lint_lib(lab) + lint_solutions(lab) + lint_scenarios(lab)
+    problems: list[LintProblem] = lint_lib(lab) + lint_solutions(lab) + lint_scenarios(lab)
     for step in lab.steps.values():
         if step.module_path.is_file():
             problems.extend(lint_module(step))
     return sorted(problems)
 
 
-def lint_solutions(lab: Lab) -> list[Finding]:
+def lint_solutions(lab: Lab) -> list[LintProblem]:
     """The findings in the lab's solutions: a name that is no step's, what they import, their `run`."""
     problems = []
     for path in solution_paths(lab.root):
         match = SOLUTION_STEM.fullmatch(path.stem)
         key = match["key"].replace("_", ".") if match else path.stem
         if key not in lab.steps:
-            problems.append(Finding(path, 1, key, "not named after a step of this lab (NN_NN.py or NN_NN_variant.py)"))
+            problems.append(
+                LintProblem(path, 1, key, "not named after a step of this lab (NN_NN.py or NN_NN_variant.py)")
+            )
             continue
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         except SyntaxError as error:
-            problems.append(Finding(path, error.lineno or 1, key, f"SyntaxError: {error.msg}"))
+            problems.append(LintProblem(path, error.lineno or 1, key, f"SyntaxError: {error.msg}"))
             continue
-        problems += [Finding(path, line, key, message) for line, message in _solution_findings(tree)]
+        problems += [LintProblem(path, line, key, message) for line, message in _solution_findings(tree)]
         problems += [
-            Finding(path, node.lineno, key, "unwritten: the solution still returns stepeval new's placeholder error")
+            LintProblem(
+                path, node.lineno, key, "unwritten: the solution still returns stepeval new's placeholder error"
+            )
             for node in ast.walk(tree)
             if isinstance(node, ast.Constant) and node.value == SOLUTION_TODO
         ]
     return problems
 
 
-def lint_scenarios(lab: Lab) -> list[Finding]:
+def lint_scenarios(lab: Lab) -> list[LintProblem]:
     """What `stepeval new` left unwritten in the lab's scenarios (`scenarios/NN_NN.py`): a solve or mistake that
     still raises NotImplementedError, a mistake whose issue is still the placeholder. The files are not run."""
     problems = []
@@ -136,11 +140,11 @@ def lint_scenarios(lab: Lab) -> list[Finding]:
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         except SyntaxError as error:
-            problems.append(Finding(path, error.lineno or 1, key, f"SyntaxError: {error.msg}"))
+            problems.append(LintProblem(path, error.lineno or 1, key, f"SyntaxError: {error.msg}"))
             continue
         for function in tree.body:
             if isinstance(function, ast.FunctionDef) and (kind := _scenario_kind(function)):
-                problems += [Finding(path, line, key, message) for line, message in _unwritten(function, kind)]
+                problems += [LintProblem(path, line, key, message) for line, message in _unwritten(function, kind)]
     return problems
 
 
@@ -206,23 +210,23 @@ def _allowed_import(module: str, name: str | None = None) -> bool:
     return module == "botocore.exceptions" and name == "ClientError"
 
 
-def lint_module(step: StepSpec) -> list[Finding]:
+def lint_module(step: StepSpec) -> list[LintProblem]:
     """The findings in one step's module."""
     return _lint(step.module_path, step.key, set(step.output_types) | set(step.input_types), needs_run=True)
 
 
-def lint_lib(lab: Lab) -> list[Finding]:
+def lint_lib(lab: Lab) -> list[LintProblem]:
     """The findings in the lab's shared helpers: the same rules as a module's, but no `run` and any handle name."""
     lib_dir = lab.root / MODULE_DIR / LIB_NAME
     return [p for path in sorted(lib_dir.rglob("*.py")) for p in _lint(path, LIB_NAME, None, needs_run=False)]
 
 
-def _lint(path: Path, key: str, handles: set[str] | None, *, needs_run: bool) -> list[Finding]:
+def _lint(path: Path, key: str, handles: set[str] | None, *, needs_run: bool) -> list[LintProblem]:
     source = path.read_text(encoding="utf-8")
     try:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as error:
-        return [Finding(path, error.lineno or 1, key, f"SyntaxError: {error.msg}")]
+        return [LintProblem(path, error.lineno or 1, key, f"SyntaxError: {error.msg}")]
     visitor = _Visitor(path, key, handles, tied_outputs(tree))
     visitor.visit(tree)
     if needs_run and not visitor.saw_run:
@@ -271,7 +275,7 @@ class _Visitor(ast.NodeVisitor):
         self.key = key
         self.handles = handles  # None: any handle name may appear (shared helpers)
         self.tied = tied  # outputs another requirement refers to
-        self.problems: list[Finding] = []
+        self.problems: list[LintProblem] = []
         self.empty_lists: list[tuple[int, int]] = []  # the lines of each empty requirement list reported
         self.saw_run = False
         self._boto3_names = {"boto3"}
@@ -279,7 +283,7 @@ class _Visitor(ast.NodeVisitor):
         self._time_modules = {"time"}
 
     def report(self, line: int, message: str) -> None:
-        self.problems.append(Finding(self.path, line, self.key, message))
+        self.problems.append(LintProblem(self.path, line, self.key, message))
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:

@@ -74,7 +74,7 @@ OutputType = Annotated[str, AfterValidator(_output_type)]
 """A resource type, or "string": a value (an ARN, a URL, a name) that is no resource of its own."""
 
 
-class Output(_Strict):
+class OutputSpec(_Strict):
     """What the step asks the learner to build: its handle name and CloudFormation type (or "string": a value such
     as an ARN, a URL or a name, whose id is the value itself)."""
 
@@ -131,7 +131,7 @@ class StepEntry(_Strict):
     timeout: float | None = Field(default=None, gt=0, le=900)
     limits: StepLimits | None = None
     inputs: list[str] = Field(default_factory=list)
-    outputs: list[Output] = Field(min_length=1)
+    outputs: list[OutputSpec] = Field(min_length=1)
     feedback: dict[str, str | Feedback] = Field(default_factory=dict)
     regions: list[Region] | None = None
     """Other regions this step's resources may be in, besides the lab's (`"*"`: any); None takes the lab's."""

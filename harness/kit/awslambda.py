@@ -137,9 +137,9 @@ def invokable_by_api(api: Resource | str | None, *routes: str, stage: str = "$de
     api_id = api if isinstance(api, str) else str(api.get("ApiId") or api.get("id") or "") if api else ""
     asked = routes or ("* /*",)
 
-    def finding(function: Resource) -> grants.Finding:
+    def finding(function: Resource) -> grants.PolicyFinding:
         _, partition, _, region, account = str(function["FunctionArn"]).split(":")[:5]
-        found = grants.Finding(True, "")
+        found = grants.PolicyFinding(True, "")
         for route in asked:
             method, _, path = route.partition(" ")
             arn = f"arn:{partition}:execute-api:{region}:{account}:{api_id}/{stage}/{method}{path}"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -39,7 +40,7 @@ STRANGER = "999999999999"
 
 
 @dataclass(frozen=True)
-class Finding:
+class PolicyFinding:
     """What a requirement found: whether it holds, and the sentence a learner reads (either way)."""
 
     holds: bool
@@ -186,21 +187,23 @@ def _implied_resource(document: Any, arn: str) -> Any:
 
 
 def _may(principal: str, action: str, source: str | None, on: str | None, context: Mapping[str, Any],
-         document: Document) -> Callable[[Resource], Finding]:  # fmt: skip
+         document: Document) -> Callable[[Resource], PolicyFinding]:  # fmt: skip
     asked = principal_of(principal) if principal.isdigit() else principal
     from_where = f" from {source}" if source else ""
 
-    def finding(resource: Resource) -> Finding:
+    def finding(resource: Resource) -> PolicyFinding:
         policy = _parsed(resource, document)
         if isinstance(policy, str):
-            return Finding(False, f"{policy}, so {_who(principal)} may not {action}{from_where}.")
+            return PolicyFinding(False, f"{policy}, so {_who(principal)} may not {action}{from_where}.")
         target = _on(resource, action, on)
         targets = _targets(target, action, policy) if target else [""]
         contexts = [_from(source, target)] if source else sources_of(policy)
         decision = _decide(policy, asked, action, targets, contexts, context)
         if decision.allowed:
-            return Finding(True, f"its policy's {decision.label} lets {_who(principal)} {action}{from_where}.")
-        return Finding(False, f"its policy does not let {_who(principal)} {action}{from_where}: {decision.reason}.")
+            return PolicyFinding(True, f"its policy's {decision.label} lets {_who(principal)} {action}{from_where}.")
+        return PolicyFinding(
+            False, f"its policy does not let {_who(principal)} {action}{from_where}: {decision.reason}."
+        )
 
     return finding
 
@@ -230,14 +233,14 @@ def _others(principal: str, source: str | None, owner: str | None) -> list[tuple
 
 
 def _nobody_else(principals: Sequence[str], action: str, source: str | None, on: str | None,
-                 context: Mapping[str, Any], document: Document) -> Callable[[Resource], Finding]:  # fmt: skip
+                 context: Mapping[str, Any], document: Document) -> Callable[[Resource], PolicyFinding]:  # fmt: skip
     named = {principal_of(p) if p.isdigit() else p for p in principals}
     meant = " or ".join(_who(p) for p in principals) + (f" from {source}" if source else "")
 
-    def finding(resource: Resource) -> Finding:
+    def finding(resource: Resource) -> PolicyFinding:
         policy = _parsed(resource, document)
         if isinstance(policy, str):
-            return Finding(True, f"{policy}, so nobody may {action}.")
+            return PolicyFinding(True, f"{policy}, so nobody may {action}.")
         target = _on(resource, action, on)
         targets = _targets(target, action, policy) if target else [""]
         owner = _account(target or "") or _account(arn_of(resource) or "")
@@ -252,12 +255,12 @@ def _nobody_else(principals: Sequence[str], action: str, source: str | None, on:
                 for arn in targets:
                     decision = access.evaluate(policy, Request(other, action, arn, {**other_context, **context}))
                     if decision.allowed:
-                        return Finding(
+                        return PolicyFinding(
                             False,
                             f"its policy's {decision.label} also lets {called} {action}"
                             f"{' on ' + arn if len(targets) > 1 else ''} (only {meant} should).",
                         )
-        return Finding(True, f"nobody but {meant} may {action}.")
+        return PolicyFinding(True, f"nobody but {meant} may {action}.")
 
     return finding
 
@@ -303,13 +306,15 @@ def _among(other: str, context: Mapping[str, str], named: set[str], source: str 
     return other in named and other != ANONYMOUS and context.get("aws:SourceArn") in (None, source)
 
 
-def finding_requirement(check: str, expected: str, finding: Callable[[Resource], Finding], hint: str) -> Requirement:
+def finding_requirement(
+    check: str, expected: str, finding: Callable[[Resource], PolicyFinding], hint: str
+) -> Requirement:
     """A requirement that holds where `finding(resource)` does, its sentence the learner's (either way)."""
     return require(
         check,
         expected,
         finding,
-        compare=lambda found, _: isinstance(found, Finding) and found.holds,
+        compare=lambda found, _: isinstance(found, PolicyFinding) and found.holds,
         explain=lambda found: str(found),
         hint=hint,
     )
@@ -362,9 +367,9 @@ def may_not(
     arn = _source(source)
     allowed = _may(principal, action, arn, on, context or {}, document or policy_document)
 
-    def finding(resource: Resource) -> Finding:
+    def finding(resource: Resource) -> PolicyFinding:
         found = allowed(resource)
-        return Finding(not found.holds, found.sentence)
+        return PolicyFinding(not found.holds, found.sentence)
 
     return finding_requirement(
         f"may not {action}",
@@ -415,7 +420,7 @@ def only_may(
     allowed = _may(principal, action, arn, on, context or {}, read)
     exclusive = _nobody_else([principal], action, arn, on, context or {}, read)
 
-    def finding(resource: Resource) -> Finding:
+    def finding(resource: Resource) -> PolicyFinding:
         first = allowed(resource)
         return exclusive(resource) if first.holds else first
 
@@ -447,3 +452,17 @@ def principal_may(
         _may(principal, action, arn, None, {}, document),
         hint,
     )
+
+
+def __getattr__(name: str) -> Any:
+    """`PolicyFinding` by its name in 0.2.0 (renamed: `kit.outputs.Finding` is another idea): still answered, with a
+    DeprecationWarning."""
+    if name != "Finding":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(
+        f"{__name__}.Finding is deprecated: use {__name__}.PolicyFinding (the old name goes in a later release:"
+        " docs/user.md, 'The public API')",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return PolicyFinding

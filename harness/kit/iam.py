@@ -211,11 +211,11 @@ def _held(resource: Resource) -> tuple[list[identity.Source], list[str]]:
     return identity.sources(resource["Policies"])
 
 
-def _verdict(action: str, target: str) -> Callable[[Resource], identity.Verdict]:
-    def verdict(resource: Resource) -> identity.Verdict:
+def _verdict(action: str, target: str) -> Callable[[Resource], identity.AccessVerdict]:
+    def verdict(resource: Resource) -> identity.AccessVerdict:
         held, invalid = _held(resource)
         if invalid:
-            return identity.Verdict("undecided", invalid[0])
+            return identity.AccessVerdict("undecided", invalid[0])
         return identity.decide(held, action, target)
 
     return verdict

@@ -11,6 +11,7 @@ the policies spell out. Permissions boundaries, SCPs and session policies are no
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
@@ -32,7 +33,7 @@ class Source:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class AccessVerdict:
     """The decision on one request, with a learner-facing reason."""
 
     decision: Decision
@@ -72,22 +73,22 @@ def sources(documents: Iterable[tuple[str, str | dict[str, Any]]]) -> tuple[list
     return parsed, invalid
 
 
-def decide(held: Sequence[Source], action: str, resource: str = "*") -> Verdict:
+def decide(held: Sequence[Source], action: str, resource: str = "*") -> AccessVerdict:
     """Whether the identity holding `held` may perform `action` (e.g. `dynamodb:PutItem`) on the ARN `resource`."""
     touching = [(src, s) for src in held for s in src.policy.statements if _applies(s, action, resource)]
     denies = [(src, s) for src, s in touching if s.effect == "Deny" and not s.insecure_transport_only]
     allows = [(src, s) for src, s in touching if s.effect == "Allow"]
     firm_deny = next(((src, s) for src, s in denies if not s.conditional), None)
     if firm_deny is not None:
-        return Verdict("denied", f"{_where(*firm_deny)} denies {action} on {resource}")
+        return AccessVerdict("denied", f"{_where(*firm_deny)} denies {action} on {resource}")
     if not allows:
-        return Verdict("not allowed", f"no policy allows {action} on {resource}")
+        return AccessVerdict("not allowed", f"no policy allows {action} on {resource}")
     if denies:
-        return Verdict("undecided", f"{_where(*denies[0])} denies {action} under a Condition that may apply")
+        return AccessVerdict("undecided", f"{_where(*denies[0])} denies {action} under a Condition that may apply")
     firm_allow = next(((src, s) for src, s in allows if not s.conditional), None)
     if firm_allow is not None:
-        return Verdict("allowed", f"{_where(*firm_allow)} allows {action} on {resource}")
-    return Verdict("undecided", f"{_where(*allows[0])} allows {action} only under a Condition")
+        return AccessVerdict("allowed", f"{_where(*firm_allow)} allows {action} on {resource}")
+    return AccessVerdict("undecided", f"{_where(*allows[0])} allows {action} only under a Condition")
 
 
 def extra_permissions(held: Sequence[Source], asked: Mapping[str, Iterable[str]]) -> list[Extra]:
@@ -371,3 +372,17 @@ def actions_of(service: str) -> tuple[str, ...]:
 def _where(source: Source, statement: Statement) -> str:
     sid = f' (statement "{statement.sid}")' if statement.sid else ""
     return f"{source.name}{sid}"
+
+
+def __getattr__(name: str) -> Any:
+    """`AccessVerdict` by its name in 0.2.0 (renamed: `kit.outputs.Verdict` is another idea): still answered, with a
+    DeprecationWarning."""
+    if name != "Verdict":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(
+        f"{__name__}.Verdict is deprecated: use {__name__}.AccessVerdict (the old name goes in a later release:"
+        " docs/user.md, 'The public API')",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return AccessVerdict

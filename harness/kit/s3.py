@@ -233,7 +233,7 @@ def readable_only_by(distribution: Resource | str | None, *, identity: str | Non
     ways = [grants.only_may("cloudfront.amazonaws.com", "s3:GetObject", source=source)]
     ways += [grants.only_may(oai, "s3:GetObject") for oai in _identities(distribution, identity)]
 
-    def finding(bucket: Resource) -> grants.Finding:
+    def finding(bucket: Resource) -> grants.PolicyFinding:
         found = [way.actual(bucket) for way in ways]
         held = next((f for f in found if f.holds), None)
         if held is not None:
@@ -264,7 +264,7 @@ def cloudtrail_may_write(trail: Resource | str | None = None, *, account: str | 
             "no trail or account it refers to was found",
         )
 
-    def finding(bucket: Resource) -> grants.Finding:
+    def finding(bucket: Resource) -> grants.PolicyFinding:
         arn = grants.arn_of(bucket) or ""
         acl = grants.may("cloudtrail.amazonaws.com", "s3:GetBucketAcl", source=source, on=arn)
         put = grants.may(

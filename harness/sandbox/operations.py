@@ -158,33 +158,56 @@ def identify(service: str, request: RawRequest) -> Identified:
     if target is not None:
         if action or smithy is not None or "json" not in accepted:
             raise Unidentified("X-Amz-Target on a request this service does not read as JSON")
-        prefix, _, name = target.rpartition(".")
-        if prefix != model.metadata.get("targetPrefix") or name not in model.operation_names:
-            raise Unidentified(f"X-Amz-Target {target!r} is no operation of {service}")
-        _json_body(request, JSON_TYPES)
-        _at_its_route(request, model.operation_model(name))
-        return Identified((name,), "json")
+        return _identify_json(service, model, request, target)
     if smithy is not None:
-        match = CBOR_PATH.fullmatch(request.path)
         if smithy != "rpc-v2-cbor" or action or "smithy-rpc-v2-cbor" not in accepted:
             raise Unidentified("an RPC v2 CBOR request this service does not describe")
-        if not match or match.group(1) not in model.operation_names:
-            raise Unidentified("an RPC v2 CBOR request this service does not describe")
-        if request.body and _media_type(request) != CBOR:
-            raise Malformed(400, f"an RPC v2 CBOR body sent as {_media_type(request)!r}")
-        if request.method != "POST":
-            raise Unidentified(f"an RPC v2 CBOR request sent as {request.method}: it is a POST")
-        return Identified((match.group(1),), "smithy-rpc-v2-cbor")
+        return _identify_rpc_v2_cbor(model, request)
     if action:
-        protocol = next((p for p in QUERY_PROTOCOLS if p in accepted), None)
-        if len(action) != 1 or protocol is None:
-            raise Unidentified("Action given more than once, or to a service that takes no Action")
-        if action[0] not in model.operation_names:
-            raise Unidentified(f"Action {action[0]!r} is no operation of {service}")
-        if request.body and _media_type(request) != FORM:
-            raise Malformed(400, f"a body sent as {_media_type(request)!r} beside an Action: a form is what is read")
-        _at_its_route(request, model.operation_model(action[0]))
-        return Identified((action[0],), protocol)
+        return _identify_query(service, model, accepted, request, action)
+    return _identify_rest(service, model, accepted, request)
+
+
+def _identify_json(service: str, model: ServiceModel, request: RawRequest, target: str) -> Identified:
+    """A JSON request: the operation its `X-Amz-Target` names, sent as a JSON object to its route."""
+    prefix, _, name = target.rpartition(".")
+    if prefix != model.metadata.get("targetPrefix") or name not in model.operation_names:
+        raise Unidentified(f"X-Amz-Target {target!r} is no operation of {service}")
+    _json_body(request, JSON_TYPES)
+    _at_its_route(request, model.operation_model(name))
+    return Identified((name,), "json")
+
+
+def _identify_rpc_v2_cbor(model: ServiceModel, request: RawRequest) -> Identified:
+    """A Smithy RPC v2 CBOR request: the operation its path names, POSTed with a CBOR body (or none)."""
+    match = CBOR_PATH.fullmatch(request.path)
+    if not match or match.group(1) not in model.operation_names:
+        raise Unidentified("an RPC v2 CBOR request this service does not describe")
+    if request.body and _media_type(request) != CBOR:
+        raise Malformed(400, f"an RPC v2 CBOR body sent as {_media_type(request)!r}")
+    if request.method != "POST":
+        raise Unidentified(f"an RPC v2 CBOR request sent as {request.method}: it is a POST")
+    return Identified((match.group(1),), "smithy-rpc-v2-cbor")
+
+
+def _identify_query(
+    service: str, model: ServiceModel, accepted: tuple[str, ...], request: RawRequest, action: list[str]
+) -> Identified:
+    """A query (or EC2) request: the one operation its `Action` names, with a form body (or none), at its route."""
+    protocol = next((p for p in QUERY_PROTOCOLS if p in accepted), None)
+    if len(action) != 1 or protocol is None:
+        raise Unidentified("Action given more than once, or to a service that takes no Action")
+    if action[0] not in model.operation_names:
+        raise Unidentified(f"Action {action[0]!r} is no operation of {service}")
+    if request.body and _media_type(request) != FORM:
+        raise Malformed(400, f"a body sent as {_media_type(request)!r} beside an Action: a form is what is read")
+    _at_its_route(request, model.operation_model(action[0]))
+    return Identified((action[0],), protocol)
+
+
+def _identify_rest(service: str, model: ServiceModel, accepted: tuple[str, ...], request: RawRequest) -> Identified:
+    """A REST request: every operation whose route its method, path and query match, each reading of its body
+    judged (Malformed only when none takes it)."""
     protocol = next((p for p in REST_PROTOCOLS if p in accepted), None)
     if protocol is None:
         raise Unidentified(f"a request that names no operation of {service}")

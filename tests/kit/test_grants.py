@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -492,3 +493,10 @@ def test_a_distribution_that_may_read_may_not_write(aws_session) -> None:
         f'Bucket policy on {name}: its policy\'s statement "Everything" lets cloudfront.amazonaws.com s3:PutObject '
         f"from {DISTRIBUTION}."
     )
+
+
+def test_the_old_name_of_a_policy_finding_still_answers_with_a_warning_naming_the_new_one() -> None:
+    with pytest.warns(DeprecationWarning, match=r"harness\.kit\.grants\.PolicyFinding"):
+        assert grants.Finding is grants.PolicyFinding
+    with pytest.raises(AttributeError):
+        _ = grants.Nothing  # type: ignore[attr-defined]

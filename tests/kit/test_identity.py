@@ -257,3 +257,12 @@ def test_a_deny_and_a_condition_on_log_actions() -> None:
         ),
     )
     assert extra_permissions(conditional, WRITE_LOGS) == [Extra("logs:DeleteLogGroup", (), True)]
+
+
+def test_the_old_name_of_an_access_verdict_still_answers_with_a_warning_naming_the_new_one() -> None:
+    from harness.kit import identity
+
+    with pytest.warns(DeprecationWarning, match=r"harness\.kit\.identity\.AccessVerdict"):
+        assert identity.Verdict is identity.AccessVerdict
+    assert decide([], "s3:GetObject").decision == "not allowed"  # the renamed class is what decide answers
+    assert isinstance(decide([], "s3:GetObject"), identity.AccessVerdict)

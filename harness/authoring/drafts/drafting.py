@@ -34,7 +34,7 @@ HEADER = (
 
 
 @dataclass(frozen=True)
-class Judged:
+class DraftedHandle:
     """One handle the draft finds: its kind and the kit calls it keeps."""
 
     name: str
@@ -101,7 +101,9 @@ def _refer_to_inputs(refs: Refs, session: Any, inputs: dict[str, str], kinds: di
         refs.add(variable(name), resource_id, found or {}, plain=kind is None)
 
 
-def _judge_outputs(play: SolutionPlay, refs: Refs, outputs: dict[str, str], kinds: dict[str, str]) -> list[Judged]:
+def _judge_outputs(
+    play: SolutionPlay, refs: Refs, outputs: dict[str, str], kinds: dict[str, str]
+) -> list[DraftedHandle]:
     """Each output the solution made, with the kit calls that hold for it and set it apart from a baseline (or
     refer to another handle, or name a value the solution chose)."""
     solved = {n: described(_kind(kinds[n]), play.session, i) or {} for n, i in outputs.items()}
@@ -114,17 +116,17 @@ def _judge_outputs(play: SolutionPlay, refs: Refs, outputs: dict[str, str], kind
         against = baselines(play.session, kind, play.calls, resource_id)
         chosen = chosen_values(play.session, play.calls, resource_id)
         kept = [c for c in offered if c.refs or c.values & chosen or against.set_apart(c)]
-        judged.append(Judged(name, kind.type, tuple(kept)))
+        judged.append(DraftedHandle(name, kind.type, tuple(kept)))
     return judged
 
 
 def _judge_changed_inputs(
     after: dict[str, tuple[dict[str, Any], Baselines]],
     changed: dict[str, dict[str, Any]],
-    judged: list[Judged],
+    judged: list[DraftedHandle],
     refs: Refs,
     kinds: dict[str, str],
-) -> list[Judged]:
+) -> list[DraftedHandle]:
     """The inputs the step's calls changed, judged against themselves before the step: what the step added to them
     (an output that is the input itself checks it already)."""
     shown = {c.text for j in judged for c in j.kept}
@@ -134,7 +136,7 @@ def _judge_changed_inputs(
         before = Baselines((*against.made, changed.get(name) or {}), against.twins)
         kept = [c for c in offered if c.text not in shown and before.set_apart(c)]
         if kept:
-            more.append(Judged(name, kinds[name], tuple(kept)))
+            more.append(DraftedHandle(name, kinds[name], tuple(kept)))
     return more
 
 
@@ -178,17 +180,19 @@ def _before(lab: Lab, step: StepSpec, names: list[str], inputs: dict[str, str], 
         return {n: described(_kind(step.input_types[n]), play.session, inputs[n]) or {} for n in names}
 
 
-def _ordered(judged: list[Judged]) -> list[Judged]:
+def _ordered(judged: list[DraftedHandle]) -> list[DraftedHandle]:
     """Handles in an order where each one's references come before it (a cycle's back-references dropped)."""
     by_variable = {variable(j.name): j for j in judged}
     done: set[str] = set()
-    ordered: list[Judged] = []
+    ordered: list[DraftedHandle] = []
     pending = list(judged)
     while pending:
         ready = next((j for j in pending if _needs(j, by_variable) <= done), None)
         if ready is None:
             first = pending[0]
-            ready = Judged(first.name, first.type, tuple(c for c in first.kept if _needs_one(c, by_variable) <= done))
+            ready = DraftedHandle(
+                first.name, first.type, tuple(c for c in first.kept if _needs_one(c, by_variable) <= done)
+            )
             pending[0] = ready
         pending.remove(ready)
         ordered.append(ready)
@@ -196,18 +200,18 @@ def _ordered(judged: list[Judged]) -> list[Judged]:
     return ordered
 
 
-def _needs(judged: Judged, by_variable: dict[str, Judged]) -> set[str]:
+def _needs(judged: DraftedHandle, by_variable: dict[str, DraftedHandle]) -> set[str]:
     return set().union(*(_needs_one(c, by_variable) for c in judged.kept)) - {variable(judged.name)}
 
 
-def _needs_one(candidate: Candidate, by_variable: dict[str, Judged]) -> set[str]:
+def _needs_one(candidate: Candidate, by_variable: dict[str, DraftedHandle]) -> set[str]:
     return {r for r in candidate.refs if r in by_variable}
 
 
 def render(
     step: StepSpec,
     inputs: dict[str, str],
-    judged: list[Judged],
+    judged: list[DraftedHandle],
     kinds: dict[str, str],
     values: dict[str, FoundValue],
 ) -> str:
@@ -239,9 +243,9 @@ def _code_of(resource_type: str) -> str:
     return f"{module}.{name}"
 
 
-def _groups(judged: list[Judged], referenced: set[str]) -> list[list[Judged]]:
+def _groups(judged: list[DraftedHandle], referenced: set[str]) -> list[list[DraftedHandle]]:
     """Consecutive handles of one kind that no other handle refers to: matched together by `find_all`."""
-    groups: list[list[Judged]] = []
+    groups: list[list[DraftedHandle]] = []
     for item in judged:
         last = groups[-1] if groups else None
         joinable = variable(item.name) not in referenced and not any(
@@ -258,7 +262,7 @@ def _requirements(kept: tuple[Candidate, ...], indent: int) -> list[str]:
     return [line for c in kept for line in c.lines(indent)]
 
 
-def _find(group: list[Judged], referenced: set[str], inputs: dict[str, str]) -> list[str]:
+def _find(group: list[DraftedHandle], referenced: set[str], inputs: dict[str, str]) -> list[str]:
     kind = _code_of(group[0].type)
     if len(group) == 1:
         (item,) = group
