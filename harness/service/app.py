@@ -161,9 +161,10 @@ def reload_on_hangup(ev: Evaluator) -> None:
 HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}  # any other refusal of the framework's: `http`
 
 
-async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+async def http_error(request: Request, exc: Exception) -> JSONResponse:
     """The framework's own refusals in the problem body, in our words: no such path (404), a method the path does
     not take (405, naming those it does, as the Allow header does), any other status as `http`."""
+    assert isinstance(exc, StarletteHTTPException)  # registered for it alone (Starlette types handlers by Exception)
     headers = getattr(exc, "headers", None) or {}
     where = f"{request.method} {request.url.path}"
     if exc.status_code == 404:
@@ -176,7 +177,7 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> JSONRespo
     return JSONResponse(problem.body(), status_code=exc.status_code, headers=headers or None)
 
 
-async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+async def validation_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(Problem(422, "invalid_field", str(exc)).body(), status_code=422)
 
 
