@@ -260,15 +260,7 @@ _LITERAL = "\x00"
 def _glob(pattern: str, context: Mapping[str, Values], variables: bool) -> globs.Glob:
     if not variables or "${" not in pattern:
         return globs.iam_glob(pattern)
-    marked = _substitute(pattern, context, lambda value: "".join(_LITERAL + c for c in value))
-    tokens: list[globs.Token] = []
-    chars = iter(marked)
-    for char in chars:
-        if char == _LITERAL:
-            tokens.append(next(chars))
-        else:
-            tokens.append(globs.ANY_RUN if char == "*" else globs.ANY_ONE if char == "?" else char)
-    return tuple(tokens)
+    return _marked_glob(_substitute(pattern, context, lambda value: "".join(_LITERAL + c for c in value)))
 
 
 def _resource_element(statement: Statement, resource: str, context: Mapping[str, Values], variables: bool) -> bool:
@@ -400,6 +392,8 @@ def _like(value: str, pattern: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def _marked_glob(pattern: str) -> globs.Glob:
+    """The glob of a pattern whose literal characters each follow `_LITERAL` (a substituted variable's value): `*`
+    and `?` are wildcards only where they are not so marked."""
     tokens: list[globs.Token] = []
     chars = iter(pattern)
     for char in chars:
