@@ -6,7 +6,8 @@ Three rules and the explicit lists beside them:
   `SecretAccessKey`, `SessionToken`, `PreSharedKey`, `UserData`, ...) and it holds text (a string or a blob, not
   an enum such as a token's validity unit, nor a number, a flag or a date); in a bag of environment or stage
   variables (`Environment.Variables`, a container's `environment`, a stage's `variables`), every value but those
-  known to be safe (`variable_entry`: `TABLE_NAME=items`, which labs check, an ARN, a number; not `CRED=...`);
+  known to be safe (`variable_entry`: `TABLE_NAME=items`, which labs check, a plain name's value of the shape
+  the name says, an ARN, a number; not `CRED=...` nor `ADMIN_USER=admin:pw`);
 - a member is a secret when its model documents it as a presigned URL (a Lambda function's code `Location`, an
   ECR layer's `downloadUrl`, a Snowball job's logs): whoever holds one reads or writes the object it signs;
 - a request parameter asks for secrets when it is a flag named like `WithDecryption`, `includeValues`, `unmask`.
