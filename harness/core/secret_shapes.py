@@ -104,14 +104,14 @@ CREDENTIAL_VALUE = re.compile(
     r"|(?<![A-Za-z0-9])SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"  # SendGrid
     r"|\Abase64:[A-Za-z0-9+/]{20,}={0,2}\Z"  # a framework's application key (Laravel's APP_KEY)
     # a URL carrying a password, with a user or none (postgres://app:pw@db/app, redis://:pw@cache:6379/0)
-    r"|[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@"
+    r"|(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@"
     r"|https://(?:hooks\.slack\.com/(?:services|workflows|triggers)|(?:[\w-]+\.)?discord(?:app)?\.com/api/webhooks"
     r"|[\w.-]*webhook\.office\.com|outlook\.office\.com/webhook)/\S+"  # a webhook's URL: who holds it posts
     # a connection string with its password (Server=db;User Id=app;Password=...)
     r"|(?i:(?:server|data source|host)=[^;]{1,200};[^\n]{0,500}?(?:password|pwd)=[^;\s])"
     # a credential-named parameter in a URL's query or in `key=value` text (`?api_key=...`, JDBC's `&password=...`,
     # a presigned URL's `sig=`, `password=x` in a config file's text)
-    r"|(?i:(?<![a-z0-9])[a-z0-9_.-]*(?:pass(?:word|wd|phrase)|pwd|secret|token|api[_-]?key|access[_-]?key"
+    r"|(?i:(?:pass(?:word|wd|phrase)|pwd|secret|token|api[_-]?key|access[_-]?key"
     r"|private[_-]?key|client[_-]?key|auth|sig|signature|credentials?)\s*=\s*[^\s&;,\"'<>]+)"
     r"|(?i:\bbearer\s+[A-Za-z0-9._~+/-]{4,}=*)"  # an HTTP Authorization header's token
     # an AWS secret access key: 40 characters of base64's alphabet standing alone, mixed case (not a SHA-1 in hex)
@@ -119,7 +119,7 @@ CREDENTIAL_VALUE = re.compile(
     r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=._-])"
 )
 JSON_PATH = ("$", "{%")  # a state machine's path or JSONata (`"TaskToken.$": "$$.Task.Token"`): no credential
-MAX_JSON_TEXT = 256 * 1024  # text read as JSON to find credential-named keys in it (a state machine's definition)
+MAX_JSON_TEXT = 1024 * 1024  # text read as JSON to find credential-named keys in it (a state machine's definition)
 
 
 def looks_like_credential(text: str) -> bool:

@@ -389,6 +389,7 @@ AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
         ('{"StartAt": "A", "States": {"A": {"Type": "Pass", "Parameters": {"TableName": "items"}}}}', False),
         ('{"States": {"A": {"Parameters": {"TaskToken.$": "$$.Task.Token"}}}}', False),
         ("ttl=5", False),
+        ("a_" * 20 + "password=x", True),  # a credential-named key after any prefix
         ("bypass the cache", False),
     ],
 )
