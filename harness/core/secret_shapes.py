@@ -6,7 +6,8 @@ Three rules and the explicit lists beside them:
   `SecretAccessKey`, `SessionToken`, `PreSharedKey`, `UserData`, ...) and it holds text (a string or a blob, not
   an enum such as a token's validity unit, nor a number, a flag or a date); in a bag of environment or stage
   variables (`Environment.Variables`, a container's `environment`, a stage's `variables`), every value but those
-  known to be safe (`variable_entry`: `TABLE_NAME=items`, which labs check, an ARN, a number; not `CRED=...`);
+  known to be safe (`variable_entry`: `TABLE_NAME=items`, which labs check, a plain name's value of the shape
+  the name says, an ARN, a number; not `CRED=...` nor `ADMIN_USER=admin:pw`);
 - a member is a secret when its model documents it as a presigned URL (a Lambda function's code `Location`, an
   ECR layer's `downloadUrl`, a Snowball job's logs): whoever holds one reads or writes the object it signs;
 - a request parameter asks for secrets when it is a flag named like `WithDecryption`, `includeValues`, `unmask`.
@@ -22,6 +23,7 @@ ask for secrets; harness/core/readonly.py refuses the reads whose whole answer i
 from __future__ import annotations
 
 import enum
+import json
 import re
 import weakref
 from collections.abc import Iterator
@@ -72,6 +74,22 @@ SAFE_VARIABLE = re.compile(
     r"|disabled|version|lang|locale|tz|type|format|prefix|suffix|domain|cluster|service|function|role|account|user"
     r"|username|email|origin|origins|debug|home|class|handler|runtime|memory|concurrency|retries|interval|schedule)\Z"
 )
+# ...and only when the value has the shape its name says: a host a host's (lowercase labels, an IP address), a URL
+# a URL's (no user or password: CREDENTIAL_VALUE), a file or a directory a path's, a schedule AWS's; any other name
+# an identifier's (no space, `:` nor `=`: not `ADMIN_USER=admin:pw`).
+IDENTIFIER = re.compile(r"[A-Za-z0-9_.,/@+*-]{1,512}")
+LABEL = r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?"
+HOST = rf"(?:{LABEL}(?:\.{LABEL})*|\[[0-9a-fA-F:.]+\])(?::[0-9]{{1,5}})?"
+URL = r"[a-z][a-z0-9+.-]*://[^\s@]{1,2000}"
+VARIABLE_SHAPES = (
+    (re.compile(r"(?:host|hostname|domain|cluster)\Z"), re.compile(f"{HOST}(?:,{HOST})*")),
+    (re.compile(r"(?:url|uri|endpoint|origin|origins)\Z"), re.compile(rf"\*|(?:{URL}|{HOST})(?:,(?:{URL}|{HOST}))*")),
+    (re.compile(r"(?:file|dir|path|home|prefix|suffix)\Z"), re.compile(r"[A-Za-z0-9_.,/@+~-]{1,1024}")),
+    (re.compile(r"schedule\Z"), re.compile(r"(?:rate|cron|at)\([A-Za-z0-9 *?/,#LW:.-]{1,200}\)")),
+)
+# A resource's name a credential-named reference may hold (`SECRET_NAME=orders/db`, `DB_PASSWORD_PARAM=/app/db`,
+# `SECRET_ID=orders-db`): a path, or lowercase words joined by dashes or underscores.
+RESOURCE_NAME = re.compile(r"/?[A-Za-z0-9_.+=@-]{1,256}(?:/[A-Za-z0-9_.+=@-]{1,256})+|[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")
 # ...but a value that cannot be a secret: an ARN, a number, a flag, nothing.
 SAFE_VALUE = re.compile(
     r"arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:[0-9]{0,12}:\S+|-?[0-9]{1,6}(?:\.[0-9]+)?|(?i:true|false|yes|no|on|off)|"
@@ -86,18 +104,63 @@ CREDENTIAL_VALUE = re.compile(
     r"|(?<![A-Za-z0-9])SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"  # SendGrid
     r"|\Abase64:[A-Za-z0-9+/]{20,}={0,2}\Z"  # a framework's application key (Laravel's APP_KEY)
     # a URL carrying a password, with a user or none (postgres://app:pw@db/app, redis://:pw@cache:6379/0)
-    r"|[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@"
+    r"|(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@"
     r"|https://(?:hooks\.slack\.com/(?:services|workflows|triggers)|(?:[\w-]+\.)?discord(?:app)?\.com/api/webhooks"
     r"|[\w.-]*webhook\.office\.com|outlook\.office\.com/webhook)/\S+"  # a webhook's URL: who holds it posts
     # a connection string with its password (Server=db;User Id=app;Password=...)
     r"|(?i:(?:server|data source|host)=[^;]{1,200};[^\n]{0,500}?(?:password|pwd)=[^;\s])"
+    # a credential-named parameter in a URL's query or in `key=value` text (`?api_key=...`, JDBC's `&password=...`,
+    # a presigned URL's `sig=`, `password=x` in a config file's text)
+    r"|(?i:(?:pass(?:word|wd|phrase)|pwd|secret|token|api[_-]?key|access[_-]?key"
+    r"|private[_-]?key|client[_-]?key|auth|sig|signature|credentials?)\s*=\s*[^\s&;,\"'<>]+)"
+    r"|(?i:\bbearer\s+[A-Za-z0-9._~+/-]{4,}=*)"  # an HTTP Authorization header's token
+    # an AWS secret access key: 40 characters of base64's alphabet standing alone, mixed case (not a SHA-1 in hex)
+    r"|(?<![A-Za-z0-9/+=._-])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[0-9/+])"
+    r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=._-])"
 )
+JSON_PATH = ("$", "{%")  # a state machine's path or JSONata (`"TaskToken.$": "$$.Task.Token"`): no credential
+MAX_JSON_TEXT = 1024 * 1024  # text read as JSON to find credential-named keys in it (a state machine's definition)
 
 
 def looks_like_credential(text: str) -> bool:
-    """Whether a text is a credential by its form, whatever holds it: an access key, a private key, a JWT, a token
-    of a known format, a URL carrying a password, a webhook's URL, a connection string with its password."""
-    return bool(CREDENTIAL_VALUE.search(text))
+    """Whether a text is a credential by its form, whatever holds it: an access key (its id or its 40-character
+    secret), a private key, a JWT, a token of a known format, a URL carrying a password or a credential-named query
+    parameter, `password=...` text, a bearer token, a webhook's URL, a connection string with its password, JSON text
+    holding a credential-named key (`{"db_password": "..."}`)."""
+    return bool(CREDENTIAL_VALUE.search(text)) or json_holds_credential(text)
+
+
+def json_text(text: str) -> object | None:
+    """`text` parsed as a JSON object or array, or None when it is none (or too long to read)."""
+    stripped = text.strip()
+    if len(stripped) > MAX_JSON_TEXT or not stripped.startswith(("{", "[")):
+        return None
+    try:
+        document: object = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+    return document
+
+
+def json_holds_credential(text: str) -> bool:
+    """Whether `text` is JSON with a credential in it: a value under a credential-named key, or credential-shaped
+    text, at any depth (a Step Functions definition's `"password"`, an `"Authorization": "Bearer ..."`)."""
+    document = json_text(text)
+    if document is None:
+        return False
+    pending, seen = [document], 0
+    while pending and seen < 100_000:
+        value, seen = pending.pop(), seen + 1
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(item, (str, int, float)) and not isinstance(item, bool) and document_entry(key, item):
+                    return True
+                pending.append(item)
+        elif isinstance(value, list):
+            pending.extend(value)
+        elif isinstance(value, str) and (CREDENTIAL_VALUE.search(value) or json_holds_credential(value)):
+            return True
+    return False
 
 
 class Secret(enum.Enum):
@@ -164,30 +227,69 @@ SECRET_PARAMETERS: dict[str, frozenset[tuple[str, str]]] = {}
 MAX_PATHS = 8  # of one answer's secrets, what a review or a refusal names
 
 
-def secret_entry(key: object, value: object) -> bool:
-    """Whether an entry of a bag holds a credential: its key names one (`PASSWORD`, `STRIPE_API_KEY`,
-    `GITHUB_TOKEN`, `KAFKA_CLIENT_KEY_PASSWORD`; not `TABLE_NAME` nor `JDBC_CONNECTION_URL`) and it is no reference to
-    where one is kept (`SECRET_ARN`, `DB_PASSWORD_PARAMETER`, an ARN: how AWS teaches a function to find its secret,
-    which labs check), or its value looks like one."""
-    if isinstance(value, str) and CREDENTIAL_VALUE.search(value):
-        return True
+def _names_credential(key: object) -> bool:
+    """Whether a bag's key mentions a credential anywhere (`DB_PASSWORD`, `GITHUB_TOKEN`, `SECRET_PART1_ID`,
+    `DB_PASS`, `PGPASS`; not `BYPASS` nor `PARTITION_KEY`)."""
     name = re.sub(r"[^a-z0-9]", "", str(key).lower())
     words = set(re.split(r"[^a-z0-9]+", str(key).lower()))
-    if not (SECRET_KEY.search(name) or SECRET_END.search(name) or words & SECRET_WORDS) or REFERENCE_KEY.search(name):
+    return bool(SECRET_KEY.search(name) or SECRET_END.search(name) or words & SECRET_WORDS)
+
+
+def _reference(key: object, value: str) -> bool:
+    """Whether a credential-named entry is a reference to where a credential is kept: an ARN, whatever the name,
+    or, under a name saying reference (`SECRET_NAME`, `DB_PASSWORD_PARAM`), a resource's name: a path
+    (`/app/db/password`, `orders/db`) or a lowercase name with dashes (`orders-db-secret`); never a bare word
+    (`SECRET_PART1_ID=xK9...`), which a credential can be."""
+    if ARN_VALUE.fullmatch(value):
+        return True
+    name = re.sub(r"[^a-z0-9]", "", str(key).lower())
+    return bool(REFERENCE_KEY.search(name) and RESOURCE_NAME.fullmatch(value))
+
+
+def secret_entry(key: object, value: object) -> bool:
+    """Whether an entry of a bag holds a credential: its value looks like one, or its key names one (`PASSWORD`,
+    `STRIPE_API_KEY`, `GITHUB_TOKEN`, `KAFKA_CLIENT_KEY_PASSWORD`; not `TABLE_NAME` nor `JDBC_CONNECTION_URL`) and its
+    value is no reference to where one is kept (`_reference`: `SECRET_ARN=arn:...`, `DB_PASSWORD_PARAMETER=/app/db`:
+    how AWS teaches a function to find its secret, which labs check)."""
+    if isinstance(value, str) and looks_like_credential(value):
+        return True
+    if not _names_credential(key):
         return False
-    return not (isinstance(value, str) and ARN_VALUE.fullmatch(value))
+    return not (isinstance(value, str) and _reference(key, value))
+
+
+def document_entry(key: object, value: object) -> bool:
+    """Whether an entry of a JSON document (a state machine's definition, a config file) holds a credential: as
+    `secret_entry` says, but a state machine's path or JSONata (`"TaskToken.$": "$$.Task.Token"`) is none."""
+    if isinstance(value, str) and value.startswith(JSON_PATH):
+        return False
+    return secret_entry(key, value)
+
+
+def _plain_shape(key: object, value: str) -> bool:
+    """Whether a value has the shape its plain-configuration name says (`VARIABLE_SHAPES`); a name of no listed
+    kind takes an identifier's shape (`LOG_LEVEL=info`)."""
+    name = re.sub(r"[^a-z0-9]", "", str(key).lower())
+    for suffix, shape in VARIABLE_SHAPES:
+        if suffix.search(name):
+            return bool(shape.fullmatch(value))
+    return bool(IDENTIFIER.fullmatch(value))
 
 
 def variable_entry(key: object, value: object) -> bool:
     """Whether a value of a bag of environment or stage variables or of object metadata is blanked: every one but
     those known to be safe to read, whatever the name a credential hides under (`CRED`, `SALT`, `DJANGO_KEY`): a
-    value named as plain configuration (`TABLE_NAME=items`, `LOG_LEVEL`, `QUEUE_URL`; `SAFE_VARIABLE`), or one that
-    cannot be a secret (an ARN, a number, a flag, nothing), unless `secret_entry` says it is one."""
+    value that cannot be a secret (an ARN, a number, a flag, nothing), or one named as plain configuration
+    (`TABLE_NAME=items`, `LOG_LEVEL`, `QUEUE_URL`; `SAFE_VARIABLE`) whose value has the shape its name says (a host a
+    host's, a URL a URL's without credentials, a name an identifier's: not `DB_HOST=pw word`, `ADMIN_USER=admin:pw`),
+    unless `secret_entry` says it is a credential."""
     if secret_entry(key, value):
         return True
     if not isinstance(value, str) or SAFE_VALUE.fullmatch(value.strip()):
         return False
-    return not SAFE_VARIABLE.search(re.sub(r"[^a-z0-9]", "", str(key).lower()))
+    if not SAFE_VARIABLE.search(re.sub(r"[^a-z0-9]", "", str(key).lower())):
+        return True
+    return not _plain_shape(key, value)
 
 
 def _textual(shape: Shape) -> bool:

@@ -35,6 +35,8 @@ QUEUE_URL = re.compile(r"queue-?url[\"']?\s*[=:]\s*[\"']?[^\"'&\s]*?/(\d{12})/",
 # A partial ARN: an account id and a colon where a name may be one (Lambda's `111111111111:function:fnA`, as a
 # FunctionName in the path or the body), not the account field of a whole ARN (ARN_ACCOUNT reads those).
 PARTIAL_ARN = re.compile(r"(?<![0-9A-Za-z:])(\d{12}):[A-Za-z$]")
+# ...and one with its region before the account (`us-east-1:111111111111:function:fnA`, an ARN without `arn:...:`).
+REGION_PARTIAL_ARN = re.compile(r"(?<![0-9A-Za-z-])[a-z]{2}(?:-[a-z]+){1,3}-\d{1,2}:(\d{12}):[A-Za-z$]")
 RELIST_S = 1.0
 MAX_SCANNED_CHARS = 1024 * 1024
 
@@ -56,7 +58,7 @@ def named_accounts(request: RawRequest) -> set[str]:
         texts.append(json.dumps(json.loads(request.body), ensure_ascii=False))
     found: set[str] = set()
     for each in dict.fromkeys(texts):
-        for pattern in (ARN_ACCOUNT, ACCOUNT_PARAMETER, QUEUE_URL, PARTIAL_ARN):
+        for pattern in (ARN_ACCOUNT, ACCOUNT_PARAMETER, QUEUE_URL, PARTIAL_ARN, REGION_PARTIAL_ARN):
             found.update(pattern.findall(each))
     return found
 

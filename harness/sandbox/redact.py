@@ -25,6 +25,9 @@ from harness.core.secret_shapes import (
     VALUE_NAMES,
     ModelSecrets,
     Secret,
+    document_entry,
+    json_holds_credential,
+    json_text,
     looks_like_credential,
     secret_entry,
     variable_entry,
@@ -164,15 +167,30 @@ def _text(shape: Shape) -> bool:
     return shape.type_name == "string" and not getattr(shape, "enum", None)
 
 
+def scrub(text: str) -> str:
+    """Text relayed as it is unless it holds a credential: MARKER for credential-shaped text, and JSON text (a state
+    machine's definition, a policy, a config file in a variable) with the values under credential-named keys
+    blanked inside it, the rest of it kept."""
+    if not looks_like_credential(text):
+        return text
+    document = json_text(text)
+    if document is None or not json_holds_credential(text):
+        return MARKER
+    try:
+        return json.dumps(_document(document))
+    except RecursionError:
+        return MARKER
+
+
 def _document(value: Any) -> Any:
     """A free-form value (a document, or one the model does not describe): its credential-looking text and the values
     under credential-named keys blanked, at any depth."""
     if isinstance(value, str):
-        return MARKER if looks_like_credential(value) else value
+        return scrub(value)
     if isinstance(value, list):
         return [_document(item) for item in value]
     if isinstance(value, dict):
-        return {k: MARKER if secret_entry(k, v) else _document(v) for k, v in value.items()}
+        return {k: MARKER if document_entry(k, v) else _document(v) for k, v in value.items()}
     return value
 
 
@@ -203,7 +221,7 @@ def _json(secrets: ModelSecrets, value: Any, shape: Shape) -> Any:
     if isinstance(value, str):
         if kind in ("structure", "list", "map"):
             return MARKER
-        return MARKER if looks_like_credential(value) else value
+        return scrub(value)
     if kind == "structure" and shape.is_document_type:
         return _document(value)
     if kind == "structure" and isinstance(value, dict):
@@ -348,8 +366,8 @@ def _xml_text(element: ET.Element) -> None:
     """A leaf: its text kept unless it looks like a credential; elements under a leaf are none of the model's."""
     if len(element):
         _xml_unmodelled(element)
-    elif element.text and looks_like_credential(element.text):
-        element.text = MARKER
+    elif element.text:
+        element.text = scrub(element.text)
 
 
 def _xml(secrets: ModelSecrets, element: ET.Element, shape: Shape) -> None:

@@ -30,6 +30,11 @@ JSON = {"content-type": "application/x-amz-json-1.0"}
         (RawRequest("GET", "/2015-03-31/functions/888888888888:fnA/policy", "", {}, b""), {"888888888888"}),
         (RawRequest("POST", "/", "", JSON, b'{"FunctionName": "999999999999:function:fnA:$LATEST"}'),
          {"999999999999"}),
+        # ...with its region before the account, and no `arn:` (the fifth outside attacker's)
+        (RawRequest("GET", "/2015-03-31/functions/us-east-1%3A111111111111%3Afunction%3AfnA/configuration", "", {},
+                    b""), {"111111111111"}),
+        (RawRequest("POST", "/", "", JSON, b'{"name": "eu-central-2:222222222222:stateMachine:sm"}'),
+         {"222222222222"}),
         (RawRequest("POST", "/", "", JSON, b'{"Started": "2026-11-28T23:41:50", "Count": 123456789012}'), set()),
         # AWS's own: anyone's to read
         (RawRequest("POST", "/", "", {}, b"Action=GetPolicy&PolicyArn=arn%3Aaws%3Aiam%3A%3Aaws%3Apolicy%2FReadOnly"),

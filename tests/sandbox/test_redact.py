@@ -12,9 +12,9 @@ import pytest
 from botocore.model import ServiceModel
 
 from harness.core.botocore_models import find_service_model
-from harness.core.secret_shapes import secret_entry, secrets_of, variable_entry
+from harness.core.secret_shapes import looks_like_credential, secret_entry, secrets_of, variable_entry
 from harness.sandbox import redact as redact_module
-from harness.sandbox.redact import MARKER, Unredactable, obstacle, redact
+from harness.sandbox.redact import MARKER, Unredactable, obstacle, redact, scrub
 
 SHAPES: dict[str, Any] = {
     "Out": {
@@ -358,3 +358,101 @@ def test_a_cbor_answer_holding_variables_is_refused_before_it_is_asked_for() -> 
     body = json.loads(redact(secrets_of(codebuild), operation, "json", json.dumps(answer).encode()))
     kept = body["projects"][0]["environment"]["environmentVariables"]
     assert [v["value"] for v in kept] == [MARKER, "items"]
+
+
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+
+
+@pytest.mark.parametrize(
+    ("text", "credential"),
+    [
+        # the fifth outside attacker's: credential-named query parameters, `key=value` text, a bearer token
+        ("postgresql://db.internal:5432/app?user=app&password=hunter2", True),
+        ("jdbc:postgresql://db/app?user=app&password=hunter2", True),
+        ("https://api.pay.example/v1?api_key=abc123", True),
+        ("https://hooks.example/x?token=abc", True),
+        ("https://b.s3.amazonaws.com/k?X-Amz-Signature=abc&sig=def", True),
+        ("password=hunter2", True),
+        ("db.user=app\ndb.secret=hunter2", True),
+        ("Authorization: Bearer abcdefgh", True),
+        (AWS_SECRET, True),  # an AWS secret access key standing alone
+        (f"aws_secret_access_key {AWS_SECRET}", True),
+        ('{"db_password": "hunter2"}', True),  # JSON text holding a credential-named key, at any depth
+        ('{"States": {"A": {"Result": {"Authorization": "Bearer abcdefgh"}}}}', True),
+        ('["x", {"nested": "{\\"api_key\\": \\"abc\\"}"}]', True),  # JSON inside JSON text
+        # what is no credential: a URL's plain query, a commit's SHA-1, a code digest, a path, a state machine's path
+        ("https://sqs.us-east-1.amazonaws.com/123456789012/jobs?Version=2012-11-05", False),
+        ("s3://bucket/key?versionId=abc", False),
+        ("9fceb02d0ae598e95dc970b74767f19372d61af8", False),
+        ("BuKNMCqxMFM4VdGSnAxEpS9FqRb0aGjf9nfBK+rE1qU=", False),
+        ("logs/my-function/2026/11/29/part-0001.json", False),
+        ('{"StartAt": "A", "States": {"A": {"Type": "Pass", "Parameters": {"TableName": "items"}}}}', False),
+        ('{"States": {"A": {"Parameters": {"TaskToken.$": "$$.Task.Token"}}}}', False),
+        ("ttl=5", False),
+        ("a_" * 20 + "password=x", True),  # a credential-named key after any prefix
+        ("bypass the cache", False),
+    ],
+)
+def test_credentials_by_their_shape_in_any_text(text: str, credential: bool) -> None:
+    assert looks_like_credential(text) is credential
+
+
+def test_json_text_keeps_its_configuration_and_loses_its_credentials() -> None:
+    """A state machine's definition relayed: the value under `password` and the bearer token blanked inside it, the
+    rest of the definition kept for the lab to read."""
+    definition = {"StartAt": "A", "States": {"A": {"Type": "Pass", "Result": {
+        "password": "hunter2", "Authorization": "Bearer abcdefgh", "TableName": "items"}, "End": True}}}  # fmt: skip
+    scrubbed = json.loads(scrub(json.dumps(definition)))
+    assert scrubbed["States"]["A"]["Result"] == {"password": MARKER, "Authorization": MARKER, "TableName": "items"}
+    assert scrubbed["StartAt"] == "A"
+    assert scrub("password=hunter2") == MARKER
+    assert scrub("items") == "items"
+
+
+def test_a_state_machines_definition_is_relayed_with_its_credentials_blanked() -> None:
+    """DescribeStateMachine through the gateway's redaction, with the real model: `definition` is a string."""
+    sfn = find_service_model("stepfunctions")
+    assert sfn is not None
+    definition = json.dumps({"StartAt": "A", "States": {"A": {"Type": "Pass", "Result": {"password": "hunter2"}}}})
+    answer = {"name": "sm", "definition": definition, "description": "uses https://x/?api_key=abc"}
+    operation = sfn.operation_model("DescribeStateMachine")
+    body = json.loads(redact(secrets_of(sfn), operation, "json", json.dumps(answer).encode()))
+    assert "hunter2" not in json.dumps(body)
+    assert json.loads(body["definition"])["States"]["A"]["Result"]["password"] == MARKER
+    assert body["description"] == MARKER
+    assert body["name"] == "sm"
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "blanked"),
+    [
+        # a plain name keeps its value only when the value has the shape the name says (the fifth attacker's)
+        ("DB_HOST", "db.internal", False),
+        ("DB_HOST", "10.0.0.12:5432", False),
+        ("DB_HOST", "PLANT-hostpw", True),  # not a host's lowercase labels
+        ("DB_HOST", "hunter 2", True),
+        ("DATABASE_URL", "postgresql://db.internal:5432/app", False),
+        ("DATABASE_URL", "postgresql://db.internal:5432/app?user=app&password=hunter2", True),
+        ("PAYMENTS_API_URL", "https://api.pay.example/v1?api_key=abc", True),
+        ("PAYMENTS_API_URL", "not a url", True),
+        ("APP_CONFIG_FILE", "/etc/app/config.json", False),
+        ("APP_CONFIG_FILE", '{"db_password": "hunter2"}', True),
+        ("ADMIN_USER", "admin", False),
+        ("ADMIN_USER", "admin:hunter2", True),  # user:secret
+        ("KMS_KEY_ID", "1234abcd-12ab-34cd-56ef-1234567890ab", False),
+        ("BACKUP_KEY_ID", AWS_SECRET, True),  # an AWS secret access key's shape
+        ("LOG_LEVEL", "info", False),
+        ("LOG_LEVEL", "x=y", True),
+        ("SCHEDULE", "rate(5 minutes)", False),
+        ("ALLOWED_ORIGINS", "https://a.example,https://b.example", False),
+        # a name mentioning a secret is a reference only with an ARN or a resource name's shape
+        ("SIGNING_KEY_ID", "xK9fPq2LmZ", True),
+        ("DB_PASSWORD_NAME", "Hunter2Pass", True),
+        ("SECRET_PART1_ID", "Hunter2", True),
+        ("DB_PASSWORD_NAME", "/app/db/password", False),
+        ("SECRET_ID", "orders-db-secret", False),
+        ("SECRET_ARN", "arn:aws:secretsmanager:us-east-1:123456789012:secret:orders/db-AbCdEf", False),
+    ],
+)
+def test_a_plain_name_keeps_only_a_value_of_its_shape(key: str, value: str, blanked: bool) -> None:
+    assert variable_entry(key, value) is blanked
