@@ -12,6 +12,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from harness.kit import renamed
+
 # every public name each old module had in 0.1.0 -> its home now (module, name)
 MOVED_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     "harness.recorder": {
@@ -53,10 +55,7 @@ MOVED_NAMES: dict[str, dict[str, tuple[str, str]]] = {
 def deprecation(module: str, name: str) -> str:
     """What a use of the moved `module.name` is told, at run time and by `stepeval lint` alike."""
     home, new_name = MOVED_NAMES[module][name]
-    return (
-        f"{module}.{name} is deprecated: use {home}.{new_name} (the old name goes in a later release:"
-        " docs/user.md, 'The public API')"
-    )
+    return renamed.deprecation(f"{module}.{name}", f"{home}.{new_name}")
 
 
 def moved_name(module: str, name: str) -> Any:

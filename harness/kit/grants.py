@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,6 +24,7 @@ from harness.kit import access, globs, identity
 from harness.kit.access import ANONYMOUS, Decision, Request
 from harness.kit.kinds import Resource
 from harness.kit.later import later
+from harness.kit.renamed import old_name
 from harness.kit.require import Requirement, require
 from harness.kit.statements import Policy, PolicyError, principal_of
 
@@ -457,12 +457,4 @@ def principal_may(
 def __getattr__(name: str) -> Any:
     """`PolicyFinding` by its name in 0.2.0 (renamed: `kit.outputs.Finding` is another idea): still answered, with a
     DeprecationWarning."""
-    if name != "Finding":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(
-        f"{__name__}.Finding is deprecated: use {__name__}.PolicyFinding (the old name goes in a later release:"
-        " docs/user.md, 'The public API')",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return PolicyFinding
+    return old_name(__name__, name, {"Finding": ("PolicyFinding", PolicyFinding)})

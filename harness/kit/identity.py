@@ -11,7 +11,6 @@ the policies spell out. Permissions boundaries, SCPs and session policies are no
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
@@ -19,6 +18,7 @@ from typing import Any, Literal
 
 from harness.kit import globs
 from harness.kit.globs import Glob
+from harness.kit.renamed import old_name
 from harness.kit.statements import Policy, PolicyError, Statement, parse_policy, resource_matches
 
 Decision = Literal["allowed", "denied", "not allowed", "undecided"]
@@ -377,12 +377,4 @@ def _where(source: Source, statement: Statement) -> str:
 def __getattr__(name: str) -> Any:
     """`AccessVerdict` by its name in 0.2.0 (renamed: `kit.outputs.Verdict` is another idea): still answered, with a
     DeprecationWarning."""
-    if name != "Verdict":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(
-        f"{__name__}.Verdict is deprecated: use {__name__}.AccessVerdict (the old name goes in a later release:"
-        " docs/user.md, 'The public API')",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return AccessVerdict
+    return old_name(__name__, name, {"Verdict": ("AccessVerdict", AccessVerdict)})
