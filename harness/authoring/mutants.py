@@ -225,30 +225,47 @@ def _omittable(index: int, calls: Sequence[Call]) -> bool:
 
 
 def _changes(value: Any, shape: Shape | None, path: tuple[str | int, ...], scope: _Scope) -> Iterator[_Change]:
+    """Mutants of one value at `path`, by its botocore type (without a shape, by its Python type): a structure's or
+    a map's members, a list's, a string's, a boolean's or a number's."""
     type_name = shape.type_name if shape is not None else _type_of(value)
-    name = _name(path)
     if type_name == "structure" and isinstance(value, dict):
         for key, member in value.items():
             member_shape = shape.members.get(key) if shape is not None else None
             yield from _changes(member, member_shape, (*path, key), scope)
     elif type_name == "map" and isinstance(value, dict):
-        for key, member in value.items():
-            renamed = {(f"{k}-x" if k == key else k): v for k, v in value.items()}
-            yield _Change(path, renamed, f"{name}[{key}]->{key}-x", f"`{name}` key `{key}` renamed `{key}-x`")
-            value_shape = shape.value if shape is not None else None
-            yield from _changes(member, value_shape, (*path, key), scope)
+        yield from _map_changes(value, shape, path, scope)
     elif type_name == "list" and isinstance(value, list):
         yield from _list_changes(value, shape, path, scope)
-    elif type_name == "boolean" and isinstance(value, bool):
-        yield _Change(path, not value, f"{name}={str(not value).lower()}", f"`{name}` {str(not value).lower()}")
-    elif type_name in ("integer", "long") and isinstance(value, int) and not name.split(".")[-1].startswith("From"):
-        for changed in _other_numbers(path, value):  # a range's start is left alone: its end one wider says the same
-            yield _Change(path, changed, f"{name}={changed}", f"`{name}` {changed} instead of {value}")
-    elif type_name in ("float", "double") and isinstance(value, int | float):
-        changed = value * 2 if value else 1.0
-        yield _Change(path, changed, f"{name}={changed:g}", f"`{name}` {changed:g} instead of {value:g}")
     elif isinstance(value, str):
         yield from _string_changes(value, shape, path, scope)
+    else:
+        yield from _scalar_changes(value, type_name, path)
+
+
+def _map_changes(
+    value: dict[str, Any], shape: Shape | None, path: tuple[str | int, ...], scope: _Scope
+) -> Iterator[_Change]:
+    """Each key of a map misspelt (`key-x`), and each of its values mutated."""
+    name = _name(path)
+    value_shape = shape.value if shape is not None else None
+    for key, member in value.items():
+        renamed = {(f"{k}-x" if k == key else k): v for k, v in value.items()}
+        yield _Change(path, renamed, f"{name}[{key}]->{key}-x", f"`{name}` key `{key}` renamed `{key}-x`")
+        yield from _changes(member, value_shape, (*path, key), scope)
+
+
+def _scalar_changes(value: Any, type_name: str, path: tuple[str | int, ...]) -> Iterator[_Change]:
+    """A boolean the other way; an integer a near other (`_other_numbers`; a range's start is left alone: its end
+    one wider says the same); a float doubled."""
+    name = _name(path)
+    if type_name == "boolean" and isinstance(value, bool):
+        yield _Change(path, not value, f"{name}={str(not value).lower()}", f"`{name}` {str(not value).lower()}")
+    elif type_name in ("integer", "long") and isinstance(value, int) and not name.split(".")[-1].startswith("From"):
+        for changed in _other_numbers(path, value):
+            yield _Change(path, changed, f"{name}={changed}", f"`{name}` {changed} instead of {value}")
+    elif type_name in ("float", "double") and isinstance(value, int | float):
+        doubled = value * 2 if value else 1.0
+        yield _Change(path, doubled, f"{name}={doubled:g}", f"`{name}` {doubled:g} instead of {value:g}")
 
 
 def _list_changes(value: list, shape: Shape | None, path: tuple[str | int, ...], scope: _Scope) -> Iterator[_Change]:
@@ -430,7 +447,7 @@ def _policy_changes(policy: dict[str, Any]) -> Iterator[_Change]:
 def _statements(policy: dict[str, Any]) -> Iterator[_Statement]:
     statements = policy.get("Statement")
     listed = isinstance(statements, list)
-    for index, body in enumerate(statements if listed else [statements]):
+    for index, body in enumerate(statements if isinstance(statements, list) else [statements]):
         if isinstance(body, dict):
             where: tuple[str | int, ...] = ("Statement", index) if listed else ("Statement",)
             yield _Statement(policy, where, f"Statement[{index}]" if listed else "Statement", body)
@@ -481,9 +498,10 @@ def _principal_changes(statement: _Statement) -> Iterator[_Change]:
         return
     for kind, swapped in (("Service", _other_service), ("AWS", _other_account)):
         value = principal.get(kind)
-        first = value[0] if isinstance(value, list) and value else value
+        listing = value if isinstance(value, list) else [value]
+        first = listing[0] if listing else None
         if isinstance(first, str) and first != "*" and (changed := swapped(first)) is not None:
-            new = {**principal, kind: changed if isinstance(value, str) else [changed, *value[1:]]}
+            new = {**principal, kind: changed if isinstance(value, str) else [changed, *listing[1:]]}
             yield statement.change("Principal", new, f"Principal.{kind}={changed}", f"Principal {kind} {changed}")
 
 

@@ -333,22 +333,36 @@ def _judge(
     marks: tuple[Equivalent, ...],
     notes: _Notes,
 ) -> MutantResult:
-    call = _shown(mutant)
-    base = {"step": key, "id": mutant.id, "change": mutant.change, "call": call, "duration_ms": result.duration_ms}
+    def judged(
+        outcome: MutantOutcome, sentence: str, *, issue: str | None = None, reason: str | None = None
+    ) -> MutantResult:
+        """The result for this mutant, with what every outcome says: the step, the change, the call, the time."""
+        return MutantResult(
+            step=key,
+            id=mutant.id,
+            change=mutant.change,
+            call=_shown(mutant),
+            outcome=outcome,
+            sentence=sentence,
+            issue=issue,
+            reason=reason,
+            duration_ms=result.duration_ms,
+        )
+
     where = subject(mutant.call, calls)
     if result.got == "broken":
         reason = notes.refused.get((key, mutant.id))
         if reason is None:
-            return MutantResult(**base, outcome="broken", sentence=f"{key}: the mutant broke: {result.detail}")
-        return MutantResult(**base, outcome="invalid", sentence=f"{key}: {reason}", reason=reason)
+            return judged("broken", f"{key}: the mutant broke: {result.detail}")
+        return judged("invalid", f"{key}: {reason}", reason=reason)
     if result.got == "fail":
-        return MutantResult(**base, outcome="killed", sentence=f"{key} failed: {result.issue}", issue=result.issue)
+        return judged("killed", f"{key} failed: {result.issue}", issue=result.issue)
     if result.got == "error":
-        return MutantResult(**base, outcome="error", sentence=f"{key} answered error: {result.detail}")
+        return judged("error", f"{key} answered error: {result.detail}")
     if result.got == "pending":
-        return MutantResult(**base, outcome="invalid", sentence=f"{key}: {NOT_YET}", reason=NOT_YET)
+        return judged("invalid", f"{key}: {NOT_YET}", reason=NOT_YET)
     if same(notes.mutant_prints.get((key, mutant.id), {}), notes.prints.get(key, {})):
-        return MutantResult(**base, outcome="invalid", sentence=f"{key}: {SAME}", reason=SAME)
+        return judged("invalid", f"{key}: {SAME}", reason=SAME)
     sentence = (
         f"{key} passed {mutant.change} on {where}"
         if mutant.params is None
@@ -356,8 +370,8 @@ def _judge(
     )
     mark = next((m for m in marks if _matches(m, mutant)), None)
     if mark is not None:
-        return MutantResult(**base, outcome="equivalent", sentence=sentence, reason=mark.reason)
-    return MutantResult(**base, outcome="survived", sentence=sentence)
+        return judged("equivalent", sentence, reason=mark.reason)
+    return judged("survived", sentence)
 
 
 def _matches(mark: Equivalent, mutant: Mutant) -> bool:
