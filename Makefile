@@ -103,12 +103,19 @@ test-deps:
 	if [ -n "$$failed" ]; then echo "make test-deps: failed at:$$failed (versions in $(DEPS)/*.txt)"; exit 1; fi
 
 # What CI checks before the tests: ruff, its formatting, the import contracts ([tool.importlinter]) and mypy with
-# pydantic's plugin ([tool.mypy]), each in pyproject.toml.
+# pydantic's plugin ([tool.mypy]), each in pyproject.toml; then radon: no function or closure anywhere in the
+# checkout graded E or F (cyclomatic complexity over 30): split it into named parts. A file radon cannot parse is
+# shown, not failed (ruff fails real code that does not parse; tests/labs/misbehaving is not Python on purpose).
+RADON := $(BIN)/radon cc --min E --show-complexity --show-closures --ignore '.*,build,node_modules' .
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
+	@graded="$$($(RADON))" || exit 1; \
+	if printf '%s\n' "$$graded" | grep -qE ' - [EF] \([0-9]+\)$$'; then \
+	  printf '%s\n' "make lint: radon grades these E or F (split each into named parts):" "$$graded" >&2; exit 1; \
+	fi
 
 # Each benchmark prints its figures and writes them to bench/results/<name>.txt (docs/dev.md, "Benchmarks").
 bench: setup

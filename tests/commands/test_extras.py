@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from importlib.metadata import distribution
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from harness.authoring.extra import INSTALL, MODULES
 
@@ -23,6 +26,38 @@ class NotInstalled(importlib.abc.MetaPathFinder):
         return None
 sys.meta_path.insert(0, NotInstalled())
 """
+
+
+CARRIED_BY_MOTO = {"moto", "flask", "werkzeug", "docker", "aws-xray-sdk", "responses"}
+"""What moto's server brings that the service never imports (the service image and the Lambda image install
+stepeval without extras, as `pip install .` in Dockerfile.service and Dockerfile)."""
+
+
+def installs(name: str, extras: frozenset[str] = frozenset()) -> set[str]:
+    """The distributions `pip install name[extras]` brings here (`name` included), read from the installed ones'
+    metadata: each requirement whose marker holds on this platform for the extras asked."""
+    found: set[str] = set()
+    seen: set[tuple[str, frozenset[str]]] = set()
+    todo = [(canonicalize_name(name), extras)]
+    while todo:
+        project, wanted = todo.pop()
+        if (project, wanted) in seen:
+            continue
+        seen.add((project, wanted))
+        found.add(project)
+        for line in distribution(project).requires or []:
+            requirement = Requirement(line)
+            marker = requirement.marker
+            if marker is None or any(marker.evaluate({"extra": extra}) for extra in wanted | {""}):
+                todo.append((canonicalize_name(requirement.name), frozenset(requirement.extras)))
+    return found
+
+
+def test_stepeval_without_extras_brings_no_moto() -> None:
+    """The images' `pip install .`: none of moto's server comes with it; with the `authoring` extra, all of it does
+    (else the walk proves nothing)."""
+    assert installs("stepeval") & CARRIED_BY_MOTO == set()
+    assert installs("stepeval", frozenset({"authoring"})) >= {"moto", "flask", "werkzeug"}
 
 
 def python(code: str) -> subprocess.CompletedProcess[str]:
