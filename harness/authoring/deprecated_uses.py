@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.authoring.moved import MOVED_NAMES, deprecation
+from harness.authoring.moved import MOVED_NAMES, moved_warning
 from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_DIR
 from harness.core.lab import MODULE_DIR
 
@@ -59,7 +59,7 @@ class _Finder(ast.NodeVisitor):
 
     def _name(self, line: int, module: str, name: str) -> None:
         if name in MOVED_NAMES[module]:
-            self.found.append((line, deprecation(module, name)))
+            self.found.append((line, moved_warning(module, name)))
 
     def _module(self, line: int, module: str) -> None:
         home = sorted({home for home, _ in MOVED_NAMES[module].values()})[0]

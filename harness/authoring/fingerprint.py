@@ -1,24 +1,21 @@
 """What a resource looks like, as the kit describes it: to tell a mutant that built the same thing as the solve.
 
-Every `Kind` the kit defines (any `harness.kit` module) knows how to describe its type by id; a fingerprint is
+Every `Kind` the kit defines (`kit.catalog.kinds`) knows how to describe its type by id; a fingerprint is
 that description with the lazy attributes loaded and the clock (times, dates) left out.
 Which resources a call touched is read by parsed identities (`mutants.Known`), never as substrings of it.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
-import pkgutil
 import re
 from collections.abc import Mapping
 from datetime import datetime
-from functools import cache
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-import harness.kit
+from harness.kit import catalog
 from harness.kit.kinds import Kind, LazyResource
 
 Fingerprint = dict[str, str | None]
@@ -26,21 +23,9 @@ Fingerprint = dict[str, str | None]
 CLOCK_KEY = re.compile(r"(?:^|[a-z0-9])(?:Time|Date|Timestamp|At)$")
 
 
-@cache
-def kinds() -> dict[str, Kind]:
-    """Every Kind the kit defines, by CloudFormation type."""
-    found: dict[str, Kind] = {}
-    for module_info in pkgutil.iter_modules(harness.kit.__path__):
-        module = importlib.import_module(f"harness.kit.{module_info.name}")
-        for value in vars(module).values():
-            if isinstance(value, Kind):
-                found.setdefault(value.type, value)
-    return found
-
-
 def fingerprint(session: Any, types: Mapping[str, str]) -> Fingerprint:
     """The description of each resource in `types` (id -> CloudFormation type) as the session sees it now."""
-    known = kinds()
+    known = catalog.kinds()
     prints: Fingerprint = {}
     for resource_id, resource_type in types.items():
         kind = known.get(resource_type)

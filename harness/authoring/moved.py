@@ -52,7 +52,7 @@ MOVED_NAMES: dict[str, dict[str, tuple[str, str]]] = {
 }
 
 
-def deprecation(module: str, name: str) -> str:
+def moved_warning(module: str, name: str) -> str:
     """What a use of the moved `module.name` is told, at run time and by `stepeval lint` alike."""
     home, new_name = MOVED_NAMES[module][name]
     return renamed.deprecation(f"{module}.{name}", f"{home}.{new_name}")
@@ -64,7 +64,7 @@ def moved_name(module: str, name: str) -> Any:
     if name not in MOVED_NAMES[module]:
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
     home, new_name = MOVED_NAMES[module][name]
-    warnings.warn(deprecation(module, name), DeprecationWarning, stacklevel=3)
+    warnings.warn(moved_warning(module, name), DeprecationWarning, stacklevel=3)
     return getattr(importlib.import_module(home), new_name)
 
 

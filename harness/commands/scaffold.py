@@ -30,7 +30,7 @@ def scaffold(step: StepSpec, lab_root: Path, handle_types: dict[str, str]) -> li
     texts = {
         step.module_path: module_text(step, handle_types),
         lab_root / SOLUTION_DIR / f"{step.stem}.py": solution_text(step),
-        lab_root / SCENARIO_DIR / f"{step.stem}.py": scenario_text(step),
+        lab_root / SCENARIO_DIR / f"{step.stem}.py": scenario_file(step),
     }
     existing = [str(p) for p in texts if p.exists()]
     if existing:
@@ -155,7 +155,7 @@ def solution_text(step: StepSpec) -> str:
     return "\n".join(lines)
 
 
-def scenario_text(step: StepSpec) -> str:
+def scenario_file(step: StepSpec) -> str:
     """The scenario file: one mistake to fill in (the step's solution solves it)."""
     return textwrap.dedent(f'''\
         """Step {step.key}: the mistakes learners make (solution/boto3/{step.stem}.py solves it)."""

@@ -38,7 +38,7 @@ HELPER_MODULES = (
 )
 
 
-def reference() -> str:
+def markdown() -> str:
     """The markdown of every service module (its kinds and functions), then the helper modules."""
     parts = [BEGIN]
     for name in (*SERVICE_MODULES, *HELPER_MODULES):
@@ -130,7 +130,7 @@ def rewrite(path: Path) -> bool:
     """Put the reference between the markers of `path`; whether the file changed."""
     text = path.read_text(encoding="utf-8")
     start, end = text.index(BEGIN), text.index(END) + len(END)
-    updated = text[:start] + reference().rstrip("\n") + text[end:]
+    updated = text[:start] + markdown().rstrip("\n") + text[end:]
     if updated != text:
         path.write_text(updated, encoding="utf-8")
     return updated != text

@@ -33,7 +33,7 @@ def iam_glob(pattern: str) -> Glob:
     return tuple(ANY_RUN if c == "*" else ANY_ONE if c == "?" else c for c in pattern)
 
 
-def literal(text: str) -> Glob:
+def verbatim(text: str) -> Glob:
     """Exactly `text` (e.g. the resource `*` an action without resource types is requested on)."""
     return tuple(text)
 

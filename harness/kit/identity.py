@@ -161,7 +161,7 @@ def reach(action: str) -> tuple[Glob, ...] | None:
     templates = {name: data.resources.get_resource_type_details(service.lower(), name)["arn"] for name in known}
     formats = {globs.arn_format(templates[t["name"]], _words(templates[t["name"]], templates.values())) for t in types}
     if not any(t["required"] for t in types):
-        formats.add(globs.literal("*"))
+        formats.add(globs.verbatim("*"))
     return tuple(sorted(formats, key=str))
 
 

@@ -33,7 +33,7 @@ from harness.sandbox import kernel
 from harness.sandbox.capacity import CPUS
 from harness.sandbox.confine import UID_SPAN, Protections, uid_base
 from harness.sandbox.template import ANSWERED, sweep_uid
-from harness.sandbox.warming import Warming, named_by
+from harness.sandbox.warming import Warming, lab_names
 
 if TYPE_CHECKING:
     from harness.sandbox.gateway import Gateway
@@ -506,7 +506,7 @@ class WorkerPool:
         services they and those kit modules name, in `region` (the environment's default region if not given),
         built: by the template, once, not by every evaluation."""
         with self._cond:
-            labs = [named_by(directory, services=not self.loads_only) for directory in lab_directories]
+            labs = [lab_names(directory, services=not self.loads_only) for directory in lab_directories]
             self._warming.expect(labs, region or environment_region())
 
     def hold(self, directory: str) -> None:

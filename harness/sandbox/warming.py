@@ -7,7 +7,7 @@ Four caches, each bounded, oldest dropped first:
 - clients: (service, region) pairs to build, at most MAX_WARM;
 - rehearsals: (service, method) calls to rehearse on those clients (the reads among them), at most MAX_REHEARSED.
 
-One input only: what the labs' files name (`named_by`, `Warming.expect`), never what an evaluation did: warming
+One input only: what the labs' files name (`lab_names`, `Warming.expect`), never what an evaluation did: warming
 what one evaluation reported (its clients' regions, its reads) would let a module choose what a later evaluation, in
 another account, reads back from the template's clients (a channel between evaluations). `Warming` is not
 thread-safe: the pool calls it under its lock.
@@ -75,7 +75,7 @@ class LabNames:
     calls: tuple[tuple[str, str], ...] = ()
 
 
-def named_by(directory: str, *, services: bool = True) -> LabNames:
+def lab_names(directory: str, *, services: bool = True) -> LabNames:
     """Read what the lab under `directory` names; `services` False: not the services (a pool that builds no
     clients need not read the kit's sources for them)."""
     sources = lab_sources(directory)
@@ -91,7 +91,7 @@ class Warming:
 
     def __init__(self) -> None:
         self.labs: Recent[str] = Recent(MAX_LABS)
-        self.imports: Recent[str] = Recent(None)  # only `harness.kit.*` modules that exist (`named_by`)
+        self.imports: Recent[str] = Recent(None)  # only `harness.kit.*` modules that exist (`lab_names`)
         self.clients: Recent[tuple[str, str]] = Recent(MAX_WARM)
         self.rehearsals: Recent[tuple[str, str]] = Recent(MAX_REHEARSED)
 

@@ -305,7 +305,7 @@ async def evaluations(request: Request) -> Response:
         if claims.stored is not None:
             return JSONResponse(ev.replayed(admitted, claims.stored))
         with claims.evaluating():
-            answer = await evaluate(ev, admission_of(request), admitted, deadline)
+            answer = await answer_admitted(ev, admission_of(request), admitted, deadline)
         return JSONResponse(ev.finish(admitted, answer))
     except Problem as problem:
         return problem_response(ev, problem, request_id)
@@ -382,16 +382,16 @@ async def read_body(request: Request, evaluator: Evaluator, reading: asyncio.Sem
     return b"".join(chunks)
 
 
-async def evaluate(ev: Evaluator, admission: Admission, admitted: Admitted, deadline: float) -> Answer:
+async def answer_admitted(ev: Evaluator, admission: Admission, admitted: Admitted, deadline: float) -> Answer:
     """The admitted request evaluated: its account reached, then its step run on a worker; 429 when full."""
     with admission.admitted():
-        reached = await reach(ev, admission, admitted, deadline)
+        reached = await account_for(ev, admission, admitted, deadline)
         if isinstance(reached, Answer):
             return reached
         return await run_on_worker(ev, admission, admitted, reached, deadline)
 
 
-async def reach(ev: Evaluator, admission: Admission, admitted: Admitted, deadline: float) -> Account | Answer:
+async def account_for(ev: Evaluator, admission: Admission, admitted: Admitted, deadline: float) -> Account | Answer:
     """The sandbox's credentials: cached (the usual case: no STS call, no thread hop), else from STS on its
     threads; an `error` answer when STS refuses or does not answer before the deadline."""
     reached = ev.reach_cached(admitted)

@@ -66,7 +66,7 @@ class Assumed:
     expires_at: float  # time.time() seconds
 
 
-def describe(exc: ClientError | BotoCoreError) -> str:
+def why_failed(exc: ClientError | BotoCoreError) -> str:
     """Why an STS call failed: AWS's code and message, or the endpoint, host, port and cause when it did not
     answer (as `stepeval run` says it), else botocore's words."""
     if isinstance(exc, ClientError):
@@ -156,7 +156,7 @@ class AccountAccess:
             )
         except (ClientError, BotoCoreError) as exc:
             raise AccountRefused(
-                f"sts:AssumeRole into {ref.role_arn} failed: {describe(exc)}", refusal_kind(exc)
+                f"sts:AssumeRole into {ref.role_arn} failed: {why_failed(exc)}", refusal_kind(exc)
             ) from None
         raw = reply["Credentials"]
         credentials = Credentials(raw["AccessKeyId"], raw["SecretAccessKey"], raw["SessionToken"])
@@ -164,7 +164,7 @@ class AccountAccess:
             identity = self.clients.get("sts", region, credentials).get_caller_identity()
         except (ClientError, BotoCoreError) as exc:
             raise AccountRefused(
-                f"sts:GetCallerIdentity as {ref.role_arn} failed: {describe(exc)}", refusal_kind(exc)
+                f"sts:GetCallerIdentity as {ref.role_arn} failed: {why_failed(exc)}", refusal_kind(exc)
             ) from None
         return Assumed(credentials, identity["Account"], identity["Arn"], raw["Expiration"].timestamp())
 

@@ -29,13 +29,13 @@ def parse_store_url(raw: str, *, where: str = "--store") -> URL:
         raise BadInput(f"{where} {raw!r}: not a store URL (sqlite:///path/to/file.db or postgresql://...)") from None
     backend = url.drivername.split("+")[0]
     if backend not in DRIVERS:
-        raise BadInput(f"{where} {shown(url)}: unsupported database {backend!r} (sqlite or postgresql)")
+        raise BadInput(f"{where} {without_password(url)}: unsupported database {backend!r} (sqlite or postgresql)")
     if backend == "sqlite" and not url.database:
-        raise BadInput(f"{where} {shown(url)}: give a file, sqlite:///path/to/file.db")
+        raise BadInput(f"{where} {without_password(url)}: give a file, sqlite:///path/to/file.db")
     return url.set(drivername=DRIVERS[backend])
 
 
-def shown(url: URL) -> str:
+def without_password(url: URL) -> str:
     return url.render_as_string(hide_password=True)
 
 
@@ -45,7 +45,7 @@ def open_engine(raw: str, *, where: str = "--store") -> Engine:
     if url.drivername == "sqlite":
         folder = Path(url.database or "").expanduser().resolve().parent
         if not folder.is_dir():
-            raise BadInput(f"{where} {shown(url)}: cannot reach: no directory {folder}")
+            raise BadInput(f"{where} {without_password(url)}: cannot reach: no directory {folder}")
         engine = create_engine(url, connect_args={"timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
     else:
@@ -57,7 +57,7 @@ def open_engine(raw: str, *, where: str = "--store") -> Engine:
     except SQLAlchemyError as exc:
         engine.dispose()
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
-        raise BadInput(f"{where} {shown(url)}: cannot reach: {reason}") from None
+        raise BadInput(f"{where} {without_password(url)}: cannot reach: {reason}") from None
     return engine
 
 

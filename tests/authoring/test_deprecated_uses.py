@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.authoring.deprecated_uses import deprecated_uses, lab_deprecated_uses
-from harness.authoring.moved import deprecation
+from harness.authoring.moved import moved_warning
 from tests.conftest import LABS, STEPEVAL, MotoAccount
 
 MODULE = "harness.recorder is deprecated: import from harness.authoring.events (docs/user.md, 'The public API')"
@@ -39,8 +39,8 @@ def later():
     return recorder.Rule, harness.recorder.from_params, old.mistake, recorder.nothing_like_this
 """
     assert found(tmp_path, source) == [
-        (1, deprecation("harness.recorder", "RULES")),
-        (1, deprecation("harness.recorder", "Rule")),
+        (1, moved_warning("harness.recorder", "RULES")),
+        (1, moved_warning("harness.recorder", "Rule")),
         (
             2,
             "harness.scenarios is deprecated: import from harness.authoring.scenarios (docs/user.md, 'The public API')",
@@ -51,9 +51,9 @@ def later():
             5,
             "harness.scenarios is deprecated: import from harness.authoring.scenarios (docs/user.md, 'The public API')",
         ),
-        (10, deprecation("harness.recorder", "Rule")),
-        (10, deprecation("harness.recorder", "from_params")),
-        (10, deprecation("harness.scenarios", "mistake")),
+        (10, moved_warning("harness.recorder", "Rule")),
+        (10, moved_warning("harness.recorder", "from_params")),
+        (10, moved_warning("harness.scenarios", "mistake")),
     ]
     assert "use harness.authoring.events.EventRule" in found(tmp_path, source)[1][1]
 
@@ -98,9 +98,9 @@ def planted_lab(tmp_path: Path) -> Path:
 def test_the_lab_s_three_folders_are_read(tmp_path: Path) -> None:
     lab = planted_lab(tmp_path)
     uses = {(use.path.relative_to(lab).as_posix(), use.line, use.message) for use in lab_deprecated_uses(lab)}
-    assert ("evaluation/boto3/01_01.py", 5, deprecation("harness.recorder", "RULES")) in uses
+    assert ("evaluation/boto3/01_01.py", 5, moved_warning("harness.recorder", "RULES")) in uses
     assert ("scenarios/01_02.py", 5, MODULE) in uses
-    assert ("scenarios/01_02.py", 11, deprecation("harness.recorder", "Rule")) in uses
+    assert ("scenarios/01_02.py", 11, moved_warning("harness.recorder", "Rule")) in uses
     assert len(uses) == 11  # and the 8 last release's scenarios import
 
 
@@ -119,8 +119,8 @@ def test_lint_and_check_say_each_use_without_changing_the_exit_code(tmp_path: Pa
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout == ""
     said = done.stderr.splitlines()
-    assert f"stepeval: lab/evaluation/boto3/01_01.py:5: {deprecation('harness.recorder', 'RULES')}" in said
-    assert f"stepeval: lab/scenarios/01_02.py:11: {deprecation('harness.recorder', 'Rule')}" in said
+    assert f"stepeval: lab/evaluation/boto3/01_01.py:5: {moved_warning('harness.recorder', 'RULES')}" in said
+    assert f"stepeval: lab/scenarios/01_02.py:11: {moved_warning('harness.recorder', 'Rule')}" in said
     assert len([line for line in said if "is deprecated" in line]) == 11
     assert said[-1].endswith("; 11 deprecated names in use (warnings above)")
 
@@ -139,8 +139,8 @@ def test_stepeval_test_says_each_use_once_and_the_lab_plays(tmp_path: Path) -> N
     )
     assert done.returncode == 0, done.stdout + done.stderr
     moved = [line for line in done.stderr.splitlines() if "is deprecated" in line]
-    assert moved[0] == f"stepeval: lab/evaluation/boto3/01_01.py:5: {deprecation('harness.recorder', 'RULES')}"
-    assert f"stepeval: lab/scenarios/01_02.py:11: {deprecation('harness.recorder', 'Rule')}" in moved
+    assert moved[0] == f"stepeval: lab/evaluation/boto3/01_01.py:5: {moved_warning('harness.recorder', 'RULES')}"
+    assert f"stepeval: lab/scenarios/01_02.py:11: {moved_warning('harness.recorder', 'Rule')}" in moved
     assert len(moved) == len(set(moved)) == 11  # the runtime warnings of the scenarios' imports are not said again
 
 
@@ -158,4 +158,4 @@ def test_stepeval_run_says_the_uses_in_evaluation_files(tmp_path: Path, aws: Mot
     )
     assert done.returncode == 1 and json.loads(done.stdout)["status"] == "fail", done.stderr  # no bucket yet
     moved = [line for line in done.stderr.splitlines() if "is deprecated" in line]
-    assert moved == [f"stepeval: lab/evaluation/boto3/01_01.py:5: {deprecation('harness.recorder', 'RULES')}"]
+    assert moved == [f"stepeval: lab/evaluation/boto3/01_01.py:5: {moved_warning('harness.recorder', 'RULES')}"]

@@ -6,12 +6,12 @@ from harness.kit.globs import (
     arn_format,
     escapes,
     iam_glob,
-    literal,
     matches,
     overlap,
     regions,
     surely_covers,
     surely_disjoint,
+    verbatim,
 )
 
 STREAM = arn_format("arn:${Partition}:logs:${Region}:${Account}:log-group:${LogGroupName}:log-stream:${LogStreamName}")
@@ -31,7 +31,7 @@ def test_iam_patterns_match_across_colons_and_slashes() -> None:
     assert matches(iam_glob("arn:aws:logs:*:log-stream:*"), "arn:aws:logs:r:a:log-group:g:log-stream:s")
     assert matches(iam_glob("arn:aws:s3:::b/?"), "arn:aws:s3:::b/k")
     assert not matches(iam_glob("arn:aws:s3:::b/?"), "arn:aws:s3:::b/kk")
-    assert matches(literal("*"), "*") and not matches(literal("*"), "x")
+    assert matches(verbatim("*"), "*") and not matches(verbatim("*"), "x")
 
 
 def test_a_group_grant_meets_the_stream_type_only_on_that_groups_streams() -> None:
@@ -56,8 +56,8 @@ def test_cheap_tests_are_sound_and_say_no_when_unsure() -> None:
     assert not surely_disjoint(iam_glob("*"), TABLE)
     assert not surely_disjoint(iam_glob("arn:*:dynamodb:*"), TABLE)
     assert not surely_disjoint(iam_glob("arn:aws?dynamodb:x"), TABLE)  # `?` may be the colon: unsure
-    assert surely_disjoint(logs_pattern, literal("*")) and not surely_disjoint(iam_glob("*"), literal("*"))
-    assert surely_covers(iam_glob("*"), TABLE) and surely_covers(iam_glob("*"), literal("*"))
+    assert surely_disjoint(logs_pattern, verbatim("*")) and not surely_disjoint(iam_glob("*"), verbatim("*"))
+    assert surely_covers(iam_glob("*"), TABLE) and surely_covers(iam_glob("*"), verbatim("*"))
     assert surely_covers(iam_glob("arn:*"), TABLE) and not surely_covers(iam_glob("arn:aws:*"), TABLE)
     assert not surely_covers(iam_glob("arn:*:table/*"), TABLE)  # it does, but the cheap test does not claim it
     assert overlap(iam_glob("arn:aws:*"), TABLE) and not overlap(iam_glob("arn:aws:s3:::*"), TABLE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from harness.sandbox.warming import MAX_LABS, MAX_REHEARSED, MAX_WARM, LabNames, Recent, Warming, named_by
+from harness.sandbox.warming import MAX_LABS, MAX_REHEARSED, MAX_WARM, LabNames, Recent, Warming, lab_names
 
 
 def lab(
@@ -84,11 +84,11 @@ def test_what_a_lab_names_is_read_from_its_files_and_only_the_kits_own_modules_c
         "from harness.kit import sqs, nonexistent_module_here\nsession.client('dynamodb').describe_table(T='x')\n"
     )
     helper.write_text("def make(session):\n    return session.resource('s3')\n")
-    names = named_by(str(tmp_path / "evaluation"))
+    names = lab_names(str(tmp_path / "evaluation"))
     assert names.directory == str(tmp_path / "evaluation")
     assert "harness.kit.sqs" in names.kit and "harness.kit.nonexistent_module_here" not in names.kit
     assert all(module.startswith("harness.kit.") for module in names.kit)
     assert {"dynamodb", "s3", "sqs"} <= names.services  # sqs: named by the kit module the step imports
     assert names.calls[0] == ("dynamodb", "describe_table")  # the lab's own files first, then the kit's
     assert any(service == "sqs" for service, _ in names.calls[1:])  # the kit module's
-    assert named_by(str(tmp_path / "evaluation"), services=False) == LabNames(names.directory, names.kit, frozenset())
+    assert lab_names(str(tmp_path / "evaluation"), services=False) == LabNames(names.directory, names.kit, frozenset())
