@@ -36,6 +36,7 @@ def parse_store_url(raw: str, *, where: str = "--store") -> URL:
 
 
 def without_password(url: URL) -> str:
+    """The URL as an error names it: its password hidden."""
     return url.render_as_string(hide_password=True)
 
 
