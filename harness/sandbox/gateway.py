@@ -226,7 +226,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
             headers = redact.redact_headers(entry.secrets, model, headers)
             headers = [(k, v) for k, v in headers if k.lower() not in ("content-length", "content-encoding")]
             self.log(evaluation, service, operation, started, allowed=True, status=response.status)
-            self.send(request.method, response.status, response.reason, headers, body)
+            self.send(request.method, response.status, response.reason or "", headers, body)
             kept = body
         else:
             self.log(evaluation, service, operation, started, allowed=True, status=response.status)
@@ -530,6 +530,11 @@ def evaluation_of(pid: int) -> int:
         return pid
 
 
+def _prepare_each(services: list[str]) -> None:
+    for service in services:
+        prepare(service)
+
+
 class GatewayServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     block_on_close = False
@@ -610,9 +615,7 @@ class Gateway:
         routes), so that an evaluation's first call does not wait for it; their models stay loaded (pinned)."""
         wanted = [service for service in services if SERVICE.fullmatch(service)]
         MODELS.pin(wanted)
-        threading.Thread(
-            target=lambda: [prepare(s) for s in wanted], name="stepeval-gateway-prepare", daemon=True
-        ).start()
+        threading.Thread(target=_prepare_each, args=(wanted,), name="stepeval-gateway-prepare", daemon=True).start()
 
     def close(self) -> None:
         server, self._server = self._server, None
