@@ -342,6 +342,10 @@ class ModelSecrets:
         self._outputs: dict[str, list[str]] = {}
         self._parameters: dict[str, list[tuple[str, Shape]]] = {}
 
+    def derived(self) -> int:
+        """How many answers it keeps (shapes, outputs, parameters): what reading the model's operations filled."""
+        return len(self._holds) + len(self._outputs) + len(self._parameters)
+
     def member(self, structure: Shape, name: str) -> Secret | None:
         """Whether `structure.name` holds a secret, and how."""
         key = (structure.name, name)
