@@ -239,8 +239,9 @@ def _json(secrets: ModelSecrets, value: Any, shape: Shape) -> Any:
 
 def _json_structure(secrets: ModelSecrets, value: dict[str, Any], shape: Shape) -> dict[str, Any]:
     """A structure's members each as its member's shape says (an unknown one blanked), then its paired value."""
+    members = _members_by_wire(shape)
     for key in list(value):
-        found = _member_by_wire(shape, key)
+        found = members.get(key.lower())
         if found is None:
             value[key] = MARKER  # a member the model does not know: nothing says it is safe
         else:
@@ -286,9 +287,9 @@ def _json_blank(value: Any, shape: Shape) -> Any:
     if shape.type_name == "map" and isinstance(value, dict):
         return {key: _json_blank(item, shape.value) for key, item in value.items()}
     if shape.type_name == "structure" and isinstance(value, dict):
-        kept = {}
+        kept, members = {}, _members_by_wire(shape)
         for key, item in value.items():
-            member = _member_by_wire(shape, key)
+            member = members.get(key.lower())
             kept[key] = _json_blank(item, member[1]) if member else MARKER
         return kept
     return MARKER if isinstance(value, (str, dict, list)) else value
@@ -314,16 +315,15 @@ def _json_keyed(value: Any, shape: Shape, entry: Callable[[object, object], bool
     return value
 
 
-def _member_by_wire(shape: Shape, wire: str) -> tuple[str, Shape] | None:
-    """The member of a JSON body a key is (case aside, as the gateway reads it); None for a key no member is,
-    members sent elsewhere (headers, the status) included."""
-    lowered = wire.lower()
+def _members_by_wire(shape: Shape) -> dict[str, tuple[str, Shape]]:
+    """The members of a structure in a JSON body by their key, lowered (case aside, as the gateway reads them; the
+    first member of a key wins); those sent elsewhere (headers, the status) are none. Made once per value, not per
+    key (a key looked up among every member was most of a typical answer's time)."""
+    found: dict[str, tuple[str, Shape]] = {}
     for name, member in shape.members.items():
-        if member.serialization.get("location"):
-            continue
-        if str(member.serialization.get("name", name)).lower() == lowered:
-            return name, member
-    return None
+        if not member.serialization.get("location"):
+            found.setdefault(str(member.serialization.get("name", name)).lower(), (name, member))
+    return found
 
 
 # -- XML -----------------------------------------------------------------------------------------------------------
