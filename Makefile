@@ -129,6 +129,7 @@ bench: setup
 	$(BIN)/python -m bench.labs
 	$(BIN)/python -m bench.many_labs
 	$(BIN)/python -m bench.edge
+	$(BIN)/python -m bench.boundary
 
 # The evaluator service (docs/service.md): make serve LAB=path/to/lab [ENDPOINT_URL=http://127.0.0.1:5000]
 # STEPEVAL_WEBHOOK_SECRET must be set (whsec_...); the other STEPEVAL_* variables apply too.

@@ -9,6 +9,9 @@ fails when one moves):
   botocore.loaders); moto's processes replace it with a cached one (harness/authoring/emulator.py).
 - which data files every client loads, whatever its service (CLIENT_DATA, `_retry` among them): read ahead by a
   worker waiting for its job (harness/core/botocore_models.py).
+- `ServiceModel._instance_cache`: where a model keeps what its `instance_cache` methods made (each operation's
+  model): counted by the gateway's `shared_state`, which must not grow with what an evaluation asks
+  (harness/sandbox/gateway.py).
 """
 
 from __future__ import annotations
@@ -51,3 +54,8 @@ def share_one_loader() -> None:
     shared = functools.cache(botocore.loaders.create_loader)
     botocore.loaders.create_loader = shared
     botocore.session.create_loader = shared
+
+
+def cached_by(model: Any) -> int:
+    """How many answers a botocore model keeps from its cached methods (`operation_model` and the like)."""
+    return len(model._instance_cache)

@@ -95,8 +95,10 @@ SAFE_VALUE = re.compile(
     r"arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:[0-9]{0,12}:\S+|-?[0-9]{1,6}(?:\.[0-9]+)?|(?i:true|false|yes|no|on|off)|"
 )
 # Values that are credentials whatever their name: AWS access keys, private keys, JWTs, well-known token formats.
+# A JWT starts where a run of its alphabet does (else text of `eyJ` repeated is read again from each: quadratic).
 CREDENTIAL_VALUE = re.compile(
-    r"(?:AKIA|ASIA)[A-Z0-9]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\."
+    r"(?:AKIA|ASIA)[A-Z0-9]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----"
+    r"|(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\."
     # tokens by their vendors' prefixes (GitHub, GitLab, Slack, Stripe, Google, SendGrid, OpenAI, npm, PyPI, Shopify)
     r"|(?<![A-Za-z0-9])(?:(?:ghp|gho|ghs|ghu|ghr)_|github_pat_|glpat-|glptt-|xox[abposr]-|xapp-|(?:sk|rk|pk)_live_"
     r"|sk_test_|rk_test_|whsec_|AIza|sk-(?:proj-|ant-)?|npm_|pypi-|shpat_|shpss_|dop_v1_|AGE-SECRET-KEY-)"
@@ -341,6 +343,10 @@ class ModelSecrets:
         self._holds: dict[str, bool] = {}
         self._outputs: dict[str, list[str]] = {}
         self._parameters: dict[str, list[tuple[str, Shape]]] = {}
+
+    def derived(self) -> int:
+        """How many answers it keeps (shapes, outputs, parameters): what reading the model's operations filled."""
+        return len(self._holds) + len(self._outputs) + len(self._parameters)
 
     def member(self, structure: Shape, name: str) -> Secret | None:
         """Whether `structure.name` holds a secret, and how."""

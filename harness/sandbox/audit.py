@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from harness.core.account import Account
 from harness.core.contract import Operation
 from harness.sandbox.cut import Carrier
+from harness.sandbox.models import ModelScope
 from harness.sandbox.owner import Owner
 from harness.sandbox.tap import Tap
+from harness.sandbox.upstream import Upstream
 
 MAX_IN_FLIGHT = 16  # requests one evaluation may have forwarded at once; past it, answered "slow down"
 MAX_LOGGED = 1000  # operations one evaluation's log keeps; the rest are counted
@@ -68,6 +70,8 @@ class Evaluation:
     closing: bool = False  # ending: no request is forwarded any more
     over: bool = False  # ended: nothing more is logged
     owner: Owner = field(default_factory=Owner)  # the sandbox account's id and buckets, learned when first needed
+    models: ModelScope = field(default_factory=ModelScope)  # the models it reads that no lab names: its own
+    upstreams: dict[tuple[str, str], Upstream] = field(default_factory=dict)  # AWS endpoints only it asked for
 
     def record(self, operation: Operation) -> None:
         with self.lock:

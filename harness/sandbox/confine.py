@@ -54,13 +54,20 @@ GAPS = {
     "rlimits": "a module may exhaust memory, CPU, processes and files",
 }
 
-# What no mode stops: evaluations running at once share these, and one may time what another does to them.
+# What no mode stops, and why: the first is shared by evaluations running at once; the others are what a later
+# evaluation may time of what an earlier one did. What the gateway loads is not among them: the services the labs
+# name are read whole before their evaluations, any other into the evaluation's own cache (sandbox/models.py).
 SHARED_CHANNELS = (
     "evaluations running at once share the CPU, the gateway and the AWS endpoint: one may slow another, which may"
     " time it",
-    "a module's first call to a service or region the lab's files do not name loads its model and resolves its"
-    " endpoint in the gateway, which keeps them for later evaluations (in any account): one may time whether"
-    " another called it",
+    "the kernel's page cache, which every process shares: a module that reads a file of its read-only root (a"
+    " package, a botocore model), or makes the gateway read a model no lab names, makes it quicker to read for a"
+    " later evaluation until the kernel drops it: one may time whether another read it",
+    "the gateway keeps each account's connections to the AWS endpoints, as a connection's handshake is slow: a"
+    " module may tell a later evaluation of the same account (never of another) which endpoints it called",
+    "what the gateway's libraries keep of their last inputs (Python's URL splitting, the shapes of a recursive"
+    " structure below its first repetition in a model the labs name): each worth microseconds to a later"
+    " evaluation, against the milliseconds of a request through the gateway",
 )
 
 
@@ -107,7 +114,8 @@ class Protections:
         said = []
         if not (self.mount_namespace or self.landlock):
             said.append(
-                "a module reads every file the service's uid may read, and truncates or removes those it may write"
+                "a module reads every file the service's uid may read, truncates or removes those it may write, and"
+                " may leave empty files and directories where it may write, which a later evaluation finds"
             )
         if self.landlock and not self.mount_namespace:
             said.append(

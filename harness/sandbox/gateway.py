@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 import xml.etree.ElementTree as ET
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator
 from http import HTTPStatus
 from typing import Any
@@ -36,6 +36,7 @@ from botocore.auth import S3SigV4Auth, SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials as BotoCredentials
 
+from harness._compat.botocore import cached_by
 from harness.core.account import Account
 from harness.core.contract import Operation
 from harness.core.paths import REGION, SERVICE, new_gateway_directory, socket_in
@@ -58,7 +59,7 @@ from harness.sandbox.operations import (
 from harness.sandbox.owner import NotTheSandboxs, account_from, bucket_of, buckets_from, named_accounts, stale
 from harness.sandbox.tap import MAX_RECORDED_BODY_BYTES, Canned, Exchange, RawRequest, Tap
 from harness.sandbox.unreachable import unreachable
-from harness.sandbox.upstream import HOP_BY_HOP, Upstream, emulator_route, forwarded_headers, upstream_for
+from harness.sandbox.upstream import HOP_BY_HOP, Upstream, Upstreams, emulator_route, forwarded_headers
 from harness.sandbox.wire import WRITE_S, ConnectionEnded, Malformed, Reader
 
 CHUNK_BYTES = 64 * 1024
@@ -69,6 +70,7 @@ TURN_POLL_S = 0.1  # how often a request waiting for a turn to blank its answer 
 SETTLE_S = 1.0  # how long `finish` waits for requests still being forwarded before it calls them cut off
 MAX_CONNECTIONS_PER_UID = 32  # open at once, from one evaluation (all its processes)
 MAX_DETAIL_CHARS = 300
+ACCOUNT_POOLS = 256  # accounts whose connections to the endpoints are kept
 SHUTDOWN_POLL_S = 0.02  # how often the listening loop looks for `close` (a `stepeval run` waits that long at most)
 
 log = logging.getLogger(__name__)
@@ -108,8 +110,9 @@ class GatewayHandler(socketserver.BaseRequestHandler):
             return  # no preamble, or an evaluation that is over: the connection is closed unanswered
         self.wfile = self.request.makefile("wb", buffering=CHUNK_BYTES)
         try:
-            while self._one(reader, evaluation, token):
-                pass
+            with MODELS.scoped(evaluation.models):  # models no lab names: this evaluation's own
+                while self._one(reader, evaluation, token):
+                    pass
         finally:
             with contextlib.suppress(OSError):
                 self.wfile.close()
@@ -169,7 +172,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
                 self.log(evaluation, service, operation, started, allowed=True, status=canned.status)
                 self.send_canned(raw.method, canned)
                 return
-            upstream = upstream_for(evaluation.sandbox, service, region)
+            upstream = self.server.gateway.upstream(evaluation, service, region)
             try:
                 self.keep_to_the_sandbox(evaluation, service, region, request, identified)
             except NotTheSandboxs as other:
@@ -226,7 +229,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
             headers = redact.redact_headers(entry.secrets, model, headers)
             headers = [(k, v) for k, v in headers if k.lower() not in ("content-length", "content-encoding")]
             self.log(evaluation, service, operation, started, allowed=True, status=response.status)
-            self.send(request.method, response.status, response.reason, headers, body)
+            self.send(request.method, response.status, response.reason or "", headers, body)
             kept = body
         else:
             self.log(evaluation, service, operation, started, allowed=True, status=response.status)
@@ -347,7 +350,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
     ) -> bytes:  # fmt: skip
         """The gateway's own read, signed with the evaluation's credentials: its answer's body (UpstreamFailed when
         it is not a 200)."""
-        upstream = upstream_for(evaluation.sandbox, service, region)
+        upstream = self.server.gateway.upstream(evaluation, service, region)
         url = upstream.endpoint_url.rstrip("/") + path
         aws_request = AWSRequest(method=method, url=url, data=body, headers=headers)
         creds = evaluation.sandbox.credentials
@@ -358,7 +361,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
             upstream.signing_region,
         ).add_auth(aws_request)
         try:
-            response = self.server.gateway.http.urlopen(
+            response = self.server.gateway.http(evaluation.sandbox).urlopen(
                 method, url, body=body or None, headers=dict(aws_request.headers.items()), retries=False,
                 redirect=False, timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT_S, read=READ_TIMEOUT_S),
             )  # fmt: skip
@@ -389,7 +392,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
             upstream.signing_region,
         ).add_auth(aws_request)
         try:
-            return self.server.gateway.http.urlopen(
+            return self.server.gateway.http(evaluation.sandbox).urlopen(
                 request.method,
                 url,
                 body=request.body or None,
@@ -530,6 +533,11 @@ def evaluation_of(pid: int) -> int:
         return pid
 
 
+def _prepare_each(services: list[str]) -> None:
+    for service in services:
+        prepare(service)
+
+
 class GatewayServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     block_on_close = False
@@ -585,7 +593,8 @@ class Gateway:
         self._server: GatewayServer | None = None
         self._directory = directory
         self._owns_directory = directory is None
-        self.http = pool_manager(maxsize=32, block=False)  # connections an ended evaluation's requests cut
+        self._http: OrderedDict[str, urllib3.PoolManager] = OrderedDict()  # per account: see `http`
+        self.upstreams = Upstreams(MODELS.pinned)
         self.redacting = threading.BoundedSemaphore(redact.AT_ONCE)  # answers read whole at once: memory
 
     @property
@@ -606,13 +615,45 @@ class Gateway:
         threading.Thread(target=serve, name="stepeval-gateway", daemon=True).start()
 
     def prepare(self, services: Iterable[str]) -> None:
-        """Load, in a thread of its own, what the first request of each of these services would (its model, its
-        routes), so that an evaluation's first call does not wait for it; their models stay loaded (pinned)."""
+        """Share these services' models (the labs' files name them) and load them whole, in a thread of their own,
+        so that an evaluation's first call does not wait for them and none leaves a trace in them
+        (harness/sandbox/models.py)."""
         wanted = [service for service in services if SERVICE.fullmatch(service)]
         MODELS.pin(wanted)
-        threading.Thread(
-            target=lambda: [prepare(s) for s in wanted], name="stepeval-gateway-prepare", daemon=True
-        ).start()
+        threading.Thread(target=_prepare_each, args=(wanted,), name="stepeval-gateway-prepare", daemon=True).start()
+
+    def http(self, sandbox: Account) -> urllib3.PoolManager:
+        """The connections to the endpoints kept for `sandbox`'s account (its credentials'), never another's: a
+        connection kept alive answers sooner than a new one (a TLS handshake), so a shared one would tell an
+        evaluation which endpoints another, of another account, called. At most ACCOUNT_POOLS accounts' kept."""
+        key = sandbox.credentials.access_key
+        with self._lock:
+            manager = self._http.get(key)
+            if manager is None:
+                manager = self._http[key] = pool_manager(maxsize=32, block=False)  # cut at an evaluation's end
+                while len(self._http) > ACCOUNT_POOLS:
+                    self._http.popitem(last=False)[1].clear()
+            self._http.move_to_end(key)
+            return manager
+
+    def upstream(self, evaluation: Evaluation, service: str, region: str) -> Upstream:
+        """Where a request of `evaluation` to `service` in `region` goes (harness/sandbox/upstream.py)."""
+        return self.upstreams.get(evaluation.sandbox, service, region, evaluation.upstreams)
+
+    def shared_state(self) -> dict[str, int]:
+        """What evaluations share of what the gateway fills lazily, counted: the models (those the labs name) and
+        what is derived from them, the AWS endpoints resolved, the accounts whose connections are kept. None of
+        it may change with what an evaluation does (but the connections of its own account)."""
+        models = MODELS.shared()
+        return {
+            "unread": len(MODELS.unread()),  # the labs' services still being read (none once it is ready)
+            "models": len(models),
+            "operations": sum(cached_by(entry.model) for entry in models),
+            "derived": sum(len(entry.derived) for entry in models),
+            "secrets": sum(entry.secrets.derived() for entry in models),
+            "endpoints": self.upstreams.shared_count(),
+            "accounts": len(self._http),
+        }
 
     def close(self) -> None:
         server, self._server = self._server, None
@@ -624,7 +665,10 @@ class Gateway:
         elif self._directory is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.socket_path)
-        self.http.clear()
+        with self._lock:
+            managers, self._http = list(self._http.values()), OrderedDict()
+        for manager in managers:
+            manager.clear()
 
     def open(self, sandbox: Account, tap: Tap | None = None) -> str:
         """Register an evaluation in `sandbox`'s account; its token, which the evaluation process presents.
@@ -632,6 +676,7 @@ class Gateway:
         `tap`: record each exchange, or answer from a recording (harness/store/recording.py).
         """
         self.start()
+        self.upstreams.prepare(sandbox, MODELS.pinned_names())
         token = secrets.token_hex(16)
         with self._lock:
             self._evaluations[token] = Evaluation(sandbox, tap=tap)

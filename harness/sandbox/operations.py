@@ -10,6 +10,7 @@ uncompressed: a server reads a body by its own rules, so a body read otherwise h
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ from urllib.parse import parse_qsl, unquote
 
 from botocore.model import OperationModel, ServiceModel, Shape
 
+from harness.core.readonly import refusal
+from harness.sandbox import redact
 from harness.sandbox.models import MODELS, LoadedService, UnknownService
 from harness.sandbox.tap import RawRequest
 from harness.sandbox.wire import QUERY, Malformed
@@ -65,11 +68,30 @@ class Route:
 
 
 def loaded(service: str) -> LoadedService:
-    """`service`'s model and what is derived from it (Unidentified for a name botocore does not know)."""
+    """`service`'s model and what is derived from it (Unidentified for a name botocore does not know): a service
+    the labs name, shared and complete (`complete`); another, the evaluation's own (harness/sandbox/models.py)."""
     try:
-        return MODELS.get(service)
+        return MODELS.get(service, complete)
     except UnknownService as exc:
         raise Unidentified(str(exc)) from None
+
+
+def complete(entry: LoadedService) -> None:
+    """Derive now all the gateway derives from a shared model when a request needs it, so that no request leaves
+    a trace in it (a later evaluation could time one): every operation's model, its REST route, the headers it
+    forwards, whether it is a read, where its answer holds secrets and what it asks for."""
+    model = entry.model
+    if any(protocol.startswith("rest") for protocol in protocols(model)):
+        _routes_of(entry)
+    for name in model.operation_names:
+        operation = model.operation_model(name)
+        headers_of(entry, name)
+        refusal(model.service_name, name, model)
+        entry.secrets.in_output(name)
+        entry.secrets.parameters(name)
+        for protocol in protocols(model):
+            redact.needed(entry.secrets, operation, protocol)
+            redact.obstacle(entry.secrets, operation, protocol)
 
 
 def service_model(service: str) -> ServiceModel:
@@ -122,7 +144,10 @@ def _required_query_members(operation: OperationModel) -> tuple[tuple[str, None]
 
 def rest_routes(service: str) -> tuple[Route, ...]:
     """The REST routes of `service`, most specific first (kept with its model)."""
-    entry = loaded(service)
+    return _routes_of(loaded(service))
+
+
+def _routes_of(entry: LoadedService) -> tuple[Route, ...]:
     with entry.lock:
         routes = entry.derived.get("routes")
         if routes is None:
@@ -132,13 +157,26 @@ def rest_routes(service: str) -> tuple[Route, ...]:
     return routes  # type: ignore[return-value]
 
 
+def headers_of(entry: LoadedService, operation: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The header names, and header-name prefixes, `operation`'s input takes (kept with the model)."""
+    key = f"headers:{operation}"
+    with entry.lock:
+        found = entry.derived.get(key)
+        if found is None:
+            shape = entry.model.operation_model(operation).input_shape
+            members = shape.members.values() if shape is not None else []
+            located = [(m.serialization.get("location"), str(m.serialization.get("name", "")).lower()) for m in members]
+            exact = frozenset(name for where, name in located if where == "header" and name)
+            prefixed = tuple(name for where, name in located if where == "headers" and name)
+            found = entry.derived[key] = (exact, prefixed)
+    return found  # type: ignore[return-value]
+
+
 def prepare(service: str) -> None:
-    """Load what identifying `service`'s first request would: its model and, for a REST service, its routes."""
-    try:
-        if any(protocol.startswith("rest") for protocol in protocols(service_model(service))):
-            rest_routes(service)
-    except Unidentified:
-        pass
+    """Load what identifying, forwarding and answering `service`'s requests needs: its model, complete when it is
+    shared (`loaded`)."""
+    with contextlib.suppress(Unidentified):
+        loaded(service)
 
 
 def identify(service: str, request: RawRequest) -> Identified:

@@ -476,6 +476,7 @@ class WorkerPool:
         self._reaper = _Reaper(self._reaped)
         self._closed = False
         self._warming = Warming()  # what spares' roots hold and what the template readies them with
+        self._named_services: set[str] = set()  # every service the expected labs' files name (the gateway shares)
         self._running = 0  # jobs being run now (a spare rehearses its job only while fewer run than there are CPUs)
 
     # -- life cycle ----------------------------------------------------------------------------------------------
@@ -490,8 +491,15 @@ class WorkerPool:
 
                 self._gateway = Gateway(self._directory_for_gateway())
                 self._gateway.start()
-                self._gateway.prepare(self._warming.services())
+                self._gateway.prepare(self._named_services)
             return self._gateway
+
+    def gateway_shared(self) -> dict[str, int]:
+        """What the gateway's evaluations share of what it fills lazily, counted (`Gateway.shared_state`); nothing
+        before it is started."""
+        with self._cond:
+            gateway = self._gateway
+        return gateway.shared_state() if gateway is not None else {}
 
     def _directory_for_gateway(self) -> str:
         """The gateway's directory (readable by any uid, holding only its socket), made on first need."""
@@ -508,6 +516,10 @@ class WorkerPool:
         with self._cond:
             labs = [lab_names(directory, services=not self.loads_only) for directory in lab_directories]
             self._warming.expect(labs, region or environment_region())
+            named = set().union(*(lab.services for lab in labs)) - self._named_services
+            self._named_services |= named
+            if self._gateway is not None and named:
+                self._gateway.prepare(named)  # shared by the gateway: harness/sandbox/models.py
 
     def hold(self, directory: str) -> None:
         """Every spare forked from now on holds `directory` in its root (the service's copies of every lab it

@@ -77,8 +77,9 @@ def obstacle(secrets: ModelSecrets, operation: OperationModel, protocol: str) ->
     if operation.has_event_stream_output:
         return "its answer holds secrets, in an event stream"
     payload = _payload(operation)
-    raw_payload = payload is not None and payload[1].type_name in ("blob", "string")
-    if raw_payload and secrets.member(operation.output_shape, payload[0]) is not None:
+    if payload is None or payload[1].type_name not in ("blob", "string"):
+        return None
+    if secrets.member(operation.output_shape, payload[0]) is not None:
         return "its answer's raw payload is a secret"
     return None
 
@@ -219,35 +220,11 @@ def _json(secrets: ModelSecrets, value: Any, shape: Shape) -> Any:
         return None
     kind = shape.type_name
     if isinstance(value, str):
-        if kind in ("structure", "list", "map"):
-            return MARKER
-        return scrub(value)
+        return MARKER if kind in ("structure", "list", "map") else scrub(value)
     if kind == "structure" and shape.is_document_type:
         return _document(value)
     if kind == "structure" and isinstance(value, dict):
-        for key in list(value):
-            found = _member_by_wire(shape, key)
-            if found is None:
-                value[key] = MARKER  # a member the model does not know: nothing says it is safe
-                continue
-            name, member = found
-            how = secrets.member(shape, name)
-            if how is None and PAGING.fullmatch(name):
-                continue  # where the next page starts, which may look like a token and is none
-            if how in (Secret.KEYED, Secret.VARIABLES):
-                value[key] = _json(secrets, _json_keyed(value[key], member, _entry(how)), member)
-            elif how is not None:
-                value[key] = _json_blank(value[key], member)
-            else:
-                value[key] = _json(secrets, value[key], member)
-        names, values = _paired(shape)
-        if values:
-            named = [str(value[k]) for k in value if any(k.lower() == n.lower() for n in names)]
-            flagged = any(value.get(k) is True for k in value if k.lower() in SECRET_FLAGS)
-            for key in [k for k in value if any(k.lower() == v.lower() for v in values)]:
-                if flagged or any(secret_entry(n, value[key]) for n in named):
-                    value[key] = MARKER
-        return value
+        return _json_structure(secrets, value, shape)
     if kind == "list" and isinstance(value, list):
         return [_json(secrets, item, shape.member) for item in value]
     if kind == "map" and isinstance(value, dict):
@@ -258,6 +235,43 @@ def _json(secrets: ModelSecrets, value: Any, shape: Shape) -> Any:
     if isinstance(value, (dict, list)):
         return MARKER  # not the shape its model says
     return value
+
+
+def _json_structure(secrets: ModelSecrets, value: dict[str, Any], shape: Shape) -> dict[str, Any]:
+    """A structure's members each as its member's shape says (an unknown one blanked), then its paired value."""
+    members = _members_by_wire(shape)
+    for key in list(value):
+        found = members.get(key.lower())
+        if found is None:
+            value[key] = MARKER  # a member the model does not know: nothing says it is safe
+        else:
+            value[key] = _json_member(secrets, value[key], shape, *found)
+    _json_pair(value, shape)
+    return value
+
+
+def _json_member(secrets: ModelSecrets, item: Any, shape: Shape, name: str, member: Shape) -> Any:
+    """One member's value: a bag with its secret entries blanked, a secret blanked, the rest walked."""
+    how = secrets.member(shape, name)
+    if how is None and PAGING.fullmatch(name):
+        return item  # where the next page starts, which may look like a token and is none
+    if how in (Secret.KEYED, Secret.VARIABLES):
+        return _json(secrets, _json_keyed(item, member, _entry(how)), member)
+    if how is not None:
+        return _json_blank(item, member)
+    return _json(secrets, item, member)
+
+
+def _json_pair(value: dict[str, Any], shape: Shape) -> None:
+    """A structure naming a value (`_paired`): the value blanked when flagged secret or when its name says so."""
+    names, values = _paired(shape)
+    if not values:
+        return
+    named = [str(value[k]) for k in value if any(k.lower() == n.lower() for n in names)]
+    flagged = any(value.get(k) is True for k in value if k.lower() in SECRET_FLAGS)
+    for key in [k for k in value if any(k.lower() == v.lower() for v in values)]:
+        if flagged or any(secret_entry(n, value[key]) for n in named):
+            value[key] = MARKER
 
 
 def _json_blank(value: Any, shape: Shape) -> Any:
@@ -273,9 +287,9 @@ def _json_blank(value: Any, shape: Shape) -> Any:
     if shape.type_name == "map" and isinstance(value, dict):
         return {key: _json_blank(item, shape.value) for key, item in value.items()}
     if shape.type_name == "structure" and isinstance(value, dict):
-        kept = {}
+        kept, members = {}, _members_by_wire(shape)
         for key, item in value.items():
-            member = _member_by_wire(shape, key)
+            member = members.get(key.lower())
             kept[key] = _json_blank(item, member[1]) if member else MARKER
         return kept
     return MARKER if isinstance(value, (str, dict, list)) else value
@@ -301,16 +315,15 @@ def _json_keyed(value: Any, shape: Shape, entry: Callable[[object, object], bool
     return value
 
 
-def _member_by_wire(shape: Shape, wire: str) -> tuple[str, Shape] | None:
-    """The member of a JSON body a key is (case aside, as the gateway reads it); None for a key no member is,
-    members sent elsewhere (headers, the status) included."""
-    lowered = wire.lower()
+def _members_by_wire(shape: Shape) -> dict[str, tuple[str, Shape]]:
+    """The members of a structure in a JSON body by their key, lowered (case aside, as the gateway reads them; the
+    first member of a key wins); those sent elsewhere (headers, the status) are none. Made once per value, not per
+    key (a key looked up among every member was most of a typical answer's time)."""
+    found: dict[str, tuple[str, Shape]] = {}
     for name, member in shape.members.items():
-        if member.serialization.get("location"):
-            continue
-        if str(member.serialization.get("name", name)).lower() == lowered:
-            return name, member
-    return None
+        if not member.serialization.get("location"):
+            found.setdefault(str(member.serialization.get("name", name)).lower(), (name, member))
+    return found
 
 
 # -- XML -----------------------------------------------------------------------------------------------------------
@@ -373,48 +386,7 @@ def _xml_text(element: ET.Element) -> None:
 def _xml(secrets: ModelSecrets, element: ET.Element, shape: Shape) -> None:
     kind = shape.type_name
     if kind == "structure":
-        by_key: dict[str, tuple[str, Shape]] = {}
-        for name, member in shape.members.items():
-            if member.serialization.get("location") or member.serialization.get("eventheader"):
-                continue
-            how = secrets.member(shape, name)
-            if member.serialization.get("xmlAttribute"):
-                if how:
-                    for attribute in [a for a in element.attrib if _local(a).lower() == name.lower()]:
-                        element.attrib[attribute] = MARKER
-                continue
-            by_key[_xml_key(name, member)] = (name, member)
-        for node in list(element):
-            tag = _local(node.tag)
-            if tag not in by_key:
-                if tag not in XML_ENVELOPE:
-                    _xml_unmodelled(node)  # an element the model does not know: nothing says it is safe
-                continue
-            name, member = by_key[tag]
-            how = secrets.member(shape, name)
-            if how is None and PAGING.fullmatch(name):
-                continue  # where the next page starts
-            flattened = member.type_name in ("list", "map") and bool(member.serialization.get("flattened"))
-            if how in (Secret.KEYED, Secret.VARIABLES):
-                _xml_keyed(node, member, _entry(how), flattened=flattened)
-                _xml(secrets, node, member.member if flattened and member.type_name == "list" else member)
-            elif how:
-                _xml_blank(node, member, flattened=flattened)
-            elif flattened and member.type_name == "list":
-                _xml(secrets, node, member.member)
-            elif flattened:
-                _xml_map(secrets, [node], member)
-            else:
-                _xml(secrets, node, member)
-        names, values = _paired(shape)
-        if values:
-            naming = {_xml_key(k, shape.members[k]) for k in names}
-            named = [n.text or "" for n in element if _local(n.tag) in naming]
-            flagged = any(_local(n.tag).lower() in SECRET_FLAGS and (n.text or "").strip() == "true" for n in element)
-            keys = {_xml_key(v, shape.members[v]) for v in values}
-            for node in [n for n in element if _local(n.tag) in keys]:
-                if flagged or any(secret_entry(name, node.text or "") for name in named):
-                    _xml_unmodelled(node)
+        _xml_structure(secrets, element, shape)
     elif kind == "list":
         for item in element:
             _xml(secrets, item, shape.member)
@@ -422,6 +394,65 @@ def _xml(secrets: ModelSecrets, element: ET.Element, shape: Shape) -> None:
         _xml_map(secrets, list(element), shape)
     else:
         _xml_text(element)
+
+
+def _xml_structure(secrets: ModelSecrets, element: ET.Element, shape: Shape) -> None:
+    """A structure's elements each as its member's shape says (an unknown one blanked), then its paired value."""
+    by_key = _xml_members(secrets, element, shape)
+    for node in list(element):
+        tag = _local(node.tag)
+        if tag in by_key:
+            _xml_member(secrets, node, shape, *by_key[tag])
+        elif tag not in XML_ENVELOPE:
+            _xml_unmodelled(node)  # an element the model does not know: nothing says it is safe
+    _xml_pair(element, shape)
+
+
+def _xml_members(secrets: ModelSecrets, element: ET.Element, shape: Shape) -> dict[str, tuple[str, Shape]]:
+    """The structure's members sent as elements, by element name; its secret attributes blanked on the way."""
+    by_key: dict[str, tuple[str, Shape]] = {}
+    for name, member in shape.members.items():
+        if member.serialization.get("location") or member.serialization.get("eventheader"):
+            continue
+        if not member.serialization.get("xmlAttribute"):
+            by_key[_xml_key(name, member)] = (name, member)
+        elif secrets.member(shape, name):
+            for attribute in [a for a in element.attrib if _local(a).lower() == name.lower()]:
+                element.attrib[attribute] = MARKER
+    return by_key
+
+
+def _xml_member(secrets: ModelSecrets, node: ET.Element, shape: Shape, name: str, member: Shape) -> None:
+    """One member's element: a bag with its secret entries blanked, a secret blanked, the rest walked."""
+    how = secrets.member(shape, name)
+    if how is None and PAGING.fullmatch(name):
+        return  # where the next page starts
+    flattened = member.type_name in ("list", "map") and bool(member.serialization.get("flattened"))
+    if how in (Secret.KEYED, Secret.VARIABLES):
+        _xml_keyed(node, member, _entry(how), flattened=flattened)
+        _xml(secrets, node, member.member if flattened and member.type_name == "list" else member)
+    elif how:
+        _xml_blank(node, member, flattened=flattened)
+    elif flattened and member.type_name == "list":
+        _xml(secrets, node, member.member)
+    elif flattened:
+        _xml_map(secrets, [node], member)
+    else:
+        _xml(secrets, node, member)
+
+
+def _xml_pair(element: ET.Element, shape: Shape) -> None:
+    """A structure naming a value (`_paired`): the value blanked when flagged secret or when its name says so."""
+    names, values = _paired(shape)
+    if not values:
+        return
+    naming = {_xml_key(k, shape.members[k]) for k in names}
+    named = [n.text or "" for n in element if _local(n.tag) in naming]
+    flagged = any(_local(n.tag).lower() in SECRET_FLAGS and (n.text or "").strip() == "true" for n in element)
+    keys = {_xml_key(v, shape.members[v]) for v in values}
+    for node in [n for n in element if _local(n.tag) in keys]:
+        if flagged or any(secret_entry(name, node.text or "") for name in named):
+            _xml_unmodelled(node)
 
 
 def _xml_map(secrets: ModelSecrets, entries: list[ET.Element], shape: Shape) -> None:
@@ -475,7 +506,7 @@ def _xml_keyed(
     if shape.type_name == "map":
         key_name = shape.key.serialization.get("name") or "key"
         value_name = shape.value.serialization.get("name") or "value"
-        entries, names = [element] if flattened else list(element), {key_name}
+        entries, names = [element] if flattened else list(element), frozenset({key_name})
     elif shape.type_name == "list":
         entries, names, value_name = [element] if flattened else list(element), NAME_NAMES, "value"
     else:

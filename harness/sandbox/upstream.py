@@ -4,8 +4,10 @@ request's headers that are forwarded (those botocore's protocols send and those 
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 from urllib.parse import unquote
 
 import botocore.loaders
@@ -15,7 +17,7 @@ from botocore import UNSIGNED
 from botocore.config import Config
 
 from harness.core.account import Account
-from harness.sandbox.operations import Identified, loaded
+from harness.sandbox.operations import Identified, headers_of, loaded
 from harness.sandbox.tap import RawRequest
 
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host"})
@@ -28,7 +30,6 @@ RESIGNED = frozenset(
 FORWARDED = frozenset({"content-type", "accept", "user-agent", "x-amz-target", "smithy-protocol", "content-md5"})
 FORWARDED_PREFIXES = ("x-amz-", "x-amzn-", "amz-sdk-")
 GLOBAL_SIGNING_REGION = {"aws": "us-east-1", "aws-cn": "cn-north-1", "aws-us-gov": "us-gov-west-1"}
-UPSTREAMS = 256  # (service, region) endpoints remembered
 
 
 @dataclass(frozen=True)
@@ -46,13 +47,12 @@ def partition_of(region: str) -> str:
     return "aws-us-gov" if region.startswith("us-gov-") else "aws"
 
 
-@lru_cache(maxsize=UPSTREAMS)
 def aws_upstream(service: str, region: str) -> Upstream:
     """The public endpoint of `service` in `region`, as botocore resolves it, and its signing scope.
 
     S3 goes path-style to its regional endpoint. A global endpoint (IAM, Route 53, CloudFront...) has no region
     in its host and signs in its partition's home region. Resolved by a client made on a loader of its own, dropped
-    after: only the endpoint is kept.
+    after: only the endpoint is kept (by `Upstreams`).
     """
     model = loaded(service).model
     if service == "s3":
@@ -64,6 +64,56 @@ def aws_upstream(service: str, region: str) -> Upstream:
     host = urllib3.util.parse_url(endpoint).host or ""
     signing_region = region if region in host.split(".") else GLOBAL_SIGNING_REGION[partition_of(region)]
     return Upstream(endpoint, model.signing_name or model.endpoint_prefix, signing_region)
+
+
+class Upstreams:
+    """The AWS endpoints resolved (each takes a client's making: tens of ms), kept so that no evaluation can tell
+    what another asked for: those of a service the labs name (`shared`, harness/sandbox/models.py) in a region an
+    evaluation was opened in (the platform's choice: `prepare` resolves them all for it before its module runs)
+    are shared; any other is kept by the evaluation that asked (its `own`), and dropped with it."""
+
+    def __init__(self, shared: Callable[[str], bool]) -> None:
+        self._shared_service = shared
+        self._shared: dict[tuple[str, str], Upstream] = {}
+        self._regions: set[str] = set()  # regions evaluations were opened in
+        self._lock = threading.Lock()
+
+    def get(self, account: Account, service: str, region: str, own: dict[tuple[str, str], Upstream]) -> Upstream:
+        """Where `service` in `region` is for an evaluation in `account`: the emulator when it names one."""
+        if account.endpoint_url:
+            model = loaded(service).model
+            return Upstream(account.endpoint_url.rstrip("/"), model.signing_name or model.endpoint_prefix, region)
+        key = (service, region)
+        with self._lock:
+            found = self._shared.get(key) or own.get(key)
+            shared = region in self._regions and self._shared_service(service)
+        if found is None:
+            found = aws_upstream(service, region)
+            with self._lock:
+                (self._shared if shared else own)[key] = found
+        return found
+
+    def prepare(self, account: Account, services: Iterable[str]) -> None:
+        """An evaluation in `account` is opened: its region's endpoints of the shared services are shared from now
+        on, and those not resolved yet are, in a thread of their own, before its module is likely to ask (one that
+        asks first resolves it into the shared ones itself): what is shared is the same whatever it asks."""
+        if account.endpoint_url:
+            return
+        with self._lock:
+            self._regions.add(account.region)
+            wanted = [s for s in services if (s, account.region) not in self._shared and self._shared_service(s)]
+        if wanted:
+            name = "stepeval-gateway-endpoints"
+            threading.Thread(target=self._resolve, args=(account, wanted), name=name, daemon=True).start()
+
+    def _resolve(self, account: Account, services: list[str]) -> None:
+        for service in services:
+            with contextlib.suppress(Exception):  # a service with no endpoint there: its requests will say so
+                self.get(account, service, account.region, {})
+
+    def shared_count(self) -> int:
+        with self._lock:
+            return len(self._shared)
 
 
 EMULATOR_ROUTES = frozenset({"moto-api", "_localstack", "_aws", "latest"})
@@ -81,20 +131,12 @@ def emulator_route(path: str) -> str | None:
     return None
 
 
-def upstream_for(account: Account, service: str, region: str) -> Upstream:
-    """The emulator's endpoint when the account names one; the service's AWS endpoint otherwise."""
-    if account.endpoint_url:
-        model = loaded(service).model
-        return Upstream(account.endpoint_url.rstrip("/"), model.signing_name or model.endpoint_prefix, region)
-    return aws_upstream(service, region)
-
-
 def forwarded_headers(service: str, request: RawRequest, identified: Identified) -> dict[str, str]:
     """The request's headers that go upstream: the protocols' own and those its operations' models name."""
     names: set[str] = set()
     prefixes: list[str] = list(FORWARDED_PREFIXES)
     for operation in identified.operations:
-        exact, prefixed = modelled_headers(service, operation)
+        exact, prefixed = headers_of(loaded(service), operation)
         names |= exact
         prefixes += prefixed
     kept = tuple(prefixes)
@@ -105,19 +147,3 @@ def forwarded_headers(service: str, request: RawRequest, identified: Identified)
         and name not in HOP_BY_HOP
         and (name in FORWARDED or name in names or name.startswith(kept))
     }
-
-
-def modelled_headers(service: str, operation: str) -> tuple[frozenset[str], tuple[str, ...]]:
-    """The header names, and header-name prefixes, `operation`'s input takes (kept with the model)."""
-    entry = loaded(service)
-    key = f"headers:{operation}"
-    with entry.lock:
-        found = entry.derived.get(key)
-        if found is None:
-            shape = entry.model.operation_model(operation).input_shape
-            members = shape.members.values() if shape is not None else []
-            located = [(m.serialization.get("location"), str(m.serialization.get("name", "")).lower()) for m in members]
-            exact = frozenset(name for where, name in located if where == "header" and name)
-            prefixed = tuple(name for where, name in located if where == "headers" and name)
-            found = entry.derived[key] = (exact, prefixed)
-    return found  # type: ignore[return-value]

@@ -110,10 +110,6 @@ class Warming:
         """A job needed these paths and no spare held them: spares hold them from now on."""
         self.labs.put(paths, renew=False)
 
-    def services(self) -> set[str]:
-        """The services of the warm clients (the gateway readies their models)."""
-        return {service for service, _ in self.clients}
-
     def preparation(self) -> dict[str, list[Any]]:
         """What the template readies a spare with, as its message's fields: clients, kit imports, rehearsals."""
         return {"warm": list(self.clients), "imports": list(self.imports), "rehearse": list(self.rehearsals)}

@@ -33,6 +33,15 @@ class PoolCollector(Collector):
         size = GaugeMetricFamily("stepeval_workers", "Evaluation processes that may run at once")
         size.add_metric([], self.pool.size)
         yield size
+        shared = GaugeMetricFamily(
+            "stepeval_gateway_shared",
+            "What evaluations share at the gateway, by part: models the labs name, their operations and what is"
+            " derived from them, endpoints, accounts with connections kept (no evaluation may change it)",
+            labels=["part"],
+        )
+        for part, count in self.pool.gateway_shared().items():
+            shared.add_metric([part], count)
+        yield shared
 
 
 class LabCollector(Collector):

@@ -7,6 +7,7 @@ import botocore.session
 import pytest
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
 from botocore.config import Config
+from botocore.model import ServiceModel
 
 from harness._compat import botocore as door
 
@@ -99,3 +100,13 @@ def test_the_data_every_client_loads_is_client_data(monkeypatch: pytest.MonkeyPa
     assert set(door.CLIENT_DATA) <= set(loaded)
     loader = botocore.loaders.create_loader()
     assert all(loader.load_data(name) for name in door.CLIENT_DATA)
+
+
+def test_cached_by_counts_the_operation_models_a_model_made() -> None:
+    model = ServiceModel(botocore.loaders.create_loader().load_service_model("sts", "service-2"), "sts")
+    assert door.cached_by(model) == 0
+    model.operation_model("GetCallerIdentity")
+    model.operation_model("GetCallerIdentity")
+    assert door.cached_by(model) == 1
+    model.operation_model("AssumeRole")
+    assert door.cached_by(model) == 2

@@ -1,7 +1,7 @@
 """Everything the gateway keeps for an evaluation is bounded, and every request it saw is in the log: its entries
 (the first MAX_LOGGED, then a count that keeps any refusal), their details, the services one evaluation may call,
-the models it reads (a cache bounded in bytes), and a request still being forwarded when the evaluation ends
-(logged as cut off at the answer)."""
+the models it reads (its own, bounded in bytes; those the labs name shared and whole), and a request still being
+forwarded when the evaluation ends (logged as cut off at the answer)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from harness._compat.botocore import cached_by
 from harness.core.account import Account, Credentials
 from harness.core.contract import Operation
 from harness.core.frames import FrameRefused, parse_frame
@@ -21,8 +22,9 @@ from harness.inside.link import GatewayLink
 from harness.sandbox import audit
 from harness.sandbox import gateway as gateway_module
 from harness.sandbox.gateway import Gateway
-from harness.sandbox.models import ModelCache, read_model
+from harness.sandbox.models import MODELS, ModelCache, read_model
 from harness.sandbox.tap import Exchange, RawRequest
+from harness.sandbox.upstream import Upstream, Upstreams
 from harness.store import recording
 from harness.store.recording import RecordingTap
 from tests.conftest import REGION
@@ -222,3 +224,51 @@ def test_a_body_no_parser_reads_is_recorded_raw_not_a_crash() -> None:
     request = RawRequest("POST", "/", "", {"content-type": "text/xml; charset=json"}, body)
     tap.observe(Exchange("sts", REGION, "GetCallerIdentity", request, 200, [], b"<ok/>", truncated=False))
     assert len(tap.exchanges) == 1 and tap.exchanges[0]["request"]["body"] == {"text": body.decode()}
+
+
+def shared_names() -> set[str]:
+    return {entry.model.service_name for entry in MODELS.shared()}
+
+
+def test_a_model_no_lab_names_is_the_evaluations_own_and_a_shared_one_is_read_whole(
+    opened: tuple[Gateway, str],
+) -> None:
+    """Issue 31: what an evaluation makes the gateway load tells a later one nothing. Redshift and CloudSearch (no
+    test pins them) are read into the evaluation's cache and go with it; STS, pinned, is read whole once."""
+    gateway, token = opened
+    gateway.prepare(["sts"])
+    for _ in range(100):
+        if not gateway.shared_state()["unread"]:
+            break
+        time.sleep(0.05)
+    sts = next(entry for entry in MODELS.shared() if entry.model.service_name == "sts")
+    assert cached_by(sts.model) == len(sts.model.operation_names)  # every operation's model, made as it was read
+    line = connection(gateway, token)
+    assert post(line, "/sts/us-east-1/", b"Action=GetCallerIdentity") == 200  # the account's connections kept
+    before = gateway.shared_state()
+    post(line, "/redshift/eu-south-2/", b"Action=DescribeClusters&Version=2012-12-01")
+    post(line, "/cloudsearch/me-central-1/", b"Action=DescribeDomains&Version=2013-01-01")
+    own = gateway.evaluation(token)
+    assert own is not None and {"redshift", "cloudsearch"} <= set(own.models.names())
+    gateway.finish(token)
+    assert gateway.shared_state() == before
+    assert not {"redshift", "cloudsearch"} & shared_names()
+    assert "redshift" not in MODELS  # outside the evaluation: not held anywhere it could be found
+
+
+def test_an_endpoint_is_shared_only_for_a_shared_service_in_a_region_opened() -> None:
+    """An AWS endpoint is resolved once for the labs' services in the region of an evaluation opened (before its
+    module asks); any other the evaluation asks for is its own."""
+    upstreams = Upstreams(shared=lambda service: service == "sts")
+    account = Account(Credentials("testing", "testing"), "eu-west-1")
+    upstreams.prepare(account, ["sts", "sqs"])
+    for _ in range(100):
+        if upstreams.shared_count():
+            break
+        time.sleep(0.05)
+    assert upstreams.shared_count() == 1
+    own: dict[tuple[str, str], Upstream] = {}
+    assert upstreams.get(account, "sts", "eu-west-1", own).endpoint_url == "https://sts.eu-west-1.amazonaws.com"
+    upstreams.get(account, "sqs", "eu-west-1", own)
+    upstreams.get(account, "sts", "ap-south-2", own)
+    assert set(own) == {("sqs", "eu-west-1"), ("sts", "ap-south-2")} and upstreams.shared_count() == 1

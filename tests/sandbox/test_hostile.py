@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from harness.sandbox.audit import MAX_IN_FLIGHT
 from harness.sandbox.confine import UID_SPAN, uid_base
@@ -775,3 +776,49 @@ def test_service_a_hostile_unsigned_body_is_a_401(service_run: Service, body: by
     }
     response = service_run.http.post("/v1/evaluations", content=body, headers=headers)
     assert response.status_code == 401 and response.json()["error"]["code"] == "unauthorized", response.text
+
+
+def gateway_shared(service: Service) -> dict[str, float]:
+    """What the service's gateway shares between evaluations, counted by part (`stepeval_gateway_shared`), but the
+    accounts whose connections are kept (one more with each account evaluated: the platform's doing, not a module's)."""
+    parts = {}
+    for family in text_string_to_metric_families(service.http.get("/metrics").text):
+        for sample in family.samples:
+            if sample.name == "stepeval_gateway_shared" and sample.labels["part"] != "accounts":
+                parts[sample.labels["part"]] = sample.value
+    return parts
+
+
+def settled_shared(service: Service) -> dict[str, float]:
+    """The gateway's shared parts once it has read the lab's services whole."""
+    for _ in range(120):
+        now = gateway_shared(service)
+        if now.get("models") and not now["unread"]:
+            return now
+        time.sleep(0.25)
+    raise AssertionError(f"the gateway did not read the lab's services: {now}")
+
+
+def test_service_what_an_evaluation_loads_at_the_gateway_no_later_one_can_tell(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    """Issue 31: a module spelled 21 bits in which services' models the gateway loaded (it kept every one, for every
+    later evaluation of any account) and the next evaluation read them back by timing first calls. Now the services
+    the lab names are shared, read whole before their evaluations; any other is read into the evaluation's own
+    cache and dropped with it. A module that calls a dozen services no file of the lab names, in four regions, and
+    four reads of a shared one (S3) leaves what the gateway shares as it was, counted part by part; so does one of
+    another account calling the same services (each read again, for it)."""
+    a, b = accounts
+    ask(service_run, a, "10.08")  # the gateway starts with the first evaluation: one that calls only S3
+    before = settled_shared(service_run)
+    assert before["operations"] > before["models"] >= 1, before  # the lab's services, whole
+    answer = ask(service_run, a, "10.08", "1" * 12)
+    assert answer["status"] == "fail", json.dumps({k: answer[k] for k in ("error", "diagnostics")})[:3000]
+    spelled = json.loads(answer["message"])
+    assert len(spelled) == 12, spelled
+    called = {op["service"] for op in answer["diagnostics"]["operations"]}
+    assert set(spelled) | {"s3"} <= called, called  # each reached the gateway, which read its model
+    assert gateway_shared(service_run) == before
+    read = json.loads(ask(service_run, b, "10.08", "read")["message"])
+    assert set(read) == set(spelled), read
+    assert gateway_shared(service_run) == before

@@ -44,3 +44,10 @@ JSON = {"content-type": "application/x-amz-json-1.0"}
 )  # fmt: skip
 def test_the_accounts_a_request_names(request_: RawRequest, named: set[str]) -> None:
     assert named_accounts(request_) == named
+
+
+def test_a_queue_url_after_many_names_of_one_is_read() -> None:
+    """A body of `queueurl=` (each once made the pattern read to the end of the body: quadratic) still has its queue
+    URL's account read, wherever it is."""
+    body = b"queueurl=" * 5000 + b"&QueueUrl=https://sqs.us-east-1.amazonaws.com/333333333333/q"
+    assert named_accounts(RawRequest("POST", "/", "", {}, body)) == {"333333333333"}

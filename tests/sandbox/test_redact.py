@@ -391,6 +391,10 @@ AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
         ("ttl=5", False),
         ("a_" * 20 + "password=x", True),  # a credential-named key after any prefix
         ("bypass the cache", False),
+        # a JWT where a run of its alphabet starts (`eyJ` repeated was read again from each: quadratic); not inside one
+        (f'{{"hook": "{JWT}"}}', True),
+        (f"token {JWT}", True),
+        ("eyJ" * 5000, False),
     ],
 )
 def test_credentials_by_their_shape_in_any_text(text: str, credential: bool) -> None:

@@ -34,7 +34,6 @@ def test_expected_labs_are_held_newest_first_imported_and_their_services_warmed_
     assert list(warming.labs) == ["/b", "/a"]
     assert list(warming.imports) == ["harness.kit.s3", "harness.kit.ec2"]
     assert list(warming.clients) == [("s3", "eu-west-1"), ("ec2", "eu-west-1"), ("iam", "eu-west-1")]
-    assert warming.services() == {"s3", "ec2", "iam"}
 
 
 def test_a_missing_or_malformed_region_warms_the_default_one() -> None:
