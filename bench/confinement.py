@@ -91,7 +91,7 @@ def main() -> int:
         enter_user_namespace(0, 0)
     filters.seccomp_available(), filters.landlock_abi()
     readable = [*interpreter_paths(), *SYSTEM_LIBRARIES]
-    syscalls = filters.seccomp_filter(pid_namespace=mode != "none", signal_only_self=False)  # the template's
+    syscalls = filters.compiled(filters.seccomp_filter(pid_namespace=mode != "none", signal_only_self=False))
     samples = [in_child(lambda: layers(mode, readable, syscalls)) for _ in range(args.runs)]
     console = results_console(f"confinement-{mode}")
     console.print(f"mode {mode}, {args.runs} evaluation processes, CPU ms per process (median / max):")

@@ -17,6 +17,8 @@ from __future__ import annotations
 import errno
 import os
 import socket
+import tempfile
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -220,6 +222,26 @@ def seccomp_filter(*, pid_namespace: bool, signal_only_self: bool) -> Any:
             rules.add_rule(refuse, call, sc.Arg(0, sc.NE, me))
         rules.add_rule(refuse, "tkill")
     return rules
+
+
+@dataclass(frozen=True)
+class CompiledFilter:
+    """A filter libseccomp built and compiled to BPF once, in the template: each evaluation process loads the same
+    program with one prctl instead of having libseccomp compile the same rules again (~0.3 ms of CPU each)."""
+
+    program: bytes
+
+    def load(self) -> None:
+        """Load it in this process (no_new_privs set first); everything it starts inherits it."""
+        kernel.load_seccomp_program(self.program)
+
+
+def compiled(rules: Any) -> CompiledFilter:
+    """`rules` (a `seccomp_filter`) as the BPF program libseccomp's own load would hand the kernel."""
+    with tempfile.TemporaryFile() as exported:
+        rules.export_bpf(exported)
+        exported.seek(0)
+        return CompiledFilter(exported.read())
 
 
 def _number(sc: Any, name: str) -> int | str:

@@ -1,5 +1,5 @@
 """The few Linux system calls Python 3.11's `os` lacks (unshare, setns, mount, umount2, pivot_root, prctl,
-capset), via ctypes."""
+capset, loading a seccomp program), via ctypes."""
 
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 PR_GET_CHILD_SUBREAPER = 37
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+BPF_INSTRUCTION_BYTES = 8  # struct sock_filter
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
@@ -108,3 +111,17 @@ def drop_capabilities() -> None:
     header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
     data = (_CapData * 2)()
     _check(libc().capset(ctypes.byref(header), data), "capset")
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def load_seccomp_program(program: bytes) -> None:
+    """Load a seccomp filter compiled to BPF (as libseccomp's `seccomp_load` does with the defaults: prctl
+    PR_SET_SECCOMP, SECCOMP_MODE_FILTER; no_new_privs must be set first)."""
+    if not program or len(program) % BPF_INSTRUCTION_BYTES:
+        raise ValueError("not a BPF program")
+    instructions = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // BPF_INSTRUCTION_BYTES, ctypes.cast(instructions, ctypes.c_void_p))
+    _check(libc().prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "prctl PR_SET_SECCOMP")

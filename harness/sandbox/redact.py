@@ -14,8 +14,10 @@ from __future__ import annotations
 import base64
 import json
 import re
+import weakref
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from botocore.model import OperationModel, Shape
@@ -330,7 +332,47 @@ def _members_by_wire(shape: Shape) -> dict[str, tuple[str, Shape]]:
 
 
 def _local(tag: str) -> str:
-    return NAMESPACE.sub("", tag)
+    return NAMESPACE.sub("", tag) if "{" in tag else tag
+
+
+@dataclass(frozen=True)
+class _Structure:
+    """How the XML walk reads the elements of one structure: worked out once per structure of a model, not again at
+    every element of its answers (a list of 50 subnets read the same 25 members' rules 50 times)."""
+
+    members: dict[str, tuple[str, Shape, Secret | None]]  # element name -> the member, its shape, its secret if any
+    secret_attributes: tuple[str, ...]  # lowercased names of the members sent as attributes that are secrets
+    naming: frozenset[str]  # element names of the members naming a value (`_paired`)
+    values: frozenset[str]  # element names of the members holding it
+
+
+_structures: weakref.WeakKeyDictionary[ModelSecrets, dict[str, _Structure]] = weakref.WeakKeyDictionary()
+
+
+def _structure(secrets: ModelSecrets, shape: Shape) -> _Structure:
+    """`shape`'s reading rules, kept as long as its model's secrets are (a shape's name is unique in its model)."""
+    known = _structures.setdefault(secrets, {})
+    found = known.get(shape.name)
+    if found is None:
+        members: dict[str, tuple[str, Shape, Secret | None]] = {}
+        attributes = []
+        for name, member in shape.members.items():
+            if member.serialization.get("location") or member.serialization.get("eventheader"):
+                continue
+            how = secrets.member(shape, name)
+            if member.serialization.get("xmlAttribute"):
+                if how:
+                    attributes.append(name.lower())
+                continue
+            members[_xml_key(name, member)] = (name, member, how)
+        names, values = _paired(shape)
+        found = known[shape.name] = _Structure(
+            members,
+            tuple(attributes),
+            frozenset(_xml_key(k, shape.members[k]) for k in names),
+            frozenset(_xml_key(v, shape.members[v]) for v in values),
+        )
+    return found
 
 
 def _redact_xml(secrets: ModelSecrets, shape: Shape | None, body: bytes) -> bytes:
@@ -398,33 +440,22 @@ def _xml(secrets: ModelSecrets, element: ET.Element, shape: Shape) -> None:
 
 def _xml_structure(secrets: ModelSecrets, element: ET.Element, shape: Shape) -> None:
     """A structure's elements each as its member's shape says (an unknown one blanked), then its paired value."""
-    by_key = _xml_members(secrets, element, shape)
+    structure = _structure(secrets, shape)
+    if structure.secret_attributes and element.attrib:
+        for attribute in [a for a in element.attrib if _local(a).lower() in structure.secret_attributes]:
+            element.attrib[attribute] = MARKER
     for node in list(element):
         tag = _local(node.tag)
-        if tag in by_key:
-            _xml_member(secrets, node, shape, *by_key[tag])
+        found = structure.members.get(tag)
+        if found is not None:
+            _xml_member(secrets, node, *found)
         elif tag not in XML_ENVELOPE:
             _xml_unmodelled(node)  # an element the model does not know: nothing says it is safe
-    _xml_pair(element, shape)
+    _xml_pair(element, structure)
 
 
-def _xml_members(secrets: ModelSecrets, element: ET.Element, shape: Shape) -> dict[str, tuple[str, Shape]]:
-    """The structure's members sent as elements, by element name; its secret attributes blanked on the way."""
-    by_key: dict[str, tuple[str, Shape]] = {}
-    for name, member in shape.members.items():
-        if member.serialization.get("location") or member.serialization.get("eventheader"):
-            continue
-        if not member.serialization.get("xmlAttribute"):
-            by_key[_xml_key(name, member)] = (name, member)
-        elif secrets.member(shape, name):
-            for attribute in [a for a in element.attrib if _local(a).lower() == name.lower()]:
-                element.attrib[attribute] = MARKER
-    return by_key
-
-
-def _xml_member(secrets: ModelSecrets, node: ET.Element, shape: Shape, name: str, member: Shape) -> None:
+def _xml_member(secrets: ModelSecrets, node: ET.Element, name: str, member: Shape, how: Secret | None) -> None:
     """One member's element: a bag with its secret entries blanked, a secret blanked, the rest walked."""
-    how = secrets.member(shape, name)
     if how is None and PAGING.fullmatch(name):
         return  # where the next page starts
     flattened = member.type_name in ("list", "map") and bool(member.serialization.get("flattened"))
@@ -441,16 +472,13 @@ def _xml_member(secrets: ModelSecrets, node: ET.Element, shape: Shape, name: str
         _xml(secrets, node, member)
 
 
-def _xml_pair(element: ET.Element, shape: Shape) -> None:
+def _xml_pair(element: ET.Element, structure: _Structure) -> None:
     """A structure naming a value (`_paired`): the value blanked when flagged secret or when its name says so."""
-    names, values = _paired(shape)
-    if not values:
+    if not structure.values:
         return
-    naming = {_xml_key(k, shape.members[k]) for k in names}
-    named = [n.text or "" for n in element if _local(n.tag) in naming]
+    named = [n.text or "" for n in element if _local(n.tag) in structure.naming]
     flagged = any(_local(n.tag).lower() in SECRET_FLAGS and (n.text or "").strip() == "true" for n in element)
-    keys = {_xml_key(v, shape.members[v]) for v in values}
-    for node in [n for n in element if _local(n.tag) in keys]:
+    for node in [n for n in element if _local(n.tag) in structure.values]:
         if flagged or any(secret_entry(name, node.text or "") for name in named):
             _xml_unmodelled(node)
 

@@ -162,10 +162,10 @@ class Template:
         )
         # Only the template holds the write end: EOF on it tells an evaluation process the template is gone.
         self.alive, self._alive_writer = os.pipe()
-        # The seccomp filter, built once where nothing in it is an evaluation process's own (its pid is, where it may
-        # signal only itself: then each builds its own, before its job)
+        # The seccomp filter, built and compiled once where nothing in it is an evaluation process's own (its pid is,
+        # where it may signal only itself: then each builds its own, before its job); each loads the same program
         self.syscalls = (
-            filters.seccomp_filter(pid_namespace=protections.pid_namespace, signal_only_self=False)
+            filters.compiled(filters.seccomp_filter(pid_namespace=protections.pid_namespace, signal_only_self=False))
             if protections.seccomp and not _signal_only_self(protections)
             else None
         )
@@ -346,7 +346,7 @@ class Template:
         ruleset = (
             filters.landlock_ruleset([*self.paths, *SYSTEM_LIBRARIES], list(DEVICES)) if protections.landlock else None
         )
-        syscalls = self.syscalls
+        syscalls: Any = self.syscalls
         if protections.seccomp and syscalls is None:
             syscalls = filters.seccomp_filter(pid_namespace=protections.pid_namespace, signal_only_self=True)
         return filters.Confinement(ruleset, syscalls)

@@ -1,6 +1,6 @@
-"""The seccomp filter (harness/sandbox/filters.py) loaded for real in a fresh interpreter: the calls it refuses fail
-with its errno, the calls beside them still work, and the same calls without the filter all succeed (so each
-refusal is the filter's)."""
+"""The seccomp filter (harness/sandbox/filters.py) loaded for real in a fresh interpreter, by libseccomp and as the
+program the template compiles once: the calls it refuses fail with its errno, the calls beside them still work, and
+the same calls without the filter all succeed (so each refusal is the filter's)."""
 
 from __future__ import annotations
 
@@ -22,9 +22,10 @@ from harness.sandbox import filters, kernel
 
 handle, path = tempfile.mkstemp()
 os.close(handle)
-if sys.argv[1] == "filtered":
+if sys.argv[1] != "unfiltered":
     kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
-    filters.seccomp_filter(pid_namespace=False, signal_only_self=True).load()
+    rules = filters.seccomp_filter(pid_namespace=False, signal_only_self=True)
+    (filters.compiled(rules) if sys.argv[1] == "compiled" else rules).load()
 said = {}
 
 def attempt(name, call):
@@ -56,8 +57,9 @@ def attempts(mode: str) -> dict[str, str]:
 
 
 @pytest.mark.skipif(not filters.seccomp_available(), reason="this kernel or libseccomp offers no seccomp filter")
-def test_the_filter_refuses_its_calls_and_lets_the_others_through() -> None:
-    assert attempts("filtered") == {
+@pytest.mark.parametrize("how", ["filtered", "compiled"])  # loaded by libseccomp; its program loaded by the kernel
+def test_the_filter_refuses_its_calls_and_lets_the_others_through(how: str) -> None:
+    assert attempts(how) == {
         "AF_INET socket": "EAFNOSUPPORT",
         "AF_UNIX socket": "done",
         "chmod": "EPERM",
@@ -71,3 +73,8 @@ def test_the_filter_refuses_its_calls_and_lets_the_others_through() -> None:
 
 def test_without_the_filter_every_call_succeeds() -> None:  # else the refusals above prove nothing
     assert set(attempts("unfiltered").values()) == {"done"}
+
+
+def test_a_compiled_filter_is_a_program_or_nothing() -> None:
+    with pytest.raises(ValueError, match="not a BPF program"):
+        filters.CompiledFilter(b"\x06\x00\x00\x00\x00\x00\xff").load()  # 7 bytes: no whole instruction
