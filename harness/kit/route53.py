@@ -74,6 +74,16 @@ def private(vpc: Resource | str | None = None) -> Requirement:
     return require("private zone", f"private to {vpc_id}" if vpc is not None else "private", actual, compare=same)
 
 
+def public() -> Requirement:
+    """A public zone (answering the internet), not a private one."""
+    return require(
+        "zone",
+        "public",
+        lambda zone: "private" if zone.get("Config", {}).get("PrivateZone") else "public",
+        hint="Create a public hosted zone (a private one answers only inside its VPCs).",
+    )
+
+
 def record(name: str, record_type: str, value: str | None = None) -> Requirement:
     """A record `name` of `record_type` (A, CNAME, ...), holding `value` or aliasing to it if given (names in any
     case, with or without the final dot; a load balancer alias with or without `dualstack.`)."""

@@ -93,7 +93,17 @@ def _account_block(session: Any) -> dict[str, bool]:
 def _fetch_bucket(session: Any, name: str) -> Resource:
     s3 = session.client("s3")
     s3.head_bucket(Bucket=name)
-    return LazyResource({"Name": name}, _bucket_extras(session, name))
+
+    def policy() -> str | None:
+        """The bucket's policy (JSON text), None when it has none: the kit's policy requirements read it here too."""
+        try:
+            return str(s3.get_bucket_policy(Bucket=name)["Policy"])
+        except ClientError as error:
+            if error_code(error) == "NoSuchBucketPolicy":
+                return None
+            raise
+
+    return LazyResource({"Name": name}, {**_bucket_extras(session, name), "Policy": policy})
 
 
 def _fetch_policy(session: Any, bucket: str) -> Resource:
@@ -105,9 +115,31 @@ def _fetch_policy(session: Any, bucket: str) -> Resource:
 BUCKET = register(Kind("AWS::S3::Bucket", "S3 bucket", _fetch_bucket))
 """`{"Name"}` plus `Versioning` (`"Enabled"`, `"Suspended"`, `"Disabled"`), `Encryption` (the default algorithms:
 `["aws:kms"]`), `EncryptionKey` (SSE-KMS's key, else None), `BucketKey` (a boolean), `PublicAccessBlock` (its four
-flags), each read when first used."""
+flags), `Policy` (the bucket policy's JSON text, None without one: `grants` and `cloudtrail_may_write` read it on a
+bucket as on a bucket policy), each read when first used."""
 BUCKET_POLICY = register(Kind("AWS::S3::BucketPolicy", "bucket policy", _fetch_policy, naming="bucket policy on {id}"))
 """`{"Bucket", "Policy": JSON text}` plus what `BUCKET` reads of the bucket, each read when first used."""
+
+
+@later
+def on_bucket(bucket: Resource | str | None) -> Requirement:
+    """A bucket policy on the bucket `bucket` (a described bucket, its name or ARN)."""
+    return refs.refers("S3 bucket", refs.BUCKET, bucket, lambda policy: policy.get("Bucket"))
+
+
+@later
+def other_than(bucket: Resource | str | None) -> Requirement:
+    """Not the bucket `bucket` (a described bucket, its name or ARN): a lab that keeps two buckets apart (audit logs
+    away from the site they record) says which one this must not be."""
+    other = refs.shown(refs.BUCKET, bucket)
+    return require(
+        "another bucket than",
+        other,
+        lambda resource: resource.get("Name"),
+        compare=lambda name, _: bucket is not None and not refs.current().same(refs.BUCKET, name, bucket),
+        explain=lambda name: f"it is {other} itself; this should be a bucket of its own.",
+        hint="Create a bucket of its own for this, apart from the other one.",
+    )
 
 
 def versioning_enabled() -> Requirement:
