@@ -49,7 +49,8 @@ def an_older_control_that_never_signs_beside(aws, handles):
 
 
 @mistake(
-    issue=r"CloudFront distribution \w+: viewer protocol policy should be https-only or redirect-to-https, but is allow-all"
+    issue=r"CloudFront distribution \w+: viewer protocol policy should be https-only or redirect-to-https, "
+    r"but is allow-all"
 )
 def plain_http_allowed(aws, handles):
     _distribution(aws, handles, _control(aws), viewers="allow-all")

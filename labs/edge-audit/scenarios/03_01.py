@@ -42,7 +42,8 @@ def events_in_the_other_order(aws, handles):
 
 
 @mistake(
-    issue=r"SQS queue edge-audit-events: dead-letter queue should be .*edge-audit-events-dlq after from 1 to 5 receives, but is .* after 10 receives"
+    issue=r"SQS queue edge-audit-events: dead-letter queue should be .*edge-audit-events-dlq after from 1 to 5 "
+    r"receives, but is .* after 10 receives"
 )
 def ten_receives(aws, handles):
     _build(aws, receives=10)
@@ -59,7 +60,8 @@ def any_topic_may_send(aws, handles):
 
 
 @mistake(
-    issue=r"SQS queue edge-audit-events: .*sns\.amazonaws\.com sqs:SendMessage from arn:aws:sns:[\w-]+:\d+:edge-audit-events: .*Condition \(ArnEquals aws:SourceArn\)"
+    issue=r"SQS queue edge-audit-events: its policy does not let sns\.amazonaws\.com sqs:SendMessage from "
+    r"arn:aws:sns:[\w-]+:\d+:edge-audit-events: .*Condition \(ArnEquals aws:SourceArn\)"
 )
 def the_policy_names_another_topic(aws, handles):
     account = aws.client("sts").get_caller_identity()["Account"]

@@ -76,7 +76,8 @@ def the_topic_policy_lets_sns_publish_instead(aws, handles):
 
 
 @mistake(
-    issue=r"SNS topic edge-audit-events: .*events\.amazonaws\.com sns:Publish from arn:aws:events:.*rule/edge-audit-tick: .*Condition \(ArnEquals aws:SourceArn\)"
+    issue=r"SNS topic edge-audit-events: its policy does not let events\.amazonaws\.com sns:Publish from "
+    r"arn:aws:events:.*rule/edge-audit-tick: .*Condition \(ArnEquals aws:SourceArn\)"
 )
 def the_topic_policy_names_another_rule(aws, handles):
     other = _rule(aws, handles, name="edge-audit-other", target=False)
