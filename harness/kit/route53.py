@@ -124,9 +124,13 @@ def _fetch_record(session: Any, record_id: str) -> Resource | None:
     zones = [zone.removeprefix("/hostedzone/")] if zone else _zones_for(client, name)
     for zone_id in zones:
         answer = client.list_resource_record_sets(HostedZoneId=zone_id, StartRecordName=_fqdn(name))
+        listed = answer["ResourceRecordSets"]
+        if not any(_fqdn(r["Name"]) == _fqdn(name) for r in listed):  # a name kept in its learner's case sorts apart
+            pages = client.get_paginator("list_resource_record_sets").paginate(HostedZoneId=zone_id)
+            listed = [r for page in pages for r in page["ResourceRecordSets"]]
         found = [
             r
-            for r in answer["ResourceRecordSets"]
+            for r in listed
             if _fqdn(r["Name"]) == _fqdn(name)
             and (not record_type or r["Type"] == record_type.upper())
             and (not set_id or r.get("SetIdentifier") == set_id)
