@@ -11,7 +11,9 @@ Imported only in moto's own processes (it imports moto's server). Internals touc
 - `moto.moto_api._internal.mock_random`, the seeded random behind moto's ids (seed, getstate, setstate);
 - `backends.list_of_moto_modules` and `responses.method_names_from_class` (cached: computed on every request),
   `moto.core.utils.get_service_model` (loaded ahead);
-- `IAMBackend._init_aws_policies` (its AWS managed policies, built once per account and partition).
+- `IAMBackend._init_aws_policies` (its AWS managed policies, built once per account and partition);
+- `moto.cloudfront.models.Origin.__init__`, which drops an origin's `OriginAccessControlId` (kept, as AWS keeps it:
+  the serializer answers an origin's `origin_access_control_id` by its name).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ __all__ = [
     "cache_request_path",
     "detached_backend",
     "has_backend",
+    "keep_origin_access_controls",
     "offer_backends",
     "random_state",
     "request_handler",
@@ -157,6 +160,20 @@ def build_managed_policies_once() -> None:
         return [copy.copy(policy) for policy in built[key]]
 
     IAMBackend._init_aws_policies = reused  # type: ignore[method-assign]
+
+
+def keep_origin_access_controls() -> None:
+    """A CloudFront origin keeps the `OriginAccessControlId` it was created with, as AWS keeps it (moto 5.2 drops
+    it, so a distribution read back would reach its bucket through no origin access control)."""
+    from moto.cloudfront.models import Origin
+
+    made = Origin.__init__
+
+    def init(self: Origin, origin: dict[str, Any]) -> None:
+        made(self, origin)
+        self.origin_access_control_id = origin.get("OriginAccessControlId") or ""  # type: ignore[attr-defined]
+
+    Origin.__init__ = init  # type: ignore[method-assign]
 
 
 @functools.cache

@@ -274,6 +274,7 @@ def serve_root(control_fd: int, services: list[str]) -> NoReturn:
     moto.build_managed_policies_once()  # only built when MOTO_IAM_LOAD_MANAGED_POLICIES asks for them
     _take_prebuilt_backends()
     moto.skip_rebuild_on_reset()
+    moto.keep_origin_access_controls()
     app = moto.server_app(services)  # the services' apps, built once here (no backend built): no copy builds them
     moto.cache_request_path(app)  # inherited by every copy; none of it draws on moto's random or builds a backend
     werkzeug.cache_version_lookups()

@@ -90,6 +90,26 @@ def origin(domain_name: Resource | str, *, website: bool = False) -> Requirement
     )
 
 
+@later
+def default_origin(domain_name: Resource | str, *, website: bool = False) -> Requirement:
+    """The default behaviour serves from `domain_name` (as `origin` reads it): the origin its TargetOriginId names,
+    not merely one of the distribution's origins."""
+    shown, wanted = _wanted_origins(domain_name, website)
+
+    def served(distribution: Resource) -> str | None:
+        target = distribution["Config"]["DefaultCacheBehavior"].get("TargetOriginId")
+        items = distribution["Config"]["Origins"].get("Items", [])
+        return next((str(o["DomainName"]) for o in items if o.get("Id") == target), None)
+
+    return require(
+        "default behaviour's origin",
+        shown,
+        served,
+        compare=lambda actual, _: actual is not None and _origin(actual) in wanted,
+        hint="Point the default cache behaviour at the origin asked for (its TargetOriginId).",
+    )
+
+
 VIEWER_PROTOCOLS = ("allow-all", "https-only", "redirect-to-https")
 HTTPS_REQUIRED = ("https-only", "redirect-to-https")
 """The viewer protocol policies under which no viewer gets content over plain HTTP."""

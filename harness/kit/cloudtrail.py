@@ -40,15 +40,17 @@ READ_WRITE = {"All": frozenset({"read", "write"}), "ReadOnly": frozenset({"read"
 def management_events_recorded(selectors: dict[str, Any]) -> frozenset[str]:
     """Which management events (`read`, `write`) a trail's selectors record: advanced selectors when it has any
     (`eventCategory` equals `Management`, `readOnly` `true`/`false` or either), else basic ones
-    (`IncludeManagementEvents` with a `ReadWriteType`); a trail with neither records all (AWS's default)."""
+    (`IncludeManagementEvents` with a `ReadWriteType`); a trail with neither records all (AWS's default). A selector
+    that leaves some sources out (`ExcludeManagementEventSources`, an advanced selector's other fields such as
+    `eventSource` NotEquals `kms.amazonaws.com`) records not all management events, so it counts for none."""
     advanced = selectors.get("AdvancedEventSelectors") or []
     if advanced:
         found: set[str] = set()
         for selector in advanced:
             fields = {f.get("Field"): f for f in selector.get("FieldSelectors", [])}
             category = fields.get("eventCategory", {})
-            if "Management" not in (category.get("Equals") or []):
-                continue
+            if "Management" not in (category.get("Equals") or []) or set(fields) - {"eventCategory", "readOnly"}:
+                continue  # another field (eventSource NotEquals kms...) leaves some management events out
             read_only = fields.get("readOnly", {}).get("Equals") or ["true", "false"]
             found |= {"read" if value == "true" else "write" for value in read_only}
         return frozenset(found)
@@ -56,7 +58,11 @@ def management_events_recorded(selectors: dict[str, Any]) -> frozenset[str]:
     if not basic:
         return READ_WRITE["All"]
     recorded = [READ_WRITE.get(s.get("ReadWriteType", "All"), frozenset()) for s in basic]
-    included = [r for s, r in zip(basic, recorded, strict=True) if s.get("IncludeManagementEvents", True)]
+    included = [
+        r
+        for s, r in zip(basic, recorded, strict=True)
+        if s.get("IncludeManagementEvents", True) and not s.get("ExcludeManagementEventSources")
+    ]
     return frozenset().union(*included)
 
 

@@ -115,10 +115,23 @@ INTERNET_GATEWAY = register(
     Kind("AWS::EC2::InternetGateway", "internet gateway", _fetch_igw, settling=_attaching, retry_after_s=5)
 )
 """`describe_internet_gateways`' gateway: `{"InternetGatewayId", "Attachments": [{"VpcId", "State": "available"}]}`."""
-ROUTE_TABLE = register(Kind("AWS::EC2::RouteTable", "route table", _fetch_route_table))
+
+
+def _main_tables(session: Any, vpc_id: str) -> list[str]:
+    """The main route table a VPC was created with (a step that creates a VPC may use it with no call of its own)."""
+    main = session.client("ec2").describe_route_tables(
+        Filters=[{"Name": "vpc-id", "Values": [vpc_id]}, {"Name": "association.main", "Values": ["true"]}]
+    )["RouteTables"]
+    return [t["RouteTableId"] for t in main if _is_main(t)]
+
+
+ROUTE_TABLE = register(
+    Kind("AWS::EC2::RouteTable", "route table", _fetch_route_table, made_with=(("AWS::EC2::VPC", _main_tables),))
+)
 """`describe_route_tables`' table (`RouteTableId`, `VpcId`, `Routes`: `[{"DestinationCidrBlock", "GatewayId" |
 "NatGatewayId" | ..., "State"}]`, `Associations`: `[{"SubnetId", "Main", "AssociationState"}]`) plus
-`ImplicitSubnets`, the subnets a main table serves without an explicit association, read when first used."""
+`ImplicitSubnets`, the subnets a main table serves without an explicit association, read when first used. A VPC
+created in the step brings its main route table as a candidate (`Kind.made_with`)."""
 SECURITY_GROUP = register(
     Kind("AWS::EC2::SecurityGroup", "security group", _fetch_security_group, title=lambda g: g.get("GroupName"))
 )

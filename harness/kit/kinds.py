@@ -73,7 +73,9 @@ class Kind:
     where its id is not that name (a security group's GroupName beside its sg- id, a secret's Name without the
     random suffix its ARN carries): a sentence names it by that.
     `short(id)` is `{name}` for a kind whose id is compound (`www.example.com|Z123|A` -> `www.example.com A`);
-    by default an ARN's or URL's last part.
+    by default an ARN's or URL's last part. `made_with` names what AWS makes along with another resource, with no
+    call of its own (a VPC's main route table): `(TYPE, implied)` pairs, `implied(session, id)` the ids of this
+    kind that the resource of TYPE `id` came with, so an event of TYPE makes them candidates too.
     """
 
     type: str
@@ -85,6 +87,7 @@ class Kind:
     retry_after_s: int = 30
     title: Callable[[Resource], str | None] | None = None
     short: Callable[[str], str] | None = None
+    made_with: tuple[tuple[str, Callable[[Any, str], list[str]]], ...] = ()
 
     @property
     def service_name(self) -> str:

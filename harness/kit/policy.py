@@ -8,7 +8,7 @@ were. What any resource policy allows one request is `harness.kit.access`'s; wha
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from harness.kit import access, globs, grants
@@ -99,9 +99,28 @@ def grants_public_read_of_objects(policy: Policy, bucket: str) -> PolicyVerdict:
             False, f"{who} only some objects ({prefix}{left_out} is left out); use Resource {everything}"
         )
     deny = next((s for s in touching if s.effect == "Deny" and not s.insecure_transport_only), None)
-    if deny is not None:
+    if deny is not None:  # whoever it names: a Deny for anyone means not everyone may
         return _denied(deny, action)
-    return PolicyVerdict(True, f"everyone may {action} every object in bucket {bucket}")
+    requests = [_anonymous(action, f"{prefix}{key}") for key in verdicts.values()]
+    return _engine_agrees(policy, requests) or PolicyVerdict(
+        True, f"everyone may {action} every object in bucket {bucket}"
+    )
+
+
+def _anonymous(action: str, resource: str) -> access.Request:
+    """An unsigned request over HTTPS, as anyone on the internet makes one."""
+    return access.Request(access.ANONYMOUS, action, resource, {"aws:SecureTransport": "true"})
+
+
+def _engine_agrees(policy: Policy, requests: Iterable[access.Request]) -> PolicyVerdict | None:
+    """None when the policy engine (`harness.kit.access`, IAM's semantics) allows each of `requests` (an anonymous
+    request for one object of every kind the statements tell apart), else the verdict naming the statement that
+    refuses one."""
+    for request in requests:
+        decision = access.evaluate(policy, request)
+        if not decision.allowed:
+            return PolicyVerdict(False, f"{decision.reason} on {request.resource}")
+    return None
 
 
 def allowed_principals(policy: Policy, action: str, source_arn: str | None = None) -> list[str]:

@@ -74,6 +74,16 @@ def private(vpc: Resource | str | None = None) -> Requirement:
     return require("private zone", f"private to {vpc_id}" if vpc is not None else "private", actual, compare=same)
 
 
+def public() -> Requirement:
+    """A public zone (answering the internet), not a private one."""
+    return require(
+        "zone",
+        "public",
+        lambda zone: "private" if zone.get("Config", {}).get("PrivateZone") else "public",
+        hint="Create a public hosted zone (a private one answers only inside its VPCs).",
+    )
+
+
 def record(name: str, record_type: str, value: str | None = None) -> Requirement:
     """A record `name` of `record_type` (A, CNAME, ...), holding `value` or aliasing to it if given (names in any
     case, with or without the final dot; a load balancer alias with or without `dualstack.`)."""
@@ -114,9 +124,13 @@ def _fetch_record(session: Any, record_id: str) -> Resource | None:
     zones = [zone.removeprefix("/hostedzone/")] if zone else _zones_for(client, name)
     for zone_id in zones:
         answer = client.list_resource_record_sets(HostedZoneId=zone_id, StartRecordName=_fqdn(name))
+        listed = answer["ResourceRecordSets"]
+        if not any(_fqdn(r["Name"]) == _fqdn(name) for r in listed):  # a name kept in its learner's case sorts apart
+            pages = client.get_paginator("list_resource_record_sets").paginate(HostedZoneId=zone_id)
+            listed = [r for page in pages for r in page["ResourceRecordSets"]]
         found = [
             r
-            for r in answer["ResourceRecordSets"]
+            for r in listed
             if _fqdn(r["Name"]) == _fqdn(name)
             and (not record_type or r["Type"] == record_type.upper())
             and (not set_id or r.get("SetIdentifier") == set_id)

@@ -482,14 +482,17 @@ class Step:
         self, kind: Kind, names: list[str], regions: dict[str, str]
     ) -> tuple[dict[str, list[Candidate]], list[str], dict[str, str]]:
         """Each output's candidates (a resolved handle's resource alone, else this step's events of the kind, in
-        event order), each described once; the ids whose resources are gone; and those in a region the lab does
-        not allow (id -> region), which are no candidates: the one place the lab's region is applied."""
+        event order, and what AWS made with this step's other resources: `Kind.made_with`), each described once;
+        the ids whose resources are gone; and those in a region the lab does not allow (id -> region), which are no
+        candidates: the one place the lab's region is applied."""
         ids: dict[str, bool] = {}  # id -> from this step's events (so possibly not yet visible)
         for name in names:
             if name in self._resolved:
                 ids.setdefault(self._resolved[name]["id"], False)
         for event_id in self.event_ids(kind):
             ids.setdefault(event_id, True)
+        for made_id in self._made_with(kind):
+            ids.setdefault(made_id, True)
         described: dict[str, Candidate] = {}
         gone = []
         away = {}
@@ -515,6 +518,16 @@ class Step:
             else:
                 per_name[name] = [c for rid, c in described.items() if ids[rid]]
         return per_name, gone, away
+
+    def _made_with(self, kind: Kind) -> list[str]:
+        """The ids of `kind` that AWS made along with this step's resources of other types (`Kind.made_with`)."""
+        made = []
+        for source_type, implied in kind.made_with:
+            for event in self._events:
+                if event.get("type") == source_type:
+                    found = fetch_or_none(partial(implied, self.session, event["id"]), service=kind.service_name)
+                    made.extend(found or [])
+        return made
 
     def _away(self, kind: Kind, away: Mapping[str, str]) -> tuple[str, str]:
         """The issue and hint for resources of `kind` found only in regions the lab does not allow."""

@@ -6,7 +6,9 @@ from __future__ import annotations
 import inspect
 import json
 
+import boto3
 import pytest
+from moto import mock_aws
 from moto.backends import get_backend
 from moto.core import responses
 from moto.core.base_backend import AccountSpecificBackend, BaseBackend
@@ -98,6 +100,27 @@ def test_a_backend_reset_does_nothing_once_asked_and_the_accounts_reset_drops_ev
     assert list(sqs.queues) == ["guard"]
     door.reset_accounts()
     assert not door.has_backend("sqs", OTHER_REGION)
+
+
+@pytest.mark.moto
+def test_a_distributions_origin_keeps_its_origin_access_control_once_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from moto.cloudfront.models import Origin
+
+    monkeypatch.setattr(Origin, "__init__", Origin.__init__)
+    config = {"Id": "site", "DomainName": "site.s3.amazonaws.com", "OriginAccessControlId": "E2OAC"}
+    assert not getattr(Origin(dict(config)), "origin_access_control_id", "")  # moto 5.2 drops it
+    door.keep_origin_access_controls()
+    assert Origin(dict(config)).origin_access_control_id == "E2OAC"
+    distribution = {
+        "CallerReference": "guard", "Comment": "", "Enabled": True,
+        "Origins": {"Quantity": 1, "Items": [{**config, "S3OriginConfig": {"OriginAccessIdentity": ""}}]},
+        "DefaultCacheBehavior": {"TargetOriginId": "site", "ViewerProtocolPolicy": "https-only", "CachePolicyId": "c"},
+    }  # fmt: skip
+    with mock_aws():  # read back as a client reads it: moto's serializer answers the kept attribute by its name
+        client = boto3.client("cloudfront", region_name=REGION)
+        made = client.create_distribution(DistributionConfig=distribution)["Distribution"]["Id"]
+        origin = client.get_distribution(Id=made)["Distribution"]["DistributionConfig"]["Origins"]["Items"][0]
+    assert origin["OriginAccessControlId"] == "E2OAC"
 
 
 def test_what_moto_computes_on_each_request_is_cached_where_moto_reads_it(monkeypatch: pytest.MonkeyPatch) -> None:

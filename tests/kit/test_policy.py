@@ -394,3 +394,30 @@ def test_an_enforce_https_deny_leaves_the_public_grant_whole() -> None:
     from_one_ip = {**https_only, "Condition": {"NotIpAddress": {"aws:SourceIp": "203.0.113.0/24"}}}
     verdict = grants_public_read_of_objects(parse_policy({"Statement": [allow, from_one_ip]}), "b")
     assert not verdict.granted and "Deny" in verdict.reason
+
+
+def test_public_read_is_decided_by_the_policy_engine_for_each_kind_of_object(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.kit import access
+
+    allow = {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/*"}
+    photos = {**allow, "Resource": "arn:aws:s3:::b/photos/*", "Sid": "Photos"}
+    parsed = parse_policy({"Version": "2012-10-17", "Statement": [allow, photos]})
+    asked: list[access.Request] = []
+    evaluate = access.evaluate
+
+    def engine(document: Any, request: access.Request) -> access.Decision:
+        asked.append(request)
+        return evaluate(document, request)
+
+    monkeypatch.setattr(access, "evaluate", engine)
+    assert grants_public_read_of_objects(parsed, "b").granted
+    resources = {r.resource for r in asked}
+    assert {r.principal for r in asked} == {access.ANONYMOUS} and len(resources) == 2  # one object of each kind
+    assert any(r.startswith("arn:aws:s3:::b/photos/") for r in resources)
+
+    def refuses(document: Any, request: access.Request) -> access.Decision:
+        return access.Decision("not allowed", None, None, "no statement allows s3:GetObject to everyone")
+
+    monkeypatch.setattr(access, "evaluate", refuses)
+    verdict = grants_public_read_of_objects(parsed, "b")
+    assert not verdict.granted and verdict.reason.startswith("no statement allows s3:GetObject to everyone on ")

@@ -91,10 +91,13 @@ def test_a_rule_enabled_for_cloudtrail_management_events_is_enabled() -> None:
         assert events.enabled(False).evaluate({"State": state}).ok is not enabled
 
 
-def test_dual_layer_kms_is_kms_for_default_encryption() -> None:
+def test_dual_layer_kms_is_its_own_default_encryption_not_sse_kms() -> None:
     from harness.kit import s3
 
-    assert s3.encrypted("aws:kms").evaluate({"Encryption": ["aws:kms:dsse"]}).ok
+    assert not s3.encrypted("aws:kms").evaluate({"Encryption": ["aws:kms:dsse"]}).ok
+    assert s3.encrypted("aws:kms:dsse").evaluate({"Encryption": ["aws:kms:dsse"]}).ok
+    assert s3.encrypted("aws:kms").evaluate({"Encryption": ["aws:kms"]}).ok
+    assert s3.encrypted().evaluate({"Encryption": ["aws:kms:dsse"]}).ok
     assert not s3.encrypted("aws:kms").evaluate({"Encryption": ["AES256"]}).ok
 
 
