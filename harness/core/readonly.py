@@ -60,6 +60,18 @@ DENIED_READS = frozenset(
         "cloudformation:GetTemplateSummary",  # NoEcho parameters' default values
         "kms:GetParametersForImport",
         "ec2:GetVpnConnectionDeviceSampleConfiguration",  # a router's configuration with the tunnels' keys
+        # a way in or out, minted by the read: a sign-in or dashboard URL, a presigned URL to upload or download
+        # (found by the documentation scan of tests/core/test_readonly_review.py, which classifies every hit)
+        "datazone:GetIamPortalLoginUrl",  # a portal sign-in URL with its code
+        "emr-serverless:GetDashboardForJobRun",
+        "emr-serverless:GetResourceDashboard",
+        "elbv2:GetTrustStoreCaCertificatesBundle",
+        "elbv2:GetTrustStoreRevocationContent",
+        "iotdeviceadvisor:GetSuiteRunReport",
+        "mturk:GetFileUploadURL",
+        "qconnect:GetContent",
+        "wisdom:GetContent",
+        "socialmessaging:GetWhatsAppFlowPreview",
     }
 )
 
@@ -70,6 +82,10 @@ SIDE_EFFECT_READS = frozenset(
         "stepfunctions:GetActivityTask",  # takes the activity's next task
         "cognito-idp:GetUserAttributeVerificationCode",  # sends the user a code
         "ssm:GetDeployablePatchSnapshotForInstance",  # makes the snapshot
+        "controltower:ListLandingZones",  # "also creates an ARN for existing accounts that do not yet have" one
+        "iot:DescribeEndpoint",  # "returns or creates" the account's endpoint the first time
+        "iot:GetRegistrationCode",  # creates the code if there is none
+        "socialmessaging:GetWhatsAppMessageMedia",  # stores the media file in a bucket
     }
 )
 

@@ -32,7 +32,7 @@ from botocore.model import ServiceModel, Shape
 
 SECRET_NAME = re.compile(
     r"""(?:
-        pass(?:word|wd|phrase)|passworddata
+        pass(?:word|wd|phrase|code)|passworddata
       | secret(?:string|binary|value|key)?|clientsecretvalue
       | (?:secret)?accesskey|privatekey|presharedkey|authkey|apikey|(?:app|apps|genapp|nwk|nwksenc|fnwksint|snwksint)key
       | mackey|streamkey|activationkey|activationcode
@@ -55,8 +55,9 @@ VALUE_NAMES = frozenset({"value"})  # in a bag given as a list of {name, value}:
 NAME_NAMES = frozenset({"name", "key"})  # and the member that names it
 # A bag's key that names a credential: free-form names (`GITHUB_TOKEN`, `DB_PWD`), read more broadly than members'.
 SECRET_KEY = re.compile(
-    r"pass(?:word|wd|phrase)|pwd|secret|token|apikey|accesskey|privatekey|credential|signingkey|authorization"
-    r"|cookie|connectionstring|connstr|webhook|(?:stripe|client|license|ssh|encryption|hmac|master|api)key\Z"
+    r"pass(?:word|wd|phrase|code|key)|pwd|secret|token(?!iz)|apikey|accesskey|privatekey|credential|signingkey"
+    r"|authorization|cookie|connectionstring|connstr|webhook|(?:stripe|client|license|ssh|encryption|hmac|master|api"
+    r"|account|sharedaccess)key\Z|externalid"
 )
 # Short words that name a credential only as a word of their own (`DB_PASS`, `SMTP_PW`, `AUTH`; not `BYPASS`).
 SECRET_WORDS = frozenset({"pass", "pw", "auth", "dsn", "pin", "cred", "creds", "salt", "pepper", "passwd", "pgpass"})
@@ -111,15 +112,29 @@ CREDENTIAL_VALUE = re.compile(
     r"|[\w.-]*webhook\.office\.com|outlook\.office\.com/webhook)/\S+"  # a webhook's URL: who holds it posts
     # a connection string with its password (Server=db;User Id=app;Password=...)
     r"|(?i:(?:server|data source|host)=[^;]{1,200};[^\n]{0,500}?(?:password|pwd)=[^;\s])"
-    # a credential-named parameter in a URL's query or in `key=value` text (`?api_key=...`, JDBC's `&password=...`,
-    # a presigned URL's `sig=`, `password=x` in a config file's text)
-    r"|(?i:(?:pass(?:word|wd|phrase)|pwd|secret|token|api[_-]?key|access[_-]?key"
+    # a credential-named parameter in a URL's query, a connection string or `key=value` text (`?api_key=...`, JDBC's
+    # `&password=...`, a presigned URL's `sig=`, Azure's `AccountKey=`/`SharedAccessKey=`, `password=x` in a config)
+    r"|(?i:(?:pass(?:word|wd|phrase|code)|pwd|secret|token|api[_-]?key|access[_-]?key|account[_-]?key"
     r"|private[_-]?key|client[_-]?key|auth|sig|signature|credentials?)\s*=\s*[^\s&;,\"'<>]+)"
+    # `name: value` in free text, a log line, YAML (`password: x`, `DB_PASSWORD: x`, `MasterUserPassword: x`), the
+    # name ending in a credential's word (not `tokenizer:`, `passenger:`) and not an ARN's resource type
+    # (`:secret:name`); not a template's reference (`{{ x }}`, `!Ref x`, `${x}`)
+    r"|(?i:(?<![:/])(?:pass(?:word|wd|phrase|code)|(?<![a-z])(?:pass|pw)|pwd|secret|token|api[_-]?key|access[_-]?key"
+    r"|account[_-]?key|private[_-]?key|client[_-]?key|credentials?)[\"']?[ \t]*:[ \t]*[\"']?(?![{$!<%(\[])"
+    r"[^\s\"'<>,;]{3})"
+    # a password on a command line: `mysql -p'x'`, `--password x`, `--password=x` (above), `sshpass -p x`
+    r"|(?<![\w-])-p(?:'[^'\s]{1,200}'|\"[^\"\s]{1,200}\")"
+    r"|(?i:(?<![\w-])--pass(?:word|wd)?[ \t]+[\"']?(?![-{$])[^\s\"']{3})"
+    r"|(?i:\b(?:mysql\w*|sshpass)\b[^\n]{0,200}?[ \t]-p[ \t]?[^\s'\"-][^\s]*)"
     r"|(?i:\bbearer\s+[A-Za-z0-9._~+/-]{4,}=*)"  # an HTTP Authorization header's token
     # an AWS secret access key: 40 characters of base64's alphabet standing alone, mixed case (not a SHA-1 in hex)
     r"|(?<![A-Za-z0-9/+=._-])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[0-9/+])"
     r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=._-])"
 )
+# A CloudTrail event of a platform entering the account (an AssumeRole with an external id: the service's own, at the
+# start of every evaluation): who entered, from where, is the platform's, not the learner's.
+ENTRY_EVENT = re.compile(r"AssumeRole\w*")
+ENTRY_CALLER = ("userIdentity", "sourceIPAddress", "userAgent", "tlsDetails", "vpcEndpointId", "recipientAccountId")
 JSON_PATH = ("$", "{%")  # a state machine's path or JSONata (`"TaskToken.$": "$$.Task.Token"`): no credential
 MAX_JSON_TEXT = 1024 * 1024  # text read as JSON to find credential-named keys in it (a state machine's definition)
 
@@ -130,6 +145,19 @@ def looks_like_credential(text: str) -> bool:
     parameter, `password=...` text, a bearer token, a webhook's URL, a connection string with its password, JSON text
     holding a credential-named key (`{"db_password": "..."}`)."""
     return bool(CREDENTIAL_VALUE.search(text)) or json_holds_credential(text)
+
+
+def platform_caller(document: dict[str, object]) -> tuple[str, ...]:
+    """The keys of a CloudTrail event (a JSON object) that name who entered the account when the event is a platform
+    entering it (`ENTRY_EVENT` with an `externalId` among its request's parameters): the service's principal, its
+    account, its address, blanked beside the external id itself; none for any other object."""
+    parameters = document.get("requestParameters")
+    name = document.get("eventName")
+    if not (isinstance(name, str) and ENTRY_EVENT.fullmatch(name) and isinstance(parameters, dict)):
+        return ()
+    if not any(str(key).lower() == "externalid" for key in parameters):
+        return ()
+    return tuple(key for key in ENTRY_CALLER if key in document)
 
 
 def json_text(text: str) -> object | None:
@@ -180,6 +208,10 @@ class Secret(enum.Enum):
 SECRET_MEMBERS: dict[str, dict[tuple[str, str], Secret]] = {
     "appsync": {("ApiKey", "id"): Secret.LISTED},  # an AppSync API key's id is the key itself
     "apigateway": {("ApiKey", "value"): Secret.LISTED},
+    "cloudformation": {  # a template's text, for which GetTemplate is refused: literal secrets, NoEcho defaults
+        ("StackSet", "TemplateBody"): Secret.LISTED,
+        ("GetGeneratedTemplateOutput", "TemplateBody"): Secret.LISTED,
+    },
     "ec2": {
         ("InstanceAttribute", "UserData"): Secret.LISTED,  # DescribeInstanceAttribute(userData)
         ("VpnConnection", "CustomerGatewayConfiguration"): Secret.LISTED,  # XML holding the tunnels' keys
@@ -200,7 +232,8 @@ SECRET_MEMBERS: dict[str, dict[tuple[str, str], Secret]] = {
         ("GetManagedThingResponse", "DeviceSpecificKey"): Secret.LISTED,
         ("DiscoveredDeviceSummary", "AuthenticationMaterial"): Secret.LISTED,
     },
-    "ivs": {("StreamKey", "value"): Secret.LISTED},  # who holds it may stream to the channel
+    "ivs": {("StreamKey", "value"): Secret.LISTED},
+    "quicksight": {("DescribeAssetBundleExportJobResponse", "DownloadUrl"): Secret.LISTED},  # presigned  # who holds it may stream to the channel
     "lambda": {("LayerVersionContentOutput", "Location"): Secret.LISTED},  # presigned ("valid for 10 minutes")
     "kafkaconnect": {  # a connector's settings, among them its sources' and sinks' passwords
         ("DescribeConnectorResponse", "connectorConfiguration"): Secret.KEYED,

@@ -65,6 +65,9 @@ SHARED_CHANNELS = (
     " later evaluation until the kernel drops it: one may time whether another read it",
     "the gateway keeps each account's connections to the AWS endpoints, as a connection's handshake is slow: a"
     " module may tell a later evaluation of the same account (never of another) which endpoints it called",
+    "the machine's memory, which every process shares: sysinfo and /proc/meminfo are refused, but a module that"
+    " holds much of it makes another's allocations slower (the kernel reclaims) or refused at its own limit: one"
+    " may time or count it",
     "what the gateway's libraries keep of their last inputs (Python's URL splitting, the shapes of a recursive"
     " structure below its first repetition in a model the labs name): each worth microseconds to a later"
     " evaluation, against the milliseconds of a request through the gateway",

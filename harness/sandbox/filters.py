@@ -115,6 +115,9 @@ REFUSED_CALLS = (
     # a lock on a file every evaluation may open read-only (the standard library's) is a channel between two
     # running at once (issue 31: a 16-character tag passed by flock); fcntl's locks are refused below
     "flock",
+    # the machine's free memory, load and process count, which every evaluation moves and reads (issue 31: 8 bits a
+    # second passed by holding memory), as /proc/meminfo already is
+    "sysinfo",
 )
 # Calls newer than the libseccomp of some distributions, by their numbers (the same on every architecture since
 # Linux 5.1), so that an older libseccomp still refuses them.

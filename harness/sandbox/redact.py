@@ -31,6 +31,7 @@ from harness.core.secret_shapes import (
     json_holds_credential,
     json_text,
     looks_like_credential,
+    platform_caller,
     secret_entry,
     variable_entry,
 )
@@ -193,7 +194,8 @@ def _document(value: Any) -> Any:
     if isinstance(value, list):
         return [_document(item) for item in value]
     if isinstance(value, dict):
-        return {k: MARKER if document_entry(k, v) else _document(v) for k, v in value.items()}
+        caller = platform_caller(value)
+        return {k: MARKER if k in caller or document_entry(k, v) else _document(v) for k, v in value.items()}
     return value
 
 

@@ -309,6 +309,19 @@ def test_words_that_only_end_like_a_credential_are_none(key: str, value: str) ->
 
 
 @pytest.mark.parametrize(
+    "key", ["passcode", "db-passcode", "dbPasscode", "DB_PASSCODE", "user_passwd", "adminPwd", "sts:ExternalId"]
+)
+def test_credential_names_with_any_separator_are_found(key: str) -> None:
+    """A DynamoDB attribute, a tag's key, a map's key or a JSON document's (issue 31's attack 01)."""
+    assert secret_entry(key, "hunter2") is True
+
+
+@pytest.mark.parametrize("key", ["passenger", "keyboard", "tokenizer", "passport", "compass", "bypass", "KeyName"])
+def test_words_holding_a_credentials_word_are_none(key: str) -> None:
+    assert secret_entry(key, "bert-base") is False
+
+
+@pytest.mark.parametrize(
     ("key", "value", "blanked"),
     [
         ("TABLE_NAME", "items", False),  # the serverless lab checks it
@@ -395,6 +408,35 @@ AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
         (f'{{"hook": "{JWT}"}}', True),
         (f"token {JWT}", True),
         ("eyJ" * 5000, False),
+        # the sixth outside attacker's: connection strings, `name: value` in free text, passwords on command lines
+        ("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zm9vYmFy;EndpointSuffix=core.windows.net", True),
+        ("Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=Zm9vYmFy", True),
+        ("Server=db;Database=app;User Id=app;Pwd=hunter2;", True),
+        ("connecting with password: hunter2", True),
+        ("DB_PASSWORD: hunter2\n", True),
+        ("Resources:\n  Db:\n    Properties:\n      MasterUserPassword: hunter2\n", True),
+        ("db passcode: 55213", True),
+        ('"api_key": "abc123"', True),
+        ("mysql -uadmin -p'hunter2' -e 'select 1'", True),
+        ('mysqldump -u app -p"hunter2" app', True),
+        ("mysql -uadmin -phunter2 app", True),
+        ("pg_restore --password hunter2", True),
+        ("sshpass -p hunter2 ssh host", True),
+        # ordinary text: words that hold a credential's word, references, ARNs, descriptions
+        ("passenger: 3 seats", False),
+        ("Keyboard: US layout", False),
+        ("Tokenizer: splits text into words", False),
+        ("tokens: 512", False),
+        ("the passport office", False),
+        ("compass: north", False),
+        ("MasterUserPassword: !Ref DbPassword", False),
+        ("password: {{ ssm:/app/db }}", False),
+        ("DB_PASSWORD: ${DB_PASSWORD}", False),
+        ("arn:aws:secretsmanager:us-east-1:123456789012:secret:orders/db-AbCdEf", False),
+        ("mkdir -p /var/app && tar -xpf app.tar", False),
+        ("ssh -p 2222 host", False),
+        ("Stores passwords and tokens for the app's users", False),
+        ("Key: value pairs for the keyboard shortcuts", False),
     ],
 )
 def test_credentials_by_their_shape_in_any_text(text: str, credential: bool) -> None:
