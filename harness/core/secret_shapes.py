@@ -233,7 +233,9 @@ SECRET_MEMBERS: dict[str, dict[tuple[str, str], Secret]] = {
         ("DiscoveredDeviceSummary", "AuthenticationMaterial"): Secret.LISTED,
     },
     "ivs": {("StreamKey", "value"): Secret.LISTED},
-    "quicksight": {("DescribeAssetBundleExportJobResponse", "DownloadUrl"): Secret.LISTED},  # presigned  # who holds it may stream to the channel
+    "quicksight": {
+        ("DescribeAssetBundleExportJobResponse", "DownloadUrl"): Secret.LISTED
+    },  # presigned  # who holds it may stream to the channel
     "lambda": {("LayerVersionContentOutput", "Location"): Secret.LISTED},  # presigned ("valid for 10 minutes")
     "kafkaconnect": {  # a connector's settings, among them its sources' and sinks' passwords
         ("DescribeConnectorResponse", "connectorConfiguration"): Secret.KEYED,

@@ -228,6 +228,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
                 return
             headers = redact.redact_headers(entry.secrets, model, headers)
             headers = [(k, v) for k, v in headers if k.lower() not in ("content-length", "content-encoding")]
+            headers = [(k, v) for k, v in headers if not k.lower().startswith(redact.CHECKSUM_HEADER)]
             self.log(evaluation, service, operation, started, allowed=True, status=response.status)
             self.send(request.method, response.status, response.reason or "", headers, body)
             kept = body

@@ -48,6 +48,11 @@ XML_ENVELOPE = frozenset({"ResponseMetadata", "requestId", "RequestId"})  # arou
 VALUE_SUFFIX = "value"  # a structure naming a value: the members that hold it...
 NAME_SUFFIXES = ("name", "key")  # ...and those that name it
 SECRET_FLAGS = frozenset({"isvaluesecret", "issecret"})  # a flag saying a pair's value is a secret
+# Reads whose raw payload is a learner's file, read whole (up to MAX_REDACTED_BYTES: past it refused, ask for a
+# Range) and scrubbed line by line; other raw payloads (a media stream) are relayed as they are.
+SCRUBBED_PAYLOADS = frozenset({"s3:GetObject"})
+CHECKSUM_HEADER = "x-amz-checksum-"  # of the body as stored: dropped from a body relayed blanked (botocore checks it)
+BINARY_SNIFF_BYTES = 8192  # a NUL in these: a binary file, relayed as it is
 PAGING = re.compile(r"(?:Next|Continuation|Pagination|Page)\w*(?:Token|Marker)|Marker", re.I)  # a next page
 
 
@@ -66,7 +71,7 @@ def needed(secrets: ModelSecrets, operation: OperationModel, protocol: str) -> b
         return False
     payload = _payload(operation)
     if payload is not None:
-        return payload[1].type_name not in ("blob", "string")
+        return payload[1].type_name not in ("blob", "string") or _scrubbed_payload(secrets, operation)
     return any(not member.serialization.get("location") for member in shape.members.values())
 
 
@@ -92,13 +97,35 @@ def redact(secrets: ModelSecrets, operation: OperationModel, protocol: str, body
     shape, payload = operation.output_shape, _payload(operation)
     if payload is not None:
         if payload[1].type_name in ("blob", "string"):
-            return body
+            return scrub_payload(body) if _scrubbed_payload(secrets, operation) else body
         shape = payload[1]
     if protocol in JSON_PROTOCOLS:
         return _redact_json(secrets, shape, body)
     if protocol in XML_PROTOCOLS:
         return _redact_xml(secrets, shape, body)
     raise Unredactable(f"an answer in {protocol}")
+
+
+def _scrubbed_payload(secrets: ModelSecrets, operation: OperationModel) -> bool:
+    """Whether `operation`'s raw payload is a learner's file, read whole and scrubbed (`scrub_payload`)."""
+    return f"{secrets.service}:{operation.name}" in SCRUBBED_PAYLOADS
+
+
+def scrub_payload(body: bytes) -> bytes:
+    """A learner's file (an object's bytes): text (UTF-8, no NUL) has each line holding a credential replaced by
+    MARKER (`DB_PASSWORD: x` in an `.env`), JSON text its credential-named values blanked; other bytes relayed as
+    they are (an image, an archive)."""
+    if b"\0" in body[:BINARY_SNIFF_BYTES]:
+        return body
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return body
+    if json_text(text) is not None:
+        return scrub(text).encode()
+    lines = text.splitlines(keepends=True)
+    kept = "".join(MARKER + line[len(line.rstrip("\r\n")) :] if looks_like_credential(line) else line for line in lines)
+    return kept.encode()
 
 
 def redact_headers(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import time
 import uuid
 import zipfile
 from collections.abc import Iterator
@@ -166,6 +167,10 @@ def test_a_parameter_that_asks_for_secrets_is_refused(recorded: tuple[GatewaySes
          "named for a credential"),
         ("ec2", lambda c: c.get_vpn_connection_device_sample_configuration(
             VpnConnectionId="vpn-1", VpnConnectionDeviceTypeId="d"), "deny list"),
+        # issue 31: reads that mint a way in, or write, found by scanning every read's documentation
+        ("datazone", lambda c: c.get_iam_portal_login_url(domainIdentifier="dzd_1"), "deny list"),
+        ("controltower", lambda c: c.list_landing_zones(), "side-effect list"),
+        ("iot", lambda c: c.describe_endpoint(endpointType="iot:Data-ATS"), "side-effect list"),
     ],
 )  # fmt: skip
 def test_reads_whose_point_is_a_secret_never_leave(
@@ -278,3 +283,78 @@ def test_a_build_projects_variables_stay_behind(recorded: tuple[GatewaySession, 
     )
     projects = session.client("codebuild").batch_get_projects(names=["build"])["projects"]
     assert [v["value"] for v in projects[0]["environment"]["environmentVariables"]] == [MARKER, "t"]
+
+
+def test_secrets_by_their_shape_in_items_tags_outputs_logs_and_documents(
+    recorded: tuple[GatewaySession, RecordingTap], aws: MotoAccount
+) -> None:
+    """Issue 31's sixth attacker: names and shapes no rule knew, each blanked where the settings beside it stay."""
+    session, _ = recorded
+    azure = f"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={SECRET};EndpointSuffix=core.windows.net"
+    dynamodb = aws.client("dynamodb")
+    dynamodb.create_table(TableName="users", KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST")  # fmt: skip
+    dynamodb.put_item(TableName="users", Item={"id": {"S": "u1"}, "passcode": {"S": SECRET}, "passenger": {"S": "3"}})
+    item = session.client("dynamodb").scan(TableName="users")["Items"][0]
+    assert item == {"id": {"S": "u1"}, "passcode": {"S": MARKER}, "passenger": {"S": "3"}}
+
+    s3 = aws.client("s3")
+    s3.create_bucket(Bucket="cfg")
+    tags = [
+        {"Key": "db-passcode", "Value": SECRET},
+        {"Key": "storage", "Value": azure},
+        {"Key": "team", "Value": "red"},
+    ]
+    s3.put_bucket_tagging(Bucket="cfg", Tagging={"TagSet": tags})
+    seen = {t["Key"]: t["Value"] for t in session.client("s3").get_bucket_tagging(Bucket="cfg")["TagSet"]}
+    assert seen == {"db-passcode": MARKER, "storage": MARKER, "team": "red"}
+
+    template = {"Resources": {"Q": {"Type": "AWS::SQS::Queue"}}, "Outputs": {"Conn": {"Value": azure},
+                "Queue": {"Value": "q1"}}}  # fmt: skip
+    aws.client("cloudformation").create_stack(StackName="app", TemplateBody=json.dumps(template))
+    outputs = session.client("cloudformation").describe_stacks(StackName="app")["Stacks"][0]["Outputs"]
+    assert {o["OutputKey"]: o["OutputValue"] for o in outputs} == {"Conn": MARKER, "Queue": "q1"}
+
+    logs = aws.client("logs")
+    logs.create_log_group(logGroupName="/app")
+    logs.create_log_stream(logGroupName="/app", logStreamName="s")
+    lines = [f"connecting with password: {SECRET}", "tokenizer: loaded 512 tokens"]
+    logs.put_log_events(logGroupName="/app", logStreamName="s",
+                        logEvents=[{"timestamp": int(time.time() * 1000) + i, "message": m} for i, m in enumerate(lines)])  # fmt: skip
+    events = session.client("logs").get_log_events(logGroupName="/app", logStreamName="s")["events"]
+    assert [e["message"] for e in events] == [MARKER, "tokenizer: loaded 512 tokens"]
+
+    content = "schemaVersion: '2.2'\nmainSteps:\n- action: aws:runShellScript\n  name: s\n  inputs:\n    runCommand:\n"
+    aws.client("ssm").create_document(Name="setup", DocumentType="Command", DocumentFormat="YAML",
+                                      Content=content + f"    - mysql -uadmin -p'{SECRET}' -e 'select 1'\n")  # fmt: skip
+    document = session.client("ssm").get_document(Name="setup")["Content"]  # moto answers it as JSON
+    assert MARKER in document and "aws:runShellScript" in document
+
+
+def test_an_objects_text_loses_its_credentials_lines(recorded: tuple[GatewaySession, RecordingTap],
+                                                     aws: MotoAccount) -> None:  # fmt: skip
+    """A learner's object read by GetObject (issue 31): text has each line holding a credential blanked, the rest and
+    binary objects as they are; the stored checksum, which no longer holds, is not relayed for botocore to fail."""
+    session, _ = recorded
+    s3 = aws.client("s3")
+    s3.create_bucket(Bucket="objects")
+    env = f"TABLE_NAME=items\nDB_PASSWORD: {SECRET}\nLOG_LEVEL=info\n"
+    s3.put_object(Bucket="objects", Key="app.env", Body=env.encode(), ChecksumAlgorithm="CRC32")
+    s3.put_object(Bucket="objects", Key="index.html", Body=b"<h1>Hello, passenger</h1>")
+    binary = b"\x89PNG\x00" + SECRET.encode()
+    s3.put_object(Bucket="objects", Key="logo.png", Body=binary)
+    module = session.client("s3")
+    body = module.get_object(Bucket="objects", Key="app.env", ChecksumMode="ENABLED")["Body"].read().decode()
+    assert body == f"TABLE_NAME=items\n{MARKER}\nLOG_LEVEL=info\n"
+    assert module.get_object(Bucket="objects", Key="index.html")["Body"].read() == b"<h1>Hello, passenger</h1>"
+    assert module.get_object(Bucket="objects", Key="logo.png")["Body"].read() == binary
+
+
+def test_a_stack_sets_template_is_blanked(recorded: tuple[GatewaySession, RecordingTap], aws: MotoAccount) -> None:
+    """GetTemplate is refused for a template's literal secrets; DescribeStackSet's TemplateBody holds the same
+    (issue 31's attack 06): blanked, the stack set's settings kept."""
+    session, _ = recorded
+    template = f"Resources:\n  Db:\n    Type: AWS::RDS::DBInstance\n    Properties:\n      Engine: x\n# {SECRET}\n"
+    aws.client("cloudformation").create_stack_set(StackSetName="base", TemplateBody=template)
+    stack_set = session.client("cloudformation").describe_stack_set(StackSetName="base")["StackSet"]
+    assert stack_set["StackSetName"] == "base" and stack_set["TemplateBody"] == MARKER
