@@ -64,8 +64,8 @@ SECRET_WORDS = frozenset({"pass", "pw", "auth", "dsn", "pin", "cred", "creds", "
 # ...or as the end of a name written as one word (`dbpass`, `PGPASS`, `MYSQL_PWD`, `dbcreds`, `HASHSALT`).
 SECRET_END = re.compile(r"(?<!by)(?<!com)(?:pass|passwd|pwd|creds?|salt)\Z")
 # A bag's key that names where a credential is kept, not the credential (`SECRET_ARN`, `API_KEY_SECRET_NAME`,
-# `DB_PASSWORD_PARAM`), and a value that is an ARN: a reference, never a credential itself.
-REFERENCE_KEY = re.compile(r"(?:arn|name|id|path|param|parameter|parametername|ref)\Z")
+# `DB_PASSWORD_PARAM`; an external id is a shared secret, no reference), and a value that is an ARN: a reference.
+REFERENCE_KEY = re.compile(r"(?:arn|name|(?<!external)id|path|param|parameter|parametername|ref)\Z")
 ARN_VALUE = re.compile(r"arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:[0-9]{0,12}:\S+")
 # In a bag of variables, a name that says its value is plain configuration (`TABLE_NAME`, `LOG_LEVEL`, `QUEUE_URL`,
 # `DB_HOST`, `PORT`): kept, unless the value looks like a credential; any other name's value is blanked...

@@ -502,3 +502,40 @@ def test_a_state_machines_definition_is_relayed_with_its_credentials_blanked() -
 )
 def test_a_plain_name_keeps_only_a_value_of_its_shape(key: str, value: str, blanked: bool) -> None:
     assert variable_entry(key, value) is blanked
+
+
+def cloudtrail_event(external_id: str | None) -> dict[str, Any]:
+    """An AssumeRole event as CloudTrail records it, with the platform's external id or (a learner's) none."""
+    parameters = {"roleArn": "arn:aws:iam::111111111111:role/evaluator", "roleSessionName": "stepeval-0123"}
+    if external_id is not None:
+        parameters["externalId"] = external_id
+    return {
+        "eventName": "AssumeRole",
+        "eventSource": "sts.amazonaws.com",
+        "userIdentity": {"type": "AssumedRole", "arn": "arn:aws:sts::999988887777:assumed-role/service/i-0abc"},
+        "sourceIPAddress": "10.20.30.40",
+        "userAgent": "Boto3/1.35",
+        "requestParameters": parameters,
+    }
+
+
+def test_the_services_own_entry_in_cloudtrail_loses_its_identity() -> None:
+    """Issue 31's attack 11: LookupEvents relays the service's AssumeRole into the sandbox (its external id, its
+    principal, its address); an AssumeRole carrying an external id is a platform's entry: its caller and the id are
+    blanked, the event kept. A learner's own AssumeRole (no external id) is relayed whole."""
+    cloudtrail = find_service_model("cloudtrail")
+    assert cloudtrail is not None
+    events = [cloudtrail_event("lab-platform-7f3c9a"), cloudtrail_event(None)]
+    body = {"Events": [{"EventName": "AssumeRole", "CloudTrailEvent": json.dumps(e)} for e in events]}
+    answer = redact(
+        secrets_of(cloudtrail), cloudtrail.operation_model("LookupEvents"), "json", json.dumps(body).encode()
+    )
+    platform, learner = (json.loads(e["CloudTrailEvent"]) for e in json.loads(answer)["Events"])
+    assert "lab-platform-7f3c9a" not in answer.decode() and "999988887777" in json.dumps(learner)
+    assert platform["requestParameters"]["externalId"] == MARKER
+    assert [platform[k] for k in ("userIdentity", "sourceIPAddress", "userAgent")] == [MARKER] * 3
+    assert platform["eventName"] == "AssumeRole" and platform["requestParameters"]["roleSessionName"] == "stepeval-0123"
+    assert learner == cloudtrail_event(None)
+    # the same external id in a role's trust policy (GetRole's AssumeRolePolicyDocument) is blanked by its key
+    trust = {"Statement": [{"Condition": {"StringEquals": {"sts:ExternalId": "lab-platform-7f3c9a"}}}]}
+    assert "lab-platform-7f3c9a" not in scrub(json.dumps(trust))
