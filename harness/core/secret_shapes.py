@@ -116,16 +116,6 @@ CREDENTIAL_VALUE = re.compile(
     # `&password=...`, a presigned URL's `sig=`, Azure's `AccountKey=`/`SharedAccessKey=`, `password=x` in a config)
     r"|(?i:(?:pass(?:word|wd|phrase|code)|pwd|secret|token|api[_-]?key|access[_-]?key|account[_-]?key"
     r"|private[_-]?key|client[_-]?key|auth|sig|signature|credentials?)\s*=\s*[^\s&;,\"'<>]+)"
-    # `name: value` in free text, a log line, YAML (`password: x`, `DB_PASSWORD: x`, `MasterUserPassword: x`), the
-    # name ending in a credential's word (not `tokenizer:`, `passenger:`) and not an ARN's resource type
-    # (`:secret:name`); not a template's reference (`{{ x }}`, `!Ref x`, `${x}`)
-    r"|(?i:(?<![:/])(?:pass(?:word|wd|phrase|code)|(?<![a-z])(?:pass|pw)|pwd|secret|token|api[_-]?key|access[_-]?key"
-    r"|account[_-]?key|private[_-]?key|client[_-]?key|credentials?)[\"']?[ \t]*:[ \t]*[\"']?(?![{$!<%(\[])"
-    r"[^\s\"'<>,;]{3})"
-    # a password on a command line: `mysql -p'x'`, `--password x`, `--password=x` (above), `sshpass -p x`
-    r"|(?<![\w-])-p(?:'[^'\s]{1,200}'|\"[^\"\s]{1,200}\")"
-    r"|(?i:(?<![\w-])--pass(?:word|wd)?[ \t]+[\"']?(?![-{$])[^\s\"']{3})"
-    r"|(?i:\b(?:mysql\w*|sshpass)\b[^\n]{0,200}?[ \t]-p[ \t]?[^\s'\"-][^\s]*)"
     r"|(?i:\bbearer\s+[A-Za-z0-9._~+/-]{4,}=*)"  # an HTTP Authorization header's token
     # an AWS secret access key: 40 characters of base64's alphabet standing alone, mixed case (not a SHA-1 in hex)
     r"|(?<![A-Za-z0-9/+=._-])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[0-9/+])"
@@ -135,6 +125,21 @@ CREDENTIAL_VALUE = re.compile(
 # start of every evaluation): who entered, from where, is the platform's, not the learner's.
 ENTRY_EVENT = re.compile(r"AssumeRole\w*")
 ENTRY_CALLER = ("userIdentity", "sourceIPAddress", "userAgent", "tlsDetails", "vpcEndpointId", "recipientAccountId")
+# Credentials in free text, read only where a hint of one is (a plain substring test: this pattern's alternatives
+# cost more than the test on text that holds none):
+# - `name: value` in a log line or YAML (`password: x`, `DB_PASSWORD: x`, `MasterUserPassword: x`), the name ending
+#   in a credential's word (not `tokenizer:`, `passenger:`) and not an ARN's resource type (`:secret:name`); not a
+#   template's reference (`{{ x }}`, `!Ref x`, `${x}`);
+# - a password on a command line: `mysql -p'x'`, `mysql -px`, `--password x`, `sshpass -p x`.
+CREDENTIAL_TEXT = re.compile(
+    r"(?i:(?<![:/])(?:pass(?:word|wd|phrase|code)|(?<![a-z])(?:pass|pw)|pwd|secret|token|api[_-]?key|access[_-]?key"
+    r"|account[_-]?key|private[_-]?key|client[_-]?key|credentials?)[\"']?[ \t]*:[ \t]*[\"']?(?![{$!<%(\[])"
+    r"[^\s\"'<>,;]{3})"
+    r"|(?<![\w-])-p(?:'[^'\s]{1,200}'|\"[^\"\s]{1,200}\")"
+    r"|(?i:(?<![\w-])--pass(?:word|wd)?[ \t]+[\"']?(?![-{$])[^\s\"']{3})"
+    r"|(?i:\b(?:mysql\w*|sshpass)\b[^\n]{0,80}?[ \t]-p[ \t]?[^\s'\"-])"
+)
+TEXT_HINTS = (":", "-p", "-P")  # CREDENTIAL_TEXT matches none of a text without one of these
 JSON_PATH = ("$", "{%")  # a state machine's path or JSONata (`"TaskToken.$": "$$.Task.Token"`): no credential
 MAX_JSON_TEXT = 1024 * 1024  # text read as JSON to find credential-named keys in it (a state machine's definition)
 
@@ -144,7 +149,9 @@ def looks_like_credential(text: str) -> bool:
     secret), a private key, a JWT, a token of a known format, a URL carrying a password or a credential-named query
     parameter, `password=...` text, a bearer token, a webhook's URL, a connection string with its password, JSON text
     holding a credential-named key (`{"db_password": "..."}`)."""
-    return bool(CREDENTIAL_VALUE.search(text)) or json_holds_credential(text)
+    if CREDENTIAL_VALUE.search(text) or json_holds_credential(text):
+        return True
+    return any(hint in text for hint in TEXT_HINTS) and bool(CREDENTIAL_TEXT.search(text))
 
 
 def platform_caller(document: dict[str, object]) -> tuple[str, ...]:
@@ -188,7 +195,7 @@ def json_holds_credential(text: str) -> bool:
                 pending.append(item)
         elif isinstance(value, list):
             pending.extend(value)
-        elif isinstance(value, str) and (CREDENTIAL_VALUE.search(value) or json_holds_credential(value)):
+        elif isinstance(value, str) and looks_like_credential(value):
             return True
     return False
 

@@ -292,8 +292,12 @@ def test_secrets_by_their_shape_in_items_tags_outputs_logs_and_documents(
     session, _ = recorded
     azure = f"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={SECRET};EndpointSuffix=core.windows.net"
     dynamodb = aws.client("dynamodb")
-    dynamodb.create_table(TableName="users", KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST")  # fmt: skip
+    dynamodb.create_table(
+        TableName="users",
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
     dynamodb.put_item(TableName="users", Item={"id": {"S": "u1"}, "passcode": {"S": SECRET}, "passenger": {"S": "3"}})
     item = session.client("dynamodb").scan(TableName="users")["Items"][0]
     assert item == {"id": {"S": "u1"}, "passcode": {"S": MARKER}, "passenger": {"S": "3"}}
@@ -319,14 +323,21 @@ def test_secrets_by_their_shape_in_items_tags_outputs_logs_and_documents(
     logs.create_log_group(logGroupName="/app")
     logs.create_log_stream(logGroupName="/app", logStreamName="s")
     lines = [f"connecting with password: {SECRET}", "tokenizer: loaded 512 tokens"]
-    logs.put_log_events(logGroupName="/app", logStreamName="s",
-                        logEvents=[{"timestamp": int(time.time() * 1000) + i, "message": m} for i, m in enumerate(lines)])  # fmt: skip
+    logs.put_log_events(
+        logGroupName="/app",
+        logStreamName="s",
+        logEvents=[{"timestamp": int(time.time() * 1000) + i, "message": m} for i, m in enumerate(lines)],
+    )
     events = session.client("logs").get_log_events(logGroupName="/app", logStreamName="s")["events"]
     assert [e["message"] for e in events] == [MARKER, "tokenizer: loaded 512 tokens"]
 
     content = "schemaVersion: '2.2'\nmainSteps:\n- action: aws:runShellScript\n  name: s\n  inputs:\n    runCommand:\n"
-    aws.client("ssm").create_document(Name="setup", DocumentType="Command", DocumentFormat="YAML",
-                                      Content=content + f"    - mysql -uadmin -p'{SECRET}' -e 'select 1'\n")  # fmt: skip
+    aws.client("ssm").create_document(
+        Name="setup",
+        DocumentType="Command",
+        DocumentFormat="YAML",
+        Content=content + f"    - mysql -uadmin -p'{SECRET}' -e 'select 1'\n",
+    )
     document = session.client("ssm").get_document(Name="setup")["Content"]  # moto answers it as JSON
     assert MARKER in document and "aws:runShellScript" in document
 
