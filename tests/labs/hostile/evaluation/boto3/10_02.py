@@ -1,6 +1,8 @@
 """Passes a tag to an evaluation running beside it through locks on a file both may open read-only (issue 31):
-flock, fcntl's record and open-file-description locks, a lease, a directory watch. Reports what each call did."""
+flock, fcntl's record and open-file-description locks, a lease, a directory watch; or through the machine's free
+memory, which sysinfo(2) reads and another evaluation moves by holding memory. Reports what each call did."""
 
+import ctypes
 import fcntl
 import json
 import os
@@ -31,6 +33,11 @@ async def run(session, context, logger):
         found["F_NOTIFY"] = attempt(lambda: fcntl.fcntl(directory, 1026, 0x1))
     finally:
         os.close(directory)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.sysinfo(ctypes.create_string_buffer(256)) == 0:
+        found["sysinfo"] = "held"
+    else:
+        found["sysinfo"] = f"errno {ctypes.get_errno()}"
     return {
         "validated": [{"name": "locks_02", "type": "AWS::S3::Bucket", "id": "locks", "status": "not_found"}],
         "success": False,
