@@ -20,7 +20,11 @@ pytestmark = [pytest.mark.process, pytest.mark.moto]
 
 REPO = Path(__file__).resolve().parents[2]
 OUTSIDER = REPO / "tests" / "heldout" / "outsider"
-LABS = {"serverless-api": REPO / "labs" / "serverless-api", "containers-api": REPO / "labs" / "containers-api"}
+LABS = {
+    "serverless-api": REPO / "labs" / "serverless-api",
+    "containers-api": REPO / "labs" / "containers-api",
+    "edge-audit": REPO / "labs" / "edge-audit",
+}
 KNOWN_FALSE_PASSES: set[tuple[str, str, str]] = set()
 """States judged wrong today, each a known gap: they must stay the only ones, and are expected to start passing."""
 
