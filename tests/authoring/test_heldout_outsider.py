@@ -1,6 +1,6 @@
-"""The right reason, measured on states nobody on the project wrote: 74 learner states an outsider wrote for the
-serverless and containers labs from their specs alone (tests/heldout/outsider/LAB/NN_NN.py, each with the cause
-its issue must name), played against the real lab directories as an author plays them (`stepeval test`).
+"""The right reason, measured on states nobody on the project wrote: 163 learner states outsiders wrote for the
+serverless, containers and edge-audit labs from their specs alone (tests/heldout/outsider/LAB/NN_NN.py, each with
+the cause its issue must name), played against the real lab directories as an author plays them (`stepeval test`).
 
 The outsider's step files replace the lab's own scenarios (the containers lab has no solution/: their `@solve`
 functions stand in for it). Every state must get its verdict, and every failing one must name its cause.
@@ -25,7 +25,17 @@ LABS = {
     "containers-api": REPO / "labs" / "containers-api",
     "edge-audit": REPO / "labs" / "edge-audit",
 }
-KNOWN_FALSE_PASSES: set[tuple[str, str, str]] = set()
+KNOWN_FALSE_PASSES: set[tuple[str, str, str]] = {
+    # the two subnets' zones swapped: the issue blames 10.20.2.0/24's CIDR, not the zone the learner picked
+    ("edge-audit", "01.02", "subnets_in_swapped_zones"),
+    # an upper-case record name (Route 53 stores names in lower case) is judged gone: moto keeps the case
+    ("edge-audit", "02.03", "equivalent_final_dots_and_aaaa_beside"),
+    ("edge-audit", "02.03", "equivalent_upper_case_record_name"),
+    # the queue policy names an older topic: the issue blames the subscription, not the queue's policy
+    ("edge-audit", "03.01", "policy_names_the_older_topic"),
+    # PutObject without the s3:x-amz-acl condition passes (the spec's "with the ACL" read as the request's)
+    ("edge-audit", "04.01", "write_without_the_acl_condition"),
+}
 """States judged wrong today, each a known gap: they must stay the only ones, and are expected to start passing."""
 
 
@@ -52,7 +62,7 @@ def outsider_results(name: str, into: Path) -> list[dict]:
 def test_every_outsider_state_gets_its_verdict_and_names_its_cause(name: str, tmp_path: Path) -> None:
     results = outsider_results(name, tmp_path)
     written = sum(path.read_text(encoding="utf-8").count("@mistake(") for path in (OUTSIDER / name).glob("*.py"))
-    assert len([r for r in results if r["kind"] == "mistake"]) == written >= 34  # 34 + 40 states in all
+    assert len([r for r in results if r["kind"] == "mistake"]) == written >= 34  # 34 + 40 + 89 states in all
     wrong = {(name, r["step"], r["scenario"]): r for r in results if not r["ok"]}
     unexpected = [
         f"{r['step']} {r['scenario']}: got {r['got']}: {r['issue']} ({r['detail']})"

@@ -98,14 +98,12 @@ def oac_created_but_not_chosen(aws, handles):
 
 @mistake(issue=all_of("distribution", "(origin access control|OAC|origin access identity|OAI)"))
 def legacy_origin_access_identity(aws, handles):
-    """Cause: the distribution reaches the bucket through a legacy origin access identity, not the origin access
-    control the step asks for (which exists, unused)."""
+    """Cause: the distribution reaches the bucket through a legacy origin access identity (E1OAIEXAMPLE, copied
+    from an older distribution: moto has no CreateCloudFrontOriginAccessIdentity), not the origin access control
+    the step asks for (which exists, unused)."""
     oac(aws)
-    cloudfront = aws.client("cloudfront")
-    identity = cloudfront.create_cloud_front_origin_access_identity(
-        CloudFrontOriginAccessIdentityConfig={"CallerReference": "oai-1", "Comment": "site"}
-    )["CloudFrontOriginAccessIdentity"]["Id"]
-    distribution(aws, rest_endpoint(handles["01_01_bucket"]), identity=f"origin-access-identity/cloudfront/{identity}")
+    identity = "origin-access-identity/cloudfront/E1OAIEXAMPLE"
+    distribution(aws, rest_endpoint(handles["01_01_bucket"]), identity=identity)
 
 
 @mistake(issue=all_of("distribution", "(origin|bucket|01_01_bucket)"))

@@ -8,6 +8,13 @@ from ._lib import account, all_of, bucket, distribution_arn, doc
 # is "lets the distribution read its objects"; no state here relies on it.
 
 
+OTHER_SOURCE = (
+    "(also lets cloudfront\\S* from arn:aws:cloudfront::|(other|another|any|every)\\s+(source|distribution|account)"
+    "|SourceArn)"
+)
+"""The issue says CloudFront may read from another source (another distribution or account) too."""
+
+
 def _read(bucket_name, condition, *, sid="AllowCloudFrontServicePrincipal", resource=None):
     return {
         "Sid": sid,
@@ -94,21 +101,36 @@ def public_read_kept_beside(aws, handles):
     _put(aws, site, _read(site, _from(distribution_arn(aws, handles["02_01_distribution"]))), public)
 
 
-@mistake(issue=all_of("cloudfront", "((other|another|any|every)\\s+(source|distribution|account)|SourceArn|condition)"))
+@mistake(
+    issue=all_of(
+        "cloudfront",
+        OTHER_SOURCE,
+    )
+)
 def no_source_condition(aws, handles):
     """Cause: cloudfront.amazonaws.com may read with no condition: any distribution (of any account) could."""
     site = handles["01_01_bucket"]
     _put(aws, site, _read(site, None))
 
 
-@mistake(issue=all_of("cloudfront", "((other|another|any|every)\\s+(source|distribution)|SourceArn|SourceAccount)"))
+@mistake(
+    issue=all_of(
+        "cloudfront",
+        OTHER_SOURCE,
+    )
+)
 def only_source_account(aws, handles):
     """Cause: the condition is aws:SourceAccount = the account: every distribution of the account may read."""
     site = handles["01_01_bucket"]
     _put(aws, site, _read(site, {"StringEquals": {"AWS:SourceAccount": account(aws)}}))
 
 
-@mistake(issue=all_of("cloudfront", "((other|another|any|every)\\s+(source|distribution)|SourceArn|distribution/\\*)"))
+@mistake(
+    issue=all_of(
+        "cloudfront",
+        OTHER_SOURCE,
+    )
+)
 def wildcard_distribution(aws, handles):
     """Cause: aws:SourceArn is ArnLike arn:aws:cloudfront::ACCOUNT:distribution/* (any distribution of the
     account)."""
@@ -134,7 +156,7 @@ def source_arn_is_the_origin_access_control(aws, handles):
     _put(aws, site, _read(site, _from(f"arn:aws:cloudfront::{account(aws)}:origin-access-control/{control}")))
 
 
-@mistake(issue=all_of("(bucket|policy)", "(no (bucket )?policy|missing|not found|none|without|does not let|no longer)"))
+@mistake(issue=all_of("(bucket|policy)", "(edge-audit-scratch|no (bucket )?policy|missing|not found)"))
 def policy_put_on_the_scratch_bucket(aws, handles):
     """Near miss beside a decoy: the right statement, but put on a scratch bucket edge-audit-scratch (its Resource
     naming the scratch bucket); the site bucket has no policy."""

@@ -100,3 +100,23 @@ def plain_a_record_with_an_address(aws, handles):
     distribution once), not an alias to it."""
     zone_id = _zone(aws)
     _change(aws, zone_id, {"Name": WWW, "Type": "A", "TTL": 60, "ResourceRecords": [{"Value": "192.0.2.44"}]})
+
+
+@mistake(expect="pass")
+def equivalent_final_dots_only(aws, handles):
+    """Equivalent: the zone, the record and the alias target written with their final dots (lower case, A only)."""
+    _alias(aws, _zone(aws, f"{DOMAIN}."), f"{WWW}.", _domain(aws, handles) + ".")
+
+
+@mistake(expect="pass")
+def equivalent_upper_case_record_name(aws, handles):
+    """Equivalent: the record typed as WWW.edge-audit.example.com (DNS names are case-insensitive; no final dot)."""
+    _alias(aws, _zone(aws), f"WWW.{DOMAIN}", _domain(aws, handles))
+
+
+@mistake(expect="pass")
+def equivalent_aaaa_alias_beside(aws, handles):
+    """Equivalent: an alias AAAA for IPv6 beside the alias A (lower case, no final dots), as the console offers."""
+    zone_id = _zone(aws)
+    _alias(aws, zone_id, WWW, _domain(aws, handles))
+    _alias(aws, zone_id, WWW, _domain(aws, handles), "AAAA")

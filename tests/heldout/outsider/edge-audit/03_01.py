@@ -112,7 +112,12 @@ def no_redrive(aws, handles):
     build(aws, dead_letter=False)
 
 
-@mistake(issue=all_of("(site-events-queue|queue)", "((other|another|any|every)\\s+(source|topic)|SourceArn|condition)"))
+@mistake(
+    issue=all_of(
+        "(site-events-queue|queue)",
+        "(also lets sns\\S* from arn:aws:sns:|(other|another|any|every)\\s+(source|topic|account)|SourceArn)",
+    )
+)
 def policy_without_a_source(aws, handles):
     """Cause: sns.amazonaws.com may send with no condition: any topic (of any account) could."""
     build(aws, statement=lambda queue, topic: _send_from(queue, None))

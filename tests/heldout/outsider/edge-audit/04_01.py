@@ -46,9 +46,7 @@ def _audit_bucket(aws, name=AUDIT, *statements):
 
 def _trail(aws, name=TRAIL, to=AUDIT, *, regions=True, validation=True, start=True, selectors=None, advanced=None):
     cloudtrail = aws.client("cloudtrail")
-    cloudtrail.create_trail(
-        Name=name, S3BucketName=to, IsMultiRegionTrail=regions, EnableLogFileValidation=validation
-    )
+    cloudtrail.create_trail(Name=name, S3BucketName=to, IsMultiRegionTrail=regions, EnableLogFileValidation=validation)
     if selectors:
         cloudtrail.put_event_selectors(TrailName=name, EventSelectors=selectors)
     if advanced:
@@ -121,13 +119,15 @@ def data_events_only(aws, handles):
     _trail(aws, selectors=[{"ReadWriteType": "All", "IncludeManagementEvents": False, "DataResources": data}])
 
 
-@mistake(issue=all_of("(trail|bucket)", "(separate|other than|not the|must not|same|site|apart|01_01)"))
+@mistake(
+    issue=all_of(
+        "(trail|bucket)", "(separate|other than|not the|must not|same|site|apart|01_01|no s3 bucket was created)"
+    )
+)
 def trail_into_the_site_bucket(aws, handles):
     """Cause: the trail delivers to the site's bucket (which got CloudTrail's statements), not a separate one."""
     site = handles["01_01_bucket"]
-    aws.client("s3").put_bucket_policy(
-        Bucket=site, Policy=doc(_acl(site), _write(site, f"AWSLogs/{account(aws)}/*"))
-    )
+    aws.client("s3").put_bucket_policy(Bucket=site, Policy=doc(_acl(site), _write(site, f"AWSLogs/{account(aws)}/*")))
     _trail(aws, to=site)
 
 

@@ -44,9 +44,7 @@ def sse_kms(aws, name, key_id=None, *, algorithm="aws:kms", bucket_key=True):
     rule = {"ApplyServerSideEncryptionByDefault": default}
     if algorithm != "AES256":
         rule["BucketKeyEnabled"] = bucket_key
-    aws.client("s3").put_bucket_encryption(
-        Bucket=name, ServerSideEncryptionConfiguration={"Rules": [rule]}
-    )
+    aws.client("s3").put_bucket_encryption(Bucket=name, ServerSideEncryptionConfiguration={"Rules": [rule]})
 
 
 def zone(aws, letter):
