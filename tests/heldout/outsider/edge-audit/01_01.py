@@ -87,3 +87,10 @@ def no_bucket_key_beside_a_scratch_bucket(aws, handles):
     sse_kms(aws, bucket(aws, "edge-audit-scratch"), algorithm="AES256")
     key_id = key(aws, alias="alias/edge-audit")
     sse_kms(aws, bucket(aws, SITE), key_id, bucket_key=False)
+
+
+@mistake(expect="pass")
+def equivalent_multi_region_key(aws, handles):
+    """Equivalent: a multi-Region primary key (still a symmetric customer managed key), named by its key id."""
+    key_id = key(aws, MultiRegion=True)
+    sse_kms(aws, bucket(aws, SITE), key_id)

@@ -149,3 +149,15 @@ def endpoint_in_the_older_vpc(aws, handles):
     b = _subnet(aws, vpc, "10.20.2.0/24", "b")
     _table(aws, vpc, a, b)
     _endpoint(aws, old, [_main_table(aws, old)])
+
+
+@mistake(expect="pass")
+def equivalent_explicit_association_with_the_main_table(aws, handles):
+    """Equivalent: both subnets explicitly associated with the VPC's main route table (the console's "Edit route
+    table association" on each), the endpoint on that table."""
+    ec2 = aws.client("ec2")
+    vpc = _vpc(aws)
+    main = _main_table(aws, vpc)
+    for cidr, letter in (("10.20.1.0/24", "a"), ("10.20.2.0/24", "b")):
+        ec2.associate_route_table(RouteTableId=main, SubnetId=_subnet(aws, vpc, cidr, letter))
+    _endpoint(aws, vpc, [main])

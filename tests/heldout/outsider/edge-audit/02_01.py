@@ -112,3 +112,32 @@ def origin_on_a_scratch_bucket(aws, handles):
     list), not the site bucket."""
     control = oac(aws)
     distribution(aws, rest_endpoint(bucket(aws, "edge-audit-scratch")), control=control)
+
+
+@mistake(issue=all_of("distribution", "(origin|behaviou?r|website|REST)"))
+def default_behaviour_on_a_second_origin(aws, handles):
+    """Mis-wired: the distribution has the bucket's REST origin through the OAC and a second origin, its website
+    endpoint; the default behaviour serves from the website one."""
+    control = oac(aws)
+    name = handles["01_01_bucket"]
+    rest = {"Id": "rest", "DomainName": rest_endpoint(name), "S3OriginConfig": {"OriginAccessIdentity": ""}}
+    rest["OriginAccessControlId"] = control
+    website = {
+        "Id": "website",
+        "DomainName": f"{name}.s3-website-{aws.region_name}.amazonaws.com",
+        "CustomOriginConfig": {"HTTPPort": 80, "HTTPSPort": 443, "OriginProtocolPolicy": "http-only"},
+    }
+    aws.client("cloudfront").create_distribution(
+        DistributionConfig={
+            "CallerReference": "two-origins",
+            "Comment": "edge-audit site",
+            "Enabled": True,
+            "DefaultRootObject": "index.html",
+            "Origins": {"Quantity": 2, "Items": [rest, website]},
+            "DefaultCacheBehavior": {
+                "TargetOriginId": "website",
+                "ViewerProtocolPolicy": "redirect-to-https",
+                "CachePolicyId": "658327ea-f89d-4fab-a63d-7e88639e58f6",
+            },
+        }
+    )

@@ -162,3 +162,21 @@ def policy_put_on_the_scratch_bucket(aws, handles):
     naming the scratch bucket); the site bucket has no policy."""
     scratch = bucket(aws, "edge-audit-scratch")
     _put(aws, scratch, _read(scratch, _from(distribution_arn(aws, handles["02_01_distribution"]))))
+
+
+@mistake(issue=all_of("cloudfront", "(does not let|doesn't let|den(y|ies)|Deny)"))
+def deny_that_shuts_out_the_distribution(aws, handles):
+    """Mis-wired: beside the right Allow, a Deny of s3:GetObject to everyone whose aws:SourceArn is not
+    E2OLDDIST0001 (copied from the older distribution's policy): it denies this distribution too."""
+    site = handles["01_01_bucket"]
+    deny = {
+        "Sid": "OnlyCloudFront",
+        "Effect": "Deny",
+        "Principal": "*",
+        "Action": "s3:GetObject",
+        "Resource": f"arn:aws:s3:::{site}/*",
+        "Condition": {
+            "StringNotEquals": {"aws:SourceArn": f"arn:aws:cloudfront::{account(aws)}:distribution/E2OLDDIST0001"}
+        },
+    }
+    _put(aws, site, _read(site, _from(distribution_arn(aws, handles["02_01_distribution"]))), deny)

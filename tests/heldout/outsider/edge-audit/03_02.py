@@ -99,3 +99,21 @@ def topic_policy_from_the_older_rule(aws, handles):
 def topic_policy_for_the_wrong_service(aws, handles):
     """Cause: the statement names scheduler.amazonaws.com (EventBridge Scheduler), not events.amazonaws.com."""
     _allow_events(aws, handles, _rule(aws, handles), principal="scheduler.amazonaws.com")
+
+
+@mistake(expect="pass")
+def equivalent_two_targets_with_constant_input(aws, handles):
+    """Equivalent: the rule also targets a scratch queue, and the topic target gets a constant JSON input."""
+    events = aws.client("events")
+    arn = events.put_rule(Name=RULE, ScheduleExpression="rate(5 minutes)", State="ENABLED")["RuleArn"]
+    sqs = aws.client("sqs")
+    url = sqs.create_queue(QueueName="schedule-debug")["QueueUrl"]
+    queue = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    events.put_targets(
+        Rule=RULE,
+        Targets=[
+            {"Id": "debug", "Arn": queue},
+            {"Id": "topic", "Arn": handles["03_01_topic"], "Input": json.dumps({"kind": "tick"})},
+        ],
+    )
+    _allow_events(aws, handles, arn)

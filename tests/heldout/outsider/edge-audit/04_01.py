@@ -150,3 +150,36 @@ def write_under_another_account(aws, handles):
     """Mis-wired: PutObject is allowed under AWSLogs/111122223333/ (an account copied from the docs' example)."""
     _audit_bucket(aws, AUDIT, _acl(AUDIT), _write(AUDIT, "AWSLogs/111122223333/*"))
     _trail(aws)
+
+
+@mistake(issue=all_of(f"({TRAIL}|trail)", "(management|read|write)"))
+def advanced_selector_read_only(aws, handles):
+    """Cause: the trail's advanced selector records management events with readOnly = true only (no writes)."""
+    _audit_bucket(aws)
+    fields = [{"Field": "eventCategory", "Equals": ["Management"]}, {"Field": "readOnly", "Equals": ["true"]}]
+    _trail(aws, advanced=[{"Name": "Reads", "FieldSelectors": fields}])
+
+
+@mistake(
+    issue=all_of(f"({AUDIT}|bucket)", "(PutObject|GetBucketAcl|SourceArn|trail)", "(does not|doesn't|cover|Condition)")
+)
+def write_scoped_to_the_scratch_trail(aws, handles):
+    """Mis-wired: the PutObject statement's aws:SourceArn names the learner's scratch-trail, not edge-audit-trail."""
+    other = f"arn:aws:cloudtrail:{aws.region_name}:{account(aws)}:trail/scratch-trail"
+    _audit_bucket(aws, AUDIT, _acl(AUDIT), _write(AUDIT, f"AWSLogs/{account(aws)}/*", source=other))
+    _trail(aws)
+
+
+# Ambiguous to me: "recording all management events (read and write)" may mean only both read and write; a trail
+# that excludes KMS's management events (the console's "Exclude AWS KMS events") records not all of them, so it is
+# taken as wrong here.
+@mistake(issue=all_of(f"({TRAIL}|trail)", "(management|kms|exclude)"))
+def kms_events_excluded(aws, handles):
+    """Cause: the trail's basic selector excludes the management events of kms.amazonaws.com."""
+    _audit_bucket(aws)
+    selector = {
+        "ReadWriteType": "All",
+        "IncludeManagementEvents": True,
+        "ExcludeManagementEventSources": ["kms.amazonaws.com"],
+    }
+    _trail(aws, selectors=[selector])
