@@ -127,21 +127,6 @@ def on_bucket(bucket: Resource | str | None) -> Requirement:
     return refs.refers("S3 bucket", refs.BUCKET, bucket, lambda policy: policy.get("Bucket"))
 
 
-@later
-def other_than(bucket: Resource | str | None) -> Requirement:
-    """Not the bucket `bucket` (a described bucket, its name or ARN): a lab that keeps two buckets apart (audit logs
-    away from the site they record) says which one this must not be."""
-    other = refs.shown(refs.BUCKET, bucket)
-    return require(
-        "another bucket than",
-        other,
-        lambda resource: resource.get("Name"),
-        compare=lambda name, _: bucket is not None and not refs.current().same(refs.BUCKET, name, bucket),
-        explain=lambda name: f"it is {other} itself; this should be a bucket of its own.",
-        hint="Create a bucket of its own for this, apart from the other one.",
-    )
-
-
 def versioning_enabled() -> Requirement:
     """Versioning status `Enabled` (not Suspended, not never set)."""
     return attribute("versioning", "Versioning", "Enabled", hint="Enable versioning in the bucket's properties.")

@@ -482,8 +482,9 @@ class Step:
         self, kind: Kind, names: list[str], regions: dict[str, str]
     ) -> tuple[dict[str, list[Candidate]], list[str], dict[str, str]]:
         """Each output's candidates (a resolved handle's resource alone, else this step's events of the kind, in
-        event order, and what AWS made with this step's other resources: `Kind.made_with`), each described once; the ids whose resources are gone; and those in a region the lab does
-        not allow (id -> region), which are no candidates: the one place the lab's region is applied."""
+        event order, and what AWS made with this step's other resources: `Kind.made_with`), each described once;
+        the ids whose resources are gone; and those in a region the lab does not allow (id -> region), which are no
+        candidates: the one place the lab's region is applied."""
         ids: dict[str, bool] = {}  # id -> from this step's events (so possibly not yet visible)
         for name in names:
             if name in self._resolved:

@@ -270,8 +270,9 @@ def test_the_pytest_plugin_plays_a_lab_with_no_scenario_files(lab_dir: Path) -> 
     [
         (REPO, ("01.01", "02.02", "02.04")),  # the bucket's location constraint, the zones "a" and "b", the NAT
         (REPO / "labs" / "serverless-api", ("01.01", "02.02")),  # the table (two solutions), the log streams' ARN
+        (REPO / "labs" / "edge-audit", ("01.01", "01.02")),  # the bucket's location constraint, the S3 endpoint
     ],
-    ids=["web-tier", "serverless-api"],
+    ids=["web-tier", "serverless-api", "edge-audit"],
 )
 def test_the_sample_labs_play_from_their_solutions_in_eu_west_1(lab_dir: Path, steps: tuple[str, ...]) -> None:
     lab = load_lab(lab_dir)

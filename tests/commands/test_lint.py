@@ -101,7 +101,7 @@ def test_a_solution_imports_only_boto3_clienterror_and_the_standard_library(tmp_
 
 def test_the_sample_labs_solutions_lint_clean() -> None:
     repo = Path(__file__).parents[2]
-    for lab_dir in (repo, repo / "labs" / "serverless-api", LABS / "solutions_only"):
+    for lab_dir in (repo, repo / "labs" / "serverless-api", repo / "labs" / "edge-audit", LABS / "solutions_only"):
         assert lint_lab(load_lab(lab_dir)) == [], lab_dir
 
 

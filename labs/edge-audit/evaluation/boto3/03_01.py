@@ -9,16 +9,18 @@ async def run(session, context, logger):
     step = Step(session, context, logger)
     with step:
         topic = step.find("03_01_topic", sns.TOPIC, [])
-        dead_letter = step.find("03_01_dead_letter_queue", sqs.QUEUE, [sqs.fifo(False)])
-        queue = step.find("03_01_queue", sqs.QUEUE, [
-            sqs.fifo(False),
-            sqs.dead_letter_queue(dead_letter, max_receives=bounds.between(1, 5)),
-            grants.only_may("sns.amazonaws.com", "sqs:SendMessage", source=topic),
-        ])  # fmt: skip
+        queues = step.find_all(sqs.QUEUE, {
+            "03_01_queue": [
+                sqs.fifo(False),
+                sqs.dead_letter_queue(step.output("03_01_dead_letter_queue"), max_receives=bounds.between(1, 5)),
+                grants.only_may("sns.amazonaws.com", "sqs:SendMessage", source=topic),
+            ],
+            "03_01_dead_letter_queue": [sqs.fifo(False)],
+        })  # fmt: skip
         step.find("03_01_subscription", sns.SUBSCRIPTION, [
             sns.on_topic(topic),
             sns.protocol("sqs"),
-            sns.endpoint(queue),
+            sns.endpoint(queues["03_01_queue"]),
             sns.raw_delivery(),
         ])  # fmt: skip
     return step.result()

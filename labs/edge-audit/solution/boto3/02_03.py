@@ -23,7 +23,11 @@ async def run(session, context, logger):
             "success": True,
             "resources": [
                 {"name": "02_03_zone", "type": "AWS::Route53::HostedZone", "id": zone_id},
-                {"name": "02_03_record", "type": "AWS::Route53::RecordSet", "id": f"www.edge-audit.example.com.|{zone_id}|A"},
+                {
+                    "name": "02_03_record",
+                    "type": "AWS::Route53::RecordSet",
+                    "id": f"www.edge-audit.example.com.|{zone_id}|A",
+                },
             ],
         }
     except ClientError as e:

@@ -26,9 +26,7 @@ async def run(session, context, logger):
         s3.create_bucket(Bucket=BUCKET, **({"CreateBucketConfiguration": where} if where else {}))
         s3.put_bucket_policy(Bucket=BUCKET, Policy=json.dumps({"Version": "2012-10-17", "Statement": statements}))
         cloudtrail = session.client("cloudtrail")
-        cloudtrail.create_trail(
-            Name=TRAIL, S3BucketName=BUCKET, IsMultiRegionTrail=True, EnableLogFileValidation=True
-        )
+        cloudtrail.create_trail(Name=TRAIL, S3BucketName=BUCKET, IsMultiRegionTrail=True, EnableLogFileValidation=True)
         cloudtrail.start_logging(Name=TRAIL)
         return {
             "success": True,
