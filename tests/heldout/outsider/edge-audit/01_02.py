@@ -1,5 +1,7 @@
 """Outsider: step 01.02 (the VPC, its subnets, one route table and the S3 gateway endpoint)."""
 
+import json
+
 from harness.authoring.scenarios import mistake
 
 from ._lib import all_of, zone
@@ -161,3 +163,24 @@ def equivalent_explicit_association_with_the_main_table(aws, handles):
     for cidr, letter in (("10.20.1.0/24", "a"), ("10.20.2.0/24", "b")):
         ec2.associate_route_table(RouteTableId=main, SubnetId=_subnet(aws, vpc, cidr, letter))
     _endpoint(aws, vpc, [main])
+
+
+@mistake(expect="pass")
+def equivalent_endpoint_policy_for_the_site_bucket(aws, handles):
+    """Equivalent: the gateway endpoint carries a policy that allows only s3:GetObject/PutObject on the lab's
+    buckets (the step says nothing of the endpoint's policy)."""
+    vpc = _vpc(aws)
+    a = _subnet(aws, vpc, "10.20.1.0/24", "a")
+    b = _subnet(aws, vpc, "10.20.2.0/24", "b")
+    policy = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Principal": "*",
+                "Action": ["s3:GetObject", "s3:PutObject"],
+                "Resource": "arn:aws:s3:::edge-audit-*/*",
+            }
+        ],
+    }
+    _endpoint(aws, vpc, [_table(aws, vpc, a, b)], PolicyDocument=json.dumps(policy))

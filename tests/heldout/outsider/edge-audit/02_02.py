@@ -180,3 +180,17 @@ def deny_that_shuts_out_the_distribution(aws, handles):
         },
     }
     _put(aws, site, _read(site, _from(distribution_arn(aws, handles["02_01_distribution"]))), deny)
+
+
+@mistake(issue=all_of("(111122223333|account|everyone|also lets)", "GetObject"))
+def partner_account_may_read_too(aws, handles):
+    """Cause: beside the CloudFront statement, the account 111122223333 (a partner, for a test) may s3:GetObject."""
+    site = handles["01_01_bucket"]
+    partner = {
+        "Sid": "PartnerRead",
+        "Effect": "Allow",
+        "Principal": {"AWS": "arn:aws:iam::111122223333:root"},
+        "Action": "s3:GetObject",
+        "Resource": f"arn:aws:s3:::{site}/*",
+    }
+    _put(aws, site, _read(site, _from(distribution_arn(aws, handles["02_01_distribution"]))), partner)

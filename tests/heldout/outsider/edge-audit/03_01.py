@@ -141,3 +141,26 @@ def dead_letter_queue_subscribed(aws, handles):
     """Mis-wired: the topic's subscription delivers to site-events-dlq, not to site-events-queue (wrong queue
     picked in the console's subscription form)."""
     build(aws, subscribe_dead_letter=True)
+
+
+@mistake(
+    issue=all_of(
+        "(site-events-queue|queue)",
+        "(also lets sns\\S* from arn:aws:sns:|(other|another|any|every)\\s+(source|topic)|SourceArn|SourceAccount)",
+    )
+)
+def policy_scoped_to_the_account_only(aws, handles):
+    """Cause: the condition is aws:SourceAccount = the account: every topic of the account may send."""
+    account_id = aws.client("sts").get_caller_identity()["Account"]
+    build(
+        aws,
+        statement=lambda queue, topic: _send_from(queue, account_id, operator="StringEquals", key="aws:SourceAccount"),
+    )
+
+
+@mistake(expect="pass")
+def equivalent_dead_letter_queue_named_freely_beside_an_unused_one(aws, handles):
+    """Equivalent: the DLQ is called failed-site-events; a queue site-events-dlq the learner made first stays unused.
+    Must pass, resolving failed-site-events as the dead-letter queue."""
+    _queue(aws, "site-events-dlq")
+    build(aws, names=("site-events", "site-events-queue", "failed-site-events"))

@@ -117,3 +117,30 @@ def equivalent_two_targets_with_constant_input(aws, handles):
         ],
     )
     _allow_events(aws, handles, arn)
+
+
+@mistake(expect="pass")
+def equivalent_topic_policy_replaced_whole(aws, handles):
+    """Equivalent: the topic's policy replaced by one statement for EventBridge (the default owner statement gone)."""
+    arn = _rule(aws, handles)
+    topic = handles["03_01_topic"]
+    statement = {
+        "Effect": "Allow",
+        "Principal": {"Service": "events.amazonaws.com"},
+        "Action": "sns:Publish",
+        "Resource": topic,
+        "Condition": {"ArnEquals": {"aws:SourceArn": arn}},
+    }
+    policy = json.dumps({"Version": "2012-10-17", "Statement": [statement]})
+    aws.client("sns").set_topic_attributes(TopicArn=topic, AttributeName="Policy", AttributeValue=policy)
+
+
+@mistake(issue=all_of("(rule|site-every-5-minutes)", "(schedule|rate|5 minutes|pattern)"))
+def event_pattern_for_scheduled_events(aws, handles):
+    """Cause: the rule matches the pattern {"source": ["aws.events"], "detail-type": ["Scheduled Event"]} instead
+    of running on a schedule (it never fires by itself)."""
+    events = aws.client("events")
+    pattern = json.dumps({"source": ["aws.events"], "detail-type": ["Scheduled Event"]})
+    arn = events.put_rule(Name=RULE, EventPattern=pattern, State="ENABLED")["RuleArn"]
+    events.put_targets(Rule=RULE, Targets=[{"Id": "topic", "Arn": handles["03_01_topic"]}])
+    _allow_events(aws, handles, arn)

@@ -183,3 +183,11 @@ def kms_events_excluded(aws, handles):
         "ExcludeManagementEventSources": ["kms.amazonaws.com"],
     }
     _trail(aws, selectors=[selector])
+
+
+@mistake(expect="pass")
+def equivalent_write_under_all_of_awslogs(aws, handles):
+    """Equivalent: PutObject allowed under AWSLogs/* (every account's prefix, so also AWSLogs/ACCOUNT/), with the
+    ACL condition."""
+    _audit_bucket(aws, AUDIT, _acl(AUDIT), _write(AUDIT, "AWSLogs/*"))
+    _trail(aws)
