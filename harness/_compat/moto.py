@@ -171,7 +171,7 @@ def keep_origin_access_controls() -> None:
 
     def init(self: Origin, origin: dict[str, Any]) -> None:
         made(self, origin)
-        self.origin_access_control_id = origin.get("OriginAccessControlId") or ""
+        self.origin_access_control_id = origin.get("OriginAccessControlId") or ""  # type: ignore[attr-defined]
 
     Origin.__init__ = init  # type: ignore[method-assign]
 
