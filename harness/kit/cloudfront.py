@@ -34,8 +34,8 @@ DISTRIBUTION = register(
 )
 """`get_distribution`'s distribution with its config also as `Config`: `{"Id", "DomainName": "d111.cloudfront.net",
 "Status", "Config": {"Enabled", "Origins": {"Items": [{"Id", "DomainName", "OriginAccessControlId"}]},
-"DefaultCacheBehavior": {"TargetOriginId", "ViewerProtocolPolicy"},
-"CacheBehaviors": {"Items": [{"PathPattern", "TargetOriginId", "ViewerProtocolPolicy"}]}, "DefaultRootObject", "PriceClass"}}`."""
+"DefaultCacheBehavior": {"TargetOriginId", "ViewerProtocolPolicy"}, "CacheBehaviors": {"Items": [{"PathPattern",
+"TargetOriginId", "ViewerProtocolPolicy"}]}, "DefaultRootObject", "PriceClass"}}`."""
 
 
 def enabled(value: bool = True) -> Requirement:

@@ -91,7 +91,8 @@ def test_a_load_balancer_or_any_domain_is_an_origin_by_its_name(aws_session) -> 
     assert passes(cloudfront.origin("WEB-123.us-east-1.elb.amazonaws.com."), found)
     assert passes(cloudfront.origin({"DNSName": "web-123.us-east-1.elb.amazonaws.com"}), found)
     assert miss(cloudfront.origin("media"), cloudfront.DISTRIBUTION, found["Id"], found) == (
-        f"CloudFront distribution {found['Id']}: origin of the default behaviour should be media, but is web-123.us-east-1.elb.amazonaws.com."
+        f"CloudFront distribution {found['Id']}: origin of the default behaviour should be media, but is "
+        "web-123.us-east-1.elb.amazonaws.com."
     )
 
 
@@ -125,8 +126,12 @@ def test_the_origin_that_serves_is_the_default_behaviours(aws_session) -> None:
     bucket = unique("site")
     rest = {"Id": "rest", "DomainName": f"{bucket}.s3.{REGION}.amazonaws.com",
             "S3OriginConfig": {"OriginAccessIdentity": ""}}  # fmt: skip
-    website = {"Id": "website", "DomainName": f"{bucket}.s3-website-{REGION}.amazonaws.com",
-               "CustomOriginConfig": {"HTTPPort": 80, "HTTPSPort": 443, "OriginProtocolPolicy": "http-only"}}  # fmt: skip
+    custom = {"HTTPPort": 80, "HTTPSPort": 443, "OriginProtocolPolicy": "http-only"}
+    website = {
+        "Id": "website",
+        "DomainName": f"{bucket}.s3-website-{REGION}.amazonaws.com",
+        "CustomOriginConfig": custom,
+    }
     api = {"PathPattern": "/api/*", "TargetOriginId": "rest", "ViewerProtocolPolicy": "https-only",
            "CachePolicyId": "658327ea-f89d-4fab-a63d-7e88639e58f6"}  # fmt: skip
     config = distribution_config(bucket, Origins={"Quantity": 2, "Items": [rest, website]})

@@ -102,7 +102,8 @@ NARROWED = [
         {"Field": "eventSource", "NotStartsWith": ["kms."]}]}]},
      frozenset(), "WriteOnly except kms.*"),
     ({"AdvancedEventSelectors": [{"Name": "m", "FieldSelectors": [
-        {"Field": "eventCategory", "Equals": ["Management"]}, {"Field": "eventSource", "Equals": ["s3.amazonaws.com"]}]},
+        {"Field": "eventCategory", "Equals": ["Management"]},
+        {"Field": "eventSource", "Equals": ["s3.amazonaws.com"]}]},
         *advanced("ReadOnly")["AdvancedEventSelectors"]]},
      frozenset({"read"}), "ReadOnly, and WriteOnly only s3.amazonaws.com"),
     ({"AdvancedEventSelectors": [{"Name": "m", "FieldSelectors": [
@@ -128,7 +129,8 @@ def test_excluded_sources_on_a_trail_in_moto(aws_session) -> None:
     client = aws_session.client("cloudtrail")
     client.create_trail(Name=name, S3BucketName=bucket)
     client.put_event_selectors(TrailName=name, EventSelectors=[
-        {"ReadWriteType": "All", "IncludeManagementEvents": True, "ExcludeManagementEventSources": ["kms.amazonaws.com"]}
+        {"ReadWriteType": "All", "IncludeManagementEvents": True,
+         "ExcludeManagementEventSources": ["kms.amazonaws.com"]}
     ])  # fmt: skip
     found = described(cloudtrail.TRAIL, aws_session, name)
     assert miss(cloudtrail.records_management_events(), cloudtrail.TRAIL, name, found) == (
