@@ -28,17 +28,8 @@ LABS = {
 KNOWN_FALSE_PASSES: set[tuple[str, str, str]] = {
     # the two subnets' zones swapped: the issue blames 10.20.2.0/24's CIDR, not the zone the learner picked
     ("edge-audit", "01.02", "subnets_in_swapped_zones"),
-    # an upper-case record name (Route 53 stores names in lower case) is judged gone: moto keeps the case
-    ("edge-audit", "02.03", "equivalent_final_dots_and_aaaa_beside"),
-    ("edge-audit", "02.03", "equivalent_upper_case_record_name"),
     # the queue policy names an older topic: the issue blames the subscription, not the queue's policy
     ("edge-audit", "03.01", "policy_names_the_older_topic"),
-    # PutObject without the s3:x-amz-acl condition passes (the spec's "with the ACL" read as the request's)
-    ("edge-audit", "04.01", "write_without_the_acl_condition"),
-    # the default behaviour serves from a second origin (the website endpoint): one origin through the OAC suffices
-    ("edge-audit", "02.01", "default_behaviour_on_a_second_origin"),
-    # a trail excluding KMS's management events passes as recording all management events
-    ("edge-audit", "04.01", "kms_events_excluded"),
 }
 """States judged wrong today, each a known gap: they must stay the only ones, and are expected to start passing."""
 

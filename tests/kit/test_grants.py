@@ -145,6 +145,37 @@ def test_cloudtrail_may_write_to_the_bucket(aws_session) -> None:
     )
 
 
+def test_cloudtrail_may_write_only_with_the_acl_when_the_lab_says_so(aws_session) -> None:
+    """`acl_required=True`: a policy whose PutObject grant has no s3:x-amz-acl condition lets writes in without the
+    ACL bucket-owner-full-control, which AWS's documented policy refuses; by default it still passes."""
+    name = unique("trail-logs")
+    trail = f"arn:aws:cloudtrail:us-east-1:{ACCOUNT}:trail/audit"
+    service = {"Service": "cloudtrail.amazonaws.com"}
+    acl = {"Sid": "Check", "Effect": "Allow", "Principal": service, "Action": "s3:GetBucketAcl",
+           "Resource": f"arn:aws:s3:::{name}"}  # fmt: skip
+    loose = {"Sid": "Write", "Effect": "Allow", "Principal": service, "Action": "s3:PutObject",
+             "Resource": f"arn:aws:s3:::{name}/AWSLogs/{ACCOUNT}/*"}  # fmt: skip
+    client = aws_session.client("s3")
+    client.create_bucket(Bucket=name)
+    client.put_bucket_policy(Bucket=name, Policy=document(acl, loose))
+    found = described(s3.BUCKET_POLICY, aws_session, name)
+    assert passes(s3.cloudtrail_may_write(trail), found)
+    assert miss(s3.cloudtrail_may_write(trail, acl_required=True), s3.BUCKET_POLICY, name, found) == (
+        f'Bucket policy on {name}: its policy\'s statement "Write" lets cloudtrail.amazonaws.com s3:PutObject from '
+        f"{trail} without the ACL header: it should insist on the ACL bucket-owner-full-control (a Condition "
+        "s3:x-amz-acl = bucket-owner-full-control)."
+    )
+    for condition, holds in (
+        ({"StringEquals": {"s3:x-amz-acl": "bucket-owner-full-control"}}, True),
+        ({"StringEqualsIfExists": {"s3:x-amz-acl": "bucket-owner-full-control"}}, False),  # no header: allowed
+        ({"Null": {"s3:x-amz-acl": "false"}}, False),  # any ACL
+    ):
+        client.put_bucket_policy(Bucket=name, Policy=document(acl, loose | {"Condition": condition}))
+        judged = described(s3.BUCKET_POLICY, aws_session, name)
+        assert passes(s3.cloudtrail_may_write(trail, acl_required=True), judged) is holds, condition
+        assert passes(s3.cloudtrail_may_write(trail), judged)
+
+
 def test_a_topic_policy_for_the_service_without_a_condition_admits_the_rule(aws_session) -> None:
     """The bug of #30: `accepts_from(service, rule_arn)` failed a topic policy allowing the service unconditionally."""
     client = aws_session.client("sns")
