@@ -65,9 +65,9 @@ def _advanced_coverage(advanced: list[dict[str, Any]]) -> dict[str, list[str]]:
         if "Management" not in (fields.get("eventCategory", {}).get("Equals") or []):
             continue
         source = fields.get("eventSource", {})
-        narrowing = ", ".join(
-            shown.format(", ".join(source[op])) for op, shown in _SOURCE_OPERATORS.items() if source.get(op)
-        )
+        narrowings = [shown.format(", ".join(source[op])) for op, shown in _SOURCE_OPERATORS.items() if source.get(op)]
+        others = sorted(str(f) for f in set(fields) - {"eventCategory", "readOnly", "eventSource"})
+        narrowing = ", ".join(narrowings + [f"only where {field} matches" for field in others])
         for kind in _read_only(fields.get("readOnly", {})):
             covered.setdefault(kind, []).append(narrowing)
     return covered

@@ -229,6 +229,16 @@ def test_an_alias_record_to_a_distribution(aws_session, zone: str) -> None:
     )
 
 
+def test_a_record_typed_in_upper_case_is_found_by_any_spelling(aws_session, zone: str) -> None:
+    """Route 53 keeps names in lower case; an emulator that keeps the learner's case sorts them apart."""
+    cdn = distribution(aws_session, "media.s3.amazonaws.com")
+    alias = {"HostedZoneId": "Z2FDTNDATAQYW2", "DNSName": cdn["DomainName"], "EvaluateTargetHealth": False}
+    change(aws_session, zone, {"Name": "CDN.lab.example.com", "Type": "A", "AliasTarget": alias})
+    for record_id in (f"CDN.lab.example.com|{zone}|A", f"cdn.lab.example.com.|{zone}|A", "cdn.lab.example.com"):
+        record = described(route53.RECORD_SET, aws_session, record_id)
+        assert passes(route53.named("cdn.lab.example.com"), record) and passes(route53.alias_to(cdn), record)
+
+
 def test_plain_records_and_names_never_doubled_dots(aws_session, zone: str) -> None:
     change(aws_session, zone, {"Name": "api.lab.example.com.", "Type": "AAAA", "TTL": 60,
                                "ResourceRecords": [{"Value": "2001:db8::1"}]})  # fmt: skip
@@ -285,3 +295,26 @@ def test_a_record_kept_in_upper_case_is_found_by_any_spelling(aws_session) -> No
     for record_id in (f"\\052.{domain}|{zone}|A", f"*.{domain.upper()}.|{zone}|A"):
         assert passes(route53.named(f"*.{domain}"), described(route53.RECORD_SET, aws_session, record_id))
     assert route53.RECORD_SET.fetch(aws_session, f"web.{domain}|{zone}|A") is None
+
+
+def test_the_default_behaviour_serves_from_the_origin_asked_for(site: dict) -> None:
+    rest = {"Id": "rest", "DomainName": f"media.s3.{REGION}.amazonaws.com"}
+    website = {"Id": "website", "DomainName": f"media.s3-website-{REGION}.amazonaws.com"}
+
+    def serving(target: str) -> dict:
+        config = {
+            **site["Config"],
+            "Origins": {"Items": [rest, website]},
+            "DefaultCacheBehavior": {"TargetOriginId": target},
+        }
+        return {**site, "Config": config}
+
+    for bucket in ("media", "media.s3.amazonaws.com", "arn:aws:s3:::media"):
+        assert passes(cloudfront.origin(bucket), serving("rest"))
+        assert not passes(cloudfront.origin(bucket), serving("website"))
+    assert passes(cloudfront.origin("media", website=True), serving("website"))
+    assert miss(cloudfront.origin("media"), cloudfront.DISTRIBUTION, site["Id"], serving("website")) == (
+        f"CloudFront distribution {site['Id']}: origin of the default behaviour should be media, but is "
+        f"media.s3-website-{REGION}.amazonaws.com."
+    )
+    assert not passes(cloudfront.origin("media"), serving("gone"))

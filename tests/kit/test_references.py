@@ -985,6 +985,20 @@ def trail_bucket(session: Any) -> Case:
     )
 
 
+def policy_bucket(session: Any) -> Case:
+    """A bucket policy is on its bucket, however the bucket is named, and not on another."""
+    client = session.client("s3")
+    buckets = [unique("site") for _ in range(2)]
+    for bucket in buckets:
+        client.create_bucket(Bucket=bucket)
+    client.put_bucket_policy(Bucket=buckets[0], Policy=json.dumps({"Version": "2012-10-17", "Statement": []}))
+
+    def forms(bucket: str) -> list[Any]:
+        return [described(s3.BUCKET, session, bucket), bucket, f"arn:aws:s3:::{bucket}"]
+
+    return Case([described(s3.BUCKET_POLICY, session, buckets[0])], s3.on_bucket, forms(buckets[0]), forms(buckets[1]))
+
+
 def private_zone(session: Any) -> Case:
     found = network(session)
     zone = session.client("route53").create_hosted_zone(
@@ -1273,6 +1287,7 @@ CASES: dict[str, Callable[[Any], Case]] = {
     "sqs.encrypted_with": queue_key,
     "sns.encrypted_with": topic_key,
     "s3.encrypted_with": bucket_key,
+    "s3.on_bucket": policy_bucket,
     "dynamodb.encrypted_with": table_key,
     "cloudtrail.encrypted_with": trail_key,
     "compute.volume_encrypted_with": volume_key,

@@ -70,6 +70,23 @@ def test_selectors_without_management_events_record_none(selectors: dict) -> Non
     )
 
 
+WITHOUT_KMS = [
+    {"EventSelectors": [{"ReadWriteType": "All", "IncludeManagementEvents": True,
+                         "ExcludeManagementEventSources": ["kms.amazonaws.com"]}]},
+    {"AdvancedEventSelectors": [{"Name": "management", "FieldSelectors": [
+        {"Field": "eventCategory", "Equals": ["Management"]},
+        {"Field": "eventSource", "NotEquals": ["kms.amazonaws.com"]},
+    ]}]},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("selectors", WITHOUT_KMS, ids=["basic", "advanced"])
+def test_selectors_that_leave_a_source_out_record_not_all_management_events(selectors: dict) -> None:
+    """The console's "Exclude AWS KMS events": the trail records some management events, not all of them."""
+    assert not passes(cloudtrail.records_management_events(), judged(selectors))
+    assert not passes(cloudtrail.records_management_events("WriteOnly"), judged(selectors))
+
+
 def test_on_a_trail_in_moto(aws_session) -> None:
     bucket, name = unique("trail-logs"), unique("audit")
     aws_session.client("s3").create_bucket(Bucket=bucket)

@@ -8,7 +8,7 @@ from harness.kit.step import Step
 async def run(session, context, logger):
     step = Step(session, context, logger)
     with step:
-        topic = step.find("03_01_topic", sns.TOPIC, [])
+        topic = step.find("03_01_topic", sns.TOPIC, [sns.subscribed("sqs", step.output("03_01_queue"))])
         queues = step.find_all(sqs.QUEUE, {
             "03_01_queue": [
                 sqs.fifo(False),
