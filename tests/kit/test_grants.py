@@ -194,6 +194,28 @@ def test_a_topic_policy_for_the_service_without_a_condition_admits_the_rule(aws_
     assert not passes(grants.only_may("events.amazonaws.com", "sns:Publish", source=rule), found)
 
 
+def test_a_refusal_names_the_learners_statement_not_the_default_one(aws_session) -> None:
+    """SNS's default statement (everyone, within its account's owner) misses a service's request by as much as the
+    learner's own statement for it: the finding names the learner's, the one written for the service."""
+    client = aws_session.client("sns")
+    topic = client.create_topic(Name=unique("t"))["TopicArn"]
+    default = json.loads(client.get_topic_attributes(TopicArn=topic)["Attributes"]["Policy"])["Statement"]
+    assert default[0]["Sid"] == "__default_statement_ID"
+    rule = f"arn:aws:events:us-east-1:{ACCOUNT}:rule/every-5-minutes"
+    other = f"arn:aws:events:us-east-1:{ACCOUNT}:rule/nightly"
+    mine = {"Sid": "Events", "Effect": "Allow", "Action": "sns:Publish", "Resource": topic}
+    for principal, condition, lacks in (
+        ("scheduler.amazonaws.com", None, "is not for events.amazonaws.com"),
+        ("events.amazonaws.com", {"ArnEquals": {"aws:SourceArn": other}}, "has a Condition (ArnEquals aws:SourceArn)"),
+    ):
+        statement = mine | {"Principal": {"Service": principal}} | ({"Condition": condition} if condition else {})
+        policy = {"Version": "2012-10-17", "Statement": [*default, statement]}
+        client.set_topic_attributes(TopicArn=topic, AttributeName="Policy", AttributeValue=json.dumps(policy))
+        found = described(sns.TOPIC, aws_session, topic)
+        said = miss(sns.accepts_from("events.amazonaws.com", rule), sns.TOPIC, topic, found)
+        assert 'statement "Events"' in said and lacks in said and "__default_statement_ID" not in said, said
+
+
 def test_a_queue_policy_must_cover_the_queue(aws_session) -> None:
     """The bug of #30: a statement whose Resource names another queue passed `accepts_from`."""
     client = aws_session.client("sqs")
