@@ -75,7 +75,10 @@ def the_dead_letter_queue_made_first_under_another_name(aws, handles):
     _build(aws, redrive_to=_arn(sqs, sqs.create_queue(QueueName="edge-audit-failed")["QueueUrl"]))
 
 
-@mistake(issue=r"Subscription .*: endpoint should be .*edge-audit-events, but is .*edge-audit-elsewhere")
+@mistake(
+    issue=r"SNS topic edge-audit-events: subscriptions should be sqs .*:edge-audit-events, "
+    r"but is sqs .*:edge-audit-elsewhere"
+)
 def subscribed_another_queue(aws, handles):
     sqs = aws.client("sqs")
     _build(aws, subscribe_to=_arn(sqs, sqs.create_queue(QueueName="edge-audit-elsewhere")["QueueUrl"]))
