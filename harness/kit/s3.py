@@ -278,9 +278,8 @@ def cloudtrail_may_write(
 ) -> Requirement:
     """CloudTrail may deliver logs to the bucket: `cloudtrail.amazonaws.com` may s3:GetBucketAcl on it and
     s3:PutObject under `AWSLogs/ACCOUNT/` with the ACL `bucket-owner-full-control` (the header CloudTrail's writes
-    carry), from the trail (a described trail or its ARN) when given. ACCOUNT is the trail's, else `account`.
-
-    With `acl_required=True` the policy must also insist on that ACL, as AWS's documented policy does (a Condition
+    carry), from the trail (a described trail or its ARN) when given. ACCOUNT is the trail's, else `account`. With
+    `acl_required=True` the policy must also insist on that ACL, as AWS's documented policy does (a Condition
     `s3:x-amz-acl` = `bucket-owner-full-control`): the same write without the header, or with another ACL
     (`private`), must not be allowed. Ask for it where a lab says the bucket lets CloudTrail write "with the ACL"."""
     source = grants.arn_of(trail)
