@@ -78,7 +78,8 @@ def the_website_endpoint(aws, handles):
 
 
 @mistake(
-    issue=r"CloudFront distribution \w+: origin of the default behaviour should be edge-audit-site, but is .*another-bucket"
+    issue=r"CloudFront distribution \w+: origin of the default behaviour should be edge-audit-site, "
+    r"but is .*another-bucket"
 )
 def another_bucket(aws, handles):
     _distribution(aws, handles, _control(aws), domain="another-bucket.s3.amazonaws.com")
