@@ -539,3 +539,20 @@ def test_the_services_own_entry_in_cloudtrail_loses_its_identity() -> None:
     # the same external id in a role's trust policy (GetRole's AssumeRolePolicyDocument) is blanked by its key
     trust = {"Statement": [{"Condition": {"StringEquals": {"sts:ExternalId": "lab-platform-7f3c9a"}}}]}
     assert "lab-platform-7f3c9a" not in scrub(json.dumps(trust))
+
+
+@pytest.mark.parametrize(
+    ("body", "kept"),
+    [
+        (b"TABLE=items\r\npassword: hunter2\r\nLOG=info", f"TABLE=items\r\n{MARKER}\r\nLOG=info".encode()),
+        (
+            b'{"db": {"password": "hunter2", "host": "db"}}',
+            f'{{"db": {{"password": "{MARKER}", "host": "db"}}}}'.encode(),
+        ),
+        (b"<h1>the passenger's keyboard</h1>\n", b"<h1>the passenger's keyboard</h1>\n"),
+        (b"\x89PNG\x00password: hunter2", b"\x89PNG\x00password: hunter2"),  # binary: as it is
+        (b"\xff\xfepassword: hunter2", b"\xff\xfepassword: hunter2"),  # not UTF-8: as it is
+    ],
+)
+def test_a_learners_object_loses_the_lines_holding_credentials(body: bytes, kept: bytes) -> None:
+    assert redact_module.scrub_payload(body) == kept
