@@ -217,7 +217,12 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         entry = loaded(service)
         model = entry.model.operation_model(operation)
         headers = redact.redact_header_bags(model, headers)
-        if 200 <= response.status < 300 and redact.needed(entry.secrets, model, identified.protocol):
+        length = response.headers.get("content-length")
+        if (
+            200 <= response.status < 300
+            and redact.needed(entry.secrets, model, identified.protocol)
+            and not redact.streamed(entry.secrets, model, length)
+        ):
             try:
                 with self.turn_to_blank(evaluation, response):
                     body = redact.redact(entry.secrets, model, identified.protocol, self.read_whole(response))

@@ -48,8 +48,8 @@ XML_ENVELOPE = frozenset({"ResponseMetadata", "requestId", "RequestId"})  # arou
 VALUE_SUFFIX = "value"  # a structure naming a value: the members that hold it...
 NAME_SUFFIXES = ("name", "key")  # ...and those that name it
 SECRET_FLAGS = frozenset({"isvaluesecret", "issecret"})  # a flag saying a pair's value is a secret
-# Reads whose raw payload is a learner's file, read whole (up to MAX_REDACTED_BYTES: past it refused, ask for a
-# Range) and scrubbed line by line; other raw payloads (a media stream) are relayed as they are.
+# Reads whose raw payload is a learner's file, read whole up to MAX_REDACTED_BYTES (a larger one streams as it is:
+# `streamed`) and scrubbed line by line; other raw payloads (a media stream) are relayed as they are.
 SCRUBBED_PAYLOADS = frozenset({"s3:GetObject"})
 CHECKSUM_HEADER = "x-amz-checksum-"  # of the body as stored: dropped from a body relayed blanked (botocore checks it)
 BINARY_SNIFF_BYTES = 8192  # a NUL in these: a binary file, relayed as it is
@@ -109,6 +109,17 @@ def redact(secrets: ModelSecrets, operation: OperationModel, protocol: str, body
 def _scrubbed_payload(secrets: ModelSecrets, operation: OperationModel) -> bool:
     """Whether `operation`'s raw payload is a learner's file, read whole and scrubbed (`scrub_payload`)."""
     return f"{secrets.service}:{operation.name}" in SCRUBBED_PAYLOADS
+
+
+def streamed(secrets: ModelSecrets, operation: OperationModel, length: str | None) -> bool:
+    """Whether a learner's file (`SCRUBBED_PAYLOADS`) is too large to read whole, by its declared length: relayed as
+    it is (an object of several MiB streams through; a credential in a text object past MAX_REDACTED_BYTES passes)."""
+    return (
+        _scrubbed_payload(secrets, operation)
+        and length is not None
+        and length.isdigit()
+        and (int(length) > MAX_REDACTED_BYTES)
+    )
 
 
 def scrub_payload(body: bytes) -> bytes:
