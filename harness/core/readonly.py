@@ -72,6 +72,8 @@ DENIED_READS = frozenset(
         "qconnect:GetContent",
         "wisdom:GetContent",
         "socialmessaging:GetWhatsAppFlowPreview",
+        "s3control:GetDataAccess",  # temporary credentials from S3 Access Grants
+        "quicksight:GetIdentityContext",  # an identity context for identity-enhanced role sessions
     }
 )
 

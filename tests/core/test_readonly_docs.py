@@ -22,18 +22,21 @@ MINTS_OR_WRITES = re.compile(
     r"|pre-?signed|generates? an? [^.]{0,40}\b(?:url|link)\b"
     r"|\b(?:sign-?in|login|embed|session|portal|download|upload) (?:url|link)s?\b"
     r"|\b(?:returns?|issues?|generates?|provides?|gets?|obtains?|retrieves?) (?:a |an |the |new )?"
-    r"(?:temporary |short-lived )?(?:access |auth\w* |bearer |session |federation |security )?tokens?\b",
+    r"(?:temporary |short-lived )?(?:access |auth\w* |bearer |session |federation |security )?"
+    r"(?:tokens?|credentials?)\b",
     re.IGNORECASE,
 )
 TAG = re.compile(r"<[^>]+>")
 # Hits that neither mint nor write, each with why: the words are about something else.
 REVIEWED: dict[str, str] = {
+    "account-access-runtime:ListRoles": "the roles one may ask credentials for (GetRoleCredentials, refused)",
     "cloudwatch:GetMetricWidgetImage": "the reader may create a dashboard of the images",
     "connect:DescribeContactFlow": "flows may also be created in the flow language",
     "connect:ListContactFlows": "flows may also be created in the flow language",
     "ec2:GetIpamPrefixListResolverVersions": "IPAM creates versions when CIDRs change, not the read",
     "emr-containers:DescribeSecurityConfiguration": "a security configuration may also be created",
     "emr-containers:ListSecurityConfigurations": "a security configuration may also be created",
+    "iam:GetCredentialReport": "a report about the account's credentials, none of them (labs read it)",
     "managedblockchain-query:BatchGetTokenBalance": "a blockchain token's balance, no credential",
     "mgn:ListNetworkMigrationMappings": "the service's analysis creates them, not the read",
     "s3:GetBucketMetadataTableConfiguration": "advice to re-create a configuration",
@@ -74,7 +77,12 @@ def test_every_read_documented_as_minting_or_writing_is_classified() -> None:
     relayed = sorted(name for name, how in hits.items() if how == "relayed" and name not in REVIEWED)
     assert not relayed, f"reads documented as minting or writing, neither refused, blanked nor reviewed: {relayed}"
     # the attacker's, each refused
-    for name in ("datazone:GetIamPortalLoginUrl", "controltower:ListLandingZones", "iot:DescribeEndpoint"):
+    for name in (
+        "datazone:GetIamPortalLoginUrl",
+        "controltower:ListLandingZones",
+        "iot:DescribeEndpoint",
+        "s3control:GetDataAccess",
+    ):
         assert hits[name].startswith("refused"), (name, hits[name])
     assert hits["ecr:GetDownloadUrlForLayer"] == "blanked: downloadUrl"  # a presigned URL beside nothing else
     stale = sorted(name for name in REVIEWED if hits.get(name) != "relayed")
