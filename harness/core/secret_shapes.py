@@ -147,8 +147,9 @@ MAX_JSON_TEXT = 1024 * 1024  # text read as JSON to find credential-named keys i
 def looks_like_credential(text: str) -> bool:
     """Whether a text is a credential by its form, whatever holds it: an access key (its id or its 40-character
     secret), a private key, a JWT, a token of a known format, a URL carrying a password or a credential-named query
-    parameter, `password=...` text, a bearer token, a webhook's URL, a connection string with its password, JSON text
-    holding a credential-named key (`{"db_password": "..."}`)."""
+    parameter, `password=...` text, a bearer token, a webhook's URL, a connection string with its password or key,
+    JSON text holding a credential-named key (`{"db_password": "..."}`), `password: x` text, a password on a command
+    line (`CREDENTIAL_TEXT`)."""
     if CREDENTIAL_VALUE.search(text) or json_holds_credential(text):
         return True
     return any(hint in text for hint in TEXT_HINTS) and bool(CREDENTIAL_TEXT.search(text))
@@ -239,10 +240,8 @@ SECRET_MEMBERS: dict[str, dict[tuple[str, str], Secret]] = {
         ("GetManagedThingResponse", "DeviceSpecificKey"): Secret.LISTED,
         ("DiscoveredDeviceSummary", "AuthenticationMaterial"): Secret.LISTED,
     },
-    "ivs": {("StreamKey", "value"): Secret.LISTED},
-    "quicksight": {
-        ("DescribeAssetBundleExportJobResponse", "DownloadUrl"): Secret.LISTED
-    },  # presigned  # who holds it may stream to the channel
+    "ivs": {("StreamKey", "value"): Secret.LISTED},  # who holds it may stream to the channel
+    "quicksight": {("DescribeAssetBundleExportJobResponse", "DownloadUrl"): Secret.LISTED},  # presigned
     "lambda": {("LayerVersionContentOutput", "Location"): Secret.LISTED},  # presigned ("valid for 10 minutes")
     "kafkaconnect": {  # a connector's settings, among them its sources' and sinks' passwords
         ("DescribeConnectorResponse", "connectorConfiguration"): Secret.KEYED,
