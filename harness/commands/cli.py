@@ -40,7 +40,7 @@ def positive_seconds(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
     if not 0 < value <= MAX_TIMEOUT_S:
-        raise argparse.ArgumentTypeError(f"{text} is not between 0 and {MAX_TIMEOUT_S:g} seconds")
+        raise argparse.ArgumentTypeError(f"{text} seconds: must be more than 0 and at most {MAX_TIMEOUT_S:g}")
     return value
 
 

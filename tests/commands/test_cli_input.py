@@ -140,10 +140,10 @@ def test_endpoint_url_not_http(url: str) -> None:
 @pytest.mark.parametrize(
     ("value", "fragment"),
     [
-        ("0", "0 is not between 0 and 900 seconds"),
-        ("-1", "-1 is not between 0 and 900 seconds"),
+        ("0", "0 seconds: must be more than 0 and at most 900"),
+        ("-1", "-1 seconds: must be more than 0 and at most 900"),
         ("abc", "'abc' is not a number of seconds"),
-        ("901", "901 is not between 0 and 900 seconds"),
+        ("901", "901 seconds: must be more than 0 and at most 900"),
     ],
 )
 def test_timeout_out_of_range_exits_2_without_traceback(value: str, fragment: str) -> None:
@@ -307,6 +307,22 @@ def test_check_reports_every_planted_problem(planted_check: tuple[Path, Run]) ->
     assert without_mode_notice(run.stderr) == "6 steps, 7 modules: 7 problems"
 
 
+def test_check_names_a_module_s_problem_as_file_line_step_as_lint_does(planted_check: tuple[Path, Run]) -> None:
+    modules, run = planted_check
+    assert f"{modules / '01_03.py'}:1: step 01.03: SyntaxError: " in run.stdout
+
+
+def test_a_module_failing_on_import_is_named_at_its_line_in_the_traceback(tmp_path: Path) -> None:
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "one.yaml").write_text(PLANTED_SPEC.split('      - {id: "02"')[0])
+    modules = tmp_path / "evaluation" / "boto3"
+    modules.mkdir(parents=True)
+    (modules / "01_01.py").write_text("import os\n\nos.no_such_name\n" + GOOD_RUN)
+    run = stepeval("check", "--lab", tmp_path)
+    assert run.code == 1, run
+    assert run.stdout.startswith(f"{(modules / '01_01.py').resolve()}:3: step 01.01: import failed: AttributeError: ")
+
+
 def test_check_prints_one_line_per_problem(planted_check: tuple[Path, Run]) -> None:
     _, run = planted_check
     assert "Traceback" not in run.stdout
@@ -334,6 +350,15 @@ def test_check_lists_every_spec_problem(tmp_path: Path) -> None:
 def test_a_lab_that_does_not_exist_is_bad_input(tmp_path: Path, command: str) -> None:
     missing = (tmp_path / "nowhere").resolve()
     assert_bad_input(stepeval(command, "--lab", missing), f"{missing}: no such lab directory")
+
+
+def test_a_spec_file_given_as_the_lab_is_answered_with_its_lab_directory(tmp_path: Path) -> None:
+    (tmp_path / "specs").mkdir()
+    spec = (tmp_path / "specs" / "lab.yaml").resolve()
+    spec.write_text("project: x\n")
+    assert_bad_input(
+        stepeval("check", "--lab", spec), f"{spec}: is a file: give the lab's directory, {tmp_path.resolve()} "
+    )
 
 
 def test_check_a_spec_that_is_not_yaml_names_file_line_and_column(tmp_path: Path) -> None:

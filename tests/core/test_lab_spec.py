@@ -258,6 +258,12 @@ def test_unknown_step_key(tmp_path: Path) -> None:
     assert problem == f"{spec_path(tmp_path)}: step 01.02: colour: unknown key"
 
 
+def test_a_misspelt_step_key_is_answered_with_the_key_it_is_close_to(tmp_path: Path) -> None:
+    text = SEED_SPEC.replace("        inputs: [01_01_bucket]", "        input: [01_01_bucket]", 1)
+    problems = [p for p in problems_of(tmp_path, text) if "unknown key" in p]
+    assert problems == [f"{spec_path(tmp_path)}: step 01.02: input: unknown key (did you mean 'inputs'?)"]
+
+
 def test_unknown_output_key(tmp_path: Path) -> None:
     text = SEED_SPEC.replace("type: AWS::S3::BucketPolicy}", "type: AWS::S3::BucketPolicy, colour: red}")
     problem = only_real_problem(problems_of(tmp_path, text))
