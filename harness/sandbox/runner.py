@@ -4,9 +4,7 @@ read-only gateway, contract check, one Answer out."""
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
-from pathlib import Path
 from typing import TypeGuard, get_args
 
 from harness.core.account import Account
@@ -22,6 +20,7 @@ from harness.core.contract import (
 )
 from harness.core.lab import Lab, StepSpec
 from harness.core.paths import module_root
+from harness.inside.loader import located
 from harness.sandbox.pool import ProcessOutcome, WorkerPool
 from harness.sandbox.tap import Tap
 
@@ -137,21 +136,6 @@ class Runner:
         if outcome.reply.get("outcome") != "loaded":
             return located(step.module_path, step.key, outcome.reply.get("detail", ""))
         return None
-
-
-def located(path: Path, key: str, detail: str) -> str:
-    """A module's load problem as `file:line: step KEY: problem` (the form lint and editors use): the line the
-    loader names (`line 12: SyntaxError: ...`, maybe in another file) or the module's last frame in the traceback;
-    `file: step KEY: problem` when no line is known."""
-    first_line = (detail.splitlines() or [""])[0]
-    named = _NAMED_LINE.fullmatch(first_line)
-    if named:
-        return f"{named['file'] or path}:{named['line']}: step {key}: {named['problem']}"
-    frames = re.findall(rf'File "{re.escape(str(path))}", line (\d+)', detail)
-    return f"{path}:{frames[-1]}: step {key}: {first_line}" if frames else f"{path}: step {key}: {first_line}"
-
-
-_NAMED_LINE = re.compile(r"(?:(?P<file>\S+): )?line (?P<line>\d+): (?P<problem>.*)")
 
 
 def gateway_refusal(operations: list[Operation]) -> tuple[ErrorKind, str] | None:

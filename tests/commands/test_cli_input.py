@@ -174,7 +174,19 @@ def test_broken_spec(tmp_path: Path) -> None:
         )
     )
     line = assert_bad_input(run_step("01.01", lab=tmp_path), "broken.yaml: step 01.01: inputs: 'ghost'")
-    assert line.endswith("(and 1 more: run stepeval check)")
+    assert line.endswith("(and 1 more problem: run stepeval check)")
+
+
+def test_a_solution_that_does_not_import_is_one_line_and_its_consequences_are_not_counted(tmp_path: Path) -> None:
+    """`stepeval test` names the solution's line once; the step it leaves without a solve is not another problem."""
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "one.yaml").write_text(PLANTED_SPEC.split('      - {id: "02"')[0])
+    assert stepeval("new", "01.01", "--lab", tmp_path).code == 0
+    solution = tmp_path / "solution" / "boto3" / "01_01.py"
+    solution.write_text("import os\nos.no_such_name\n" + solution.read_text())
+    line = assert_bad_input(stepeval("test", "--lab", tmp_path), f"{solution}:2: step 01.01: import failed: ")
+    assert line.endswith("AttributeError: module 'os' has no attribute 'no_such_name'")
+    assert stepeval("check", "--lab", tmp_path).stdout.count("import failed") == 1
 
 
 def test_spec_that_is_not_yaml(tmp_path: Path) -> None:
@@ -383,7 +395,8 @@ def test_check_a_spec_that_is_not_a_mapping_is_bad_input(tmp_path: Path) -> None
 )
 def test_k_that_selects_nothing_exits_2_naming_it(command: tuple[str, ...]) -> None:
     run = stepeval(*command, "--lab", LABS / "scenario_checks", "-k", "01_09")
-    assert_bad_input(run, "-k '01_09' selects no scenario in", "no step key (01.01, 01.02", "scenario name")
+    played = "mutant" if command[0] in ("mutate", "report") else "scenario"  # report plays the mutants too
+    assert_bad_input(run, f"-k '01_09' selects no {played} in", "no step key (01.01, 01.02", "scenario name")
 
 
 # --- files a command writes: checked before anything is played -----------------------------------------------------
@@ -415,7 +428,7 @@ def test_missing_directories_of_an_output_are_made(tmp_path: Path) -> None:
     """A path under directories that do not exist yet is fine: the report makes them (and nothing is refused)."""
     target = tmp_path / "reports" / "today" / "x.html"
     run = stepeval("report", "-o", target, "--lab", LABS / "scenario_checks", "-k", "01_09")
-    assert_bad_input(run, "-k '01_09' selects no scenario")  # got past the output check, to the lab's selection
+    assert_bad_input(run, "-k '01_09' selects no mutant")  # got past the output check, to the lab's selection
 
 
 # --- --help says what the commands do --------------------------------------------------------------------------------

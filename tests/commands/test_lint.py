@@ -222,9 +222,11 @@ def test_a_kit_name_that_does_not_exist_is_named_with_the_closest_one(tmp_path: 
     lab_dir = Path(shutil.copytree(LABS / "solutions_only", tmp_path / "lab"))
     module = lab_dir / "evaluation" / "boto3" / "01_02.py"
     module.write_text(
-        "import harness.kit.sqs as queues\nfrom harness.kit import s3\nfrom harness.kit.s3 import BUCKET, versioning_enable\n"
+        "import harness.kit.sqs as queues\nfrom harness.kit import s3\n"
+        "from harness.kit.s3 import BUCKET, versioning_enable\n"
         + module.read_text()
-        + "\n\ndef later():\n    return s3.versioning_on(), s3.versioning_enabled(), queues.QUEU, harness.kit.sns.TOPIC\n"
+        + "\n\ndef later():\n"
+        + "    return s3.versioning_on(), s3.versioning_enabled(), queues.QUEU, harness.kit.sns.TOPIC\n"
     )
     lines = module.read_text().splitlines()
     last = len(lines)

@@ -202,7 +202,9 @@ def test_the_emulator_needs_a_lab_declares(tmp_path: Path) -> None:
     lab = load_lab(tmp_path)
     assert lab.spec.emulator.environment() == {"MOTO_IAM_LOAD_MANAGED_POLICIES": "true"}
     text = SEED_SPEC.replace("objectives:", "emulator: {managed_policies: true}\nobjectives:")
-    assert only_real_problem(problems_of(tmp_path, text)).endswith("emulator.managed_policies: unknown key")
+    assert only_real_problem(problems_of(tmp_path, text)).endswith(
+        "emulator.managed_policies: unknown key (did you mean 'iam_managed_policies'?)"
+    )
 
 
 @pytest.mark.parametrize("bad_id", ["1", "001", "ab", ""])
