@@ -233,8 +233,8 @@ def _lint(path: Path, key: str, handles: set[str] | None, *, needs_run: bool) ->
         return [LintProblem(path, error.lineno or 1, key, f"SyntaxError: {error.msg}")]
     visitor = _Visitor(path, key, handles, tied_outputs(tree))
     visitor.visit(tree)
-    for line, message in missing_kit_names(tree):
-        visitor.report(line, message)
+    for number, message in missing_kit_names(tree):
+        visitor.report(number, message)
     if needs_run and not visitor.saw_run:
         visitor.report(1, "defines no run(); expected async def run(session, context, logger)")
     if needs_run and source.startswith(DRAFT_MARK):
