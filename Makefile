@@ -46,11 +46,13 @@ else \
 fi
 endef
 
+# The editable install's build says nothing but errors: setuptools' "Editable installation" banner (a warning that
+# every editable install prints since pip 25, about folders named like the package) is filtered by its text alone.
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("stepeval needs Python >= 3.11" if sys.version_info < (3, 11) else 0)'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[authoring,dev]'
+	PYTHONWARNINGS='ignore:Editable installation' $(BIN)/python -m pip install --quiet -e '.[authoring,dev]'
 	touch $(STAMP)
 
 demo: setup

@@ -115,10 +115,14 @@ def moto_server() -> Iterator[str]:
     server.stop()
 
 
+RESET_TIMEOUT_S = 120  # only guards a hang: a reset waits behind other tests' requests on a loaded machine
+
+
 @pytest.fixture
 def moto_url(moto_server: str) -> str:
     """The moto server, wiped clean for this test."""
-    with urllib.request.urlopen(urllib.request.Request(f"{moto_server}/moto-api/reset", method="POST"), timeout=10):
+    reset = urllib.request.Request(f"{moto_server}/moto-api/reset", method="POST")
+    with urllib.request.urlopen(reset, timeout=RESET_TIMEOUT_S):
         pass
     return moto_server
 

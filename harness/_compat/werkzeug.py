@@ -19,16 +19,20 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import io
+import json
 import logging
+import traceback
 from collections.abc import Callable, Iterable
 from typing import Any
+from xml.sax.saxutils import escape
 
-from werkzeug.exceptions import InternalServerError
 from werkzeug.serving import WSGIRequestHandler
 
 DRAIN_CHUNK_BYTES = 1 << 16
 NO_BODY_CODES = frozenset({204, 304})
 NOT_FORWARDED = frozenset({"connection", "keep-alive", "transfer-encoding"})
+EMULATOR_FAILED = "EmulatorFailed"  # the error code of a call moto raised on (see `emulator_failed`)
+EMULATOR_FAILED_STATUS = "501 Not Implemented"
 log = logging.getLogger(__name__)
 
 
@@ -74,10 +78,10 @@ class KeptAliveHandler(WSGIRequestHandler):
         environ["wsgi.input"] = body
         try:
             status, headers, chunks = _call(self.server.app, environ)
-        except Exception:
-            log.exception("moto failed on %s %s", self.command, self.path)
+        except Exception as exc:
+            log.debug("moto failed on %s %s", self.command, self.path, exc_info=True)  # not the author's terminal
             self.close_connection = True
-            status, headers, chunks = _call(InternalServerError(), environ)
+            status, headers, chunks = emulator_failed(environ, exc)
         self._skip_unread(environ, body)
         self.wfile.write(self._head(status, headers, chunks) + (b"" if self._no_body(status) else b"".join(chunks)))
 
@@ -110,6 +114,22 @@ class KeptAliveHandler(WSGIRequestHandler):
                 left -= len(data)
         except (OSError, ValueError):
             self.close_connection = True
+
+
+def emulator_failed(environ: dict[str, Any], exc: Exception) -> tuple[str, list[tuple[str, str]], list[bytes]]:
+    """The answer to a call moto failed on: `EMULATOR_FAILED`, in the request's protocol's error shape (JSON or
+    XML), saying in one line that the emulator failed and how; status 501, which no AWS SDK retries (a 500 is
+    retried, and moto fails the same way each time)."""
+    summary = " ".join(traceback.format_exception_only(type(exc), exc)[-1].split())
+    message = f"the emulator failed on this call (moto: {summary}); this is not an AWS answer"
+    if "json" in environ.get("CONTENT_TYPE", ""):
+        body = json.dumps({"__type": EMULATOR_FAILED, "message": message}).encode()
+        content_type = environ["CONTENT_TYPE"]
+    else:
+        error = f"<Error><Code>{EMULATOR_FAILED}</Code><Message>{escape(message)}</Message></Error>"
+        body = f'<?xml version="1.0" encoding="UTF-8"?>\n<ErrorResponse>{error}</ErrorResponse>'.encode()
+        content_type = "text/xml"
+    return EMULATOR_FAILED_STATUS, [("Content-Type", content_type), ("x-amzn-ErrorType", EMULATOR_FAILED)], [body]
 
 
 def _call(app: Callable[..., Iterable[bytes]], environ: dict[str, Any]) -> tuple[str, list[tuple[str, str]], list]:

@@ -1,9 +1,9 @@
-"""Moved names a lab's files use, found by reading them (Python's ast; nothing is executed).
+"""Deprecated names (moved or renamed) a lab's files use, found by reading them (Python's ast; nothing is executed).
 
 The runtime warning is only seen where the name is looked up in a process that shows it: not in the confined
 worker that imports evaluation modules, nor inside a function no test calls. This read sees every use: `from
-harness.recorder import RULES`, `import harness.recorder`, `from harness import recorder` then `recorder.Rule`
-anywhere in the file (docs/user.md, "The public API").
+harness.recorder import RULES`, `import harness.recorder`, `from harness import recorder` then `recorder.Rule`,
+`from harness.kit import grants` then `grants.Finding`, anywhere in the file (docs/user.md, "The public API").
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.authoring.moved import MOVED_NAMES, moved_warning
+from harness.authoring.moved import DEPRECATED_NAMES, MOVED_NAMES, moved_warning
 from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_DIR
 from harness.core.lab import MODULE_DIR
 
@@ -50,53 +50,58 @@ def deprecated_uses(path: Path) -> list[DeprecatedUse]:
 
 
 class _Finder(ast.NodeVisitor):
-    """Collects (line, message) for each import of an old module and each moved name imported from it or read
-    through its binding."""
+    """Collects (line, message) for each import of a moved module, and each deprecated name (DEPRECATED_NAMES:
+    moved or renamed) imported from its module or read through the module's binding."""
 
     def __init__(self) -> None:
         self.found: list[tuple[int, str]] = []
-        self.modules: dict[str, str] = {}  # a local name bound to an old module -> the module
+        self.modules: dict[str, str] = {}  # a local name bound to a module with deprecated names -> the module
 
     def _name(self, line: int, module: str, name: str) -> None:
-        if name in MOVED_NAMES[module]:
+        if name in DEPRECATED_NAMES[module]:
             self.found.append((line, moved_warning(module, name)))
 
     def _module(self, line: int, module: str) -> None:
-        home = sorted({home for home, _ in MOVED_NAMES[module].values()})[0]
-        self.found.append((line, f"{module} is deprecated: import from {home} (docs/user.md, 'The public API')"))
+        """A module with deprecated names is bound: the import itself is a deprecated use if the module moved."""
+        if module in MOVED_NAMES:
+            home = sorted({home for home, _ in MOVED_NAMES[module].values()})[0]
+            self.found.append((line, f"{module} is deprecated: import from {home} (docs/user.md, 'The public API')"))
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        if node.level == 0 and node.module in MOVED_NAMES:
+        if node.level == 0 and node.module in DEPRECATED_NAMES:
             for alias in node.names:
                 if alias.name == "*":
                     self._module(node.lineno, node.module)
                 else:
                     self._name(node.lineno, node.module, alias.name)
-        elif node.level == 0 and node.module == "harness":
+        elif node.level == 0 and node.module is not None:
             for alias in node.names:
-                module = f"harness.{alias.name}"
-                if module in MOVED_NAMES:
+                module = f"{node.module}.{alias.name}"
+                if module in DEPRECATED_NAMES:
                     self.modules[alias.asname or alias.name] = module
                     self._module(node.lineno, module)
         self.generic_visit(node)
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            if alias.name in MOVED_NAMES:
+            if alias.name in DEPRECATED_NAMES:
                 if alias.asname:
                     self.modules[alias.asname] = alias.name  # else its names are read as harness.recorder.X
                 self._module(node.lineno, alias.name)
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        value = node.value
-        if isinstance(value, ast.Name) and value.id in self.modules:
-            self._name(node.lineno, self.modules[value.id], node.attr)
-        elif (
-            isinstance(value, ast.Attribute)
-            and isinstance(value.value, ast.Name)
-            and value.value.id == "harness"
-            and f"harness.{value.attr}" in MOVED_NAMES
-        ):
-            self._name(node.lineno, f"harness.{value.attr}", node.attr)
+        module = self._dotted(node.value)
+        if module in DEPRECATED_NAMES:
+            self._name(node.lineno, module, node.attr)
         self.generic_visit(node)
+
+    def _dotted(self, node: ast.expr) -> str | None:
+        """The dotted module name an expression reads (`recorder`, bound to harness.recorder; `harness.kit.grants`),
+        None if it is not a chain of names."""
+        if isinstance(node, ast.Name):
+            return self.modules.get(node.id, node.id)
+        if isinstance(node, ast.Attribute):
+            base = self._dotted(node.value)
+            return None if base is None else f"{base}.{node.attr}"
+        return None

@@ -52,9 +52,17 @@ MOVED_NAMES: dict[str, dict[str, tuple[str, str]]] = {
 }
 
 
+DEPRECATED_NAMES: dict[str, dict[str, tuple[str, str]]] = MOVED_NAMES | {
+    module: {old: (module, new) for old, new in names.items()} for module, names in renamed.RENAMED.items()
+}
+"""Every deprecated public name, from one registry: the moved modules' names above and the renamed kit names
+(harness/kit/renamed.py); module -> {old name: its home now (module, name)}. What `stepeval check`, `lint`,
+`test` and `run` look for (harness/authoring/deprecated_uses.py) and what docs/user.md's "Moved" table lists."""
+
+
 def moved_warning(module: str, name: str) -> str:
-    """What a use of the moved `module.name` is told, at run time and by `stepeval lint` alike."""
-    home, new_name = MOVED_NAMES[module][name]
+    """What a use of the deprecated `module.name` is told, at run time and by `stepeval lint` alike."""
+    home, new_name = DEPRECATED_NAMES[module][name]
     return renamed.deprecation(f"{module}.{name}", f"{home}.{new_name}")
 
 

@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.authoring.moved import say_deprecated
-from harness.authoring.prestart import SCENARIO_DIR
+from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_STEM, solution_paths
 from harness.authoring.scenarios import SCENARIO_ATTRIBUTE, Equivalent, Scenario
 from harness.authoring.solutions import Solution, load_equivalents, load_solutions, marked, solution_scenario
 from harness.core.errors import LabError
 from harness.core.lab import Lab
-from harness.inside.loader import LoadError, import_step
+from harness.inside.loader import LoadError, import_step, located
 
 STEM = re.compile(r"[0-9]{2}_[0-9]{2}")
 
@@ -46,6 +46,7 @@ def load_scenarios(lab: Lab) -> dict[str, StepScenarios]:
     except LabError as exc:
         problems.extend(exc.problems)
         solutions, marks = {}, {}
+    unloaded = {key for key in _keys_with_solution_files(lab) if key not in solutions}  # their problem is said
     files: dict[str, tuple[Path, list[Scenario]]] = {}
     for path in paths:
         try:
@@ -58,7 +59,7 @@ def load_scenarios(lab: Lab) -> dict[str, StepScenarios]:
         try:
             if key in solutions:
                 found[key] = _solved_by_solutions(lab, key, solutions[key], files.get(key), marks.get(key, ()))
-            elif key in files:
+            elif key in files and key not in unloaded:
                 found[key] = _solved_by_scenarios(key, *files[key])
         except LabError as exc:
             problems.extend(exc.problems)
@@ -102,6 +103,13 @@ def _solved_by_scenarios(key: str, path: Path, scenarios: list[Scenario]) -> Ste
     return StepScenarios(key, path, solves[0], mistakes, (path,))
 
 
+def _keys_with_solution_files(lab: Lab) -> set[str]:
+    """The steps with a solution file, whether or not it loads."""
+    return {
+        m["key"].replace("_", ".") for path in solution_paths(lab.root) if (m := SOLUTION_STEM.fullmatch(path.stem))
+    }
+
+
 def _say_deprecated(caught: list[warnings.WarningMessage]) -> None:
     """A moved name a lab file uses, said once in one line on stderr (docs/user.md, "The public API"): the file
     still loads, and its author learns where the name lives now."""
@@ -128,7 +136,7 @@ def _load_file(key: str, path: Path) -> list[Scenario]:
             module = import_step(path)
         _say_deprecated(caught)
     except LoadError as exc:
-        raise LabError([f"{where}: {exc}"]) from None
+        raise LabError([located(path, key, str(exc))]) from None
     tagged = (getattr(value, SCENARIO_ATTRIBUTE, None) for value in vars(module).values())
     scenarios = [s for s in tagged if isinstance(s, Scenario)]
     problems = []

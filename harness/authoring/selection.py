@@ -42,9 +42,12 @@ class Selection:
         return (result.step, result.scenario) in self.scenarios or (result.step not in self.steps and not result.ok)
 
 
-def select(pattern: str | None, scenarios: dict[str, StepScenarios], where: str) -> Selection | None:
+def select(
+    pattern: str | None, scenarios: dict[str, StepScenarios], where: str, what: str = "scenario"
+) -> Selection | None:
     """The selection `-k pattern` makes among a lab's scenarios (None: no pattern, everything); BadInput naming the
-    pattern when it selects nothing. `where`: the lab, as the message names it."""
+    pattern when it selects nothing. `where`: the lab, as the message names it; `what`: what the command plays
+    (`stepeval mutate`: a mutant)."""
     if pattern is None:
         return None
     chosen = frozenset(
@@ -56,6 +59,6 @@ def select(pattern: str | None, scenarios: dict[str, StepScenarios], where: str)
     if not pattern.strip() or not chosen:
         keys = ", ".join(sorted(scenarios)) or "none"
         raise BadInput(
-            f"-k {pattern!r} selects no scenario in {where}: no step key ({keys}) or scenario name contains it"
+            f"-k {pattern!r} selects no {what} in {where}: no step key ({keys}) or scenario name contains it"
         )
     return Selection(pattern, chosen)

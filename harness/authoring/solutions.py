@@ -33,7 +33,7 @@ from harness.authoring.scenarios import EQUIVALENT_ATTRIBUTE, Equivalent, Scenar
 from harness.core.contract import Handle
 from harness.core.errors import LabError
 from harness.core.lab import STRING, Lab, StepSpec
-from harness.inside.loader import LoadError, StepRun, load_step, trimmed_traceback
+from harness.inside.loader import LoadError, StepRun, load_step, located, trimmed_traceback
 
 EQUIVALENT_FILE = Path("solution") / "equivalent.yaml"
 RESOURCE_KEYS = ("name", "type", "id")
@@ -73,7 +73,7 @@ def load_solutions(lab: Lab) -> dict[str, tuple[Solution, ...]]:
             try:
                 found.setdefault(key, []).append(Solution(key, path, load_step(path)))
             except LoadError as exc:
-                problems.append(f"{path}: step {key}: {exc}")
+                problems.append(located(path, key, str(exc)))
     if problems:
         raise LabError(problems)
     return {

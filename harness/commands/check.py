@@ -1,5 +1,5 @@
 """`stepeval check`: the spec validates, every step has a module, every module a step, each loads and lints clean
-(and so do the lab's reference solutions)."""
+(and so do the lab's reference solutions and scenarios, loaded as `stepeval test` loads them)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harness.commands.lint import lint_lib, lint_module, lint_scenarios, lint_solutions
 from harness.core.errors import LabError, LabUnreadable
-from harness.core.lab import MODULE_DIR, STEP_KEY, load_lab
+from harness.core.lab import MODULE_DIR, STEP_KEY, Lab, load_lab
 from harness.sandbox.pool import WorkerPool, loading_pool
 from harness.sandbox.runner import Runner
 
@@ -49,10 +49,24 @@ def check_lab(lab_dir: Path, pool: WorkerPool | None = None) -> tuple[list[str],
             problem = loaded[step.key]
             problems.extend([problem] if problem else map(str, lint_module(step)))
     problems.extend(map(str, lint_lib(lab) + lint_solutions(lab) + lint_scenarios(lab)))
+    problems.extend(_scenario_problems(lab, problems))
     summary = f"{counted(len(lab.steps), 'step')}, {counted(len(present), 'module')}: " + (
         counted(len(problems), "problem") if problems else "all good"
     )
     return problems, summary
+
+
+def _scenario_problems(lab: Lab, said: list[str]) -> list[str]:
+    """What loading the lab's solutions and scenarios finds (as `stepeval test` loads them: an import that fails, a
+    step without a solve), but not at a file and line a problem in `said` names already."""
+    from harness.authoring.scenario_files import load_scenarios
+
+    try:
+        load_scenarios(lab)
+    except LabError as exc:
+        located = {problem.split(" step ", 1)[0] for problem in said}
+        return [p for p in dict.fromkeys(exc.problems) if p.split(" step ", 1)[0] not in located]
+    return []
 
 
 def counted(count: int, noun: str) -> str:

@@ -40,7 +40,7 @@ def positive_seconds(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
     if not 0 < value <= MAX_TIMEOUT_S:
-        raise argparse.ArgumentTypeError(f"{text} is not between 0 and {MAX_TIMEOUT_S:g} seconds")
+        raise argparse.ArgumentTypeError(f"{text} seconds: must be more than 0 and at most {MAX_TIMEOUT_S:g}")
     return value
 
 
@@ -407,8 +407,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except LabError as exc:
-        more = f" (and {len(exc.problems) - 1} more: run stepeval check)" if len(exc.problems) > 1 else ""
-        print(f"stepeval: {exc.problems[0]}{more}", file=sys.stderr)
+        others = len(dict.fromkeys(exc.problems)) - 1
+        more = f" (and {others} more problem{'' if others == 1 else 's'}: run stepeval check)" if others else ""
+        first = exc.problems[0].splitlines()[0] if exc.problems[0] else ""
+        print(f"stepeval: {first}{more}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BadInput as exc:
         print(f"stepeval: {exc}", file=sys.stderr)

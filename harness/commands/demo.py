@@ -22,7 +22,7 @@ from rich.console import Console
 from harness.authoring.lanes import moto_lanes
 from harness.authoring.playthrough import Lane, ScenarioResult
 from harness.commands.console import output_console
-from harness.commands.render import answer_panel
+from harness.commands.render import answer_panel, kind_shown
 from harness.commands.testrun import plain, play_live, report
 from harness.core.account import Account
 from harness.core.contract import Answer, ContextInput, Event
@@ -120,7 +120,7 @@ def _show(results: list[ScenarioResult], which: tuple[tuple[str, str], ...], con
     for step, scenario in which:
         shown = next(r for r in results if (r.step, r.scenario) == (step, scenario))
         if not as_json and shown.answer is not None:
-            console.print(answer_panel(shown.answer, f"{scenario} ({shown.kind})"))
+            console.print(answer_panel(shown.answer, f"{scenario} ({kind_shown(shown) or shown.kind})"))
 
 
 def _refused_write(

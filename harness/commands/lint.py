@@ -2,8 +2,9 @@
 
 Catches before anything runs what the harness would otherwise refuse or time out on: mutating AWS calls,
 clients made without the handed session, a `run` of the wrong shape, handle names the step does not have,
-blocking sleeps inside async code. A solution (`solution/boto3/`) may write, but imports only what the platform
-allows: boto3, `botocore.exceptions.ClientError` and the standard library.
+blocking sleeps inside async code, a kit name that does not exist (`s3.versioning_on`). A solution
+(`solution/boto3/`) may write, but imports only what the platform allows: boto3,
+`botocore.exceptions.ClientError` and the standard library.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from harness.authoring.module_head import DRAFT_MARK
 from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_STEM, solution_paths
+from harness.commands.kit_names import missing_kit_names
 from harness.commands.scaffold import ISSUE_TODO, REQUIREMENTS_TODO, SOLUTION_TODO
 from harness.core.lab import MODULE_DIR, Lab, StepSpec
 from harness.inside.loader import LIB_NAME, RUN_PARAMETERS
@@ -132,7 +134,8 @@ def lint_solutions(lab: Lab) -> list[LintProblem]:
 
 def lint_scenarios(lab: Lab) -> list[LintProblem]:
     """What `stepeval new` left unwritten in the lab's scenarios (`scenarios/NN_NN.py`): a solve or mistake that
-    still raises NotImplementedError, a mistake whose issue is still the placeholder. The files are not run."""
+    still raises NotImplementedError, a mistake whose issue is still the placeholder; a kit name that does not
+    exist. The files are not run."""
     problems = []
     directory = lab.root / SCENARIO_DIR
     for path in sorted(directory.glob("[!_]*.py")) if directory.is_dir() else []:
@@ -142,6 +145,7 @@ def lint_scenarios(lab: Lab) -> list[LintProblem]:
         except SyntaxError as error:
             problems.append(LintProblem(path, error.lineno or 1, key, f"SyntaxError: {error.msg}"))
             continue
+        problems += [LintProblem(path, line, key, message) for line, message in missing_kit_names(tree)]
         for function in tree.body:
             if isinstance(function, ast.FunctionDef) and (kind := _scenario_kind(function)):
                 problems += [LintProblem(path, line, key, message) for line, message in _unwritten(function, kind)]
@@ -229,6 +233,8 @@ def _lint(path: Path, key: str, handles: set[str] | None, *, needs_run: bool) ->
         return [LintProblem(path, error.lineno or 1, key, f"SyntaxError: {error.msg}")]
     visitor = _Visitor(path, key, handles, tied_outputs(tree))
     visitor.visit(tree)
+    for number, message in missing_kit_names(tree):
+        visitor.report(number, message)
     if needs_run and not visitor.saw_run:
         visitor.report(1, "defines no run(); expected async def run(session, context, logger)")
     if needs_run and source.startswith(DRAFT_MARK):

@@ -80,7 +80,7 @@ def run_mutate(
     from harness.core.lab import load_lab
 
     lab = load_lab(lab_dir)
-    selection = select(pattern, load_scenarios(lab), str(lab_dir))
+    selection = select(pattern, load_scenarios(lab), str(lab_dir), "mutant")
     console = output_console(stderr=as_json)
     with console.status("starting") as status:
         counts: dict[str, int] = {}

@@ -79,6 +79,12 @@ LONG_RUN = 20
 KIND_SHOWN = {"negative": "", "mistake": "mistake", "solve": "solve"}
 
 
+def kind_shown(result: ScenarioResult) -> str:
+    """What a scenario is, in its listing: a `@mistake(expect="pass")` is a variant of the solve (another right way,
+    the events in another order), not a mistake that passes."""
+    return "variant" if result.kind == "mistake" and result.expected == "pass" else KIND_SHOWN[result.kind]
+
+
 def results_table(results: list[ScenarioResult], *, brief: bool | None = None) -> Table:
     """Step by step, one row per scenario: ok or NOT OK, its name, what it expected in words, the time; then the
     issue the evaluation gave (and why it is not as expected). A grid with no header, each cell wrapped at words
@@ -105,8 +111,8 @@ def results_table(results: list[ScenarioResult], *, brief: bool | None = None) -
 def scenario_text(result: ScenarioResult, *, issue: bool) -> Text:
     """`name (kind): what it expected in words`, what it got when not that, and (if `issue`) the issue below."""
     text = Text.assemble((result.scenario, "bold"))
-    if KIND_SHOWN[result.kind]:
-        text.append(f" ({KIND_SHOWN[result.kind]})", style="dim")
+    if kind_shown(result):
+        text.append(f" ({kind_shown(result)})", style="dim")
     text.append(f": {expected_in_words(result)}")
     if not result.ok:
         text.append(", got ")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from harness.authoring.mutation import MutantResult, MutationRun
 from harness.authoring.playthrough import ScenarioResult
+from harness.commands.render import kind_shown
 from harness.core.lab import Lab, StepSpec
 
 NODE_W, NODE_H, NODE_GAP, MARGIN = 360, 44, 18, 16
@@ -233,8 +234,9 @@ def _step_section(
 def _scenario(result: ScenarioResult) -> str:
     expected = result.expected + (f" ~ /{result.expected_issue}/" if result.expected_issue else "")
     mark = "<span class='ok'>as expected</span>" if result.ok else "<span class='bad'>NOT as expected</span>"
+    kind = kind_shown(result) or result.kind
     summary = (
-        f"<summary><b>{escape(result.scenario)}</b> <span class='muted'>({result.kind})</span> · expected "
+        f"<summary><b>{escape(result.scenario)}</b> <span class='muted'>({kind})</span> · expected "
         f"{escape(expected)} · got <span class='tag {result.got}'>{result.got}</span> · {mark} "
         f"<span class='muted'>· {result.duration_ms:.0f} ms</span></summary>"
     )

@@ -34,7 +34,8 @@ def scaffold(step: StepSpec, lab_root: Path, handle_types: dict[str, str]) -> li
     }
     existing = [str(p) for p in texts if p.exists()]
     if existing:
-        raise BadInput(f"step {step.key}: {', '.join(existing)} already exist(s); stepeval new never overwrites")
+        verb = "already exists" if len(existing) == 1 else "already exist"
+        raise BadInput(f"step {step.key}: {', '.join(existing)} {verb}; stepeval new never overwrites")
     for path, text in texts.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

@@ -45,7 +45,13 @@ AUTHOR_ERROR = (
     " author fixes it. This is not a verdict on your work: please tell the lab's support."
 )
 # the kinds whose learner message is not LEARNER_SAFE_ERROR: a fault only the platform or the lab's author can fix
-LEARNER_MESSAGES = {"platform": PLATFORM_ERROR, "load": AUTHOR_ERROR, "contract": AUTHOR_ERROR}
+# (`exception`: the module's own code raised, an AttributeError or a TypeError that every try will raise again)
+LEARNER_MESSAGES = {
+    "platform": PLATFORM_ERROR,
+    "load": AUTHOR_ERROR,
+    "contract": AUTHOR_ERROR,
+    "exception": AUTHOR_ERROR,
+}
 
 
 class _Model(BaseModel):

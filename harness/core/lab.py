@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -241,6 +242,9 @@ def normalize_step_key(raw_key: str) -> str:
 
 def find_spec_file(lab_dir: Path) -> Path:
     """The one YAML file under `lab_dir/specs/`."""
+    if lab_dir.is_file():
+        lab = lab_dir.parent.parent if lab_dir.parent.name == "specs" else lab_dir.parent
+        raise LabUnreadable([f"{lab_dir}: is a file: give the lab's directory, {lab} (it holds specs/<lab>.yaml)"])
     if not lab_dir.is_dir():
         raise LabUnreadable([f"{lab_dir}: no such lab directory (a lab holds specs/<lab>.yaml)"])
     specs_dir = lab_dir / "specs"
@@ -366,10 +370,28 @@ def _describe_error(spec_file: Path, raw: dict[str, Any], err: Any) -> str:
     field = ".".join(field_parts) or "(top level)"
     message = err["msg"].removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
-        message = "unknown key"
+        message = "unknown key" + _did_you_mean(str(loc[-1]) if loc else "")
     elif err["type"] == "too_short":
         message = "must list at least one entry"
     return f"{': '.join(where)}: {field}: {message}"
+
+
+def _did_you_mean(key: str) -> str:
+    """ " (did you mean 'inputs'?)" for a key close to one a spec knows (any of its models' fields), else ""."""
+    known = {name for model in _spec_models() for name in model.model_fields}
+    close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _spec_models() -> list[type[_Strict]]:
+    """Every model of the spec's grammar (the subclasses of `_Strict`, at any depth)."""
+    found: list[type[_Strict]] = []
+    pending = [_Strict]
+    while pending:
+        children = pending.pop().__subclasses__()
+        found.extend(children)
+        pending.extend(children)
+    return found
 
 
 def _at(container: Any, key: str, index: int) -> Any:

@@ -11,6 +11,7 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import inspect
+import re
 import sys
 import traceback
 from collections.abc import Callable, Coroutine
@@ -66,6 +67,21 @@ def _execute(spec: importlib.machinery.ModuleSpec, module: ModuleType, path: Pat
 def _import_failed(exc: BaseException, path: Path) -> str:
     summary = traceback.format_exception_only(type(exc), exc)[-1].strip()
     return f"import failed: {summary}\n{trimmed_traceback(exc, path)}"
+
+
+def located(path: Path, key: str, detail: str) -> str:
+    """A module's load problem as `file:line: step KEY: problem` (the form lint and editors use): the line the
+    loader names (`line 12: SyntaxError: ...`, maybe in another file) or the module's last frame in the traceback;
+    `file: step KEY: problem` when no line is known."""
+    first_line = (detail.splitlines() or [""])[0]
+    named = _NAMED_LINE.fullmatch(first_line)
+    if named:
+        return f"{named['file'] or path}:{named['line']}: step {key}: {named['problem']}"
+    frames = re.findall(rf'File "{re.escape(str(path))}", line (\d+)', detail)
+    return f"{path}:{frames[-1]}: step {key}: {first_line}" if frames else f"{path}: step {key}: {first_line}"
+
+
+_NAMED_LINE = re.compile(r"(?:(?P<file>\S+): )?line (?P<line>\d+): (?P<problem>.*)")
 
 
 def lib_stamp(module_dir: Path) -> tuple[int, int]:

@@ -457,4 +457,4 @@ def principal_may(
 def __getattr__(name: str) -> Any:
     """`PolicyFinding` by its name in 0.2.0 (renamed: `kit.outputs.Finding` is another idea): still answered, with a
     DeprecationWarning."""
-    return old_name(__name__, name, {"Finding": ("PolicyFinding", PolicyFinding)})
+    return old_name(__name__, name, globals())

@@ -377,4 +377,4 @@ def _where(source: Source, statement: Statement) -> str:
 def __getattr__(name: str) -> Any:
     """`AccessVerdict` by its name in 0.2.0 (renamed: `kit.outputs.Verdict` is another idea): still answered, with a
     DeprecationWarning."""
-    return old_name(__name__, name, {"Verdict": ("AccessVerdict", AccessVerdict)})
+    return old_name(__name__, name, globals())

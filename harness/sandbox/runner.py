@@ -20,6 +20,7 @@ from harness.core.contract import (
 )
 from harness.core.lab import Lab, StepSpec
 from harness.core.paths import module_root
+from harness.inside.loader import located
 from harness.sandbox.pool import ProcessOutcome, WorkerPool
 from harness.sandbox.tap import Tap
 
@@ -133,8 +134,7 @@ class Runner:
         if outcome.reply is None:
             return f"{where}: importing it failed: {outcome.detail}"
         if outcome.reply.get("outcome") != "loaded":
-            first_line = outcome.reply.get("detail", "").splitlines()[0]
-            return f"{where}: {first_line}"
+            return located(step.module_path, step.key, outcome.reply.get("detail", ""))
         return None
 
 

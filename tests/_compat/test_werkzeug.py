@@ -5,9 +5,13 @@ from __future__ import annotations
 import http.client
 import importlib.metadata
 import inspect
+import logging
 import threading
 
+import boto3
+import botocore.config
 import pytest
+from botocore.exceptions import ClientError
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from harness._compat import werkzeug as door
@@ -53,3 +57,40 @@ def test_each_server_asks_its_version_through_the_lookup_that_is_cached(monkeypa
     server = BaseWSGIServer("127.0.0.1", 0, echo)
     server.server_close()
     assert importlib.metadata.version.cache_info().hits == hits + 1  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("service", ["s3", "dynamodb"])  # an XML protocol, a JSON one
+def test_a_call_the_emulator_fails_on_is_answered_once_in_one_line_never_retried(
+    service: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    calls = []
+
+    def failing(environ: dict, start_response) -> list[bytes]:
+        calls.append(environ["PATH_INFO"])
+        return {}.get("x").get("y")  # what moto's handlers raise on a body they did not expect
+
+    server = make_server("127.0.0.1", 0, failing, threaded=True, request_handler=door.KeptAliveHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    client = boto3.client(
+        service,
+        endpoint_url=f"http://127.0.0.1:{server.port}",
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        config=botocore.config.Config(retries={"mode": "standard", "max_attempts": 3}),
+    )
+    caplog.set_level(logging.DEBUG, logger=door.__name__)
+    try:
+        with pytest.raises(ClientError) as raised:
+            client.list_buckets() if service == "s3" else client.list_tables()
+    finally:
+        server.shutdown()
+        server.server_close()
+    error = raised.value.response["Error"]
+    assert error["Code"] == door.EMULATOR_FAILED and len(calls) == 1
+    assert error["Message"] == (
+        "the emulator failed on this call (moto: AttributeError: 'NoneType' object has no attribute 'get');"
+        " this is not an AWS answer"
+    )
+    logged = [(r.levelno, bool(r.exc_info)) for r in caplog.records if r.name == door.__name__]
+    assert logged == [(logging.DEBUG, True)]  # the traceback: for debugging, never on the author's terminal

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.authoring.deprecated_uses import deprecated_uses, lab_deprecated_uses
-from harness.authoring.moved import moved_warning
+from harness.authoring.moved import DEPRECATED_NAMES, MOVED_NAMES, moved_warning
 from tests.conftest import LABS, STEPEVAL, MotoAccount
 
 MODULE = "harness.recorder is deprecated: import from harness.authoring.events (docs/user.md, 'The public API')"
@@ -56,6 +57,44 @@ def later():
         (10, moved_warning("harness.scenarios", "mistake")),
     ]
     assert "use harness.authoring.events.EventRule" in found(tmp_path, source)[1][1]
+
+
+def test_renamed_kit_names_are_found_in_each_form(tmp_path: Path) -> None:
+    source = """\
+from harness.kit.grants import Finding, PolicyFinding
+from harness.kit import identity as ident
+import harness.kit.grants
+
+
+def later():
+    return ident.Verdict, ident.AccessVerdict, harness.kit.grants.Finding
+"""
+    assert found(tmp_path, source) == [
+        (1, moved_warning("harness.kit.grants", "Finding")),
+        (7, moved_warning("harness.kit.grants", "Finding")),
+        (7, moved_warning("harness.kit.identity", "Verdict")),
+    ]
+    assert "use harness.kit.grants.PolicyFinding" in found(tmp_path, source)[0][1]
+
+
+def test_every_name_in_the_registry_is_found_so_a_new_rename_is_reported_unasked(tmp_path: Path) -> None:
+    for module, names in DEPRECATED_NAMES.items():
+        for name in names:
+            assert found(tmp_path, f"from {module} import {name}\n") == [(1, moved_warning(module, name))]
+
+
+def test_the_moved_table_in_the_docs_lists_the_registry() -> None:
+    text = (Path(__file__).parents[2] / "docs" / "user.md").read_text()
+    text = text[text.index("Moved or renamed in") :].split("\n\n#", 1)[0]
+    rows = re.findall(r"^\| `([\w.]+)`[^|]*\| `([\w.]+)` \|$", text, re.MULTILINE)
+    table = dict(rows)
+    wanted = {module: sorted({home for home, _ in MOVED_NAMES[module].values()})[0] for module in MOVED_NAMES} | {
+        f"{module}.{old}": f"{home}.{new}"
+        for module, names in DEPRECATED_NAMES.items()
+        for old, (home, new) in names.items()
+        if new != old
+    }
+    assert table == wanted
 
 
 def test_new_homes_and_look_alikes_are_not_uses(tmp_path: Path) -> None:

@@ -56,6 +56,11 @@ def test_a_pattern_that_selects_nothing_is_bad_input_naming_it(scenarios: dict, 
     assert "\n" not in message
 
 
+def test_mutate_s_pattern_that_selects_nothing_names_a_mutant(scenarios: dict) -> None:
+    with pytest.raises(BadInput, match=r"^-k '01_09' selects no mutant in the-lab: no step key \(01.01"):
+        select("01_09", scenarios, "the-lab", "mutant")
+
+
 def test_no_pattern_selects_everything(scenarios: dict) -> None:
     assert select(None, scenarios, "lab") is None
 

@@ -140,10 +140,10 @@ def test_endpoint_url_not_http(url: str) -> None:
 @pytest.mark.parametrize(
     ("value", "fragment"),
     [
-        ("0", "0 is not between 0 and 900 seconds"),
-        ("-1", "-1 is not between 0 and 900 seconds"),
+        ("0", "0 seconds: must be more than 0 and at most 900"),
+        ("-1", "-1 seconds: must be more than 0 and at most 900"),
         ("abc", "'abc' is not a number of seconds"),
-        ("901", "901 is not between 0 and 900 seconds"),
+        ("901", "901 seconds: must be more than 0 and at most 900"),
     ],
 )
 def test_timeout_out_of_range_exits_2_without_traceback(value: str, fragment: str) -> None:
@@ -174,7 +174,19 @@ def test_broken_spec(tmp_path: Path) -> None:
         )
     )
     line = assert_bad_input(run_step("01.01", lab=tmp_path), "broken.yaml: step 01.01: inputs: 'ghost'")
-    assert line.endswith("(and 1 more: run stepeval check)")
+    assert line.endswith("(and 1 more problem: run stepeval check)")
+
+
+def test_a_solution_that_does_not_import_is_one_line_and_its_consequences_are_not_counted(tmp_path: Path) -> None:
+    """`stepeval test` names the solution's line once; the step it leaves without a solve is not another problem."""
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "one.yaml").write_text(PLANTED_SPEC.split('      - {id: "02"')[0])
+    assert stepeval("new", "01.01", "--lab", tmp_path).code == 0
+    solution = tmp_path / "solution" / "boto3" / "01_01.py"
+    solution.write_text("import os\nos.no_such_name\n" + solution.read_text())
+    line = assert_bad_input(stepeval("test", "--lab", tmp_path), f"{solution}:2: step 01.01: import failed: ")
+    assert line.endswith("AttributeError: module 'os' has no attribute 'no_such_name'")
+    assert stepeval("check", "--lab", tmp_path).stdout.count("import failed") == 1
 
 
 def test_spec_that_is_not_yaml(tmp_path: Path) -> None:
@@ -307,6 +319,22 @@ def test_check_reports_every_planted_problem(planted_check: tuple[Path, Run]) ->
     assert without_mode_notice(run.stderr) == "6 steps, 7 modules: 7 problems"
 
 
+def test_check_names_a_module_s_problem_as_file_line_step_as_lint_does(planted_check: tuple[Path, Run]) -> None:
+    modules, run = planted_check
+    assert f"{modules / '01_03.py'}:1: step 01.03: SyntaxError: " in run.stdout
+
+
+def test_a_module_failing_on_import_is_named_at_its_line_in_the_traceback(tmp_path: Path) -> None:
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "one.yaml").write_text(PLANTED_SPEC.split('      - {id: "02"')[0])
+    modules = tmp_path / "evaluation" / "boto3"
+    modules.mkdir(parents=True)
+    (modules / "01_01.py").write_text("import os\n\nos.no_such_name\n" + GOOD_RUN)
+    run = stepeval("check", "--lab", tmp_path)
+    assert run.code == 1, run
+    assert run.stdout.startswith(f"{(modules / '01_01.py').resolve()}:3: step 01.01: import failed: AttributeError: ")
+
+
 def test_check_prints_one_line_per_problem(planted_check: tuple[Path, Run]) -> None:
     _, run = planted_check
     assert "Traceback" not in run.stdout
@@ -336,6 +364,15 @@ def test_a_lab_that_does_not_exist_is_bad_input(tmp_path: Path, command: str) ->
     assert_bad_input(stepeval(command, "--lab", missing), f"{missing}: no such lab directory")
 
 
+def test_a_spec_file_given_as_the_lab_is_answered_with_its_lab_directory(tmp_path: Path) -> None:
+    (tmp_path / "specs").mkdir()
+    spec = (tmp_path / "specs" / "lab.yaml").resolve()
+    spec.write_text("project: x\n")
+    assert_bad_input(
+        stepeval("check", "--lab", spec), f"{spec}: is a file: give the lab's directory, {tmp_path.resolve()} "
+    )
+
+
 def test_check_a_spec_that_is_not_yaml_names_file_line_and_column(tmp_path: Path) -> None:
     (tmp_path / "specs").mkdir()
     (tmp_path / "specs" / "lab.yaml").write_text('project: x\nobjectives:\n  - id: "01"\n    steps: [\n')
@@ -358,7 +395,8 @@ def test_check_a_spec_that_is_not_a_mapping_is_bad_input(tmp_path: Path) -> None
 )
 def test_k_that_selects_nothing_exits_2_naming_it(command: tuple[str, ...]) -> None:
     run = stepeval(*command, "--lab", LABS / "scenario_checks", "-k", "01_09")
-    assert_bad_input(run, "-k '01_09' selects no scenario in", "no step key (01.01, 01.02", "scenario name")
+    played = "mutant" if command[0] in ("mutate", "report") else "scenario"  # report plays the mutants too
+    assert_bad_input(run, f"-k '01_09' selects no {played} in", "no step key (01.01, 01.02", "scenario name")
 
 
 # --- files a command writes: checked before anything is played -----------------------------------------------------
@@ -390,7 +428,7 @@ def test_missing_directories_of_an_output_are_made(tmp_path: Path) -> None:
     """A path under directories that do not exist yet is fine: the report makes them (and nothing is refused)."""
     target = tmp_path / "reports" / "today" / "x.html"
     run = stepeval("report", "-o", target, "--lab", LABS / "scenario_checks", "-k", "01_09")
-    assert_bad_input(run, "-k '01_09' selects no scenario")  # got past the output check, to the lab's selection
+    assert_bad_input(run, "-k '01_09' selects no mutant")  # got past the output check, to the lab's selection
 
 
 # --- --help says what the commands do --------------------------------------------------------------------------------

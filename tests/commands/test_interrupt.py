@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,25 @@ def descendants(pid: int) -> set[tuple[int, int]]:
         parents = {key[0] for key in more}
 
 
+def sigint_as_a_shell_gives_it() -> None:
+    """In the child before it runs stepeval: SIGINT handled by default and not blocked, as a terminal's shell starts
+    a command, whatever this test inherited (`make test &`, nohup and some CI runners start it with SIGINT ignored,
+    which a child inherits, and stepeval would then never see the interrupt this test sends)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@pytest.fixture
+def sigint_ignored_here() -> Iterator[None]:
+    """This process ignores SIGINT while the test runs, as under `make test &` or nohup: what a child would inherit."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("sigint_ignored_here")
 @pytest.mark.parametrize("command", [("test", "--lab", str(REPO)), ("demo",)], ids=["test", "demo"])
 def test_ctrl_c_while_playing_ends_quietly(command: tuple[str, ...]) -> None:
     process = subprocess.Popen(
@@ -57,6 +77,7 @@ def test_ctrl_c_while_playing_ends_quietly(command: tuple[str, ...]) -> None:
         text=True,
         env=dict(os.environ),
         start_new_session=True,  # its own process group, which Ctrl-C signals as a whole
+        preexec_fn=sigint_as_a_shell_gives_it,
     )
     started: set[tuple[int, int]] = set()
     try:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.authoring.drafts.drafting import HEADER
+from harness.commands.kit_names import missing_kit_names
 from harness.commands.lint import lint_lab, tied_outputs
 from harness.core.lab import load_lab
 from tests.conftest import LABS
@@ -214,3 +215,36 @@ def test_an_output_another_requirement_ties_down_is_not_unwritten() -> None:
         "    lone = step.find('01_01_topic', sns.TOPIC, [])\n"
     )
     assert tied_outputs(ast.parse(source)) == {"01_01_dlq", "01_01_bucket"}
+
+
+def test_a_kit_name_that_does_not_exist_is_named_with_the_closest_one(tmp_path: Path) -> None:
+    """A typo in a kit function loads and would fail only when a learner's step is judged: lint and check say it."""
+    lab_dir = Path(shutil.copytree(LABS / "solutions_only", tmp_path / "lab"))
+    module = lab_dir / "evaluation" / "boto3" / "01_02.py"
+    module.write_text(
+        "import harness.kit.sqs as queues\nfrom harness.kit import s3\n"
+        "from harness.kit.s3 import BUCKET, versioning_enable\n"
+        + module.read_text()
+        + "\n\ndef later():\n"
+        + "    return s3.versioning_on(), s3.versioning_enabled(), queues.QUEU, harness.kit.sns.TOPIC\n"
+    )
+    lines = module.read_text().splitlines()
+    last = len(lines)
+    assert [str(f) for f in lint_lab(load_lab(lab_dir))] == [
+        f"{module}:3: step 01.02: kit.s3.versioning_enable does not exist in harness.kit.s3"
+        " (did you mean kit.s3.versioning_enabled?)",
+        f"{module}:{last}: step 01.02: kit.s3.versioning_on does not exist in harness.kit.s3"
+        " (did you mean kit.s3.versioning_enabled?)",
+        f"{module}:{last}: step 01.02: kit.sqs.QUEU does not exist in harness.kit.sqs (did you mean kit.sqs.QUEUE?)",
+    ]
+    module.write_text(module.read_text().replace(", versioning_enable\n", "\n"))  # check lints a module that loads
+    done = stepeval("check", "--lab", lab_dir)
+    assert done.returncode == 1 and f"{module}:{last}: step 01.02: kit.s3.versioning_on does not exist" in done.stdout
+
+
+def test_the_kit_s_own_and_renamed_names_are_not_flagged() -> None:
+    tree = ast.parse(
+        "from harness import kit\nfrom harness.kit import grants, identity\nfrom harness.kit.s3 import BUCKET\n"
+        "kit.s3.BUCKET.type, grants.Finding, grants.PolicyFinding, identity.AccessVerdict, kit.step.Step\n"
+    )
+    assert missing_kit_names(tree) == []

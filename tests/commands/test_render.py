@@ -49,7 +49,8 @@ def test_a_listing_says_what_was_expected_in_words_and_has_no_header() -> None:
     text = rendered(results_table(results), width=160)
     flowing = " ".join(text.split())
     assert "fails on AWS/Lambda/Errors or throttles" in flowing and "(?i)" not in flowing
-    assert "solved (mistake): passes" in flowing
+    assert "solved (variant): passes" in flowing  # a mistake expected to pass is another right way, no mistake
+    assert "alarm_on_the_wrong_metric (mistake): fails" in flowing
     assert text.splitlines()[0].startswith("02.02 ok alarm_on_the_wrong_metric")  # no header row, blank or not
 
 

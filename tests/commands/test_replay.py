@@ -23,7 +23,7 @@ from harness.store.engine import open_engine
 from harness.store.evaluations import EvaluationRecorder, Retention
 from harness.store.records import RecordStore
 from harness.store.schema import evaluations
-from tests.conftest import LABS, REGION, STEPEVAL, MotoAccount
+from tests.conftest import LABS, REGION, RESET_TIMEOUT_S, STEPEVAL, MotoAccount
 
 pytestmark = pytest.mark.process
 
@@ -49,7 +49,9 @@ def recorded(store_url: str, tmp_path: Path, pool: WorkerPool, aws: MotoAccount,
         assert answer.status == ("fail" if name == "nope" else "pass")
         recorder.record("01.01", None, REGION, context, answer, tap)
     engine.dispose()
-    with urllib.request.urlopen(urllib.request.Request(f"{moto_url}/moto-api/reset", method="POST"), timeout=10):
+    with urllib.request.urlopen(
+        urllib.request.Request(f"{moto_url}/moto-api/reset", method="POST"), timeout=RESET_TIMEOUT_S
+    ):
         pass  # nothing of the learner's account is left: replay can only use the recording
     return lab_dir, store_url
 

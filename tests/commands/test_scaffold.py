@@ -55,6 +55,16 @@ def test_new_refuses_to_overwrite(lab_dir: Path) -> None:
     assert written[0].read_text() == "# the author's own work\n"
     done = subprocess.run([STEPEVAL, "new", "01.01", "--lab", str(lab_dir)], capture_output=True, text=True)
     assert done.returncode == 2 and "never overwrites" in done.stderr
+    assert "already exist;" in done.stderr and "exist(s)" not in done.stderr  # the three files, in the plural
+
+
+def test_one_existing_file_is_named_in_the_singular(lab_dir: Path) -> None:
+    lab = load_lab(lab_dir)
+    written = scaffold(lab.steps["01.01"], lab.root, lab.handle_types)
+    for path in written[1:]:
+        path.unlink()
+    with pytest.raises(BadInput, match=f"step 01.01: {written[0]} already exists; stepeval new never overwrites"):
+        scaffold(lab.steps["01.01"], lab.root, lab.handle_types)
 
 
 def test_a_type_the_kit_does_not_know_gets_a_todo_that_check_reports(tmp_path: Path) -> None:

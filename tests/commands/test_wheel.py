@@ -23,7 +23,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.process, pytest.mark.moto]
+# pytest-timeout's 120 s would stop it first (its teardown alone, removing a venv of hard-linked packages, took that
+# long on a loaded machine): each subprocess below has a timeout of its own, and this only guards a hang
+pytestmark = [pytest.mark.process, pytest.mark.moto, pytest.mark.timeout(1800)]
 
 REPO = Path(__file__).resolve().parents[2]
 UNPRIVILEGED = "nobody"

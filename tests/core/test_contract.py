@@ -115,7 +115,7 @@ def test_checks_andlog_lines_are_author_only_diagnostics_progress_stays_visible(
 
 
 def test_an_authors_error_does_not_promise_that_a_retry_helps() -> None:
-    for kind in ("load", "contract"):
+    for kind in ("load", "contract", "exception"):
         answer = Answer.failed_to_run("01.02", kind, "no module named boto4")
         assert answer.message == AUTHOR_ERROR and "not a verdict on your work" in answer.message
         assert "try again in a moment" not in answer.message and "will not help" in answer.message

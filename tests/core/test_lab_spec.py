@@ -202,7 +202,9 @@ def test_the_emulator_needs_a_lab_declares(tmp_path: Path) -> None:
     lab = load_lab(tmp_path)
     assert lab.spec.emulator.environment() == {"MOTO_IAM_LOAD_MANAGED_POLICIES": "true"}
     text = SEED_SPEC.replace("objectives:", "emulator: {managed_policies: true}\nobjectives:")
-    assert only_real_problem(problems_of(tmp_path, text)).endswith("emulator.managed_policies: unknown key")
+    assert only_real_problem(problems_of(tmp_path, text)).endswith(
+        "emulator.managed_policies: unknown key (did you mean 'iam_managed_policies'?)"
+    )
 
 
 @pytest.mark.parametrize("bad_id", ["1", "001", "ab", ""])
@@ -256,6 +258,12 @@ def test_unknown_step_key(tmp_path: Path) -> None:
     text = SEED_SPEC.replace('      - id: "02"\n', '      - id: "02"\n        colour: red\n')
     problem = only_real_problem(problems_of(tmp_path, text))
     assert problem == f"{spec_path(tmp_path)}: step 01.02: colour: unknown key"
+
+
+def test_a_misspelt_step_key_is_answered_with_the_key_it_is_close_to(tmp_path: Path) -> None:
+    text = SEED_SPEC.replace("        inputs: [01_01_bucket]", "        input: [01_01_bucket]", 1)
+    problems = [p for p in problems_of(tmp_path, text) if "unknown key" in p]
+    assert problems == [f"{spec_path(tmp_path)}: step 01.02: input: unknown key (did you mean 'inputs'?)"]
 
 
 def test_unknown_output_key(tmp_path: Path) -> None:
