@@ -80,7 +80,8 @@ SAFE_VARIABLE = re.compile(
 IDENTIFIER = re.compile(r"[A-Za-z0-9_.,/@+*-]{1,512}")
 LABEL = r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?"
 HOST = rf"(?:{LABEL}(?:\.{LABEL})*|\[[0-9a-fA-F:.]+\])(?::[0-9]{{1,5}})?"
-URL = r"[a-z][a-z0-9+.-]*://[^\s@]{1,2000}"
+# a URL holds no comma: the list of them is read one way only (else `a://x,` repeated backtracks exponentially)
+URL = r"[a-z][a-z0-9+.-]*://[^\s@,]{1,2000}"
 VARIABLE_SHAPES = (
     (re.compile(r"(?:host|hostname|domain|cluster)\Z"), re.compile(f"{HOST}(?:,{HOST})*")),
     (re.compile(r"(?:url|uri|endpoint|origin|origins)\Z"), re.compile(rf"\*|(?:{URL}|{HOST})(?:,(?:{URL}|{HOST}))*")),
@@ -109,8 +110,6 @@ CREDENTIAL_VALUE = re.compile(
     r"|(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@"
     r"|https://(?:hooks\.slack\.com/(?:services|workflows|triggers)|(?:[\w-]+\.)?discord(?:app)?\.com/api/webhooks"
     r"|[\w.-]*webhook\.office\.com|outlook\.office\.com/webhook)/\S+"  # a webhook's URL: who holds it posts
-    # a connection string with its password (Server=db;User Id=app;Password=...)
-    r"|(?i:(?:server|data source|host)=[^;]{1,200};[^\n]{0,500}?(?:password|pwd)=[^;\s])"
     # a credential-named parameter in a URL's query or in `key=value` text (`?api_key=...`, JDBC's `&password=...`,
     # a presigned URL's `sig=`, `password=x` in a config file's text)
     r"|(?i:(?:pass(?:word|wd|phrase)|pwd|secret|token|api[_-]?key|access[_-]?key"
@@ -120,6 +119,12 @@ CREDENTIAL_VALUE = re.compile(
     r"|(?<![A-Za-z0-9/+=._-])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[0-9/+])"
     r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=._-])"
 )
+# A connection string with its password (Server=db;User Id=app;Password=...): `connection_password`.
+CONNECTION_SERVER = re.compile(r"(?i:(?:server|data source|host)=[^;]{1,200};)")
+CONNECTION_PASSWORD = re.compile(r"(?i:(?:password|pwd)=[^;\s])")
+CONNECTION_SPAN = 500
+SCAN_WINDOW = 16 * 1024  # the most text one search of CREDENTIAL_VALUE reads (`credential_shaped`)...
+SCAN_OVERLAP = 2 * 1024  # ...and what each window shares with the last: a credential across two is in one
 JSON_PATH = ("$", "{%")  # a state machine's path or JSONata (`"TaskToken.$": "$$.Task.Token"`): no credential
 MAX_JSON_TEXT = 1024 * 1024  # text read as JSON to find credential-named keys in it (a state machine's definition)
 
@@ -129,7 +134,33 @@ def looks_like_credential(text: str) -> bool:
     secret), a private key, a JWT, a token of a known format, a URL carrying a password or a credential-named query
     parameter, `password=...` text, a bearer token, a webhook's URL, a connection string with its password, JSON text
     holding a credential-named key (`{"db_password": "..."}`)."""
-    return bool(CREDENTIAL_VALUE.search(text)) or json_holds_credential(text)
+    return credential_shaped(text) or json_holds_credential(text)
+
+
+def credential_shaped(text: str) -> bool:
+    """Whether a credential's form is in `text` (CREDENTIAL_VALUE, or a connection string's password). Text longer
+    than SCAN_WINDOW is searched a window at a time (each overlapping the last by SCAN_OVERLAP): no one search holds
+    the interpreter long, whatever the text."""
+    if len(text) <= SCAN_WINDOW:
+        return bool(CREDENTIAL_VALUE.search(text)) or connection_password(text)
+    step = SCAN_WINDOW - SCAN_OVERLAP
+    return any(credential_shaped(text[at : at + SCAN_WINDOW]) for at in range(0, len(text) - SCAN_OVERLAP, step))
+
+
+def connection_password(text: str) -> bool:
+    """Whether `text` holds a connection string with its password (`Server=db;User Id=app;Password=...`): a
+    server's part, then within CONNECTION_SPAN characters of the same line a password's. Each part is found once
+    (a pattern spanning both would read the span again from every `host=`: `host=a;` repeated costs 500 times its
+    length)."""
+    servers = CONNECTION_SERVER.finditer(text)
+    server, latest = next(servers, None), -1
+    for password in CONNECTION_PASSWORD.finditer(text):
+        start = password.start()
+        while server is not None and server.end() <= start:
+            latest, server = server.end(), next(servers, None)
+        if latest >= 0 and start - latest <= CONNECTION_SPAN and "\n" not in text[latest:start]:
+            return True
+    return False
 
 
 def json_text(text: str) -> object | None:
@@ -160,7 +191,7 @@ def json_holds_credential(text: str) -> bool:
                 pending.append(item)
         elif isinstance(value, list):
             pending.extend(value)
-        elif isinstance(value, str) and (CREDENTIAL_VALUE.search(value) or json_holds_credential(value)):
+        elif isinstance(value, str) and (credential_shaped(value) or json_holds_credential(value)):
             return True
     return False
 
