@@ -81,7 +81,8 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
         host=settings.host,
         port=settings.port,
         access_log=False,
-        http=PromptH11Protocol,  # Nagle off, one write per response: answers leave as soon as they exist
+        # Nagle off, one write per response; connections bounded in all and per client address
+        http=PromptH11Protocol.bounded(settings.max_connections, settings.max_connections_per_client),
         log_level="warning",
         timeout_graceful_shutdown=int(settings.deadline_s),
     )
