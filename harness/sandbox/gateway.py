@@ -60,7 +60,7 @@ from harness.sandbox.owner import NotTheSandboxs, account_from, bucket_of, bucke
 from harness.sandbox.tap import MAX_RECORDED_BODY_BYTES, Canned, Exchange, RawRequest, Tap
 from harness.sandbox.unreachable import unreachable
 from harness.sandbox.upstream import HOP_BY_HOP, Upstream, Upstreams, emulator_route, forwarded_headers
-from harness.sandbox.wire import WRITE_S, ConnectionEnded, Malformed, Reader
+from harness.sandbox.wire import WRITE_S, Bodies, ConnectionEnded, Malformed, Reader
 
 CHUNK_BYTES = 64 * 1024
 PRESIGNED = frozenset({"x-amz-signature", "x-amz-credential", "x-amz-security-token"})
@@ -118,17 +118,24 @@ class GatewayHandler(socketserver.BaseRequestHandler):
                 self.wfile.close()
 
     def _one(self, reader: Reader, evaluation: Evaluation, token: str) -> bool:
-        """Read, judge and answer one request; whether the connection stays open for another."""
-        try:
-            raw, closing = reader.request()
-        except (ConnectionEnded, OSError):
-            return False
-        except Malformed as bad:
-            if self.server.gateway.evaluation(token) is evaluation:
-                started = time.perf_counter()
-                self.log(evaluation, "?", "(unread)", started, allowed=False, status=bad.status, detail=str(bad))
-                self.answer_error(None, bad.status, "InvalidRequest", str(bad), closing=True)
-            return False
+        """Read, judge and answer one request (its body holding a share of the gateway's `Bodies` until answered);
+        whether the connection stays open for another."""
+        with self.server.gateway.bodies.holding(token) as take:
+            try:
+                raw, closing = reader.request(take)
+            except (ConnectionEnded, OSError):
+                return False
+            except Malformed as bad:
+                if self.server.gateway.evaluation(token) is evaluation:
+                    started = time.perf_counter()
+                    self.log(evaluation, "?", "(unread)", started, allowed=False, status=bad.status, detail=str(bad))
+                    code = "ServiceUnavailable" if bad.status == HTTPStatus.SERVICE_UNAVAILABLE else "InvalidRequest"
+                    self.answer_error(None, bad.status, code, str(bad), closing=True)
+                return False
+            return self._answer(raw, closing, evaluation, token)
+
+    def _answer(self, raw: RawRequest, closing: bool, evaluation: Evaluation, token: str) -> bool:
+        """Judge and answer a request read whole; whether the connection stays open for another."""
         if self.server.gateway.evaluation(token) is not evaluation:
             return False  # the evaluation is over: a connection kept alive from it is closed unanswered, like a new one
         self.request.settimeout(WRITE_S)
@@ -596,6 +603,7 @@ class Gateway:
         self._http: OrderedDict[str, urllib3.PoolManager] = OrderedDict()  # per account: see `http`
         self.upstreams = Upstreams(MODELS.pinned)
         self.redacting = threading.BoundedSemaphore(redact.AT_ONCE)  # answers read whole at once: memory
+        self.bodies = Bodies()  # request bodies held at once, in all and per evaluation
 
     @property
     def socket_path(self) -> str:
