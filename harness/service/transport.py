@@ -15,7 +15,9 @@ served: the one in flight is answered, then the connection is closed, what follo
 
 An `Edge` bounds the connections open at once, in all and from one client address: past either bound the oldest
 connection awaiting a request's head (from that address, or from any) is closed to make room, and where none is,
-the new connection is answered 503 and closed before anything of it is read.
+the new connection is answered 503 and closed before anything of it is read. A connection whose request head is
+already waiting in the kernel when it opens (a client that sends at once, as a platform's does) is never the one
+closed to make room before that head is read: under a flood of idle connections it is still served.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import json
 import socket
 import time
 from collections import Counter
+from contextlib import suppress
 from typing import Any, ClassVar
 
 from harness._compat.asyncio import read_at_most
@@ -103,9 +106,10 @@ class Edge:
         return True
 
     def make_room(self, client: str | None) -> bool:
-        """Close the oldest connection (of `client`, or of anyone) awaiting a request; whether there was one."""
+        """Close the oldest connection (of `client`, or of anyone) awaiting a request whose head has not arrived;
+        whether there was one."""
         for older, whose in self.open.items():
-            if (client is None or whose == client) and older.idle():
+            if (client is None or whose == client) and older.idle() and not older.head_waiting:
                 self.shed.count("closed_idle")
                 self.release(older)
                 older.coalescing.abort()
@@ -119,6 +123,20 @@ class Edge:
             self.by_client[client] -= 1
             if not self.by_client[client]:
                 del self.by_client[client]
+
+
+def head_arrived(transport: asyncio.BaseTransport) -> bool:
+    """Whether a whole request head already waits, unread, in the connection's kernel buffer (peeked, not read)."""
+    sock = transport.get_extra_info("socket")
+    if sock is None:
+        return False
+    peek = socket.socket(fileno=sock.fileno())  # the same descriptor, detached below: never closed here
+    try:
+        with suppress(OSError):
+            return b"\r\n\r\n" in peek.recv(HELD_BYTES, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        return False
+    finally:
+        peek.detach()
 
 
 def quiet_accept_failures(loop: asyncio.AbstractEventLoop) -> None:
@@ -218,6 +236,7 @@ class PromptH11Protocol(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self.head_timer: asyncio.TimerHandle | None = None
         self.pipelining = False
+        self.head_waiting = self.edge is not None and head_arrived(transport)  # until data_received reads it
         peer = transport.get_extra_info("peername")
         client = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
         self.admitted = self.edge is None or self.edge.admit(self, client)
@@ -238,6 +257,7 @@ class PromptH11Protocol(H11Protocol):
         return waiting_for_a_request(self) or self.coalescing.is_closing()
 
     def data_received(self, data: bytes) -> None:
+        self.head_waiting = False
         if self.coalescing.drops(data) or self.pipelining:
             return
         super().data_received(data)
