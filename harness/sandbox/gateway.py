@@ -227,7 +227,9 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         if 200 <= response.status < 300 and redact.needed(entry.secrets, model, identified.protocol):
             try:
                 with self.turn_to_blank(evaluation, response):
-                    body = redact.redact(entry.secrets, model, identified.protocol, self.read_whole(response))
+                    whole = self.read_whole(response)
+                    with self.own_turn(evaluation):
+                        body = redact.redact(entry.secrets, model, identified.protocol, whole)
             except redact.Unredactable as exc:
                 detail = f"its answer's secrets could not be removed: {exc}"
                 self.log(evaluation, service, operation, started, allowed=True, status=502, detail=detail)
@@ -250,14 +252,31 @@ class GatewayHandler(socketserver.BaseRequestHandler):
     @contextlib.contextmanager
     def turn_to_blank(self, evaluation: Evaluation, response: urllib3.BaseHTTPResponse) -> Iterator[None]:
         """A turn among the answers being blanked at once (redact.AT_ONCE) for an answer that may be large (of
-        unknown length, compressed, or over redact.UNGATED_BYTES); a small one needs none. Waiting for one ends
-        with the evaluation."""
+        unknown length, compressed, or over redact.UNGATED_BYTES), taken within the evaluation's own (`own_turn`);
+        a small one needs none. Waiting for one ends with the evaluation."""
         length = response.headers.get("content-length", "")
         if length.isdigit() and int(length) <= redact.UNGATED_BYTES and not response.headers.get("content-encoding"):
             yield
             return
+        with self.own_turn(evaluation):  # first: one evaluation holds at most one of the AT_ONCE turns
+            deadline = time.monotonic() + redact.WAIT_S
+            while not self.server.gateway.redacting.acquire(timeout=TURN_POLL_S):
+                if evaluation.closing:
+                    raise redact.Unredactable("the evaluation ended while it waited for a turn to blank it")
+                if time.monotonic() >= deadline:
+                    raise redact.Unredactable(f"no turn to blank it within {redact.WAIT_S:g} s")
+            try:
+                yield
+            finally:
+                self.server.gateway.redacting.release()
+
+    @contextlib.contextmanager
+    def own_turn(self, evaluation: Evaluation) -> Iterator[None]:
+        """The evaluation's turn to blank an answer (taken again by the thread holding it): its answers are blanked
+        one at a time, so the CPU redaction takes is charged to it (however many threads it asks from) and not to
+        the evaluations beside it. Waiting ends with the evaluation, or after redact.WAIT_S."""
         deadline = time.monotonic() + redact.WAIT_S
-        while not self.server.gateway.redacting.acquire(timeout=TURN_POLL_S):
+        while not evaluation.blanking.acquire(timeout=TURN_POLL_S):
             if evaluation.closing:
                 raise redact.Unredactable("the evaluation ended while it waited for a turn to blank it")
             if time.monotonic() >= deadline:
@@ -265,7 +284,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         try:
             yield
         finally:
-            self.server.gateway.redacting.release()
+            evaluation.blanking.release()
 
     def log(self, evaluation: Evaluation, service: str, operation: str, started: float, **outcome: Any) -> None:
         ms = round((time.perf_counter() - started) * 1000, 3)

@@ -13,6 +13,9 @@ from harness.core import logs
 from harness.sandbox.confine import MINIMUM
 from harness.service.settings import ServiceSettings, settings_problems
 
+ACCEPT_BATCH = 512
+"""Connections accepted in one turn of the event loop (asyncio's `backlog`, also the listen queue's length once
+serving): each holds a descriptor until the edge admits or sheds it, so at most STEPEVAL_MAX_CONNECTIONS plus this."""
 FLAGS = (
     "lab",
     "labs",
@@ -85,6 +88,7 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
         http=PromptH11Protocol.bounded(settings.max_connections, settings.max_connections_per_client),
         log_level="warning",
         timeout_graceful_shutdown=int(settings.deadline_s),
+        backlog=ACCEPT_BATCH,
     )
     server = uvicorn.Server(config)
     host, port = sock.getsockname()[:2]
