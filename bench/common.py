@@ -53,7 +53,9 @@ def results_console(name: str) -> Console:
 
 
 def _write_results(name: str, console: Console, command: str, load_before: float) -> None:
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
+    # a run as another uid (--mode userns|none): git refuses a checkout that uid does not own unless told it is safe
+    where = ["git", "-c", f"safe.directory={ROOT}", "rev-parse", "--short", "HEAD"]
+    commit = subprocess.run(where, cwd=ROOT, capture_output=True, text=True).stdout
     when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     head = (
         f"{command} at {commit.strip() or 'an unknown commit'}, {when}; {os.cpu_count()} cores, "

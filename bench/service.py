@@ -319,7 +319,11 @@ def template_family(service_pid: int) -> list[int]:
     found, todo = [], [service_pid]
     while todo:
         pid = todo.pop()
-        for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            tasks = list(Path(f"/proc/{pid}/task").iterdir())
+        except OSError:  # it ended while we looked (an evaluation process answered meanwhile)
+            continue
+        for task in tasks:
             try:
                 children = [int(child) for child in (task / "children").read_text().split()]
             except OSError:

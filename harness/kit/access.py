@@ -155,9 +155,17 @@ def _ask(request: Request) -> str:
 
 
 def _closest_allow(policy: Policy, whys: Sequence[Why], request: Request) -> Decision:
-    """Implicitly denied: name the Allow that met most of the request, and what it lacked."""
+    """Implicitly denied: name the Allow that met most of the request, and what it lacked; of two that met as much,
+    the one written for a principal of the asked kind (a statement naming a service, for a service) over a grant to
+    `*` kept within a condition (SNS's default statement, for its account's owner): the learner's attempt."""
     scored = [
-        (sum((why.action, why.resource, why.principal, why.condition)), why.action, -index, index)
+        (
+            sum((why.action, why.resource, why.principal, why.condition)),
+            why.action,
+            _aimed(statement, request),
+            -index,
+            index,
+        )
         for index, (statement, why) in enumerate(zip(policy.statements, whys, strict=True))
         if statement.effect == "Allow" and (why.action or why.principal)
     ]
@@ -175,6 +183,13 @@ def _closest_allow(policy: Policy, whys: Sequence[Why], request: Request) -> Dec
         lacks = f"has a Condition ({why.failed}) the request does not meet"
     allows = request.action if why.action else _actions(statement)
     return Decision("not allowed", statement, index, f"{label(statement, index)} allows {allows} but {lacks}")
+
+
+def _aimed(statement: Statement, request: Request) -> bool:
+    """Whether the statement names principals of the request's kind by name (a service for a service, an account
+    or IAM ARN for one), rather than `*`."""
+    kind = "Service" if request.principal.endswith((".amazonaws.com", ".amazonaws.com.cn")) else "AWS"
+    return not statement.not_principal and any(k == kind and v != "*" for k, v in statement.principals)
 
 
 def _actions(statement: Statement) -> str:

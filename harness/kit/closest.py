@@ -3,7 +3,9 @@
 When no candidate satisfies an output, the step explains the miss with one of them. The learner's own attempt is
 the one to explain, not a decoy (an older resource, a scratch one): so the candidate tied to the step's inputs and
 other outputs comes first (it refers to them, or they to it), then one that is not another output's better fit
-(a candidate that misses fewer of another unfilled output's requirements was most likely meant for that one), then
+(a candidate that misses fewer of another unfilled output's requirements was most likely meant for that one; missing
+as many, one that meets more of the other's first-written requirements: two subnets whose zones were swapped are
+each the one whose CIDR they have, and what is wrong is the zone), then
 the one missing the fewest requirements, then
 the one whose misses come nearest (a set of rules sharing the most with the expected one), then the most recently
 created (its creation time where the description has one, else the later event); never one that merely came first.
@@ -100,6 +102,19 @@ def opaque_checks(judged: Sequence[Judged]) -> set[str]:
 def definite(verdict: Verdict) -> int:
     """How many requirements the candidate misses on what it holds, not for want of another output's resource."""
     return sum(not isinstance(o.actual, Missing) for o in verdict.wrong)
+
+
+def fitting_prefix(verdict: Verdict) -> int:
+    """How many of the output's requirements, in the order its author wrote them, the candidate meets before its
+    first miss on what it holds: authors write first what names a resource (its CIDR, its name), then its settings."""
+    wrong = [o for o in verdict.wrong if not isinstance(o.actual, Missing)]
+    return next((i for i, o in enumerate(verdict.outcomes) if any(o is w for w in wrong)), len(verdict.outcomes))
+
+
+def fit_for(verdict: Verdict) -> tuple[int, int]:
+    """How badly a candidate fits an output, to compare outputs it might be meant for (less is better): its definite
+    misses, then the fewer of the first-written requirements it meets."""
+    return definite(verdict), -fitting_prefix(verdict)
 
 
 def telling(verdict: Verdict, opaque: set[str]) -> int:

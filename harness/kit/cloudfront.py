@@ -34,7 +34,8 @@ DISTRIBUTION = register(
 )
 """`get_distribution`'s distribution with its config also as `Config`: `{"Id", "DomainName": "d111.cloudfront.net",
 "Status", "Config": {"Enabled", "Origins": {"Items": [{"Id", "DomainName", "OriginAccessControlId"}]},
-"DefaultCacheBehavior": {"ViewerProtocolPolicy"}, "DefaultRootObject", "PriceClass"}}`."""
+"DefaultCacheBehavior": {"TargetOriginId", "ViewerProtocolPolicy"}, "CacheBehaviors": {"Items": [{"PathPattern",
+"TargetOriginId", "ViewerProtocolPolicy"}]}, "DefaultRootObject", "PriceClass"}}`."""
 
 
 def enabled(value: bool = True) -> Requirement:
@@ -74,39 +75,49 @@ def _wanted_origins(target: Resource | str, website: bool) -> tuple[str, set[str
     return text, ({read} | bucket_named) if not website else bucket_named
 
 
+def _behaviour(distribution: Resource, path_pattern: str | None) -> Mapping[str, Any] | None:
+    """The cache behaviour that serves viewers: the default one, or the one for `path_pattern` (`/api/*`)."""
+    config = distribution["Config"]
+    if path_pattern is None:
+        return config.get("DefaultCacheBehavior")
+    items = (config.get("CacheBehaviors") or {}).get("Items") or []
+    return next((b for b in items if b.get("PathPattern") == path_pattern), None)
+
+
+def _behaviour_name(path_pattern: str | None) -> str:
+    return "default behaviour" if path_pattern is None else f"behaviour for {path_pattern}"
+
+
+def _serving_origin(distribution: Resource, path_pattern: str | None) -> Mapping[str, Any] | None:
+    """The origin the behaviour (default, or for `path_pattern`) sends viewers' requests to, by its
+    `TargetOriginId`: the origin that serves them, whatever other origins the distribution lists."""
+    behaviour = _behaviour(distribution, path_pattern)
+    if behaviour is None:
+        return None
+    origins = distribution["Config"]["Origins"].get("Items") or []
+    return next((o for o in origins if o.get("Id") == behaviour.get("TargetOriginId")), None)
+
+
 @later
-def origin(domain_name: Resource | str, *, website: bool = False) -> Requirement:
-    """One origin is `domain_name`: a bucket (a described bucket, its name or ARN, or any of its REST endpoints:
+def origin(domain_name: Resource | str, *, website: bool = False, path_pattern: str | None = None) -> Requirement:
+    """Viewers are served from `domain_name`: the origin the default cache behaviour targets (or the behaviour for
+    `path_pattern`, if given) is a bucket (a described bucket, its name or ARN, or any of its REST endpoints:
     `B.s3.amazonaws.com`, `B.s3.REGION.amazonaws.com`, `B.s3-REGION.amazonaws.com`), a load balancer's DNS name
-    (or a described load balancer), any domain in any case, with or without a final dot. With `website=True` a
-    bucket's website endpoint (`B.s3-website-REGION.amazonaws.com`) is wanted instead of its REST endpoints: they
-    serve differently, so neither stands for the other."""
-    shown, wanted = _wanted_origins(domain_name, website)
-    return require(
-        "origins",
-        shown,
-        lambda d: sorted(o["DomainName"] for o in d["Config"]["Origins"].get("Items", [])),
-        compare=lambda actual, _: bool(wanted & set(map(_origin, actual))),
-    )
-
-
-@later
-def default_origin(domain_name: Resource | str, *, website: bool = False) -> Requirement:
-    """The default behaviour serves from `domain_name` (as `origin` reads it): the origin its TargetOriginId names,
-    not merely one of the distribution's origins."""
+    (or a described load balancer), any domain in any case, with or without a final dot. Another origin listed
+    beside it serves nothing by the default behaviour, so it does not count. With `website=True` a bucket's website
+    endpoint (`B.s3-website-REGION.amazonaws.com`) is wanted instead of its REST endpoints: they serve
+    differently, so neither stands for the other."""
     shown, wanted = _wanted_origins(domain_name, website)
 
-    def served(distribution: Resource) -> str | None:
-        target = distribution["Config"]["DefaultCacheBehavior"].get("TargetOriginId")
-        items = distribution["Config"]["Origins"].get("Items", [])
-        return next((str(o["DomainName"]) for o in items if o.get("Id") == target), None)
+    def actual(distribution: Resource) -> str | None:
+        serving = _serving_origin(distribution, path_pattern)
+        return str(serving["DomainName"]) if serving else None
 
     return require(
-        "default behaviour's origin",
+        f"origin of the {_behaviour_name(path_pattern)}",
         shown,
-        served,
-        compare=lambda actual, _: actual is not None and _origin(actual) in wanted,
-        hint="Point the default cache behaviour at the origin asked for (its TargetOriginId).",
+        actual,
+        compare=lambda found, _: found is not None and _origin(found) in wanted,
     )
 
 
@@ -115,19 +126,19 @@ HTTPS_REQUIRED = ("https-only", "redirect-to-https")
 """The viewer protocol policies under which no viewer gets content over plain HTTP."""
 
 
-def viewer_protocol(policy: str | Iterable[str] = HTTPS_REQUIRED) -> Requirement:
-    """The default behaviour's viewer protocol policy is `policy`, or one of several: by default
-    `HTTPS_REQUIRED` (`https-only` or `redirect-to-https`: no viewer is served over HTTP); give one
-    (`"redirect-to-https"`) where the lab asks for that one."""
+def viewer_protocol(policy: str | Iterable[str] = HTTPS_REQUIRED, *, path_pattern: str | None = None) -> Requirement:
+    """The default behaviour's viewer protocol policy (or the behaviour's for `path_pattern`, if given) is
+    `policy`, or one of several: by default `HTTPS_REQUIRED` (`https-only` or `redirect-to-https`: no viewer is
+    served over HTTP); give one (`"redirect-to-https"`) where the lab asks for that one."""
     accepted = frozenset([policy] if isinstance(policy, str) else policy)
     unknown = accepted - set(VIEWER_PROTOCOLS)
     if unknown or not accepted:
         raise ValueError(f"viewer_protocol: {sorted(unknown)} is not one of {sorted(VIEWER_PROTOCOLS)}")
     shown = " or ".join(sorted(accepted))
     return require(
-        "viewer protocol policy",
+        "viewer protocol policy" if path_pattern is None else f"viewer protocol policy for {path_pattern}",
         shown,
-        lambda d: d["Config"]["DefaultCacheBehavior"].get("ViewerProtocolPolicy"),
+        lambda d: (_behaviour(d, path_pattern) or {}).get("ViewerProtocolPolicy"),
         compare=lambda actual, _: actual in accepted,
     )
 
@@ -171,24 +182,25 @@ def _control_id(control: Resource | str | None) -> str | None:
 
 
 @later
-def reads_origin_through(control: Resource | str | None, target: Resource | str | None = None) -> Requirement:
-    """An origin (the one that is `target`, as `origin` reads it, if given) is reached through the origin access
-    control `control` (a described one or its id), so the bucket's policy can admit this distribution alone."""
+def reads_origin_through(
+    control: Resource | str | None, target: Resource | str | None = None, *, path_pattern: str | None = None
+) -> Requirement:
+    """The origin that serves viewers (the default behaviour's, or the behaviour's for `path_pattern`) is reached
+    through the origin access control `control` (a described one or its id), and is `target` (as `origin` reads
+    it), if given: so the bucket's policy can admit this distribution alone. Another origin through the control
+    that no behaviour serves from does not count."""
     control_id = _control_id(control)
     wanted = _wanted_origins(target, False)[1] if target is not None else None
 
-    def actual(distribution: Resource) -> list[str]:
-        origins = distribution["Config"]["Origins"].get("Items", [])
-        return sorted(
-            f"{o['DomainName']} through {o.get('OriginAccessControlId') or 'no origin access control'}"
-            for o in origins
-            if wanted is None or _origin(o["DomainName"]) in wanted
-        )
+    def actual(distribution: Resource) -> str:
+        serving = _serving_origin(distribution, path_pattern)
+        if serving is None:
+            return f"no origin for the {_behaviour_name(path_pattern)}"
+        return f"{serving['DomainName']} through {serving.get('OriginAccessControlId') or 'no origin access control'}"
+
+    def same(found: str, _: str) -> bool:
+        domain, _through, used = found.partition(" through ")
+        return control_id is not None and used == control_id and (wanted is None or _origin(domain) in wanted)
 
     shown = f"{_wanted_origins(target, False)[0]} through {control_id}" if target is not None else f"{control_id}"
-    return require(
-        "origin access control",
-        shown,
-        actual,
-        compare=lambda found, _: control_id is not None and any(f.endswith(f" through {control_id}") for f in found),
-    )
+    return require("origin access control", shown, actual, compare=same)

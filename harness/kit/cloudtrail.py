@@ -37,33 +37,100 @@ TRAIL = register(Kind("AWS::CloudTrail::Trail", "trail", _fetch_trail))
 READ_WRITE = {"All": frozenset({"read", "write"}), "ReadOnly": frozenset({"read"}), "WriteOnly": frozenset({"write"})}
 
 
-def management_events_recorded(selectors: dict[str, Any]) -> frozenset[str]:
-    """Which management events (`read`, `write`) a trail's selectors record: advanced selectors when it has any
-    (`eventCategory` equals `Management`, `readOnly` `true`/`false` or either), else basic ones
-    (`IncludeManagementEvents` with a `ReadWriteType`); a trail with neither records all (AWS's default). A selector
-    that leaves some sources out (`ExcludeManagementEventSources`, an advanced selector's other fields such as
-    `eventSource` NotEquals `kms.amazonaws.com`) records not all management events, so it counts for none."""
+_SOURCE_OPERATORS = {
+    "Equals": "only {}",
+    "StartsWith": "only {}*",
+    "EndsWith": "only *{}",
+    "NotEquals": "except {}",
+    "NotStartsWith": "except {}*",
+    "NotEndsWith": "except *{}",
+}
+"""How an advanced selector's `eventSource` operator narrows the events it records, as a message says it."""
+
+
+def _read_only(field: dict[str, Any]) -> frozenset[str]:
+    """The kinds (`read`, `write`) an advanced selector's `readOnly` field keeps (`Equals`, `NotEquals`, or absent:
+    both)."""
+    both = frozenset({"true", "false"})
+    kept = frozenset(field.get("Equals") or both) - frozenset(field.get("NotEquals") or ())
+    return frozenset("read" if value == "true" else "write" for value in kept & both)
+
+
+def _advanced_coverage(advanced: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """For each kind of management event the advanced selectors record, how each selector narrows its sources
+    (`[]` for a selector that records every source)."""
+    covered: dict[str, list[str]] = {}
+    for selector in advanced:
+        fields = {f.get("Field"): f for f in selector.get("FieldSelectors", [])}
+        if "Management" not in (fields.get("eventCategory", {}).get("Equals") or []):
+            continue
+        source = fields.get("eventSource", {})
+        narrowings = [shown.format(", ".join(source[op])) for op, shown in _SOURCE_OPERATORS.items() if source.get(op)]
+        others = sorted(str(f) for f in set(fields) - {"eventCategory", "readOnly", "eventSource"})
+        narrowing = ", ".join(narrowings + [f"only where {field} matches" for field in others])
+        for kind in _read_only(fields.get("readOnly", {})):
+            covered.setdefault(kind, []).append(narrowing)
+    return covered
+
+
+def _basic_coverage(basic: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """The same for basic selectors: `IncludeManagementEvents` with a `ReadWriteType`, less the sources in
+    `ExcludeManagementEventSources` (`kms.amazonaws.com`, `rdsdata.amazonaws.com`)."""
+    covered: dict[str, list[str]] = {}
+    for selector in basic:
+        if not selector.get("IncludeManagementEvents", True):
+            continue
+        excluded = selector.get("ExcludeManagementEventSources") or []
+        narrowing = f"except {', '.join(excluded)}" if excluded else ""
+        for kind in READ_WRITE.get(selector.get("ReadWriteType", "All"), frozenset()):
+            covered.setdefault(kind, []).append(narrowing)
+    return covered
+
+
+def management_events_coverage(selectors: dict[str, Any]) -> dict[str, str]:
+    """For each kind of management event (`read`, `write`) the trail records, from which sources: `""` for every
+    source, else how the selectors narrow them (`except kms.amazonaws.com`, `only s3.amazonaws.com`). Advanced
+    selectors when it has any, else basic ones; a trail with neither records all (AWS's default). Selectors add
+    up: a kind one selector records from every source is recorded from every source."""
     advanced = selectors.get("AdvancedEventSelectors") or []
-    if advanced:
-        found: set[str] = set()
-        for selector in advanced:
-            fields = {f.get("Field"): f for f in selector.get("FieldSelectors", [])}
-            category = fields.get("eventCategory", {})
-            if "Management" not in (category.get("Equals") or []) or set(fields) - {"eventCategory", "readOnly"}:
-                continue  # another field (eventSource NotEquals kms...) leaves some management events out
-            read_only = fields.get("readOnly", {}).get("Equals") or ["true", "false"]
-            found |= {"read" if value == "true" else "write" for value in read_only}
-        return frozenset(found)
     basic = selectors.get("EventSelectors")
-    if not basic:
-        return READ_WRITE["All"]
-    recorded = [READ_WRITE.get(s.get("ReadWriteType", "All"), frozenset()) for s in basic]
-    included = [
-        r
-        for s, r in zip(basic, recorded, strict=True)
-        if s.get("IncludeManagementEvents", True) and not s.get("ExcludeManagementEventSources")
-    ]
-    return frozenset().union(*included)
+    if not advanced and not basic:
+        return {"read": "", "write": ""}
+    covered = _advanced_coverage(advanced) if advanced else _basic_coverage(basic or [])
+    return {kind: "" if "" in ways else "; ".join(sorted(set(ways))) for kind, ways in covered.items()}
+
+
+def management_events_recorded(selectors: dict[str, Any]) -> frozenset[str]:
+    """Which management events (`read`, `write`) a trail's selectors record from every source: advanced selectors
+    when it has any (`eventCategory` equals `Management`, `readOnly` `true`/`false` or either, no `eventSource`
+    narrowing), else basic ones (`IncludeManagementEvents` with a `ReadWriteType`, no
+    `ExcludeManagementEventSources`); a trail with neither records all (AWS's default)."""
+    return frozenset(kind for kind, narrowing in management_events_coverage(selectors).items() if not narrowing)
+
+
+class _Recorded(str):
+    """What a message says a trail records (`All`, `ReadOnly`, `WriteOnly`, `none`, or one of them narrowed:
+    `All except kms.amazonaws.com`, `ReadOnly, and WriteOnly except kms.amazonaws.com`), knowing which kinds it
+    records from every source."""
+
+    everywhere: frozenset[str]
+
+
+def _management_events(trail: Resource) -> _Recorded:
+    coverage = management_events_coverage(trail["Selectors"])
+    names = {v: k for k, v in READ_WRITE.items()}
+    narrowings = set(coverage.values())
+    if not coverage:
+        shown = "none"
+    elif len(narrowings) == 1:
+        shown = f"{names[frozenset(coverage)]} {narrowings.pop()}".strip()
+    else:
+        shown = ", and ".join(
+            f"{names[frozenset({kind})]} {coverage[kind]}".strip() for kind in ("read", "write") if kind in coverage
+        )
+    recorded = _Recorded(shown)
+    recorded.everywhere = frozenset(kind for kind, narrowing in coverage.items() if not narrowing)
+    return recorded
 
 
 def is_logging(enabled: bool = True) -> Requirement:
@@ -100,17 +167,17 @@ def encrypted_with(key: Resource | str | None) -> Requirement:
 
 
 def records_management_events(read_write: str = "All") -> Requirement:
-    """The trail records management events: `All` (read and write), or at least `ReadOnly` or `WriteOnly` ones,
-    whether its event selectors are basic (`IncludeManagementEvents`, `ReadWriteType`) or advanced
-    (`eventCategory` = `Management`, `readOnly`)."""
+    """The trail records management events from every source: `All` (read and write), or at least `ReadOnly` or
+    `WriteOnly` ones, whether its event selectors are basic (`IncludeManagementEvents`, `ReadWriteType`; a trail
+    whose `ExcludeManagementEventSources` leaves out KMS or RDS Data events does not record them all) or advanced
+    (`eventCategory` = `Management`, `readOnly`; an `eventSource` condition narrows them likewise)."""
     if read_write not in READ_WRITE:
         raise ValueError(f"records_management_events: read_write is one of {sorted(READ_WRITE)}, not {read_write!r}")
     wanted = READ_WRITE[read_write]
-    names = {frozenset(): "none", **{v: k for k, v in READ_WRITE.items()}}
     return require(
         "management events",
         read_write,
-        lambda t: names[management_events_recorded(t["Selectors"])],
-        compare=lambda actual, _: wanted <= READ_WRITE.get(actual, frozenset()),
-        hint="Record management events in the trail's event selectors.",
+        _management_events,
+        compare=lambda actual, _: wanted <= actual.everywhere,
+        hint="Record management events from every source in the trail's event selectors.",
     )

@@ -3,6 +3,7 @@ set (id = `NAME|ZONE|TYPE[|SET]`, or the record's name)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,9 +30,18 @@ HOSTED_ZONE = register(Kind("AWS::Route53::HostedZone", "hosted zone", _fetch_zo
 "VPCRegion"}]`), plus `Records` (`list_resource_record_sets`), read when first used."""
 
 
+_OCTAL = re.compile(r"\\([0-7]{3})")
+
+
+def _unescaped(name: str) -> str:
+    """A DNS name with Route 53's octal escapes read (`\\052` is `*`, `\\100` is `@`), as its docs' "DNS domain
+    name format" says it stores them."""
+    return _OCTAL.sub(lambda m: chr(int(m[1], 8)), name)
+
+
 def _fqdn(name: str) -> str:
-    """A DNS name as Route 53 compares names: lower case, with the final dot, `\\052` read as `*`."""
-    name = name.replace("\\052", "*").lower()
+    """A DNS name as Route 53 compares names: lower case, with the final dot, octal escapes (`\\052`) read."""
+    name = _unescaped(name).lower()
     return name if name.endswith(".") else f"{name}."
 
 
@@ -43,7 +53,7 @@ def _host(value: str) -> str:
 
 def _bare(name: str | None) -> str | None:
     """A DNS name as a sentence shows it: without the final dot (never "example.com..")."""
-    return name.replace("\\052", "*").rstrip(".") if name else name
+    return _unescaped(name).rstrip(".") if name else name
 
 
 def domain(name: str) -> Requirement:
@@ -123,22 +133,29 @@ def _fetch_record(session: Any, record_id: str) -> Resource | None:
     name, zone, record_type, set_id = ([*record_id.split("|"), "", "", ""])[:4]
     zones = [zone.removeprefix("/hostedzone/")] if zone else _zones_for(client, name)
     for zone_id in zones:
-        answer = client.list_resource_record_sets(HostedZoneId=zone_id, StartRecordName=_fqdn(name))
-        listed = answer["ResourceRecordSets"]
-        if not any(_fqdn(r["Name"]) == _fqdn(name) for r in listed):  # a name kept in its learner's case sorts apart
-            pages = client.get_paginator("list_resource_record_sets").paginate(HostedZoneId=zone_id)
-            listed = [r for page in pages for r in page["ResourceRecordSets"]]
         found = [
             r
-            for r in listed
-            if _fqdn(r["Name"]) == _fqdn(name)
-            and (not record_type or r["Type"] == record_type.upper())
+            for r in _records_named(client, zone_id, name)
+            if (not record_type or r["Type"] == record_type.upper())
             and (not set_id or r.get("SetIdentifier") == set_id)
         ]
         found.sort(key=lambda r: RECORD_TYPES_FIRST.index(r["Type"]) if r["Type"] in RECORD_TYPES_FIRST else 99)
         if found:
             return {**found[0], "HostedZoneId": zone_id}
     return None
+
+
+def _records_named(client: Any, zone_id: str, name: str) -> list[dict[str, Any]]:
+    """The zone's records named `name` in any spelling (case, final dot, octal escapes): the page from
+    `StartRecordName` first, and if a name kept in another case sorts elsewhere (an emulator may keep `WWW.`
+    where Route 53 stores `www.`), every page."""
+    fqdn = _fqdn(name)
+    first = client.list_resource_record_sets(HostedZoneId=zone_id, StartRecordName=fqdn)["ResourceRecordSets"]
+    found = [r for r in first if _fqdn(r["Name"]) == fqdn]
+    if found:
+        return found
+    pages = client.get_paginator("list_resource_record_sets").paginate(HostedZoneId=zone_id)
+    return [r for page in pages for r in page["ResourceRecordSets"] if _fqdn(r["Name"]) == fqdn]
 
 
 def _zones_for(client: Any, name: str) -> list[str]:

@@ -268,11 +268,20 @@ def readable_only_by(distribution: Resource | str | None, *, identity: str | Non
     )
 
 
+ACL_FOR_CLOUDTRAIL = "bucket-owner-full-control"
+"""The canned ACL CloudTrail's log writes carry (`s3:x-amz-acl`), giving the bucket's owner the log files."""
+
+
 @later
-def cloudtrail_may_write(trail: Resource | str | None = None, *, account: str | None = None) -> Requirement:
+def cloudtrail_may_write(
+    trail: Resource | str | None = None, *, account: str | None = None, acl_required: bool = False
+) -> Requirement:
     """CloudTrail may deliver logs to the bucket: `cloudtrail.amazonaws.com` may s3:GetBucketAcl on it and
-    s3:PutObject under `AWSLogs/ACCOUNT/` with the ACL `bucket-owner-full-control`, from the trail (a described
-    trail or its ARN) when given. ACCOUNT is the trail's, else `account`."""
+    s3:PutObject under `AWSLogs/ACCOUNT/` with the ACL `bucket-owner-full-control` (the header CloudTrail's writes
+    carry), from the trail (a described trail or its ARN) when given. ACCOUNT is the trail's, else `account`. With
+    `acl_required=True` the policy must also insist on that ACL, as AWS's documented policy does (a Condition
+    `s3:x-amz-acl` = `bucket-owner-full-control`): the same write without the header, or with another ACL
+    (`private`), must not be allowed. Ask for it where a lab says the bucket lets CloudTrail write "with the ACL"."""
     source = grants.arn_of(trail)
     owner = account or (source.split(":")[4] if source and source.count(":") >= 5 else None)
     if not owner:  # a trail output with no resource, or no trail and no account: nothing names the account
@@ -283,23 +292,34 @@ def cloudtrail_may_write(trail: Resource | str | None = None, *, account: str | 
 
     def finding(bucket: Resource) -> grants.PolicyFinding:
         arn = grants.arn_of(bucket) or ""
+        logs = f"{arn}/AWSLogs/{owner}/*"
+
+        def writes(acl: str | None) -> grants.PolicyFinding:
+            context = {"s3:x-amz-acl": acl} if acl else {}
+            asked = grants.may("cloudtrail.amazonaws.com", "s3:PutObject", source=source, on=logs, context=context)
+            return asked.actual(bucket)
+
         acl = grants.may("cloudtrail.amazonaws.com", "s3:GetBucketAcl", source=source, on=arn)
-        put = grants.may(
-            "cloudtrail.amazonaws.com",
-            "s3:PutObject",
-            source=source,
-            on=f"{arn}/AWSLogs/{owner}/*",
-            context={"s3:x-amz-acl": "bucket-owner-full-control"},
-        )
-        found = [acl.actual(bucket), put.actual(bucket)]
-        return next((f for f in found if not f.holds), found[1])
+        found = [acl.actual(bucket), writes(ACL_FOR_CLOUDTRAIL)]
+        failed = next((f for f in found if not f.holds), None)
+        if failed is not None or not acl_required:
+            return failed or found[1]
+        for other, shown in ((None, "without the ACL header"), ("private", "with the ACL private")):
+            loose = writes(other)
+            if loose.holds:
+                return grants.PolicyFinding(
+                    False,
+                    f"{loose.sentence.removesuffix('.')} {shown}: it should insist on the ACL {ACL_FOR_CLOUDTRAIL} "
+                    f"(a Condition s3:x-amz-acl = {ACL_FOR_CLOUDTRAIL}).",
+                )
+        return found[1]
 
     return grants.finding_requirement(
         "CloudTrail may write",
         f"cloudtrail.amazonaws.com{f' from {source}' if source else ''}",
         finding,
         hint=f"Allow cloudtrail.amazonaws.com s3:GetBucketAcl on the bucket and s3:PutObject on "
-        f"AWSLogs/{owner}/* with the Condition s3:x-amz-acl = bucket-owner-full-control.",
+        f"AWSLogs/{owner}/* with the Condition s3:x-amz-acl = {ACL_FOR_CLOUDTRAIL}.",
     )
 
 

@@ -398,7 +398,9 @@ class Step:
 
     def _claimed(self, judging: Judging, name: str, judged: list[closest.Judged], taken: dict[str, str]) -> set[str]:
         """The candidates of `name` that another output of the step, still without a resource, fits better: they
-        miss fewer of its requirements (those they can be judged on) than of `name`'s."""
+        miss fewer of its requirements (those they can be judged on) than of `name`'s, or as many but meet more of
+        its requirements before the first miss (`closest.fitting_prefix`: of two subnets with their zones swapped,
+        each is the output whose CIDR it has)."""
         others = [
             other
             for other, finding in judging.finding_of.items()
@@ -408,12 +410,12 @@ class Step:
         for entry in judged:
             if entry.verdict is None:
                 continue
-            here = closest.definite(entry.verdict)
+            here = closest.fit_for(entry.verdict)
             for other in others:
                 if entry.candidate not in judging.finding_of[other].candidates[other]:
                     continue
                 there = self._verdict_alone(judging, other, entry.candidate)
-                if there is not None and closest.definite(there) < here:
+                if there is not None and closest.fit_for(there) < here:
                     claimed.add(entry.candidate[0])
                     break
         return claimed

@@ -21,8 +21,8 @@ def distribution(aws_session, origin: str, **origin_settings) -> dict:
 
 
 def with_policy(resource: dict, policy: str) -> dict:
-    config = {**resource["Config"], "DefaultCacheBehavior": {"ViewerProtocolPolicy": policy}}
-    return {**resource, "Config": config}
+    behaviour = {**resource["Config"]["DefaultCacheBehavior"], "ViewerProtocolPolicy": policy}
+    return {**resource, "Config": {**resource["Config"], "DefaultCacheBehavior": behaviour}}
 
 
 @pytest.fixture
@@ -72,7 +72,7 @@ def endpoints(bucket: str) -> list[str]:
 @given(bucket=BUCKET_NAMES, data=st.data())
 def test_an_origin_named_by_any_name_of_the_bucket(site: dict, bucket: str, data: st.DataObject) -> None:
     origin = data.draw(st.sampled_from(endpoints(bucket)))
-    judged = {**site, "Config": {**site["Config"], "Origins": {"Items": [{"DomainName": origin}]}}}
+    judged = {**site, "Config": {**site["Config"], "Origins": {"Items": [{"Id": "s3", "DomainName": origin}]}}}
     given_as = data.draw(
         st.sampled_from([bucket, f"arn:aws:s3:::{bucket}", {"Name": bucket}, *endpoints(bucket), origin.upper() + "."])
     )
@@ -80,7 +80,7 @@ def test_an_origin_named_by_any_name_of_the_bucket(site: dict, bucket: str, data
     assert not passes(cloudfront.origin(f"{bucket}x"), judged)
     assert not passes(cloudfront.origin(given_as, website=True), judged)  # a REST endpoint is no website
     website = {**judged, "Config": {**judged["Config"], "Origins": {"Items": [
-        {"DomainName": f"{bucket}.s3-website-{REGION}.amazonaws.com"}]}}}  # fmt: skip
+        {"Id": "s3", "DomainName": f"{bucket}.s3-website-{REGION}.amazonaws.com"}]}}}  # fmt: skip
     assert not passes(cloudfront.origin(given_as), website)
     assert passes(cloudfront.origin(bucket, website=True), website)
     assert passes(cloudfront.origin(f"{bucket}.s3-website.{REGION}.amazonaws.com", website=True), website)
@@ -91,7 +91,8 @@ def test_a_load_balancer_or_any_domain_is_an_origin_by_its_name(aws_session) -> 
     assert passes(cloudfront.origin("WEB-123.us-east-1.elb.amazonaws.com."), found)
     assert passes(cloudfront.origin({"DNSName": "web-123.us-east-1.elb.amazonaws.com"}), found)
     assert miss(cloudfront.origin("media"), cloudfront.DISTRIBUTION, found["Id"], found) == (
-        f"CloudFront distribution {found['Id']}: origins should be media, but is web-123.us-east-1.elb.amazonaws.com."
+        f"CloudFront distribution {found['Id']}: origin of the default behaviour should be media, but is "
+        "web-123.us-east-1.elb.amazonaws.com."
     )
 
 
@@ -117,6 +118,48 @@ def test_origin_access_control(aws_session) -> None:
         f"CloudFront distribution {plain['Id']}: origin access control should be {bucket} through {control}, but is "
         f"{bucket}.s3.{REGION}.amazonaws.com through no origin access control."
     )
+
+
+def test_the_origin_that_serves_is_the_default_behaviours(aws_session) -> None:
+    """A second origin through the control does not make the distribution serve from it: the default behaviour's
+    TargetOriginId names the origin viewers get (and the viewer protocol and control judged are that behaviour's)."""
+    bucket = unique("site")
+    rest = {"Id": "rest", "DomainName": f"{bucket}.s3.{REGION}.amazonaws.com",
+            "S3OriginConfig": {"OriginAccessIdentity": ""}}  # fmt: skip
+    custom = {"HTTPPort": 80, "HTTPSPort": 443, "OriginProtocolPolicy": "http-only"}
+    website = {
+        "Id": "website",
+        "DomainName": f"{bucket}.s3-website-{REGION}.amazonaws.com",
+        "CustomOriginConfig": custom,
+    }
+    api = {"PathPattern": "/api/*", "TargetOriginId": "rest", "ViewerProtocolPolicy": "https-only",
+           "CachePolicyId": "658327ea-f89d-4fab-a63d-7e88639e58f6"}  # fmt: skip
+    config = distribution_config(bucket, Origins={"Quantity": 2, "Items": [rest, website]})
+    config["DefaultCacheBehavior"].update(TargetOriginId="website", ViewerProtocolPolicy="redirect-to-https")
+    config["CacheBehaviors"] = {"Quantity": 1, "Items": [api]}
+    made = aws_session.client("cloudfront").create_distribution(DistributionConfig=config)["Distribution"]["Id"]
+    found = described(cloudfront.DISTRIBUTION, aws_session, made)
+    control = "E2OAC"
+    items = [
+        {**o, "OriginAccessControlId": control} if o["Id"] == "rest" else o for o in found["Config"]["Origins"]["Items"]
+    ]
+    found = {**found, "Config": {**found["Config"], "Origins": {"Items": items}}}
+    assert miss(cloudfront.origin(bucket), cloudfront.DISTRIBUTION, made, found) == (
+        f"CloudFront distribution {made}: origin of the default behaviour should be {bucket}, but is "
+        f"{bucket}.s3-website-{REGION}.amazonaws.com."
+    )
+    assert passes(cloudfront.origin(bucket, website=True), found)
+    assert not passes(cloudfront.reads_origin_through(control, bucket), found)
+    assert not passes(cloudfront.reads_origin_through(control), found)
+    assert passes(cloudfront.origin(bucket, path_pattern="/api/*"), found)
+    assert passes(cloudfront.reads_origin_through(control, bucket, path_pattern="/api/*"), found)
+    assert passes(cloudfront.viewer_protocol("https-only", path_pattern="/api/*"), found)
+    assert not passes(cloudfront.viewer_protocol("https-only"), found)
+    assert not passes(cloudfront.origin(bucket, path_pattern="/img/*"), found)
+    swapped = {**found, "Config": {**found["Config"], "DefaultCacheBehavior": {
+        **found["Config"]["DefaultCacheBehavior"], "TargetOriginId": "rest"}}}  # fmt: skip
+    assert passes(cloudfront.origin(bucket), swapped)
+    assert passes(cloudfront.reads_origin_through(control, bucket), swapped)
 
 
 # --- a gateway VPC endpoint ----------------------------------------------------------------------------------
@@ -234,6 +277,26 @@ def test_a_record_name_and_alias_in_any_spelling(labels: list[str], data: st.Dat
     assert ".." not in outcome.issue("DNS record") and not outcome.ok
 
 
+def test_a_record_kept_in_upper_case_is_found_by_any_spelling(aws_session) -> None:
+    """Route 53 stores names in lower case (an emulator may keep `WWW.`, sorting it before the page a lower-case
+    StartRecordName begins): the record is found however its name and the name asked for are spelled."""
+    domain = f"{unique('lab')}.example.com"
+    made = aws_session.client("route53").create_hosted_zone(Name=domain, CallerReference=unique("z"))
+    zone = made["HostedZone"]["Id"].removeprefix("/hostedzone/")
+    cdn = distribution(aws_session, "media.s3.amazonaws.com")
+    alias = {"HostedZoneId": "Z2FDTNDATAQYW2", "DNSName": f"{cdn['DomainName']}.", "EvaluateTargetHealth": False}
+    change(aws_session, zone, {"Name": f"WWW.{domain}.", "Type": "AAAA", "AliasTarget": alias})
+    change(aws_session, zone, {"Name": f"WWW.{domain}", "Type": "A", "AliasTarget": alias})
+    change(aws_session, zone, {"Name": f"*.{domain}", "Type": "A", "AliasTarget": alias})
+    for record_id in (f"www.{domain}|{zone}|A", f"www.{domain}", f"WWW.{domain.upper()}.|{zone}|A"):
+        record = described(route53.RECORD_SET, aws_session, record_id)
+        assert record["Type"] == "A" and passes(route53.named(f"www.{domain}"), record), record_id
+        assert passes(route53.alias_to(cdn), record)
+    for record_id in (f"\\052.{domain}|{zone}|A", f"*.{domain.upper()}.|{zone}|A"):
+        assert passes(route53.named(f"*.{domain}"), described(route53.RECORD_SET, aws_session, record_id))
+    assert route53.RECORD_SET.fetch(aws_session, f"web.{domain}|{zone}|A") is None
+
+
 def test_the_default_behaviour_serves_from_the_origin_asked_for(site: dict) -> None:
     rest = {"Id": "rest", "DomainName": f"media.s3.{REGION}.amazonaws.com"}
     website = {"Id": "website", "DomainName": f"media.s3-website-{REGION}.amazonaws.com"}
@@ -247,11 +310,11 @@ def test_the_default_behaviour_serves_from_the_origin_asked_for(site: dict) -> N
         return {**site, "Config": config}
 
     for bucket in ("media", "media.s3.amazonaws.com", "arn:aws:s3:::media"):
-        assert passes(cloudfront.default_origin(bucket), serving("rest"))
-        assert not passes(cloudfront.default_origin(bucket), serving("website"))
-    assert passes(cloudfront.default_origin("media", website=True), serving("website"))
-    assert miss(cloudfront.default_origin("media"), cloudfront.DISTRIBUTION, site["Id"], serving("website")) == (
-        f"CloudFront distribution {site['Id']}: default behaviour's origin should be media, but is "
+        assert passes(cloudfront.origin(bucket), serving("rest"))
+        assert not passes(cloudfront.origin(bucket), serving("website"))
+    assert passes(cloudfront.origin("media", website=True), serving("website"))
+    assert miss(cloudfront.origin("media"), cloudfront.DISTRIBUTION, site["Id"], serving("website")) == (
+        f"CloudFront distribution {site['Id']}: origin of the default behaviour should be media, but is "
         f"media.s3-website-{REGION}.amazonaws.com."
     )
-    assert not passes(cloudfront.default_origin("media"), serving("gone"))
+    assert not passes(cloudfront.origin("media"), serving("gone"))

@@ -145,6 +145,37 @@ def test_cloudtrail_may_write_to_the_bucket(aws_session) -> None:
     )
 
 
+def test_cloudtrail_may_write_only_with_the_acl_when_the_lab_says_so(aws_session) -> None:
+    """`acl_required=True`: a policy whose PutObject grant has no s3:x-amz-acl condition lets writes in without the
+    ACL bucket-owner-full-control, which AWS's documented policy refuses; by default it still passes."""
+    name = unique("trail-logs")
+    trail = f"arn:aws:cloudtrail:us-east-1:{ACCOUNT}:trail/audit"
+    service = {"Service": "cloudtrail.amazonaws.com"}
+    acl = {"Sid": "Check", "Effect": "Allow", "Principal": service, "Action": "s3:GetBucketAcl",
+           "Resource": f"arn:aws:s3:::{name}"}  # fmt: skip
+    loose = {"Sid": "Write", "Effect": "Allow", "Principal": service, "Action": "s3:PutObject",
+             "Resource": f"arn:aws:s3:::{name}/AWSLogs/{ACCOUNT}/*"}  # fmt: skip
+    client = aws_session.client("s3")
+    client.create_bucket(Bucket=name)
+    client.put_bucket_policy(Bucket=name, Policy=document(acl, loose))
+    found = described(s3.BUCKET_POLICY, aws_session, name)
+    assert passes(s3.cloudtrail_may_write(trail), found)
+    assert miss(s3.cloudtrail_may_write(trail, acl_required=True), s3.BUCKET_POLICY, name, found) == (
+        f'Bucket policy on {name}: its policy\'s statement "Write" lets cloudtrail.amazonaws.com s3:PutObject from '
+        f"{trail} without the ACL header: it should insist on the ACL bucket-owner-full-control (a Condition "
+        "s3:x-amz-acl = bucket-owner-full-control)."
+    )
+    for condition, holds in (
+        ({"StringEquals": {"s3:x-amz-acl": "bucket-owner-full-control"}}, True),
+        ({"StringEqualsIfExists": {"s3:x-amz-acl": "bucket-owner-full-control"}}, False),  # no header: allowed
+        ({"Null": {"s3:x-amz-acl": "false"}}, False),  # any ACL
+    ):
+        client.put_bucket_policy(Bucket=name, Policy=document(acl, loose | {"Condition": condition}))
+        judged = described(s3.BUCKET_POLICY, aws_session, name)
+        assert passes(s3.cloudtrail_may_write(trail, acl_required=True), judged) is holds, condition
+        assert passes(s3.cloudtrail_may_write(trail), judged)
+
+
 def test_a_topic_policy_for_the_service_without_a_condition_admits_the_rule(aws_session) -> None:
     """The bug of #30: `accepts_from(service, rule_arn)` failed a topic policy allowing the service unconditionally."""
     client = aws_session.client("sns")
@@ -161,6 +192,28 @@ def test_a_topic_policy_for_the_service_without_a_condition_admits_the_rule(aws_
     assert passes(sns.accepts_from("events.amazonaws.com", rule), found)
     assert passes(grants.may("events.amazonaws.com", "sns:Publish", source={"Arn": rule}), found)
     assert not passes(grants.only_may("events.amazonaws.com", "sns:Publish", source=rule), found)
+
+
+def test_a_refusal_names_the_learners_statement_not_the_default_one(aws_session) -> None:
+    """SNS's default statement (everyone, within its account's owner) misses a service's request by as much as the
+    learner's own statement for it: the finding names the learner's, the one written for the service."""
+    client = aws_session.client("sns")
+    topic = client.create_topic(Name=unique("t"))["TopicArn"]
+    default = json.loads(client.get_topic_attributes(TopicArn=topic)["Attributes"]["Policy"])["Statement"]
+    assert default[0]["Sid"] == "__default_statement_ID"
+    rule = f"arn:aws:events:us-east-1:{ACCOUNT}:rule/every-5-minutes"
+    other = f"arn:aws:events:us-east-1:{ACCOUNT}:rule/nightly"
+    mine = {"Sid": "Events", "Effect": "Allow", "Action": "sns:Publish", "Resource": topic}
+    for principal, condition, lacks in (
+        ("scheduler.amazonaws.com", None, "is not for events.amazonaws.com"),
+        ("events.amazonaws.com", {"ArnEquals": {"aws:SourceArn": other}}, "has a Condition (ArnEquals aws:SourceArn)"),
+    ):
+        statement = mine | {"Principal": {"Service": principal}} | ({"Condition": condition} if condition else {})
+        policy = {"Version": "2012-10-17", "Statement": [*default, statement]}
+        client.set_topic_attributes(TopicArn=topic, AttributeName="Policy", AttributeValue=json.dumps(policy))
+        found = described(sns.TOPIC, aws_session, topic)
+        said = miss(sns.accepts_from("events.amazonaws.com", rule), sns.TOPIC, topic, found)
+        assert 'statement "Events"' in said and lacks in said and "__default_statement_ID" not in said, said
 
 
 def test_a_queue_policy_must_cover_the_queue(aws_session) -> None:

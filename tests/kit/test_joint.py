@@ -213,3 +213,45 @@ def test_an_output_found_twice_is_a_clear_error(aws_session, groups_step) -> Non
 
     with pytest.raises(ValueError, match="the output 01_02_app_sg is found twice"):
         judge(aws_session, groups_step, ids, ("app",), twice)
+
+
+SUBNETS_SPEC = """\
+project: joint
+objectives:
+  - id: "01"
+    steps:
+      - id: "01"
+        outputs:
+          - {name: 01_01_vpc, type: AWS::EC2::VPC}
+          - {name: 01_01_subnet_a, type: AWS::EC2::Subnet}
+          - {name: 01_01_subnet_b, type: AWS::EC2::Subnet}
+"""
+
+
+@pytest.mark.parametrize("order", [("first", "second"), ("second", "first")])
+def test_two_subnets_with_their_zones_swapped_are_told_the_zone(aws_session, tmp_path: Path, order) -> None:
+    """Each subnet has the CIDR the other output's zone goes with: either pairing misses one requirement per
+    subnet, and the issue names the zone (what the learner got wrong), not a CIDR (what names each subnet)."""
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "joint.yaml").write_text(SUBNETS_SPEC, encoding="utf-8")
+    spec = load_lab(tmp_path).steps["01.01"]
+    client = aws_session.client("ec2")
+    vpc = client.create_vpc(CidrBlock="10.20.0.0/16")["Vpc"]["VpcId"]
+    zone = aws_session.region_name
+    made = {
+        "first": client.create_subnet(VpcId=vpc, CidrBlock="10.20.1.0/24", AvailabilityZone=f"{zone}b"),
+        "second": client.create_subnet(VpcId=vpc, CidrBlock="10.20.2.0/24", AvailabilityZone=f"{zone}a"),
+    }
+    ids = {name: answer["Subnet"]["SubnetId"] for name, answer in made.items()}
+    events = [("AWS::EC2::VPC", vpc)] + [("AWS::EC2::Subnet", ids[name]) for name in order]
+    step = Step(aws_session, make_context(spec, events=events))
+    with step:
+        found = step.find("01_01_vpc", ec2.VPC, [ec2.cidr("10.20.0.0/16")])
+        step.find("01_01_subnet_a", ec2.SUBNET, [ec2.in_vpc(found), ec2.cidr("10.20.1.0/24"), ec2.zone("a")])
+        step.find("01_01_subnet_b", ec2.SUBNET, [ec2.in_vpc(found), ec2.cidr("10.20.2.0/24"), ec2.zone("b")])
+    result = step.result()
+    assert result["success"] is False
+    assert statuses(result)["01_01_subnet_a"] == (ids["first"], "not_found")
+    issue = result["failure_context"]["issue"]
+    assert "zone" in issue and "CIDR" not in issue, issue
+    assert held_to_contract(result, spec).status == "fail"

@@ -101,3 +101,62 @@ def test_on_a_trail_in_moto(aws_session) -> None:
     )
     with pytest.raises(ValueError, match="'Write'"):
         cloudtrail.records_management_events("Write")
+
+
+NARROWED = [
+    ({"EventSelectors": [{"ReadWriteType": "All", "IncludeManagementEvents": True,
+                          "ExcludeManagementEventSources": ["kms.amazonaws.com"]}]},
+     frozenset(), "All except kms.amazonaws.com"),
+    ({"EventSelectors": [{"ReadWriteType": "All", "ExcludeManagementEventSources": ["rdsdata.amazonaws.com"]},
+                         {"ReadWriteType": "ReadOnly"}]},
+     frozenset({"read"}), "ReadOnly, and WriteOnly except rdsdata.amazonaws.com"),
+    ({"AdvancedEventSelectors": [{"Name": "m", "FieldSelectors": [
+        {"Field": "eventCategory", "Equals": ["Management"]},
+        {"Field": "eventSource", "NotEquals": ["kms.amazonaws.com", "rdsdata.amazonaws.com"]}]}]},
+     frozenset(), "All except kms.amazonaws.com, rdsdata.amazonaws.com"),
+    ({"AdvancedEventSelectors": [{"Name": "m", "FieldSelectors": [
+        {"Field": "eventCategory", "Equals": ["Management"]}, {"Field": "readOnly", "Equals": ["false"]},
+        {"Field": "eventSource", "NotStartsWith": ["kms."]}]}]},
+     frozenset(), "WriteOnly except kms.*"),
+    ({"AdvancedEventSelectors": [{"Name": "m", "FieldSelectors": [
+        {"Field": "eventCategory", "Equals": ["Management"]},
+        {"Field": "eventSource", "Equals": ["s3.amazonaws.com"]}]},
+        *advanced("ReadOnly")["AdvancedEventSelectors"]]},
+     frozenset({"read"}), "ReadOnly, and WriteOnly only s3.amazonaws.com"),
+    ({"AdvancedEventSelectors": [{"Name": "m", "FieldSelectors": [
+        {"Field": "eventCategory", "Equals": ["Management"]}, {"Field": "readOnly", "NotEquals": ["false"]}]}]},
+     frozenset({"read"}), "ReadOnly"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("selectors", "everywhere", "shown"), NARROWED)
+def test_management_events_narrowed_by_source_are_not_all_recorded(selectors: dict, everywhere, shown: str) -> None:
+    """Excluding KMS or RDS Data events (basic `ExcludeManagementEventSources`, or an advanced `eventSource`
+    condition) records the management events of the other sources only: not all of them."""
+    assert management_events_recorded(judged(selectors)["Selectors"]) == everywhere
+    assert miss(cloudtrail.records_management_events(), cloudtrail.TRAIL, "audit", judged(selectors)) == (
+        f"Trail audit: management events should be All, but is {shown}."
+    )
+    assert passes(cloudtrail.records_management_events("ReadOnly"), judged(selectors)) is ("read" in everywhere)
+
+
+def test_excluded_sources_on_a_trail_in_moto(aws_session) -> None:
+    bucket, name = unique("trail-logs"), unique("audit")
+    aws_session.client("s3").create_bucket(Bucket=bucket)
+    client = aws_session.client("cloudtrail")
+    client.create_trail(Name=name, S3BucketName=bucket)
+    client.put_event_selectors(TrailName=name, EventSelectors=[
+        {"ReadWriteType": "All", "IncludeManagementEvents": True,
+         "ExcludeManagementEventSources": ["kms.amazonaws.com"]}
+    ])  # fmt: skip
+    found = described(cloudtrail.TRAIL, aws_session, name)
+    assert miss(cloudtrail.records_management_events(), cloudtrail.TRAIL, name, found) == (
+        f"Trail {name}: management events should be All, but is All except kms.amazonaws.com."
+    )
+    fields = [{"Field": "eventCategory", "Equals": ["Management"]},
+              {"Field": "eventSource", "NotEquals": ["rdsdata.amazonaws.com"]}]  # fmt: skip
+    client.put_event_selectors(TrailName=name, AdvancedEventSelectors=[{"Name": "m", "FieldSelectors": fields}])
+    found = described(cloudtrail.TRAIL, aws_session, name)
+    assert not passes(cloudtrail.records_management_events(), found)
+    client.put_event_selectors(TrailName=name, AdvancedEventSelectors=advanced("All")["AdvancedEventSelectors"])
+    assert passes(cloudtrail.records_management_events(), described(cloudtrail.TRAIL, aws_session, name))

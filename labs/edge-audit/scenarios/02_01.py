@@ -69,13 +69,18 @@ def a_control_that_does_not_always_sign(aws, handles):
     _distribution(aws, handles, _control(aws, behavior="no-override"))
 
 
-@mistake(issue=r"CloudFront distribution \w+: origins should be edge-audit-site, but is .*s3-website")
+@mistake(
+    issue=r"CloudFront distribution \w+: origin of the default behaviour should be edge-audit-site, but is .*s3-website"
+)
 def the_website_endpoint(aws, handles):
     control = _control(aws)
     _distribution(aws, handles, control, domain=f"{handles['01_01_bucket']}.s3-website-{aws.region_name}.amazonaws.com")
 
 
-@mistake(issue=r"CloudFront distribution \w+: origins should be edge-audit-site, but is .*another-bucket")
+@mistake(
+    issue=r"CloudFront distribution \w+: origin of the default behaviour should be edge-audit-site, "
+    r"but is .*another-bucket"
+)
 def another_bucket(aws, handles):
     _distribution(aws, handles, _control(aws), domain="another-bucket.s3.amazonaws.com")
 

@@ -15,7 +15,6 @@ async def run(session, context, logger):
         step.find("02_01_distribution", cloudfront.DISTRIBUTION, [
             cloudfront.enabled(),
             cloudfront.origin(bucket),
-            cloudfront.default_origin(bucket),
             cloudfront.reads_origin_through(control, bucket),
             cloudfront.default_root_object("index.html"),
             cloudfront.viewer_protocol(cloudfront.HTTPS_REQUIRED),

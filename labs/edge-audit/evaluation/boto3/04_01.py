@@ -9,7 +9,9 @@ async def run(session, context, logger):
     step = Step(session, context, logger)
     with step:
         step.input("01_01_bucket", s3.BUCKET)  # held by 01_01_bucket: no candidate for the audit bucket
-        bucket = step.find("04_01_bucket", s3.BUCKET, [s3.cloudtrail_may_write(step.output("04_01_trail"))])
+        bucket = step.find(
+            "04_01_bucket", s3.BUCKET, [s3.cloudtrail_may_write(step.output("04_01_trail"), acl_required=True)]
+        )
         step.find("04_01_trail", cloudtrail.TRAIL, [
             cloudtrail.to_bucket(bucket),
             cloudtrail.multi_region(),
