@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import secrets
 import socket
 import subprocess
@@ -96,6 +97,8 @@ def descriptors(pid: int) -> int:
 def idle_flood(host: str, port: int, pid: int) -> tuple[int, int, int]:
     """IDLE connections each with part of a head: the service's descriptors before and at their highest, and how
     many of the connections it closed."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, IDLE + 256)), hard))  # this client's own
     before, highest, opened = descriptors(pid), 0, []
     for i in range(IDLE):
         sock = socket.create_connection((host, port), timeout=10)
