@@ -14,8 +14,10 @@ from harness.sandbox.confine import MINIMUM
 from harness.service.settings import ServiceSettings, settings_problems
 
 ACCEPT_BATCH = 512
-"""Connections accepted in one turn of the event loop (asyncio's `backlog`, also the listen queue's length once
-serving): each holds a descriptor until the edge admits or sheds it, so at most STEPEVAL_MAX_CONNECTIONS plus this."""
+"""Connections accepted in one turn of the event loop (asyncio's `backlog`): each holds a descriptor until the edge
+admits or sheds it, so at most STEPEVAL_MAX_CONNECTIONS plus this. asyncio also listens with it; the edge listens
+again with LISTEN_QUEUE once serving (a shorter queue drops a hook's SYN under a flood: seconds of retransmits)."""
+LISTEN_QUEUE = 2048
 FLAGS = (
     "lab",
     "labs",
@@ -85,7 +87,9 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
         port=settings.port,
         access_log=False,
         # Nagle off, one write per response; connections bounded in all and per client address
-        http=PromptH11Protocol.bounded(settings.max_connections, settings.max_connections_per_client),
+        http=PromptH11Protocol.bounded(
+            settings.max_connections, settings.max_connections_per_client, listening=(sock, LISTEN_QUEUE)
+        ),
         log_level="warning",
         timeout_graceful_shutdown=int(settings.deadline_s),
         backlog=ACCEPT_BATCH,
@@ -105,7 +109,7 @@ def bound_socket(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
-        sock.listen(2048)
+        sock.listen(LISTEN_QUEUE)
     except OSError:
         sock.close()
         raise

@@ -82,19 +82,22 @@ class Quiet:
 class Edge:
     """The connections open at once: at most `total`, and `per_client` from one address (see the module)."""
 
-    def __init__(self, total: int, per_client: int) -> None:
+    def __init__(self, total: int, per_client: int, listening: tuple[socket.socket, int] | None = None) -> None:
+        self.listening = listening
         self.total = total
         self.per_client = per_client
         self.open: dict[PromptH11Protocol, str] = {}  # in the order they opened: the oldest first
         self.by_client: Counter[str] = Counter()
         self.shed = Quiet("connections_shed")
-        self.quieted = False  # whether the loop's accept failures are counted (`quiet_accept_failures`)
+        self.serving = False  # set at the first connection: accept failures counted, the listen queue restored
 
     def admit(self, protocol: PromptH11Protocol, client: str) -> bool:
         """Whether `protocol`, from `client`, may open; room is made by closing an older idle one if need be."""
-        if not self.quieted:
+        if not self.serving:  # the first connection
             quiet_accept_failures(asyncio.get_running_loop())
-            self.quieted = True
+            if self.listening is not None:
+                self.listening[0].listen(self.listening[1])
+            self.serving = True
         if self.by_client[client] >= self.per_client and not self.make_room(client):
             self.shed.count("refused_per_client")
             return False
@@ -229,9 +232,12 @@ class PromptH11Protocol(H11Protocol):
     edge: ClassVar[Edge | None] = None  # the bounds on connections (`bounded`), or none
 
     @classmethod
-    def bounded(cls, total: int, per_client: int) -> type[PromptH11Protocol]:
-        """The protocol for a server whose connections `Edge(total, per_client)` bounds."""
-        return type(cls.__name__, (cls,), {"edge": Edge(total, per_client)})
+    def bounded(
+        cls, total: int, per_client: int, listening: tuple[socket.socket, int] | None = None
+    ) -> type[PromptH11Protocol]:
+        """The protocol for a server whose connections `Edge(total, per_client)` bounds; `listening`: its socket
+        and the listen queue it is given again once serving (asyncio listens with its accept batch)."""
+        return type(cls.__name__, (cls,), {"edge": Edge(total, per_client, listening)})
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self.head_timer: asyncio.TimerHandle | None = None
