@@ -7,8 +7,9 @@ the process's shared loader cannot be read as sent), read by a loader made for t
 model read from disk takes 13-90 ms, a warm one nothing: a module could spell its account's data in which models it
 loads, and another evaluation, of another account, read it back by timing its first calls). So:
 - the services the labs' files name are pinned (the gateway pins them before their evaluations run) and shared:
-  read once, kept, and completed as they are read (`complete`: everything the gateway derives from a model lazily,
-  derived at once), so they are the same whatever an evaluation asked;
+  read once, kept, and completed by the gateway in a thread of its own (operations.complete: everything it derives
+  from a model lazily, derived at once), so they are the same whatever an evaluation asked (a request that comes
+  first derives only what completing derives too);
 - every other service is read into the cache of the evaluation that asks (`ModelScope`, in force in the gateway's
   threads serving it: `scoped`), at most SCOPE_BYTES of JSON (the one just read always kept), dropped with it;
 - outside any evaluation (tools, tests), a process-wide cache of MODEL_CACHE_BYTES, least recently used first out.
@@ -22,7 +23,7 @@ import contextvars
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import botocore.loaders
@@ -49,6 +50,7 @@ class LoadedService:
     secrets: ModelSecrets
     derived: dict[str, object] = field(default_factory=dict)  # e.g. the REST routes (harness/sandbox/operations.py)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    whole: bool = False  # everything derived from it already (operations.complete)
 
 
 def read_model(service: str) -> LoadedService:
@@ -62,20 +64,19 @@ def read_model(service: str) -> LoadedService:
 
 
 class _Store:
-    """Loaded services, least recently used first out past `max_bytes` (None: none goes) but those `kept` says to
-    keep; one read per service however many ask at once, at most CONCURRENT_LOADS reads in the process."""
+    """Loaded services, least recently used first out past `max_bytes` (None: none goes); one read per service
+    however many ask at once, at most CONCURRENT_LOADS reads in the process."""
 
     _loads = threading.Semaphore(CONCURRENT_LOADS)
 
-    def __init__(self, max_bytes: int | None, kept: Callable[[str], bool] = lambda _: False) -> None:
+    def __init__(self, max_bytes: int | None) -> None:
         self.max_bytes = max_bytes
-        self._kept = kept
         self._entries: OrderedDict[str, LoadedService] = OrderedDict()
         self._lock = threading.Lock()
         self._loading: dict[str, threading.Lock] = {}
 
-    def get(self, service: str, complete: Callable[[LoadedService], None] | None = None) -> LoadedService:
-        """The loaded service; `complete`, if given, is called on it once, when it is read (before it is shared)."""
+    def get(self, service: str) -> LoadedService:
+        """The loaded service."""
         with self._lock:
             found = self._entries.get(service)
             if found is not None:
@@ -90,8 +91,6 @@ class _Store:
             if found is None:
                 with self._loads:
                     found = read_model(service)
-                    if complete is not None:
-                        complete(found)
                 with self._lock:
                     self._entries[service] = found
                     self._loading.pop(service, None)
@@ -106,18 +105,17 @@ class _Store:
         with self._lock:
             return list(self._entries.values())
 
-    def unkept_bytes(self) -> int:
+    def size(self) -> int:
         with self._lock:
-            return sum(entry.size for name, entry in self._entries.items() if not self._kept(name))
+            return sum(entry.size for entry in self._entries.values())
 
     def _evict(self, keep: str) -> None:
-        """Drop the least recently used of those not kept until they fit (under the lock); `keep`, just loaded,
-        stays whatever its size."""
+        """Drop the least recently used until they fit (under the lock); `keep`, just loaded, stays whatever its
+        size."""
         if self.max_bytes is None:
             return
-        unkept = [name for name in self._entries if not self._kept(name)]
-        total = sum(self._entries[name].size for name in unkept)
-        for name in unkept:
+        total = sum(entry.size for entry in self._entries.values())
+        for name in list(self._entries):
             if total <= self.max_bytes:
                 break
             if name != keep:
@@ -161,11 +159,11 @@ class ModelCache:
         with self._lock:
             return service in self._pinned
 
-    def get(self, service: str, complete: Callable[[LoadedService], None] | None = None) -> LoadedService:
-        """The loaded service (UnknownService for a name botocore does not know): shared when pinned, completed by
-        `complete` as it is read; else the scope's in force, or the unscoped cache's."""
+    def get(self, service: str) -> LoadedService:
+        """The loaded service (UnknownService for a name botocore does not know): shared when pinned; else the
+        scope's in force, or the unscoped cache's."""
         if self.pinned(service):
-            return self._shared.get(service, complete)
+            return self._shared.get(service)
         scope = _scope.get()
         return (scope if scope is not None else self._unscoped).get(service)
 
@@ -183,13 +181,13 @@ class ModelCache:
         return self._shared.entries()
 
     def unread(self) -> list[str]:
-        """The shared services not loaded yet (the gateway is reading them)."""
-        loaded = set(self._shared.names())
-        return [name for name in self.pinned_names() if name in known_services() and name not in loaded]
+        """The shared services not read whole yet (the gateway is reading them)."""
+        whole = {entry.model.service_name for entry in self._shared.entries() if entry.whole}
+        return [name for name in self.pinned_names() if name in known_services() and name not in whole]
 
     def unpinned_bytes(self) -> int:
         """The bytes of the services held outside any evaluation (the unscoped cache)."""
-        return self._unscoped.unkept_bytes()
+        return self._unscoped.size()
 
     def __contains__(self, service: str) -> bool:
         scope = _scope.get()

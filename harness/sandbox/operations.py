@@ -69,9 +69,10 @@ class Route:
 
 def loaded(service: str) -> LoadedService:
     """`service`'s model and what is derived from it (Unidentified for a name botocore does not know): a service
-    the labs name, shared and complete (`complete`); another, the evaluation's own (harness/sandbox/models.py)."""
+    the labs name, shared (and made whole by the gateway: `complete`); another, the evaluation's own
+    (harness/sandbox/models.py)."""
     try:
-        return MODELS.get(service, complete)
+        return MODELS.get(service)
     except UnknownService as exc:
         raise Unidentified(str(exc)) from None
 
@@ -92,6 +93,7 @@ def complete(entry: LoadedService) -> None:
         for protocol in protocols(model):
             redact.needed(entry.secrets, operation, protocol)
             redact.obstacle(entry.secrets, operation, protocol)
+    entry.whole = True
 
 
 def service_model(service: str) -> ServiceModel:
@@ -173,10 +175,9 @@ def headers_of(entry: LoadedService, operation: str) -> tuple[frozenset[str], tu
 
 
 def prepare(service: str) -> None:
-    """Load what identifying, forwarding and answering `service`'s requests needs: its model, complete when it is
-    shared (`loaded`)."""
+    """Load what identifying, forwarding and answering `service`'s requests needs, all of it (`complete`)."""
     with contextlib.suppress(Unidentified):
-        loaded(service)
+        complete(loaded(service))
 
 
 def identify(service: str, request: RawRequest) -> Identified:
