@@ -11,7 +11,10 @@ tests/_compat/test_uvicorn.py fails when one moves):
   (`waiting_for_a_request`), and its `data_received`, `eof_received`, `connection_lost` and
   `on_response_complete`, which a subclass extends; h11 is uvicorn's dependency, read only here;
 - `H11Protocol.cycle.body`, the bytes of a request's body read and not yet received by the application
-  (`body_held`); uvicorn resumes reading when the application asks for more.
+  (`body_held`); uvicorn resumes reading when the application asks for more;
+- `H11Protocol.conn.trailing_data`, what h11 holds past the request it parsed (`pipelined`: the next request, sent
+  before this one's answer), and `H11Protocol.cycle.keep_alive`, which uvicorn reads at a response's end to close the
+  connection (`close_after_response`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["H11Protocol", "body_held", "waiting_for_a_request"]
+__all__ = ["H11Protocol", "body_held", "close_after_response", "pipelined", "waiting_for_a_request"]
 
 
 def body_held(protocol: H11Protocol) -> int:
@@ -31,3 +34,14 @@ def body_held(protocol: H11Protocol) -> int:
 def waiting_for_a_request(protocol: H11Protocol) -> bool:
     """Whether the connection awaits a request's head (none begun, or only part of one arrived)."""
     return protocol.conn.their_state is h11.IDLE
+
+
+def pipelined(protocol: H11Protocol) -> bool:
+    """Whether the client sent more after a whole request that is not answered yet (a pipelined request)."""
+    return protocol.conn.their_state is h11.DONE and bool(protocol.conn.trailing_data[0])
+
+
+def close_after_response(protocol: H11Protocol) -> None:
+    """The connection is closed once the request being served is answered."""
+    if protocol.cycle is not None:
+        protocol.cycle.keep_alive = False

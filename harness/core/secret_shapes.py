@@ -81,7 +81,8 @@ SAFE_VARIABLE = re.compile(
 IDENTIFIER = re.compile(r"[A-Za-z0-9_.,/@+*-]{1,512}")
 LABEL = r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?"
 HOST = rf"(?:{LABEL}(?:\.{LABEL})*|\[[0-9a-fA-F:.]+\])(?::[0-9]{{1,5}})?"
-URL = r"[a-z][a-z0-9+.-]*://[^\s@]{1,2000}"
+# a URL holds no comma: the list of them is read one way only (else `a://x,` repeated backtracks exponentially)
+URL = r"[a-z][a-z0-9+.-]*://[^\s@,]{1,2000}"
 VARIABLE_SHAPES = (
     (re.compile(r"(?:host|hostname|domain|cluster)\Z"), re.compile(f"{HOST}(?:,{HOST})*")),
     (re.compile(r"(?:url|uri|endpoint|origin|origins)\Z"), re.compile(rf"\*|(?:{URL}|{HOST})(?:,(?:{URL}|{HOST}))*")),
@@ -110,8 +111,6 @@ CREDENTIAL_VALUE = re.compile(
     r"|(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@"
     r"|https://(?:hooks\.slack\.com/(?:services|workflows|triggers)|(?:[\w-]+\.)?discord(?:app)?\.com/api/webhooks"
     r"|[\w.-]*webhook\.office\.com|outlook\.office\.com/webhook)/\S+"  # a webhook's URL: who holds it posts
-    # a connection string with its password (Server=db;User Id=app;Password=...)
-    r"|(?i:(?:server|data source|host)=[^;]{1,200};[^\n]{0,500}?(?:password|pwd)=[^;\s])"
     # a credential-named parameter in a URL's query, a connection string or `key=value` text (`?api_key=...`, JDBC's
     # `&password=...`, a presigned URL's `sig=`, Azure's `AccountKey=`/`SharedAccessKey=`, `password=x` in a config)
     r"|(?i:(?:pass(?:word|wd|phrase|code)|pwd|secret|token|api[_-]?key|access[_-]?key|account[_-]?key"
@@ -140,6 +139,12 @@ CREDENTIAL_TEXT = re.compile(
     r"|(?i:\b(?:mysql\w*|sshpass)\b[^\n]{0,80}?[ \t]-p[ \t]?[^\s'\"-])"
 )
 TEXT_HINTS = (":", "-p", "-P")  # CREDENTIAL_TEXT matches none of a text without one of these
+# A connection string with its password (Server=db;User Id=app;Password=...): `connection_password`.
+CONNECTION_SERVER = re.compile(r"(?i:(?:server|data source|host)=[^;]{1,200};)")
+CONNECTION_PASSWORD = re.compile(r"(?i:(?:password|pwd)=[^;\s])")
+CONNECTION_SPAN = 500
+SCAN_WINDOW = 16 * 1024  # the most text one search of CREDENTIAL_VALUE reads (`credential_shaped`)...
+SCAN_OVERLAP = 2 * 1024  # ...and what each window shares with the last: a credential across two is in one
 JSON_PATH = ("$", "{%")  # a state machine's path or JSONata (`"TaskToken.$": "$$.Task.Token"`): no credential
 MAX_JSON_TEXT = 1024 * 1024  # text read as JSON to find credential-named keys in it (a state machine's definition)
 
@@ -150,9 +155,7 @@ def looks_like_credential(text: str) -> bool:
     parameter, `password=...` text, a bearer token, a webhook's URL, a connection string with its password or key,
     JSON text holding a credential-named key (`{"db_password": "..."}`), `password: x` text, a password on a command
     line (`CREDENTIAL_TEXT`)."""
-    if CREDENTIAL_VALUE.search(text) or json_holds_credential(text):
-        return True
-    return any(hint in text for hint in TEXT_HINTS) and bool(CREDENTIAL_TEXT.search(text))
+    return credential_shaped(text) or json_holds_credential(text)
 
 
 def platform_caller(document: dict[str, object]) -> tuple[str, ...]:
@@ -166,6 +169,35 @@ def platform_caller(document: dict[str, object]) -> tuple[str, ...]:
     if not any(str(key).lower() == "externalid" for key in parameters):
         return ()
     return tuple(key for key in ENTRY_CALLER if key in document)
+
+
+def credential_shaped(text: str) -> bool:
+    """Whether a credential's form is in `text` (CREDENTIAL_VALUE, a connection string's password, CREDENTIAL_TEXT where
+    a hint of one is). Text longer
+    than SCAN_WINDOW is searched a window at a time (each overlapping the last by SCAN_OVERLAP): no one search holds
+    the interpreter long, whatever the text."""
+    if len(text) <= SCAN_WINDOW:
+        if CREDENTIAL_VALUE.search(text) or connection_password(text):
+            return True
+        return any(hint in text for hint in TEXT_HINTS) and bool(CREDENTIAL_TEXT.search(text))
+    step = SCAN_WINDOW - SCAN_OVERLAP
+    return any(credential_shaped(text[at : at + SCAN_WINDOW]) for at in range(0, len(text) - SCAN_OVERLAP, step))
+
+
+def connection_password(text: str) -> bool:
+    """Whether `text` holds a connection string with its password (`Server=db;User Id=app;Password=...`): a
+    server's part, then within CONNECTION_SPAN characters of the same line a password's. Each part is found once
+    (a pattern spanning both would read the span again from every `host=`: `host=a;` repeated costs 500 times its
+    length)."""
+    servers = CONNECTION_SERVER.finditer(text)
+    server, latest = next(servers, None), -1
+    for password in CONNECTION_PASSWORD.finditer(text):
+        start = password.start()
+        while server is not None and server.end() <= start:
+            latest, server = server.end(), next(servers, None)
+        if latest >= 0 and start - latest <= CONNECTION_SPAN and "\n" not in text[latest:start]:
+            return True
+    return False
 
 
 def json_text(text: str) -> object | None:

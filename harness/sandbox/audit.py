@@ -72,6 +72,7 @@ class Evaluation:
     owner: Owner = field(default_factory=Owner)  # the sandbox account's id and buckets, learned when first needed
     models: ModelScope = field(default_factory=ModelScope)  # the models it reads that no lab names: its own
     upstreams: dict[tuple[str, str], Upstream] = field(default_factory=dict)  # AWS endpoints only it asked for
+    blanking: threading.RLock = field(default_factory=threading.RLock)  # its answers blanked one at a time
 
     def record(self, operation: Operation) -> None:
         with self.lock:

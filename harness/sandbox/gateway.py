@@ -60,7 +60,7 @@ from harness.sandbox.owner import NotTheSandboxs, account_from, bucket_of, bucke
 from harness.sandbox.tap import MAX_RECORDED_BODY_BYTES, Canned, Exchange, RawRequest, Tap
 from harness.sandbox.unreachable import unreachable
 from harness.sandbox.upstream import HOP_BY_HOP, Upstream, Upstreams, emulator_route, forwarded_headers
-from harness.sandbox.wire import WRITE_S, ConnectionEnded, Malformed, Reader
+from harness.sandbox.wire import WRITE_S, Bodies, ConnectionEnded, Malformed, Reader
 
 CHUNK_BYTES = 64 * 1024
 PRESIGNED = frozenset({"x-amz-signature", "x-amz-credential", "x-amz-security-token"})
@@ -118,17 +118,24 @@ class GatewayHandler(socketserver.BaseRequestHandler):
                 self.wfile.close()
 
     def _one(self, reader: Reader, evaluation: Evaluation, token: str) -> bool:
-        """Read, judge and answer one request; whether the connection stays open for another."""
-        try:
-            raw, closing = reader.request()
-        except (ConnectionEnded, OSError):
-            return False
-        except Malformed as bad:
-            if self.server.gateway.evaluation(token) is evaluation:
-                started = time.perf_counter()
-                self.log(evaluation, "?", "(unread)", started, allowed=False, status=bad.status, detail=str(bad))
-                self.answer_error(None, bad.status, "InvalidRequest", str(bad), closing=True)
-            return False
+        """Read, judge and answer one request (its body holding a share of the gateway's `Bodies` until answered);
+        whether the connection stays open for another."""
+        with self.server.gateway.bodies.holding(token) as take:
+            try:
+                raw, closing = reader.request(take)
+            except (ConnectionEnded, OSError):
+                return False
+            except Malformed as bad:
+                if self.server.gateway.evaluation(token) is evaluation:
+                    started = time.perf_counter()
+                    self.log(evaluation, "?", "(unread)", started, allowed=False, status=bad.status, detail=str(bad))
+                    code = "ServiceUnavailable" if bad.status == HTTPStatus.SERVICE_UNAVAILABLE else "InvalidRequest"
+                    self.answer_error(None, bad.status, code, str(bad), closing=True)
+                return False
+            return self._answer(raw, closing, evaluation, token)
+
+    def _answer(self, raw: RawRequest, closing: bool, evaluation: Evaluation, token: str) -> bool:
+        """Judge and answer a request read whole; whether the connection stays open for another."""
         if self.server.gateway.evaluation(token) is not evaluation:
             return False  # the evaluation is over: a connection kept alive from it is closed unanswered, like a new one
         self.request.settimeout(WRITE_S)
@@ -225,7 +232,9 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         ):
             try:
                 with self.turn_to_blank(evaluation, response):
-                    body = redact.redact(entry.secrets, model, identified.protocol, self.read_whole(response))
+                    whole = self.read_whole(response)
+                    with self.own_turn(evaluation):
+                        body = redact.redact(entry.secrets, model, identified.protocol, whole)
             except redact.Unredactable as exc:
                 detail = f"its answer's secrets could not be removed: {exc}"
                 self.log(evaluation, service, operation, started, allowed=True, status=502, detail=detail)
@@ -249,14 +258,31 @@ class GatewayHandler(socketserver.BaseRequestHandler):
     @contextlib.contextmanager
     def turn_to_blank(self, evaluation: Evaluation, response: urllib3.BaseHTTPResponse) -> Iterator[None]:
         """A turn among the answers being blanked at once (redact.AT_ONCE) for an answer that may be large (of
-        unknown length, compressed, or over redact.UNGATED_BYTES); a small one needs none. Waiting for one ends
-        with the evaluation."""
+        unknown length, compressed, or over redact.UNGATED_BYTES), taken within the evaluation's own (`own_turn`);
+        a small one needs none. Waiting for one ends with the evaluation."""
         length = response.headers.get("content-length", "")
         if length.isdigit() and int(length) <= redact.UNGATED_BYTES and not response.headers.get("content-encoding"):
             yield
             return
+        with self.own_turn(evaluation):  # first: one evaluation holds at most one of the AT_ONCE turns
+            deadline = time.monotonic() + redact.WAIT_S
+            while not self.server.gateway.redacting.acquire(timeout=TURN_POLL_S):
+                if evaluation.closing:
+                    raise redact.Unredactable("the evaluation ended while it waited for a turn to blank it")
+                if time.monotonic() >= deadline:
+                    raise redact.Unredactable(f"no turn to blank it within {redact.WAIT_S:g} s")
+            try:
+                yield
+            finally:
+                self.server.gateway.redacting.release()
+
+    @contextlib.contextmanager
+    def own_turn(self, evaluation: Evaluation) -> Iterator[None]:
+        """The evaluation's turn to blank an answer (taken again by the thread holding it): its answers are blanked
+        one at a time, so the CPU redaction takes is charged to it (however many threads it asks from) and not to
+        the evaluations beside it. Waiting ends with the evaluation, or after redact.WAIT_S."""
         deadline = time.monotonic() + redact.WAIT_S
-        while not self.server.gateway.redacting.acquire(timeout=TURN_POLL_S):
+        while not evaluation.blanking.acquire(timeout=TURN_POLL_S):
             if evaluation.closing:
                 raise redact.Unredactable("the evaluation ended while it waited for a turn to blank it")
             if time.monotonic() >= deadline:
@@ -264,7 +290,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         try:
             yield
         finally:
-            self.server.gateway.redacting.release()
+            evaluation.blanking.release()
 
     def log(self, evaluation: Evaluation, service: str, operation: str, started: float, **outcome: Any) -> None:
         ms = round((time.perf_counter() - started) * 1000, 3)
@@ -602,6 +628,7 @@ class Gateway:
         self._http: OrderedDict[str, urllib3.PoolManager] = OrderedDict()  # per account: see `http`
         self.upstreams = Upstreams(MODELS.pinned)
         self.redacting = threading.BoundedSemaphore(redact.AT_ONCE)  # answers read whole at once: memory
+        self.bodies = Bodies()  # request bodies held at once, in all and per evaluation
 
     @property
     def socket_path(self) -> str:

@@ -17,6 +17,7 @@ import re
 import weakref
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,8 @@ from harness.core.secret_shapes import (
 
 MARKER = "(removed by the stepeval gateway: a secret)"
 MAX_REDACTED_BYTES = 4 * 1024 * 1024  # an answer read whole to blank its secrets
+MAX_SCANNED_CHARS = 1024 * 1024  # of one answer's text, what is searched for credentials; the rest is blanked...
+PAST_SCANNED = "(removed by the stepeval gateway: past the 1 MiB of an answer's text searched for secrets)"  # so
 AT_ONCE = 2  # answers being blanked at once in this process (a parsed answer takes several times its size)
 UNGATED_BYTES = 64 * 1024  # an answer of a known length up to this, uncompressed, is blanked without a turn
 WAIT_S = 30.0  # for a turn to blank one
@@ -54,6 +57,10 @@ SCRUBBED_PAYLOADS = frozenset({"s3:GetObject"})
 CHECKSUM_HEADER = "x-amz-checksum-"  # of the body as stored: dropped from a body relayed blanked (botocore checks it)
 BINARY_SNIFF_BYTES = 8192  # a NUL in these: a binary file, relayed as it is
 PAGING = re.compile(r"(?:Next|Continuation|Pagination|Page)\w*(?:Token|Marker)|Marker", re.I)  # a next page
+
+
+# What is left of MAX_SCANNED_CHARS for the answer being blanked in this thread (`redact` sets it, `scrub` spends it).
+_LEFT: ContextVar[list[int] | None] = ContextVar("scan_left", default=None)
 
 
 class Unredactable(Exception):
@@ -93,7 +100,16 @@ def obstacle(secrets: ModelSecrets, operation: OperationModel, protocol: str) ->
 
 
 def redact(secrets: ModelSecrets, operation: OperationModel, protocol: str, body: bytes) -> bytes:
-    """`body` with its secrets blanked; Unredactable if it does not parse as `protocol` says."""
+    """`body` with its secrets blanked; Unredactable if it does not parse as `protocol` says. Its text is searched
+    for credentials up to MAX_SCANNED_CHARS (the cost of one answer is bounded): text past it is PAST_SCANNED."""
+    left = _LEFT.set([MAX_SCANNED_CHARS])
+    try:
+        return _redact(secrets, operation, protocol, body)
+    finally:
+        _LEFT.reset(left)
+
+
+def _redact(secrets: ModelSecrets, operation: OperationModel, protocol: str, body: bytes) -> bytes:
     shape, payload = operation.output_shape, _payload(operation)
     if payload is not None:
         if payload[1].type_name in ("blob", "string"):
@@ -212,7 +228,13 @@ def _text(shape: Shape) -> bool:
 def scrub(text: str) -> str:
     """Text relayed as it is unless it holds a credential: MARKER for credential-shaped text, and JSON text (a state
     machine's definition, a policy, a config file in a variable) with the values under credential-named keys
-    blanked inside it, the rest of it kept."""
+    blanked inside it, the rest of it kept; PAST_SCANNED once the answer's text searched is MAX_SCANNED_CHARS."""
+    left = _LEFT.get()
+    if left is not None:
+        if left[0] < len(text):
+            left[0] = 0
+            return PAST_SCANNED
+        left[0] -= len(text)
     if not looks_like_credential(text):
         return text
     document = json_text(text)

@@ -19,7 +19,11 @@ from __future__ import annotations
 
 import re
 import socket
+import threading
 import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from harness.sandbox.tap import RawRequest
@@ -31,6 +35,9 @@ READ_S = 10.0  # a request's head and body, from its first byte
 IDLE_S = 120.0  # between two requests of one connection
 WRITE_S = 30.0  # each write of an answer to the evaluation
 RECV_BYTES = 64 * 1024
+FREE_BODY_BYTES = 16 * 1024  # a body this small is read without a share of `Bodies` (botocore's reads: a few KB)
+BODIES_BYTES = 8 * 1024 * 1024  # larger bodies being read or forwarded at once, all evaluations together...
+BODIES_BYTES_EACH = 2 * 1024 * 1024  # ...and of one evaluation
 
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"})
 TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
@@ -125,6 +132,45 @@ def body_length(headers: dict[str, str]) -> int:
     return length
 
 
+class Bodies:
+    """The bytes of request bodies the gateway holds at once (read, or being forwarded): at most BODIES_BYTES in all
+    and BODIES_BYTES_EACH per evaluation, bodies up to FREE_BODY_BYTES aside. Past either bound a request is refused
+    (503) before its body is read: evaluations stalling large bodies cannot grow the service."""
+
+    def __init__(self, total: int = BODIES_BYTES, each: int = BODIES_BYTES_EACH) -> None:
+        self.total = total
+        self.each = each
+        self.held = 0
+        self.by_owner: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def holding(self, owner: str) -> Iterator[Callable[[int], None]]:
+        """A request's share: call what it yields with the body's length before reading it (Malformed(503) when
+        there is no room); whatever was taken is given back on leaving."""
+        taken = [0]
+
+        def take(length: int) -> None:
+            if length <= FREE_BODY_BYTES:
+                return
+            with self._lock:
+                if self.held + length > self.total or self.by_owner[owner] + length > self.each:
+                    raise Malformed(503, f"a request body of {length} bytes while the gateway holds too many: retry")
+                self.held += length
+                self.by_owner[owner] += length
+                taken[0] += length
+
+        try:
+            yield take
+        finally:
+            if taken[0]:
+                with self._lock:
+                    self.held -= taken[0]
+                    self.by_owner[owner] -= taken[0]
+                    if not self.by_owner[owner]:
+                        del self.by_owner[owner]
+
+
 class Reader:
     """Requests off one connection, each whole or Malformed, each read under its own deadline."""
 
@@ -144,9 +190,10 @@ class Reader:
         self._buffer[:] = rest
         return line
 
-    def request(self) -> tuple[RawRequest, bool]:
+    def request(self, take: Callable[[int], None] = lambda length: None) -> tuple[RawRequest, bool]:
         """The next request (its target as sent, service prefix included) and whether the client asked to close
-        after it; ConnectionEnded if the client hung up before its first byte, Malformed if it is not one."""
+        after it; ConnectionEnded if the client hung up before its first byte, Malformed if it is not one. `take` is
+        told the body's declared length before it is read (`Bodies.holding`: it may refuse)."""
         if not self._buffer:
             self.sock.settimeout(IDLE_S)
             try:
@@ -163,6 +210,7 @@ class Reader:
         method, target, headers = parse_head(bytes(self._buffer[:end]))
         del self._buffer[: end + 4]
         length = body_length(headers)
+        take(length)
         while len(self._buffer) < length:
             self._receive_until(deadline)
         body = bytes(self._buffer[:length])

@@ -13,6 +13,11 @@ from harness.core import logs
 from harness.sandbox.confine import MINIMUM
 from harness.service.settings import ServiceSettings, settings_problems
 
+ACCEPT_BATCH = 512
+"""Connections accepted in one turn of the event loop (asyncio's `backlog`): each holds a descriptor until the edge
+admits or sheds it, so at most STEPEVAL_MAX_CONNECTIONS plus this. asyncio also listens with it; the edge listens
+again with LISTEN_QUEUE once serving (a shorter queue drops a hook's SYN under a flood: seconds of retransmits)."""
+LISTEN_QUEUE = 2048
 FLAGS = (
     "lab",
     "labs",
@@ -81,9 +86,13 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
         host=settings.host,
         port=settings.port,
         access_log=False,
-        http=PromptH11Protocol,  # Nagle off, one write per response: answers leave as soon as they exist
+        # Nagle off, one write per response; connections bounded in all and per client address
+        http=PromptH11Protocol.bounded(
+            settings.max_connections, settings.max_connections_per_client, listening=(sock, LISTEN_QUEUE)
+        ),
         log_level="warning",
         timeout_graceful_shutdown=int(settings.deadline_s),
+        backlog=ACCEPT_BATCH,
     )
     server = uvicorn.Server(config)
     host, port = sock.getsockname()[:2]
@@ -100,7 +109,7 @@ def bound_socket(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
-        sock.listen(2048)
+        sock.listen(LISTEN_QUEUE)
     except OSError:
         sock.close()
         raise

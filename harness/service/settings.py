@@ -45,6 +45,12 @@ class ServiceSettings(BaseSettings):
     deadline_s: float = Field(60.0, gt=1, le=900, description="a request's whole budget, queue and STS included")
     retry_after_s: int = Field(2, ge=1, le=3600, description="Retry-After seconds on 429 and 503")
     max_body_bytes: int = Field(1024 * 1024, ge=1024, le=64 * 1024 * 1024, description="larger bodies get 413")
+    max_connections: int = Field(
+        1024, ge=1, le=1_000_000, description="client connections open at once; past it the oldest idle is closed"
+    )
+    max_connections_per_client: int = Field(
+        256, ge=1, le=1_000_000, description="of them from one client address (then that address's oldest idle)"
+    )
     webhook_secret: SecretStr = Field(description="whsec_... Standard Webhooks secret shared with the platform")
     idempotency_window_s: float = Field(86_400.0, ge=0, description="how long a webhook-id's answer is kept")
     idempotency_max_entries: int = Field(10_000, ge=0, description="answers kept at most (oldest go first)")

@@ -98,3 +98,18 @@ def test_its_cycle_holds_the_body_read_ahead() -> None:
     assert "self.body = bytearray()" in inspect.getsource(RequestResponseCycle.__init__)
     assert "self.cycle.body += event.data" in inspect.getsource(H11Protocol.handle_events)
     assert "self.cycle: RequestResponseCycle = None" in inspect.getsource(H11Protocol.__init__)
+
+
+def test_h11_holds_a_pipelined_request_and_the_cycle_closes_when_not_kept_alive() -> None:
+    """`pipelined` reads `conn.trailing_data` once the request is DONE; `close_after_response` clears
+    `cycle.keep_alive`, which uvicorn reads at a response's end to close the connection."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import RequestResponseCycle
+
+    conn = h11.Connection(h11.SERVER)
+    conn.receive_data(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n" * 2)
+    assert isinstance(conn.next_event(), h11.Request) and isinstance(conn.next_event(), h11.EndOfMessage)
+    assert conn.next_event() is h11.PAUSED
+    assert conn.their_state is h11.DONE and conn.trailing_data[0].startswith(b"GET / HTTP/1.1")
+    assert "self.keep_alive = True" in inspect.getsource(RequestResponseCycle.__init__)
+    assert "not self.keep_alive" in inspect.getsource(RequestResponseCycle.send)

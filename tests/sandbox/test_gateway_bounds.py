@@ -272,3 +272,48 @@ def test_an_endpoint_is_shared_only_for_a_shared_service_in_a_region_opened() ->
     upstreams.get(account, "sqs", "eu-west-1", own)
     upstreams.get(account, "sts", "ap-south-2", own)
     assert set(own) == {("sqs", "eu-west-1"), ("sts", "ap-south-2")} and upstreams.shared_count() == 1
+
+
+def test_an_evaluations_answers_are_blanked_one_at_a_time_and_others_beside_it(
+    upstream: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31: a module's 16 threads made the gateway scan their answers at once, in the service's process, and
+    `/healthz` and a neighbour waited. One evaluation's answers are blanked one at a time (its own turn); another
+    evaluation's beside them."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from harness.sandbox import redact
+
+    blanking: dict[str, int] = {"now": 0, "most": 0}
+    counting = threading.Lock()
+    real = redact.redact
+
+    def watched(*args: object) -> bytes:
+        with counting:
+            blanking["now"] += 1
+            blanking["most"] = max(blanking["most"], blanking["now"])
+        time.sleep(0.05)  # long enough for the other threads' answers to arrive meanwhile
+        try:
+            return real(*args)  # type: ignore[arg-type]
+        finally:
+            with counting:
+                blanking["now"] -= 1
+
+    monkeypatch.setattr(redact, "redact", watched)
+
+    def reads(gateway: Gateway, token: str) -> list[int]:
+        with ThreadPoolExecutor(8) as pool:
+            lines = [connection(gateway, token) for _ in range(8)]
+            return list(pool.map(lambda line: post(line, "/sts/us-east-1/", READ_OF["sts"]), lines))
+
+    with Gateway() as gateway:
+        account = Account(Credentials("testing", "testing"), REGION, upstream)
+        one = gateway.open(account)
+        assert reads(gateway, one) == [200] * 8
+        assert blanking["most"] == 1  # one evaluation: one at a time
+        two = [gateway.open(account) for _ in range(2)]
+        with ThreadPoolExecutor(2) as both:
+            assert list(both.map(lambda token: reads(gateway, token), two)) == [[200] * 8] * 2
+        assert blanking["most"] == 2  # two evaluations: each its own turn
+        for token in [one, *two]:
+            gateway.finish(token)

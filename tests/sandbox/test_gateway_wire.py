@@ -5,9 +5,11 @@ upstream. The upstream here is a stub HTTP server that records every request rea
 from __future__ import annotations
 
 import http.server
+import json
 import re
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
@@ -416,3 +418,40 @@ def test_a_read_sent_where_its_model_does_not_send_it_goes_nowhere(line: Line, n
     assert status_of(answer) in (400, 403), answer[:300]  # 400: the wire refuses what a server would decode
     log = line.gateway.finish(line.token)
     assert log and all(not op.allowed for op in log), log
+
+
+def test_large_bodies_held_at_once_are_bounded_per_evaluation_and_in_all(line: Line, upstream: str) -> None:
+    """Issue 31: 4 evaluations x 32 connections x a 1 MiB body stalled on its last byte grew the service ~190 MiB.
+    A body past an evaluation's share (BODIES_BYTES_EACH) or the gateway's (BODIES_BYTES) is answered 503 before it
+    is read; a small read still goes through, and the shares come back when the stalled connections end."""
+    method, target, headers, _ = READS["json"]
+    big = json.dumps({"ExclusiveStartTableName": "a" * (wire.MAX_BODY_BYTES - 64)}).encode()
+    stalled_head = request(method, target, {**headers, "Content-Length": str(len(big))})
+    owners = [line.token] + [
+        line.gateway.open(Account(Credentials("testing", "testing"), REGION, upstream)) for _ in range(4)
+    ]
+    held: list[socket.socket] = []
+    try:
+        for token in owners[:4]:  # each evaluation takes its share with two bodies: the four take all of it
+            for _ in range(2):
+                raw = socket.socket(socket.AF_UNIX)
+                raw.settimeout(10)
+                raw.connect(line.gateway.socket_path)
+                raw.sendall(PREAMBLE + token.encode() + b"\n" + stalled_head + big[:-1])
+                held.append(raw)
+        while line.gateway.bodies.held < wire.BODIES_BYTES - 8 * 64:
+            time.sleep(0.01)  # until the gateway has read the eight heads
+        assert line.gateway.bodies.held <= wire.BODIES_BYTES
+        third = Line(line.gateway, owners[0]).exchange(stalled_head)  # past its evaluation's share
+        other = Line(line.gateway, owners[4]).exchange(stalled_head)  # past the gateway's
+        for answer in (third, other):
+            assert status_of(answer) == 503 and b"ServiceUnavailable" in answer
+        assert status_of(Line(line.gateway, owners[4]).exchange(request(*READS["json"]))) == 200  # small: read
+    finally:
+        for raw in held:
+            raw.close()
+    while line.gateway.bodies.held:
+        time.sleep(0.01)  # each stalled request ends with its connection, and gives its share back
+    assert not line.gateway.bodies.by_owner
+    for token in owners[1:]:
+        line.gateway.finish(token)

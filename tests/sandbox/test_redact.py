@@ -556,3 +556,34 @@ def test_the_services_own_entry_in_cloudtrail_loses_its_identity() -> None:
 )
 def test_a_learners_object_loses_the_lines_holding_credentials(body: bytes, kept: bytes) -> None:
     assert redact_module.scrub_payload(body) == kept
+
+
+def test_an_answers_text_past_the_scanned_bound_is_blanked_with_a_marker_saying_so() -> None:
+    service = model("json")
+    big = "host=a;" * (redact_module.MAX_SCANNED_CHARS // 7 + 1)
+    answer = {"Name": "db", "Users": [{"Name": big}, {"Name": "after"}]}
+    out = json.loads(redact(secrets_of(service), service.operation_model("Read"), "json", json.dumps(answer).encode()))
+    assert out["Name"] == "db"
+    assert out["Users"] == [{"Name": redact_module.PAST_SCANNED}, {"Name": redact_module.PAST_SCANNED}]
+
+
+@pytest.mark.parametrize(
+    "text, credential",
+    [
+        ("Server=db;User Id=app;Password='hunter2'", True),
+        ('Data Source=db;Initial Catalog=x;Pwd="s3cret"', True),
+        ("host=a;" * 5000, False),
+        ("host=a;\nPassword='x'", False),
+        ("host=a;" + "x" * 600 + "Password='x'", False),
+        (("x" * 20_000) + "AKIAABCDEFGHIJKLMNOP", True),  # found past the first window
+        ("x" * (16 * 1024 - 10) + "AKIAABCDEFGHIJKLMNOP" + "x" * 40_000, True),  # across two windows
+    ],
+)
+def test_connection_strings_and_long_text_are_read_in_bounded_steps(text: str, credential: bool) -> None:
+    assert looks_like_credential(text) is credential
+
+
+def test_a_list_of_urls_is_matched_one_way_only() -> None:
+    """`a://x,` repeated then a refused character: exponential backtracking before (40 of them: hours), none now."""
+    assert variable_entry("SERVICE_URL", "a://x," * 40 + "@") is True
+    assert variable_entry("SERVICE_URL", "https://a.example.com/x,https://b.example.com/y") is False

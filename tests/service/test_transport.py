@@ -11,6 +11,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -132,3 +133,60 @@ def test_a_stalled_body_is_408_and_a_stalled_head_is_closed(service: Service) ->
     finally:
         stalled_body.close()
         stalled_head.close()
+
+
+def test_pipelined_requests_get_one_answer_and_the_connection_closes(service: Service) -> None:
+    """Issue 31: 20,000 pipelined `GET /healthz` got one answer and held the connection 30-45 s. The first is
+    answered, then the connection is closed; what followed it is dropped, never served."""
+    parts = urlsplit(service.url)
+    sock = socket.create_connection((parts.hostname, parts.port), timeout=60)
+    try:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" * 2000)
+        received = b""
+        while chunk := sock.recv(65536):  # ends at the service's close (the timeout only guards a hang)
+            received += chunk
+    finally:
+        sock.close()
+    assert received.count(b"HTTP/1.1 ") == 1 and received.startswith(b"HTTP/1.1 200 "), received[:300]
+
+
+def test_connections_are_bounded_per_client_and_a_signed_hook_is_still_answered(
+    service_factory: Any, moto_server: str, accounts: Any
+) -> None:
+    """Issue 31: one client trickling heads held 9,000 connections (the service out of descriptors, a hook 14-36 s).
+    Past the per-client bound its oldest idle connections are closed: its descriptors stay bounded, and a signed hook
+    from the same address is answered."""
+    from tests.fixtures.service import SERVICE_LAB, bucket_events
+
+    bounded = service_factory(
+        "bounded-edge", "--lab", str(SERVICE_LAB), "--workers", "1", "--endpoint-url", moto_server,
+        env={"STEPEVAL_MAX_CONNECTIONS": "24", "STEPEVAL_MAX_CONNECTIONS_PER_CLIENT": "16"},
+    )  # fmt: skip
+    parts = urlsplit(bounded.url)
+    fds_before = len(list(Path(f"/proc/{bounded.process.pid}/fd").iterdir()))
+    held = []
+    try:
+        for _ in range(200):
+            sock = socket.create_connection((parts.hostname, parts.port), timeout=30)
+            sock.sendall(b"POST /v1/evaluations HTTP/1.1\r\nHost: x\r\n")  # a head never finished
+            held.append(sock)
+        answer = bounded.post({"step": "01.01", "sandbox": accounts[0].ref(), "events": bucket_events("alpha-bucket")})
+        assert answer.status_code == 200 and answer.json()["status"] in ("pass", "fail")
+        fds_during = len(list(Path(f"/proc/{bounded.process.pid}/fd").iterdir()))
+        assert fds_during <= fds_before + 24
+        assert all(closed(sock) for sock in held[:150])  # the oldest were closed to make room
+    finally:
+        for sock in held:
+            sock.close()
+    shed = [line for line in bounded.log_lines() if line.get("event") == "connections_shed"]
+    assert 1 <= len(shed) <= 3 and shed[0]["closed_idle"] >= 1  # said, not once per connection
+
+
+def closed(sock: socket.socket) -> bool:
+    """Whether the peer closed `sock` (its end, or a reset: it had unread input); False if it is still open."""
+    try:
+        return sock.recv(1024) == b""
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
