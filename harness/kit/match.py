@@ -58,44 +58,53 @@ def assign(
     order = list(outputs)
     reachable = [sum(1 for later in order[i:] if options.get(later)) for i in range(len(order) + 1)]
     best: dict[str, C | None] = {name: None for name in order}
-    best_score, tried = (-1, -1), 0  # (outputs assigned, of them fitting rather than pending)
+    best_score: tuple[int, int] = (-1, -1)  # (outputs fitting or pending, of them fitting rather than pending)
+    best_latest: tuple[int, ...] = ()
+    tried, complete = 0, (len(order), len(order))
     trial: dict[str, C | None] = {}
+    latest: list[int] = []  # each output's candidate's place in its options, declaration order (-1: none)
 
-    def consistent(upto: int) -> bool:
-        """Every output assigned so far still fits (or may, where it waits on a later output)."""
-        for name in order[:upto]:
-            chosen = trial[name]
-            if chosen is not None and judge(name, chosen, trial) is Fit.MISSES:
-                return False
-        return True
+    def standing(upto: int) -> tuple[int, int]:
+        """(outputs assigned so far that fit, are pending or wait on a later output; of them, those that fit)."""
+        fits = [judge(name, trial[name], trial) for name in order[:upto] if trial[name] is not None]
+        return sum(f is not Fit.MISSES for f in fits), fits.count(Fit.FITS)
 
-    def search(index: int, taken: frozenset[Hashable], score: int) -> None:
-        nonlocal best, best_score, tried
-        hope = score + reachable[index]
-        if (hope, hope) <= best_score or tried >= SEARCH_BUDGET:
+    def search(index: int, taken: frozenset[Hashable]) -> None:
+        nonlocal best, best_score, best_latest, tried
+        good, fitting = standing(index)
+        if (good + reachable[index], fitting + reachable[index]) < best_score or tried >= SEARCH_BUDGET:
             return
         if index == len(order):
-            fits = [judge(n, c, trial) for n, c in trial.items() if c is not None]
-            if all(f in (Fit.FITS, Fit.PENDING) for f in fits):
-                best, best_score = dict(trial), (score, fits.count(Fit.FITS))
+            if (good, fitting, tuple(latest)) > (*best_score, best_latest):
+                best = {name: _kept(name, trial[name], trial, judge) for name in order}
+                best_score, best_latest = (good, fitting), tuple(latest)
             return
         name = order[index]
-        for candidate in options.get(name, ()):
+        for place, candidate in enumerate(options.get(name, ())):
             tried += 1
             if key(name, candidate) in taken:
                 continue
             trial[name] = candidate
-            if consistent(index + 1):
-                search(index + 1, taken | {key(name, candidate)}, score + 1)
-            if best_score == (len(order), len(order)):
+            latest.append(place)
+            search(index + 1, taken | {key(name, candidate)})
+            latest.pop()
+            if best_score == complete:
                 return
         trial[name] = None
-        if consistent(index + 1):
-            search(index + 1, taken, score)
+        latest.append(-1)
+        search(index + 1, taken)
+        latest.pop()
         del trial[name]
 
-    search(0, frozenset(), 0)
+    search(0, frozenset())
     return best
+
+
+def _kept(name: str, candidate: C | None, trial: Mapping[str, C | None], judge: Judge[C]) -> C | None:
+    """`candidate` if it fits `name` (or is pending) under the whole assignment `trial`; None for a near miss."""
+    if candidate is None or judge(name, candidate, trial) is Fit.MISSES:
+        return None
+    return candidate
 
 
 @dataclass(frozen=True)
