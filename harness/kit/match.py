@@ -4,8 +4,14 @@ A step may ask for two security groups, one admitting the other; several candida
 requirements, and only some choices let the other output's requirements hold too. `assign` searches the
 assignments (backtracking, outputs in declaration order, candidates in the order given) for one under which as
 many outputs as possible have every requirement hold, cross-references included; each candidate fills at most
-one output of its kind. Among equally good assignments it keeps the first in that order, so the answer is the
-same on every run for the same candidates (the step gives them in event order: never by id, which is random).
+one output of its kind. An output is judged with the candidates tried for the outputs it refers to, near misses
+included: a resource that breaks one requirement still stands for its output, so the outputs referring to it are
+not failed with it, and a decoy that satisfies one cross-reference cannot outscore the learner's own resource.
+When every output fits, the first such assignment in that order is kept (of two equally right resources, the
+one created first becomes the first output); when some output misses, of equally good assignments the one
+holding the latest candidates (compared output by output in declaration order) is kept: the learner's last
+attempt, not an older resource. Either way the answer is the same on every run for the same candidates (the step
+gives them in event order: never by id, which is random).
 `match` is the same search for outputs that do not refer to each other, over candidates in the order of their
 descriptions.
 """
@@ -48,12 +54,14 @@ def assign(
     key: Callable[[str, C], Hashable],
 ) -> dict[str, C | None]:
     """The assignment (output -> candidate, or None) under which the most outputs fit or are pending (and of
-    those, the most fit), every requirement judged with the other outputs' candidates; the first such in
-    declaration and option order.
+    those, the most fit), every requirement judged with the other outputs' candidates, misses included; the first
+    such in declaration and option order when all fit, else the one holding the latest options. An output whose
+    candidate misses is None in the answer.
 
     `options[output]` are its candidates in preference order; two outputs never share a candidate whose `key`
     is equal (e.g. the same resource). An output judged UNDECIDED is judged again once the outputs it refers to
-    are assigned; an unassigned one (None) is what a requirement referring to it sees.
+    are assigned; an unassigned one (None) is what a requirement referring to it sees. At most SEARCH_BUDGET
+    candidates are tried: a branch that cannot reach the best score so far is cut.
     """
     order = list(outputs)
     reachable = [sum(1 for later in order[i:] if options.get(later)) for i in range(len(order) + 1)]
@@ -66,7 +74,8 @@ def assign(
 
     def standing(upto: int) -> tuple[int, int]:
         """(outputs assigned so far that fit, are pending or wait on a later output; of them, those that fit)."""
-        fits = [judge(name, trial[name], trial) for name in order[:upto] if trial[name] is not None]
+        held = [(name, trial[name]) for name in order[:upto]]
+        fits = [judge(name, candidate, trial) for name, candidate in held if candidate is not None]
         return sum(f is not Fit.MISSES for f in fits), fits.count(Fit.FITS)
 
     def search(index: int, taken: frozenset[Hashable]) -> None:
