@@ -31,7 +31,8 @@ Requirement = Callable[[C], Sequence[str]]
 NO_CANDIDATE = "no candidate of this type"
 
 SEARCH_BUDGET = 200_000
-"""Assignments tried at most; beyond it the best found so far stands (never reached by a lab's few outputs)."""
+"""Candidates tried at most per pass of `assign`; beyond it the best found so far stands (never reached by a lab's
+few outputs)."""
 
 
 class Fit(Enum):
@@ -60,53 +61,100 @@ def assign(
 
     `options[output]` are its candidates in preference order; two outputs never share a candidate whose `key`
     is equal (e.g. the same resource). An output judged UNDECIDED is judged again once the outputs it refers to
-    are assigned; an unassigned one (None) is what a requirement referring to it sees. At most SEARCH_BUDGET
-    candidates are tried: a branch that cannot reach the best score so far is cut.
+    are assigned; an unassigned one (None) is what a requirement referring to it sees. A first pass holds only
+    candidates that fit (cut at the first miss); only when it leaves an output with candidates unfilled does a
+    second pass admit near misses. Each pass tries at most SEARCH_BUDGET candidates, and cuts a branch that cannot
+    reach the best score so far.
     """
     order = list(outputs)
-    reachable = [sum(1 for later in order[i:] if options.get(later)) for i in range(len(order) + 1)]
-    best: dict[str, C | None] = {name: None for name in order}
-    best_score: tuple[int, int] = (-1, -1)  # (outputs fitting or pending, of them fitting rather than pending)
-    best_latest: tuple[int, ...] = ()
-    tried, complete = 0, (len(order), len(order))
-    trial: dict[str, C | None] = {}
-    latest: list[int] = []  # each output's candidate's place in its options, declaration order (-1: none)
+    strict = _Search(order, options, judge, key, near_misses=False)
+    strict.run()
+    if strict.score[0] == strict.reachable[0]:  # no output with a candidate misses: the first such assignment
+        return strict.best
+    loose = _Search(order, options, judge, key, near_misses=True)
+    loose.best, loose.score = strict.best, strict.score
+    loose.run()
+    return loose.best
 
-    def standing(upto: int) -> tuple[int, int]:
-        """(outputs assigned so far that fit, are pending or wait on a later output; of them, those that fit)."""
-        held = [(name, trial[name]) for name in order[:upto]]
-        fits = [judge(name, candidate, trial) for name, candidate in held if candidate is not None]
-        return sum(f is not Fit.MISSES for f in fits), fits.count(Fit.FITS)
 
-    def search(index: int, taken: frozenset[Hashable]) -> None:
-        nonlocal best, best_score, best_latest, tried
-        good, fitting = standing(index)
-        if (good + reachable[index], fitting + reachable[index]) < best_score or tried >= SEARCH_BUDGET:
+class _Search(Generic[C]):
+    """One backtracking pass of `assign`: with `near_misses`, an output may hold a candidate that misses (it counts
+    as not fitting, and the outputs referring to it are judged with it); without, every output held must fit or
+    be pending, which cuts a branch at its first miss (the pass that settles a step where everything fits)."""
+
+    def __init__(
+        self,
+        order: list[str],
+        options: Mapping[str, Sequence[C]],
+        judge: Judge[C],
+        key: Callable[[str, C], Hashable],
+        *,
+        near_misses: bool,
+    ) -> None:
+        self.order, self.options, self.judge, self.key, self.near_misses = order, options, judge, key, near_misses
+        self.reachable = [sum(1 for later in order[i:] if options.get(later)) for i in range(len(order) + 1)]
+        self.best: dict[str, C | None] = {name: None for name in order}
+        self.score = (-1, -1)  # (outputs fitting or pending, of them fitting rather than pending)
+        self.latest: tuple[int, ...] = ()  # of the best: each output's place in its options (-1: none)
+        self.tried = 0
+        self.trial: dict[str, C | None] = {}
+        self.places: list[int] = []
+
+    def run(self) -> None:
+        """Search from the first output; `best` is the answer."""
+        self._search(0, frozenset(), (0, 0), ())
+
+    def _standing(self, settled: tuple[int, int], waiting: tuple[str, ...]) -> tuple[int, int, tuple[str, ...]]:
+        """`settled` (outputs whose fit is final: fitting or pending, fitting) with the waiting outputs judged now:
+        a verdict is final once every output it reads is held, so only those still waiting are judged again."""
+        good, fitting = settled
+        still = []
+        for name in waiting:
+            candidate = self.trial[name]
+            fit = Fit.MISSES if candidate is None else self.judge(name, candidate, self.trial)
+            if fit is Fit.UNDECIDED:
+                still.append(name)
+            elif fit is Fit.MISSES and not self.near_misses:
+                return -1, -1, ()
+            else:
+                good += fit is not Fit.MISSES
+                fitting += fit is Fit.FITS
+        return good, fitting, tuple(still)
+
+    def _search(
+        self, index: int, taken: frozenset[Hashable], settled: tuple[int, int], waiting: tuple[str, ...]
+    ) -> None:
+        good, fitting, waiting = self._standing(settled, waiting)
+        hope = len(waiting) + self.reachable[index]
+        if good < 0 or (good + hope, fitting + hope) < self.score or self.tried >= SEARCH_BUDGET:
             return
-        if index == len(order):
-            if (good, fitting, tuple(latest)) > (*best_score, best_latest):
-                best = {name: _kept(name, trial[name], trial, judge) for name in order}
-                best_score, best_latest = (good, fitting), tuple(latest)
+        if not self.near_misses and (good + hope, fitting + hope) == self.score:
+            return  # the first of equals stands
+        if index == len(self.order):
+            self._leaf(good, fitting)
             return
-        name = order[index]
-        for place, candidate in enumerate(options.get(name, ())):
-            tried += 1
-            if key(name, candidate) in taken:
+        name = self.order[index]
+        for place, candidate in enumerate(self.options.get(name, ())):
+            self.tried += 1
+            if self.key(name, candidate) in taken:
                 continue
-            trial[name] = candidate
-            latest.append(place)
-            search(index + 1, taken | {key(name, candidate)})
-            latest.pop()
-            if best_score == complete:
+            self.trial[name] = candidate
+            self.places.append(place)
+            self._search(index + 1, taken | {self.key(name, candidate)}, (good, fitting), (*waiting, name))
+            self.places.pop()
+            if self.score == (len(self.order), len(self.order)):
                 return
-        trial[name] = None
-        latest.append(-1)
-        search(index + 1, taken)
-        latest.pop()
-        del trial[name]
+        self.trial[name] = None
+        self.places.append(-1)
+        self._search(index + 1, taken, (good, fitting), waiting)
+        self.places.pop()
+        del self.trial[name]
 
-    search(0, frozenset())
-    return best
+    def _leaf(self, good: int, fitting: int) -> None:
+        """A whole assignment: the best so far if it scores higher, or as high holding later candidates."""
+        if (good, fitting, tuple(self.places)) > (*self.score, self.latest):
+            self.best = {name: _kept(name, self.trial[name], self.trial, self.judge) for name in self.order}
+            self.score, self.latest = (good, fitting), tuple(self.places)
 
 
 def _kept(name: str, candidate: C | None, trial: Mapping[str, C | None], judge: Judge[C]) -> C | None:
