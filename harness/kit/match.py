@@ -47,40 +47,46 @@ class Fit(Enum):
 Judge = Callable[[str, C, Mapping[str, C | None]], Fit]
 """(output, candidate, the assignment so far) -> how the candidate fits the output."""
 
+Weigh = Callable[[str, C | None, Mapping[str, C | None]], int]
+"""(output, a candidate that misses it or None for none, the assignment) -> how many requirements that breaks."""
+
 
 def assign(
     outputs: Sequence[str],
     options: Mapping[str, Sequence[C]],
     judge: Judge[C],
     key: Callable[[str, C], Hashable],
+    weigh: Weigh[C] | None = None,
 ) -> dict[str, C | None]:
     """The assignment (output -> candidate, or None) under which the most outputs fit or are pending (and of
-    those, the most fit), every requirement judged with the other outputs' candidates, misses included; the first
-    such in declaration and option order when all fit, else the one holding the latest options. An output whose
-    candidate misses is None in the answer.
+    those, the most fit), every requirement judged with the other outputs' candidates: the first such in
+    declaration and option order when every output with a candidate fits. Else the one breaking the fewest
+    requirements (`weigh`; by default one per output missing), near misses held (a requirement referring to an
+    output is judged with its near miss), and of those the one holding the latest options (output by output); an
+    output whose candidate misses is None in the answer.
 
     `options[output]` are its candidates in preference order; two outputs never share a candidate whose `key`
     is equal (e.g. the same resource). An output judged UNDECIDED is judged again once the outputs it refers to
-    are assigned; an unassigned one (None) is what a requirement referring to it sees. A first pass holds only
-    candidates that fit (cut at the first miss); only when it leaves an output with candidates unfilled does a
-    second pass admit near misses. Each pass tries at most SEARCH_BUDGET candidates, and cuts a branch that cannot
-    reach the best score so far.
+    are assigned; an unassigned one (None) is what a requirement referring to it sees. The first pass holds only
+    candidates that fit (cut at the first miss); the second, near misses too, only when the first leaves an
+    output with candidates unfilled. Each pass tries at most SEARCH_BUDGET candidates, and cuts a branch that
+    cannot reach the best score so far.
     """
     order = list(outputs)
-    strict = _Search(order, options, judge, key, near_misses=False)
+    strict = _Search(order, options, judge, key, None)
     strict.run()
-    if strict.score[0] == strict.reachable[0]:  # no output with a candidate misses: the first such assignment
+    if strict.score[1] == strict.reachable[0]:  # every output with a candidate fits or is pending
         return strict.best
-    loose = _Search(order, options, judge, key, near_misses=True)
-    loose.best, loose.score = strict.best, strict.score
+    loose = _Search(order, options, judge, key, weigh or (lambda *_: 1))
     loose.run()
     return loose.best
 
 
 class _Search(Generic[C]):
-    """One backtracking pass of `assign`: with `near_misses`, an output may hold a candidate that misses (it counts
-    as not fitting, and the outputs referring to it are judged with it); without, every output held must fit or
-    be pending, which cuts a branch at its first miss (the pass that settles a step where everything fits)."""
+    """One backtracking pass of `assign`. Without `weigh`, every output held must fit or be pending, so a branch is
+    cut at its first miss (the pass that settles a step where everything fits). With it, an output may hold a
+    candidate that misses (the outputs referring to it are judged with it) or none, each weighed by the
+    requirements it breaks."""
 
     def __init__(
         self,
@@ -88,13 +94,12 @@ class _Search(Generic[C]):
         options: Mapping[str, Sequence[C]],
         judge: Judge[C],
         key: Callable[[str, C], Hashable],
-        *,
-        near_misses: bool,
+        weigh: Weigh[C] | None,
     ) -> None:
-        self.order, self.options, self.judge, self.key, self.near_misses = order, options, judge, key, near_misses
+        self.order, self.options, self.judge, self.key, self.weigh = order, options, judge, key, weigh
         self.reachable = [sum(1 for later in order[i:] if options.get(later)) for i in range(len(order) + 1)]
         self.best: dict[str, C | None] = {name: None for name in order}
-        self.score = (-1, -1)  # (outputs fitting or pending, of them fitting rather than pending)
+        self.score = (-1, -1, -1)  # (requirements broken, negated; outputs fitting or pending; of them fitting)
         self.latest: tuple[int, ...] = ()  # of the best: each output's place in its options (-1: none)
         self.tried = 0
         self.trial: dict[str, C | None] = {}
@@ -102,36 +107,45 @@ class _Search(Generic[C]):
 
     def run(self) -> None:
         """Search from the first output; `best` is the answer."""
-        self._search(0, frozenset(), (0, 0), ())
+        self.score = (-(10**9), -1, -1) if self.weigh else (0, -1, -1)
+        self._search(0, frozenset(), (0, 0, 0), ())
 
-    def _standing(self, settled: tuple[int, int], waiting: tuple[str, ...]) -> tuple[int, int, tuple[str, ...]]:
-        """`settled` (outputs whose fit is final: fitting or pending, fitting) with the waiting outputs judged now:
-        a verdict is final once every output it reads is held, so only those still waiting are judged again."""
-        good, fitting = settled
+    def _standing(
+        self, settled: tuple[int, int, int], waiting: tuple[str, ...]
+    ) -> tuple[tuple[int, int, int], tuple[str, ...]] | None:
+        """`settled` (the score of the outputs whose fit is final) with the waiting outputs judged now, and those
+        still waiting (a verdict is final once every output it reads is held); None: a miss, without `weigh`."""
+        broken, good, fitting = settled
         still = []
         for name in waiting:
             candidate = self.trial[name]
-            fit = Fit.MISSES if candidate is None else self.judge(name, candidate, self.trial)
+            assert candidate is not None
+            fit = self.judge(name, candidate, self.trial)
             if fit is Fit.UNDECIDED:
                 still.append(name)
-            elif fit is Fit.MISSES and not self.near_misses:
-                return -1, -1, ()
+            elif fit is Fit.MISSES:
+                if self.weigh is None:
+                    return None
+                broken -= self.weigh(name, candidate, self.trial)
             else:
-                good += fit is not Fit.MISSES
-                fitting += fit is Fit.FITS
-        return good, fitting, tuple(still)
+                good, fitting = good + 1, fitting + (fit is Fit.FITS)
+        return (broken, good, fitting), tuple(still)
 
     def _search(
-        self, index: int, taken: frozenset[Hashable], settled: tuple[int, int], waiting: tuple[str, ...]
+        self, index: int, taken: frozenset[Hashable], settled: tuple[int, int, int], waiting: tuple[str, ...]
     ) -> None:
-        good, fitting, waiting = self._standing(settled, waiting)
-        hope = len(waiting) + self.reachable[index]
-        if good < 0 or (good + hope, fitting + hope) < self.score or self.tried >= SEARCH_BUDGET:
+        standing = self._standing(settled, waiting)
+        if standing is None or self.tried >= SEARCH_BUDGET:
             return
-        if not self.near_misses and (good + hope, fitting + hope) == self.score:
-            return  # the first of equals stands
+        (broken, good, fitting), waiting = standing
+        hope = len(waiting) + self.reachable[index]
+        bound = (broken, good + hope, fitting + hope)
+        if self.weigh is not None and broken < self.score[0]:
+            return  # weighing, the fewest broken requirements decide, then the latest options
+        if self.weigh is None and bound <= self.score:
+            return  # without `weigh`, the most outputs fitting decide, and the first of equals stands
         if index == len(self.order):
-            self._leaf(good, fitting)
+            self._leaf((broken, good, fitting))
             return
         name = self.order[index]
         for place, candidate in enumerate(self.options.get(name, ())):
@@ -140,21 +154,25 @@ class _Search(Generic[C]):
                 continue
             self.trial[name] = candidate
             self.places.append(place)
-            self._search(index + 1, taken | {self.key(name, candidate)}, (good, fitting), (*waiting, name))
+            self._search(index + 1, taken | {self.key(name, candidate)}, (broken, good, fitting), (*waiting, name))
             self.places.pop()
-            if self.score == (len(self.order), len(self.order)):
+            if self.score == (0, len(self.order), len(self.order)):
                 return
         self.trial[name] = None
         self.places.append(-1)
-        self._search(index + 1, taken, (good, fitting), waiting)
+        empty = self.weigh(name, None, self.trial) if self.weigh and self.options.get(name) else 0
+        self._search(index + 1, taken, (broken - empty, good, fitting), waiting)
         self.places.pop()
         del self.trial[name]
 
-    def _leaf(self, good: int, fitting: int) -> None:
-        """A whole assignment: the best so far if it scores higher, or as high holding later candidates."""
-        if (good, fitting, tuple(self.places)) > (*self.score, self.latest):
+    def _leaf(self, score: tuple[int, int, int]) -> None:
+        """A whole assignment: the best so far if it scores higher; weighing, if it breaks fewer requirements, or
+        as few holding later options."""
+        places = tuple(self.places)
+        better = (score[0], places) > (self.score[0], self.latest) if self.weigh else score > self.score
+        if better:
             self.best = {name: _kept(name, self.trial[name], self.trial, self.judge) for name in self.order}
-            self.score, self.latest = (good, fitting), tuple(self.places)
+            self.score, self.latest = score, places
 
 
 def _kept(name: str, candidate: C | None, trial: Mapping[str, C | None], judge: Judge[C]) -> C | None:

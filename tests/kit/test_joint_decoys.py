@@ -67,12 +67,16 @@ def queue(session: Any, name: str, **attributes: str) -> tuple[str, str]:
 
 
 def build(
-    session: Any, *, source_topic: bool = False, redrive: bool = True, dlq_last: bool = False
+    session: Any, *, source_topic: bool = False, redrive: bool = True, dlq_last: bool = False, elsewhere: bool = False
 ) -> tuple[list[tuple[str, str]], str]:
     """The step's resources, as events in the order made, and the queue's name. `source_topic`: an older topic is
     made first and the queue's policy names it; `redrive`: the queue moves messages to the dead-letter queue;
-    `dlq_last`: the dead-letter queue's event comes after the queue's."""
+    `dlq_last`: the dead-letter queue's event comes after the queue's; `elsewhere`: the topic is subscribed to
+    another queue, made first, instead of the queue."""
     sns_client, events = session.client("sns"), []
+    if elsewhere:
+        other_url, other_arn = queue(session, unique("elsewhere"))
+        events.append(("AWS::SQS::Queue", other_url))
     source = None
     if source_topic:
         source = sns_client.create_topic(Name=unique("old"))["TopicArn"]
@@ -96,7 +100,10 @@ def build(
     policy = json.dumps({"Version": "2012-10-17", "Statement": [statement]})
     session.client("sqs").set_queue_attributes(QueueUrl=url, Attributes={"Policy": policy})
     subscription = sns_client.subscribe(
-        TopicArn=topic, Protocol="sqs", Endpoint=arn, Attributes={"RawMessageDelivery": "true"}
+        TopicArn=topic,
+        Protocol="sqs",
+        Endpoint=other_arn if elsewhere else arn,
+        Attributes={"RawMessageDelivery": "true"},
     )["SubscriptionArn"]
     events.append(("AWS::SNS::Subscription", subscription))
     return events, name
@@ -143,3 +150,14 @@ def test_a_queue_without_redrive_is_blamed_not_the_unused_dead_letter_queue(
     statuses = {e["name"]: e["status"] for e in result["validated"]}
     assert statuses["03_01_queue"] == "not_found", statuses
     assert statuses["03_01_dead_letter_queue"] == "found", statuses
+
+
+def test_a_topic_subscribed_to_another_queue_is_blamed_not_the_queue(aws_session, step_spec) -> None:
+    events, _ = build(aws_session, elsewhere=True)
+    result = judge(aws_session, step_spec, events, True)
+    issue = result["failure_context"]["issue"]
+    assert result["success"] is False
+    assert issue.startswith("SNS topic events-"), issue
+    assert "subscriptions should be sqs" in issue and "elsewhere-" in issue, issue
+    statuses = {e["name"]: e["status"] for e in result["validated"]}
+    assert statuses["03_01_queue"] == "found", statuses
