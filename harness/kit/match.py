@@ -2,17 +2,16 @@
 
 A step may ask for two security groups, one admitting the other; several candidates may pass one output's own
 requirements, and only some choices let the other output's requirements hold too. `assign` searches the
-assignments (backtracking, outputs in declaration order, candidates in the order given) for one under which as
-many outputs as possible have every requirement hold, cross-references included; each candidate fills at most
-one output of its kind. An output is judged with the candidates tried for the outputs it refers to, near misses
-included: a resource that breaks one requirement still stands for its output, so the outputs referring to it are
-not failed with it, and a decoy that satisfies one cross-reference cannot outscore the learner's own resource.
-When every output fits, the first such assignment in that order is kept (of two equally right resources, the
-one created first becomes the first output); when some output misses, of equally good assignments the one
-holding the latest candidates (compared output by output in declaration order) is kept: the learner's last
-attempt, not an older resource. Either way the answer is the same on every run for the same candidates (the step
-gives them in event order: never by id, which is random).
-`match` is the same search for outputs that do not refer to each other, over candidates in the order of their
+assignments (backtracking, outputs in declaration order, candidates in the order given) for one under which every
+output has every requirement hold, cross-references included; each candidate fills at most one output of its
+kind. Of equally good ones it keeps the first in that order (of two equally right resources, the one created
+first becomes the first output). When none fits every output, it keeps the one breaking the fewest requirements
+in all, each output holding a candidate even where it misses, so that the outputs referring to a near miss are
+judged with it rather than failed with it, and a decoy that satisfies one cross-reference cannot outscore the
+learner's own resource; of those, the one holding the latest candidates (the learner's last attempt). Either way
+the answer is the same on every run for the same candidates (the step gives them in event order: never by id,
+which is random).
+`match` is the first search for outputs that do not refer to each other, over candidates in the order of their
 descriptions.
 """
 
@@ -60,24 +59,24 @@ def assign(
 ) -> dict[str, C | None]:
     """The assignment (output -> candidate, or None) under which the most outputs fit or are pending (and of
     those, the most fit), every requirement judged with the other outputs' candidates: the first such in
-    declaration and option order when every output with a candidate fits. Else the one breaking the fewest
-    requirements (`weigh`; by default one per output missing), near misses held (a requirement referring to an
-    output is judged with its near miss), and of those the one holding the latest options (output by output); an
-    output whose candidate misses is None in the answer.
+    declaration and option order when every output with a candidate fits, or without `weigh`. Else the one
+    breaking the fewest requirements as `weigh` counts them, near misses held (a requirement referring to an output
+    is judged with its near miss), and of those the one holding the latest options (output by output); an output
+    whose candidate misses is None in the answer.
 
     `options[output]` are its candidates in preference order; two outputs never share a candidate whose `key`
     is equal (e.g. the same resource). An output judged UNDECIDED is judged again once the outputs it refers to
     are assigned; an unassigned one (None) is what a requirement referring to it sees. The first pass holds only
     candidates that fit (cut at the first miss); the second, near misses too, only when the first leaves an
-    output with candidates unfilled. Each pass tries at most SEARCH_BUDGET candidates, and cuts a branch that
-    cannot reach the best score so far.
+    output with candidates unfilled and `weigh` is given. Each pass tries at most SEARCH_BUDGET candidates, and
+    cuts a branch that cannot reach the best score so far.
     """
     order = list(outputs)
     strict = _Search(order, options, judge, key, None)
     strict.run()
-    if strict.score[1] == strict.reachable[0]:  # every output with a candidate fits or is pending
+    if weigh is None or strict.score[1] == strict.reachable[0]:  # every output with a candidate fits or waits
         return strict.best
-    loose = _Search(order, options, judge, key, weigh or (lambda *_: 1))
+    loose = _Search(order, options, judge, key, weigh)
     loose.run()
     return loose.best
 

@@ -1,6 +1,7 @@
-"""`assign` against brute force on outputs that refer to each other: its answer scores the most outputs fitting
-over every assignment, near misses held included; when all fit it is the first in order, else of equals the one
-holding the latest candidates; and every output it keeps fits under the whole answer."""
+"""`assign` against brute force on outputs that refer to each other, weighing each output that misses or holds
+nothing as one broken requirement: its answer scores the most outputs fitting over every assignment, near misses
+held included; when all fit it is the first in order, else of equals the one holding the latest candidates; and
+every output it keeps fits under the whole answer."""
 
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ def test_assign_holds_the_best_assignment_near_misses_included(world: tuple[int,
         holding = {int(k): v for k, v in trial.items()}
         return Fit.FITS if fits(o, candidate, holding, refers, table) else Fit.MISSES
 
-    answer = assign(outputs, {o: list(range(m)) for o in outputs}, judge, lambda _, c: c)
+    answer = assign(outputs, {o: list(range(m)) for o in outputs}, judge, lambda _, c: c, lambda *_: 1)
     kept = {int(o): c for o, c in answer.items() if c is not None}
     choices = every_choice(n, m)
     best = max(score(c, refers, table) for c in choices)
