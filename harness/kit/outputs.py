@@ -173,6 +173,7 @@ class Judging:
             {name: self.options(name) for name in self.names},
             self._judge,
             lambda name, candidate: (self.finding_of[name].kind.type, candidate[0]),
+            self._weigh,
         )
         self.choosing = False
         self.trial = dict(chosen)
@@ -183,6 +184,14 @@ class Judging:
         verdict = self.verdict(name, candidate)
         return Fit.UNDECIDED if verdict is None else verdict.fit
 
+    def _weigh(self, name: str, candidate: Candidate | None, trial: Mapping[str, Candidate | None]) -> int:
+        """The requirements `candidate` breaks as `name`'s resource; none at all breaks every one, and `exists`."""
+        if candidate is None:
+            return len(self.finding_of[name].requirements[name]) + 1
+        self.trial = dict(trial)
+        verdict = self.verdict(name, candidate)
+        return len(verdict.wrong) if verdict else 0
+
     def verdict(self, name: str, candidate: Candidate) -> Verdict | None:
         """How `candidate` meets `name`'s requirements with the other outputs as `trial` has them; None while a
         requirement reads an output not tried yet."""
@@ -190,7 +199,7 @@ class Judging:
         outcomes = []
         for index, requirement in enumerate(finding.requirements[name]):
             reads = self._reads.setdefault((name, index), set())
-            key = (name, index, candidate[0], tuple(sorted((r, _id(self.trial.get(r))) for r in reads)))
+            key = (name, index, candidate[0], self._held(reads))
             if key not in self._cache:
                 self._reading = set()
                 try:
@@ -200,14 +209,26 @@ class Judging:
                 finally:
                     reads |= self._reading
                     self._reading = None
-                key = (name, index, candidate[0], tuple(sorted((r, _id(self.trial.get(r))) for r in reads)))
+                key = (name, index, candidate[0], self._held(reads))
                 self._cache[key] = outcome
             outcomes.append(self._cache[key])
         return verdict_of(finding.kind, candidate[1], outcomes)
 
+    def _held(self, reads: set[str]) -> tuple[tuple[str, str | None], ...]:
+        """What the outputs in `reads` hold now, as a cache key: an output not tried yet while choosing is told
+        apart from one tried with none (a requirement reading it is undecided, not missed)."""
+        return tuple(sorted((r, _id(self.trial[r]) if r in self.trial else self._unset(r)) for r in reads))
+
+    def _unset(self, name: str) -> str | None:
+        return UNTRIED if self.choosing and name in self.finding_of else None
+
     def _evaluate(self, requirement: Requirement, candidate: Candidate, finding: Finding) -> Outcome:
         with refs.resolving(self.resolver.at(finding.regions.get(candidate[0]))):
             return requirement.evaluate(candidate[1], finding.kind.describe(candidate[0], candidate[1]))
+
+
+UNTRIED = "\0untried"
+"""The cache key's mark for an output not tried yet (no resource id holds a NUL)."""
 
 
 def _id(candidate: Candidate | None) -> str | None:
