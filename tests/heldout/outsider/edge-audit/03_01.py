@@ -123,7 +123,7 @@ def policy_without_a_source(aws, handles):
     build(aws, statement=lambda queue, topic: _send_from(queue, None))
 
 
-@mistake(issue=all_of("(site-events-queue|queue)", "(SendMessage|site-events\\b|topic|SourceArn)"))
+@mistake(issue=all_of("^SQS queue site-events-queue", "polic", "(SendMessage|SourceArn)"))
 def policy_names_the_older_topic(aws, handles):
     """Mis-wired: aws:SourceArn names the learner's earlier topic site-events-old, not site-events."""
     old = aws.client("sns").create_topic(Name="site-events-old")["TopicArn"]
