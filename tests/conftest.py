@@ -31,7 +31,13 @@ from harness.sandbox.runner import Runner
 LABS = Path(__file__).parent / "labs"
 # Fixtures every part of the suite may use: a real `stepeval serve` with two accounts, a real PostgreSQL server, a
 # headless chromium; the markers, put on each test from the fixtures it uses and checked (tests/fixtures/markers.py).
-pytest_plugins = ["tests.fixtures.needs", "tests.fixtures.markers", "tests.fixtures.service", "tests.fixtures.store"]
+pytest_plugins = [
+    "tests.fixtures.needs",
+    "tests.fixtures.markers",
+    "tests.fixtures.schedule",
+    "tests.fixtures.service",
+    "tests.fixtures.store",
+]
 # Property tests judge behaviour, not speed: no per-example deadline (a shared, loaded machine made them flake), and
 # under CI the same examples every run, so that a red CI names a failure the next session can replay.
 settings.register_profile("stepeval", deadline=None)
