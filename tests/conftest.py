@@ -17,6 +17,7 @@ import pytest
 from hypothesis import settings
 from moto.server import ThreadedMotoServer
 
+from harness._compat.botocore import share_one_loader
 from harness.core import netguard
 from harness.core.account import Account, Credentials
 from harness.core.lab import Lab, load_lab
@@ -30,7 +31,13 @@ from harness.sandbox.runner import Runner
 LABS = Path(__file__).parent / "labs"
 # Fixtures every part of the suite may use: a real `stepeval serve` with two accounts, a real PostgreSQL server, a
 # headless chromium; the markers, put on each test from the fixtures it uses and checked (tests/fixtures/markers.py).
-pytest_plugins = ["tests.fixtures.needs", "tests.fixtures.markers", "tests.fixtures.service", "tests.fixtures.store"]
+pytest_plugins = [
+    "tests.fixtures.needs",
+    "tests.fixtures.markers",
+    "tests.fixtures.schedule",
+    "tests.fixtures.service",
+    "tests.fixtures.store",
+]
 # Property tests judge behaviour, not speed: no per-example deadline (a shared, loaded machine made them flake), and
 # under CI the same examples every run, so that a red CI names a failure the next session can replay.
 settings.register_profile("stepeval", deadline=None)
@@ -67,6 +74,10 @@ os.environ.update(
     AWS_EC2_METADATA_DISABLED="true",
 )
 os.environ[PRELOAD_ENV] = "harness.core.netguard"
+# botocore's data (each service's model, endpoints.json) parsed once per test process, not once per session: most tests
+# make a session of their own (on moto, in mock_aws), and parsing EC2's model again takes ~0.1 s each time. The
+# sessions, clients and moto are as they were; what a fresh loader does is tested in tests/_compat/test_botocore.py.
+share_one_loader()
 # This run's evaluation uids, apart from any other harness (or test run) on the machine.
 os.environ[UID_BASE_ENV] = str(UID_BASE + (os.getpid() % 9000) * UID_SPAN)
 for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL"):

@@ -68,10 +68,17 @@ def test_a_client_sends_every_request_with_the_sender_it_is_given() -> None:
     assert door.sender(client) is previous
 
 
-def test_sessions_make_their_loader_through_the_name_share_one_loader_replaces(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert botocore.session.create_loader is botocore.loaders.create_loader  # the name a Session calls
+@pytest.fixture
+def loader_per_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    """botocore as it comes, a loader per session (tests/conftest.py shares one in the test process); the name put
+    back after the test."""
+    unshared = getattr(botocore.loaders.create_loader, "__wrapped__", botocore.loaders.create_loader)
     for module in (botocore.loaders, botocore.session):
-        monkeypatch.setattr(module, "create_loader", module.create_loader)  # put back after the test
+        monkeypatch.setattr(module, "create_loader", unshared)
+
+
+def test_sessions_make_their_loader_through_the_name_share_one_loader_replaces(loader_per_session: None) -> None:
+    assert botocore.session.create_loader is botocore.loaders.create_loader  # the name a Session calls
     assert botocore.session.Session().get_component("data_loader") is not (
         botocore.session.Session().get_component("data_loader")
     )
@@ -80,7 +87,7 @@ def test_sessions_make_their_loader_through_the_name_share_one_loader_replaces(m
     assert botocore.session.Session().get_component("data_loader") is first
 
 
-def test_the_data_every_client_loads_is_client_data(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_data_every_client_loads_is_client_data(monkeypatch: pytest.MonkeyPatch, loader_per_session: None) -> None:
     """What a worker reads ahead (harness/core/botocore_models.warm_up) is what making any client reads."""
     loaded: list[str] = []
     load_data = botocore.loaders.Loader.load_data

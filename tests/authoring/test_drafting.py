@@ -42,6 +42,7 @@ def _drafts(lab_dir: Path, *, force: bool = False) -> dict[str, str]:
     return {key: write_draft(lab, key, force=force).read_text() for key in lab.steps}
 
 
+@pytest.mark.timeout(600)  # the time its `stepeval mutate` is given
 def test_drafts_pass_the_solutions_and_fail_on_a_changed_attribute(lab_dir: Path) -> None:
     drafts = _drafts(lab_dir)
     for text in drafts.values():

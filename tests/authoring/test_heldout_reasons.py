@@ -53,6 +53,7 @@ def held_out_results(name: str, into: Path) -> list[dict]:
     return [r for r in results if r["scenario"].startswith("heldout_")]
 
 
+@pytest.mark.timeout(900)  # the time its `stepeval test` is given
 @pytest.mark.parametrize("name", sorted(LABS))
 def test_every_held_out_mistake_names_its_cause(name: str, tmp_path: Path) -> None:
     results = held_out_results(name, tmp_path)

@@ -79,6 +79,7 @@ def open_tmp() -> Iterator[Path]:
     shutil.rmtree(path, ignore_errors=True)
 
 
+@pytest.mark.timeout(900)  # a wheel built, a venv installed, the demo played: 2 min on a loaded machine
 def test_a_built_wheel_runs_the_demo_as_an_unprivileged_user(open_tmp: Path) -> None:
     if os.geteuid() == 0 and shutil.which("setpriv") is None:
         pytest.skip("runs the demo as nobody through setpriv, which is missing here")

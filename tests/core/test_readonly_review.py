@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import botocore.loaders
@@ -32,9 +33,22 @@ REFUSED_ON_PURPOSE: dict[str, str] = {
 }
 
 
+@cache
+def services() -> tuple[str, ...]:
+    """The services botocore has a model of (a listing stats each of ~445 directories: read once)."""
+    return tuple(botocore.loaders.create_loader().list_available_services("service-2"))
+
+
+class ModelLoader(botocore.loaders.Loader):
+    """botocore's loader, its list of services the one read once (which each load checks its service against)."""
+
+    def list_available_services(self, type_name: str) -> list[str]:
+        return list(services()) if type_name == "service-2" else super().list_available_services(type_name)
+
+
 def fresh_model(service: str) -> ServiceModel:
     """A model read by a loader of its own, dropped after: the review reads all of them."""
-    return ServiceModel(botocore.loaders.create_loader().load_service_model(service, "service-2"), service)
+    return ServiceModel(ModelLoader().load_service_model(service, "service-2"), service)
 
 
 @dataclass
@@ -107,7 +121,7 @@ def test_no_read_of_prowlers_checks_is_refused() -> None:
 @pytest.mark.timeout(1800)  # reads all of botocore's ~445 models
 def test_what_each_rule_does_over_every_model() -> None:
     review = Review()
-    for service in botocore.loaders.create_loader().list_available_services("service-2"):
+    for service in services():
         model = fresh_model(service)
         for operation in model.operation_names:
             if operation.startswith(READ_PREFIXES) or f"{service}:{operation}" in ALLOWED_READS:

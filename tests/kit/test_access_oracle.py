@@ -53,6 +53,7 @@ KNOWN = {literal_variables: "variables in a policy older than 2012-10-17 are lit
 """The disagreements left, each kind with why AWS agrees with us: a predicate on the case and the reason."""
 
 
+@pytest.mark.timeout(600)  # the time its oracle is given
 def test_the_engine_agrees_with_iam_simulate() -> None:
     batch = cases(CASES, SEED)
     answers = oracle(batch)
