@@ -97,11 +97,15 @@ class _Finder(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _dotted(self, node: ast.expr) -> str | None:
-        """The dotted module name an expression reads (`recorder`, bound to harness.recorder; `harness.kit.grants`),
-        None if it is not a chain of names."""
-        if isinstance(node, ast.Name):
-            return self.modules.get(node.id, node.id)
-        if isinstance(node, ast.Attribute):
-            base = self._dotted(node.value)
-            return None if base is None else f"{base}.{node.attr}"
-        return None
+        return dotted(node, self.modules)
+
+
+def dotted(node: ast.expr, modules: dict[str, str]) -> str | None:
+    """The dotted module name an expression reads, its first name read through `modules` (local name -> module:
+    `recorder` bound to harness.recorder; `harness.kit.grants` as it is); None if it is not a chain of names."""
+    if isinstance(node, ast.Name):
+        return modules.get(node.id, node.id)
+    if isinstance(node, ast.Attribute):
+        base = dotted(node.value, modules)
+        return None if base is None else f"{base}.{node.attr}"
+    return None

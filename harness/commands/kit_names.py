@@ -11,6 +11,7 @@ import importlib.util
 from functools import cache
 from types import ModuleType
 
+from harness.authoring.deprecated_uses import dotted
 from harness.kit.renamed import RENAMED
 
 KIT = "harness.kit"
@@ -88,9 +89,4 @@ class _Finder(ast.NodeVisitor):
 
     def _dotted(self, node: ast.expr) -> str | None:
         """The dotted module name an expression reads (`s3`, bound to harness.kit.s3; `harness.kit.s3`)."""
-        if isinstance(node, ast.Name):
-            return self.modules.get(node.id, node.id)
-        if isinstance(node, ast.Attribute):
-            base = self._dotted(node.value)
-            return None if base is None else f"{base}.{node.attr}"
-        return None
+        return dotted(node, self.modules)

@@ -265,12 +265,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
             yield
             return
         with self.own_turn(evaluation):  # first: one evaluation holds at most one of the AT_ONCE turns
-            deadline = time.monotonic() + redact.WAIT_S
-            while not self.server.gateway.redacting.acquire(timeout=TURN_POLL_S):
-                if evaluation.closing:
-                    raise redact.Unredactable("the evaluation ended while it waited for a turn to blank it")
-                if time.monotonic() >= deadline:
-                    raise redact.Unredactable(f"no turn to blank it within {redact.WAIT_S:g} s")
+            _take_turn(self.server.gateway.redacting, evaluation)
             try:
                 yield
             finally:
@@ -281,12 +276,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         """The evaluation's turn to blank an answer (taken again by the thread holding it): its answers are blanked
         one at a time, so the CPU redaction takes is charged to it (however many threads it asks from) and not to
         the evaluations beside it. Waiting ends with the evaluation, or after redact.WAIT_S."""
-        deadline = time.monotonic() + redact.WAIT_S
-        while not evaluation.blanking.acquire(timeout=TURN_POLL_S):
-            if evaluation.closing:
-                raise redact.Unredactable("the evaluation ended while it waited for a turn to blank it")
-            if time.monotonic() >= deadline:
-                raise redact.Unredactable(f"no turn to blank it within {redact.WAIT_S:g} s")
+        _take_turn(evaluation.blanking, evaluation)
         try:
             yield
         finally:
@@ -528,6 +518,16 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         with contextlib.suppress(OSError):
             self.send("POST", status, HTTPStatus(status).phrase, headers, body)
             self.wfile.flush()
+
+
+def _take_turn(turn: threading.RLock | threading.BoundedSemaphore, evaluation: Evaluation) -> None:
+    """`turn` taken for `evaluation`'s answer; waiting ends with the evaluation, or after redact.WAIT_S."""
+    deadline = time.monotonic() + redact.WAIT_S
+    while not turn.acquire(timeout=TURN_POLL_S):
+        if evaluation.closing:
+            raise redact.Unredactable("the evaluation ended while it waited for a turn to blank it")
+        if time.monotonic() >= deadline:
+            raise redact.Unredactable(f"no turn to blank it within {redact.WAIT_S:g} s")
 
 
 def aws_error(service: str | None, code: str, message: str) -> tuple[list[tuple[str, str]], bytes]:
