@@ -163,7 +163,7 @@ def test_connections_are_bounded_per_client_and_a_signed_hook_is_still_answered(
         env={"STEPEVAL_MAX_CONNECTIONS": "24", "STEPEVAL_MAX_CONNECTIONS_PER_CLIENT": "16"},
     )  # fmt: skip
     parts = urlsplit(bounded.url)
-    fds_before = len(list(Path(f"/proc/{bounded.process.pid}/fd").iterdir()))
+    fds_before = descriptors(bounded.process.pid)
     held = []
     try:
         for _ in range(200):
@@ -172,14 +172,24 @@ def test_connections_are_bounded_per_client_and_a_signed_hook_is_still_answered(
             held.append(sock)
         answer = bounded.post({"step": "01.01", "sandbox": accounts[0].ref(), "events": bucket_events("alpha-bucket")})
         assert answer.status_code == 200 and answer.json()["status"] in ("pass", "fail")
-        fds_during = len(list(Path(f"/proc/{bounded.process.pid}/fd").iterdir()))
-        assert fds_during <= fds_before + 24
+        fds_during = descriptors(bounded.process.pid)
+        if fds_before is not None and fds_during is not None:  # as root (CI); the service is non-dumpable otherwise
+            assert fds_during <= fds_before + 24
         assert all(closed(sock) for sock in held[:150])  # the oldest were closed to make room
     finally:
         for sock in held:
             sock.close()
     shed = [line for line in bounded.log_lines() if line.get("event") == "connections_shed"]
     assert 1 <= len(shed) <= 3 and shed[0]["closed_idle"] >= 1  # said, not once per connection
+
+
+def descriptors(pid: int) -> int | None:
+    """How many descriptors process `pid` holds; None where its /proc/PID/fd is closed to us (the service makes
+    itself non-dumpable, so only root reads it)."""
+    try:
+        return len(list(Path(f"/proc/{pid}/fd").iterdir()))
+    except PermissionError:
+        return None
 
 
 def closed(sock: socket.socket) -> bool:
