@@ -17,7 +17,6 @@ import pytest
 from hypothesis import settings
 from moto.server import ThreadedMotoServer
 
-from harness._compat.botocore import share_one_loader
 from harness.core import netguard
 from harness.core.account import Account, Credentials
 from harness.core.lab import Lab, load_lab
@@ -74,10 +73,6 @@ os.environ.update(
     AWS_EC2_METADATA_DISABLED="true",
 )
 os.environ[PRELOAD_ENV] = "harness.core.netguard"
-# botocore's data (each service's model, endpoints.json) parsed once per test process, not once per session: most tests
-# make a session of their own (on moto, in mock_aws), and parsing EC2's model again takes ~0.1 s each time. The
-# sessions, clients and moto are as they were; what a fresh loader does is tested in tests/_compat/test_botocore.py.
-share_one_loader()
 # This run's evaluation uids, apart from any other harness (or test run) on the machine.
 os.environ[UID_BASE_ENV] = str(UID_BASE + (os.getpid() % 9000) * UID_SPAN)
 for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL"):

@@ -70,7 +70,7 @@ def test_a_client_sends_every_request_with_the_sender_it_is_given() -> None:
 
 @pytest.fixture
 def loader_per_session(monkeypatch: pytest.MonkeyPatch) -> None:
-    """botocore as it comes, a loader per session (tests/conftest.py shares one in the test process); the name put
+    """botocore as it comes, a loader per session (a test before may have shared one); the name put
     back after the test."""
     unshared = getattr(botocore.loaders.create_loader, "__wrapped__", botocore.loaders.create_loader)
     for module in (botocore.loaders, botocore.session):
