@@ -363,23 +363,24 @@ class OutputCapture:
         return self.total > len(self._kept)
 
 
-_uids_in_use: dict[int, socket.socket] = {}  # uid -> its host-wide claim
+_uids_in_use: dict[int, int] = {}  # uid -> its host-wide claim (a socket's descriptor)
 _uids_lock = threading.Lock()
 UID_CLAIM = "stepeval-uid-{}"  # an abstract unix socket name: bound by one process on the host at a time
 
 
-def _claim(uid: int) -> socket.socket | None:
+def _claim(uid: int) -> int | None:
     """Claim `uid` host-wide (another harness process on this host may run evaluations too); None if taken. The
-    kernel drops the claim with the socket: at `give_back`, or when this process dies."""
+    kernel drops the claim with the socket: at `give_back`, or when this process dies (a bare descriptor, so that
+    a claim held to the end is not reported as a socket left unclosed)."""
     claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     if not sys.platform.startswith("linux"):
-        return claim  # no abstract socket names (and no uid switching) there: nothing to claim
+        return claim.detach()  # no abstract socket names (and no uid switching) there: nothing to claim
     try:
         claim.bind("\0" + UID_CLAIM.format(uid))
     except OSError:
         claim.close()
         return None
-    return claim
+    return claim.detach()
 
 
 class UidPool:
@@ -409,7 +410,7 @@ class UidPool:
         with _uids_lock:
             claim = _uids_in_use.pop(uid, None)
             if claim is not None:
-                claim.close()
+                os.close(claim)
             self._mine.discard(uid)
 
 
