@@ -11,6 +11,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Callable
@@ -26,6 +27,7 @@ LAUNCH = "import sys, bench.service; from harness.commands.cli import main; sys.
 RESULTS = ROOT / "bench" / "results"
 MODES = ("root", "userns", "none")
 RELAUNCHED_ENV = "STEPEVAL_BENCH_MODE"
+RESULTS_FD_ENV = "STEPEVAL_BENCH_RESULTS_FD"  # a run relaunched as another uid hands its results file to its parent
 
 
 def run_in_mode(mode: str, module: str) -> None:
@@ -37,9 +39,16 @@ def run_in_mode(mode: str, module: str) -> None:
     sys.path.insert(0, str(ROOT))
     from tests.fixtures.modes import launcher
 
-    env = {**os.environ, RELAUNCHED_ENV: mode, "HOME": "/nonexistent", "PYTHONPATH": str(ROOT)}
     command = [*launcher(mode), sys.executable, "-m", module, *sys.argv[1:]]
-    sys.exit(subprocess.run(command, env=env, cwd=ROOT).returncode)
+    with tempfile.TemporaryFile() as handed:  # that uid may not write the checkout: this process writes its results
+        env = {**os.environ, RELAUNCHED_ENV: mode, RESULTS_FD_ENV: str(handed.fileno()), "HOME": "/nonexistent"}
+        env["PYTHONPATH"] = str(ROOT)
+        code = subprocess.run(command, env=env, cwd=ROOT, pass_fds=(handed.fileno(),)).returncode
+        handed.seek(0)
+        name, _, text = handed.read().decode("utf-8").partition("\n")
+    if name:
+        _save(name, text)
+    sys.exit(code)
 
 
 def results_console(name: str) -> Console:
@@ -61,10 +70,19 @@ def _write_results(name: str, console: Console, command: str, load_before: float
         f"{command} at {commit.strip() or 'an unknown commit'}, {when}; {os.cpu_count()} cores, "
         f"load average {load_before:.1f} before and {os.getloadavg()[0]:.1f} after\n\n"
     )
+    handed = os.environ.get(RESULTS_FD_ENV)
+    if handed is None:
+        _save(name, head + console.export_text())
+    else:
+        with os.fdopen(int(handed), "w", encoding="utf-8") as parent:
+            parent.write(f"{name}\n{head}{console.export_text()}")
+
+
+def _save(name: str, text: str) -> None:
     try:
         RESULTS.mkdir(exist_ok=True)
-        (RESULTS / f"{name}.txt").write_text(head + console.export_text(), encoding="utf-8")
-    except OSError as exc:  # a run as another uid (--mode userns|none) may not write the checkout
+        (RESULTS / f"{name}.txt").write_text(text, encoding="utf-8")
+    except OSError as exc:
         print(f"bench: could not write {RESULTS / name}.txt: {exc}", file=sys.stderr)
 
 
