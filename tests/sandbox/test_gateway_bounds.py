@@ -5,6 +5,7 @@ forwarded when the evaluation ends (logged as cut off at the answer)."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import http.server
 import json
@@ -47,7 +48,8 @@ class Slow(http.server.BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the gateway gave up on it: as it should
+            self.wfile.write(body)
 
     def log_message(self, format: str, *args: object) -> None:
         """Quiet."""
