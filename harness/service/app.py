@@ -299,16 +299,24 @@ async def evaluations(request: Request) -> Response:
         body = await read_body(request, ev, admission_of(request).reading)
         request_id = ev.verifier.verify(body, request.headers)
         admitted = ev.admit(body, request.headers.get("content-type"), request_id, started)
-        claims = ev.claims(admitted, deadline)
-        for holder in claims.holders():
-            await claims.wait_async(holder)
-        if claims.stored is not None:
-            return JSONResponse(ev.replayed(admitted, claims.stored))
-        with claims.evaluating():
-            answer = await answer_admitted(ev, admission_of(request), admitted, deadline)
-        return JSONResponse(ev.finish(admitted, answer))
+        try:
+            return await evaluate_admitted(ev, admission_of(request), admitted, deadline)
+        finally:
+            ev.release(admitted)
     except Problem as problem:
         return problem_response(ev, problem, request_id)
+
+
+async def evaluate_admitted(ev: Evaluator, admission: Admission, admitted: Admitted, deadline: float) -> Response:
+    """The admitted request's answer: the one stored for its webhook-id, or a new evaluation's."""
+    claims = ev.claims(admitted, deadline)
+    for holder in claims.holders():
+        await claims.wait_async(holder)
+    if claims.stored is not None:
+        return JSONResponse(ev.replayed(admitted, claims.stored))
+    with claims.evaluating():
+        answer = await answer_admitted(ev, admission, admitted, deadline)
+    return JSONResponse(ev.finish(admitted, answer))
 
 
 async def reload_labs(request: Request) -> Response:

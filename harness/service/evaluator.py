@@ -81,7 +81,6 @@ class Evaluator:
             lab_dir=lab.root if lab is not None else (None if settings.labs else settings.lab),
             labs_dir=None if lab is not None else settings.labs,
             kept=settings.lab_versions_kept,
-            linger_s=settings.deadline_s + DEADLINE_GRACE_S + 30,
         )
         self.metrics = Metrics(self.pool, self.catalog)
         self.access = access or AccountAccess(settings, on_assume=self._count_assume)
@@ -155,16 +154,25 @@ class Evaluator:
             raise Problem(413, "too_large", f"body: larger than {self.settings.max_body_bytes} bytes", field="body")
 
     def admit(self, body: bytes, content_type: str | None, request_id: str, started: float) -> Admitted:
-        """Validate a verified body and choose the lab version that judges it; Problem 415/400/422 naming the field
-        otherwise (409: a lab version not held)."""
+        """Validate a verified body and choose the lab version that judges it, leased until `release`; Problem
+        415/400/422 naming the field otherwise (409: a lab version not held)."""
         chosen: list[LabVersion] = []
 
         def lab_of(request: EvaluationRequest) -> Lab:
-            chosen.append(self.catalog.choose(request.lab, request.lab_version))
+            chosen.append(self.catalog.lease(request.lab, request.lab_version))
             return chosen[0].lab
 
-        request, step = parse_request(body, content_type, lab_of)
+        try:
+            request, step = parse_request(body, content_type, lab_of)
+        except BaseException:
+            for served in chosen:
+                self.catalog.release(served)
+            raise
         return Admitted(request_id, request, step, hashlib.sha256(body).hexdigest(), started, chosen[0])
+
+    def release(self, admitted: Admitted) -> None:
+        """`admitted` answered (or refused after its admission): its lab version's copy may go."""
+        self.catalog.release(admitted.served)
 
     def reach(self, admitted: Admitted) -> Account | Answer:
         """Temporary credentials for the sandbox, or an `error` answer of kind `sandbox` (then nothing runs)."""
@@ -259,6 +267,17 @@ class Evaluator:
     def _count_assume(self, outcome: str) -> None:
         self.metrics.assume.labels(outcome=outcome).inc()
 
+    def _handle_admitted(self, admitted: Admitted, deadline: float) -> Reply:
+        claims = self.claims(admitted, deadline)
+        for holder in claims.holders():
+            claims.wait(holder)
+        if claims.stored is not None:
+            return Reply(200, self.replayed(admitted, claims.stored))
+        with claims.evaluating():
+            reached = self.reach(admitted)
+            answer = reached if isinstance(reached, Answer) else self.run(admitted, reached, deadline)
+        return Reply(200, self.finish(admitted, answer))
+
     # -- the whole path, synchronously (the Lambda handler) -----------------------------------------------------
 
     def handle(
@@ -279,14 +298,9 @@ class Evaluator:
                 request_id = self.verifier.verify(body, headers)
             assert request_id is not None
             admitted = self.admit(body, headers.get("content-type"), request_id, started)
-            claims = self.claims(admitted, deadline)
-            for holder in claims.holders():
-                claims.wait(holder)
-            if claims.stored is not None:
-                return Reply(200, self.replayed(admitted, claims.stored))
-            with claims.evaluating():
-                reached = self.reach(admitted)
-                answer = reached if isinstance(reached, Answer) else self.run(admitted, reached, deadline)
-            return Reply(200, self.finish(admitted, answer))
+            try:
+                return self._handle_admitted(admitted, deadline)
+            finally:
+                self.release(admitted)
         except Problem as problem:
             return self.refusal(problem, request_id)

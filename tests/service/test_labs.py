@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
 from harness.service.webhooks import sign
 from harness.store.engine import open_engine
@@ -229,3 +230,30 @@ def test_the_admin_reload_refuses_a_body_it_would_ignore(service: Service) -> No
         if field == "lab":
             assert "takes no fields" in refused.json()["error"]["message"]
     assert admin_reload(service).status_code == 200  # `{}` reloads every lab
+
+
+def test_a_lab_directory_renamed_with_the_same_files_is_no_change_and_no_duplicate_series(
+    service_factory: Any, moto_server: str, accounts: tuple[Sandbox, Sandbox], tmp_path: Path
+) -> None:
+    labs = make_labs(tmp_path / "labs")
+    service = service_factory("renamed", "--labs", str(labs), "--workers", "2", "--endpoint-url", moto_server)
+    first = versions(service)["lab-alpha"]
+    module = labs / "alpha" / "evaluation" / "boto3" / "01_02.py"
+    module.write_text(module.read_text() + "\n# second\n")
+    second = admin_reload(service).json()["changed"][0].split("@")[1]
+
+    (labs / "alpha").rename(tmp_path / "alpha-release")  # rm, then a symlink under another name: the same files
+    assert admin_reload(service).json()["changed"] == []
+    (labs / "alpha-v2").symlink_to(tmp_path / "alpha-release")
+    outcome = admin_reload(service).json()
+    assert (outcome["changed"], outcome["problems"]) == ([], [])
+    alpha = {lab["lab"]: lab for lab in service.http.get("/readyz").json()["labs"]}["lab-alpha"]
+    assert alpha["versions"] == [second, first] and alpha["directory"] == str(labs / "alpha-v2")
+    pinned = service.post(hook(accounts[0], "lab-alpha", lab_version=first)).json()
+    assert (pinned["status"], pinned["lab_version"]) == ("pass", first)  # the version before still held
+
+    families = list(text_string_to_metric_families(service.http.get("/metrics").text))
+    samples = [(sample.name, tuple(sorted(sample.labels.items()))) for f in families for sample in f.samples]
+    assert len(samples) == len(set(samples)), [s for s in samples if samples.count(s) > 1]
+    assert service.metric("stepeval_lab_version", lab="lab-alpha", version=second) == 1
+    assert service.metric("stepeval_lab_version", lab="lab-alpha", version=first) == 0
