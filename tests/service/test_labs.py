@@ -4,8 +4,10 @@ real HTTP on a real `stepeval serve` process."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
+import subprocess
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -18,6 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from harness.service.webhooks import sign
 from harness.store.engine import open_engine
 from harness.store.records import RecordStore
+from tests.conftest import STEPEVAL
 from tests.fixtures.service import SECRET, Sandbox, Service, bucket_events, make_labs
 
 RELOAD_TIMEOUT_S = 60
@@ -257,3 +260,21 @@ def test_a_lab_directory_renamed_with_the_same_files_is_no_change_and_no_duplica
     assert len(samples) == len(set(samples)), [s for s in samples if samples.count(s) > 1]
     assert service.metric("stepeval_lab_version", lab="lab-alpha", version=second) == 1
     assert service.metric("stepeval_lab_version", lab="lab-alpha", version=first) == 0
+
+
+def test_an_empty_reload_body_signed_by_stepeval_sign_reloads(service: Service, tmp_path: Path) -> None:
+    """docs/operating.md: the reload's body is `{}` or empty; `stepeval sign` signs the empty one too."""
+    (tmp_path / "empty.json").write_bytes(b"")
+    env = {**os.environ, "STEPEVAL_WEBHOOK_SECRET": SECRET}
+    signed = subprocess.run(
+        [STEPEVAL, "sign", "empty.json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert signed.returncode == 0, signed.stderr
+    headers = dict(line.split(": ", 1) for line in signed.stdout.splitlines())
+    reloaded = service.http.post(
+        "/v1/admin/reload", content=b"", headers={**headers, "content-type": "application/json"}, timeout=60
+    )
+    assert reloaded.status_code == 200, reloaded.text
+    assert reloaded.json()["request_id"] == headers["webhook-id"]
+    unsigned = service.http.post("/v1/admin/reload", content=b"", headers={"content-type": "application/json"})
+    assert unsigned.status_code == 401 and "stepeval sign BODY" in unsigned.json()["error"]["message"]
