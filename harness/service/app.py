@@ -214,8 +214,8 @@ async def healthz(request: Request) -> dict[str, Any]:
 
 async def readyz(request: Request) -> JSONResponse:
     ev, admission = evaluator_of(request), admission_of(request)
-    labs, degraded = ev.catalog.describe(), ev.catalog.degraded()
-    status = "starting" if not ev.ready else "degraded" if degraded else "ready"
+    labs, degraded, aws = ev.catalog.describe(), ev.catalog.degraded(), ev.access.own.describe()
+    status = "starting" if not ev.ready else "degraded" if degraded or not aws["ok"] else "ready"
     body = {
         "status": status,
         "lab": labs[0]["lab"] if len(labs) == 1 else None,
@@ -232,6 +232,7 @@ async def readyz(request: Request) -> JSONResponse:
         "labs": labs,
         "lab_problems": ev.catalog.problems,
         "reloaded_at": ev.catalog.reloaded_at,
+        "aws": aws,
     }
     return JSONResponse(body, status_code=200 if status == "ready" else 503)
 
@@ -251,7 +252,12 @@ def add_probes(app: FastAPI) -> None:
         readyz,
         methods=["GET"],
         summary="Labs loaded, workers up",
-        responses={503: {"description": "still starting, or a lab directory deployed with the service is not served"}},
+        responses={
+            503: {
+                "description": "still starting, a lab directory deployed with the service is not served, or the"
+                " service cannot reach STS with its own credentials"
+            }
+        },
     )
     app.add_api_route("/metrics", metrics, methods=["GET"], summary="Prometheus metrics", response_class=Response)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import threading
 import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -105,6 +106,7 @@ class Evaluator:
                 raise
         self.store: IdempotencyStore | FallbackIdempotency = self.records.idempotency if self.records else local
         self.ready = False
+        self._stopping = threading.Event()
         self.module_problems: list[str] = []
         self.protections: Protections | None = None
         self.measured_mib: float | None = None  # the evaluation processes' mean PSS at start, where readable
@@ -119,11 +121,13 @@ class Evaluator:
         """
         self.pool.start()
         self.protections = self.pool.protections()
+        self.check_own_access()
         versions = self.catalog.versions()
         with ThreadPoolExecutor(len(versions)) as threads:
             for served, problems in zip(versions, threads.map(self.catalog.check_modules, versions), strict=True):
                 served.module_problems = problems
         self.module_problems = sorted({problem for served in versions for problem in served.module_problems})
+        self.say_short_deadline(versions)
         for problem in self.module_problems:
             logs.log_line(event="module_problem", detail=problem)
         template = self.pool.template_pid()
@@ -132,7 +136,33 @@ class Evaluator:
         gc.freeze()  # what start-up built lives as long as the service: full collections need not walk it again
         self.ready = True
 
+    def say_short_deadline(self, versions: list[LabVersion]) -> None:
+        """Logged at start: the steps whose own timeout the request's deadline cuts (they time out where their
+        author allowed them longer; a step slower than the deadline times out at every try)."""
+        budget = self.settings.deadline_s - DEADLINE_GRACE_S
+        cut = sorted(
+            {
+                f"{v.name}:{s.key} ({s.timeout_s:g} s)"
+                for v in versions
+                for s in v.lab.steps.values()
+                if s.timeout_s > budget
+            }
+        )
+        if cut:
+            logs.log_line(
+                event="deadline_below_step_timeout", deadline_s=self.settings.deadline_s, steps=cut[:20], count=len(cut)
+            )
+
+    def check_own_access(self) -> None:
+        """The service's own way to AWS checked now (GetCallerIdentity), said in the log, and watched while it fails
+        (harness/service/reachability.py): readiness and the answers' kind follow it."""
+        own = self.access.own
+        problem = own.check()
+        logs.log_line(event="aws_access", endpoint=own.endpoint, ok=problem is None, problem=problem)
+        threading.Thread(target=own.watch, args=(self._stopping,), name="stepeval-aws-check", daemon=True).start()
+
     def close(self) -> None:
+        self._stopping.set()
         self.ready = False
         self.pool.close()
         self.catalog.close()
@@ -208,6 +238,8 @@ class Evaluator:
                 answer = served.runner.evaluate(admitted.step.key, context, sandbox, timeout_s=limit, tap=tap)
             total_ms = (time.monotonic() - admitted.started) * 1000
             answer = answer.model_copy(update={"duration_ms": round(total_ms, 2)})
+            if limit < admitted.step.timeout_s:
+                answer = self._cut_by_deadline(answer, admitted, limit)
             return answer
         finally:  # recorded before it is answered, whatever became of it
             if recorder is not None and tap is not None:
@@ -215,6 +247,19 @@ class Evaluator:
                     admitted.step.key, "crash", "the evaluation ended without an answer (the harness failed)"
                 )
                 recorder.record(admitted.step.key, admitted.request_id, sandbox.region, context, recorded, tap)
+
+    def _cut_by_deadline(self, answer: Answer, admitted: Admitted, limit: float) -> Answer:
+        """A timeout the request's deadline made (the step's own timeout is longer) said as such: the operator's
+        STEPEVAL_DEADLINE_S, or time spent waiting before the step started, not the step's author."""
+        if answer.error is None or answer.error.kind != "timeout":
+            return answer
+        waited = self.settings.deadline_s - DEADLINE_GRACE_S - limit  # queue and STS, before the step started
+        detail = (
+            f"{answer.error.detail}: the request's deadline (STEPEVAL_DEADLINE_S, {self.settings.deadline_s:g} s,"
+            f" {max(waited, 0):.1f} s of it spent before the step ran) left it {limit:.1f} s of its"
+            f" {admitted.step.timeout_s:g} s timeout"
+        )
+        return answer.model_copy(update={"error": answer.error.model_copy(update={"detail": detail})})
 
     def finish(self, admitted: Admitted, answer: Answer) -> dict[str, Any]:
         """Count, log and store the answer; the response body."""
