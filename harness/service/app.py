@@ -139,8 +139,10 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     try:
         yield
     finally:
+        abandoned = app.state.admission.in_flight  # still unanswered when the drain limit ran out
         ev.close()
         app.state.admission.close()
+        logs.log_line(event="stopped", abandoned=abandoned)
 
 
 def reload_on_hangup(ev: Evaluator) -> None:

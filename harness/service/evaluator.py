@@ -162,6 +162,9 @@ class Evaluator:
         threading.Thread(target=own.watch, args=(self._stopping,), name="stepeval-aws-check", daemon=True).start()
 
     def close(self) -> None:
+        """Its processes stopped, its copies of the labs removed, its store closed (again: nothing more)."""
+        if self._stopping.is_set():
+            return
         self._stopping.set()
         self.ready = False
         self.pool.close()
