@@ -14,15 +14,41 @@ tests/_compat/test_uvicorn.py fails when one moves):
   (`body_held`); uvicorn resumes reading when the application asks for more;
 - `H11Protocol.conn.trailing_data`, what h11 holds past the request it parsed (`pipelined`: the next request, sent
   before this one's answer), and `H11Protocol.cycle.keep_alive`, which uvicorn reads at a response's end to close the
-  connection (`close_after_response`).
+  connection (`close_after_response`);
+- `uvicorn.Server.shutdown(sockets)`, the coroutine that closes the listeners, waits for the requests in flight (at
+  most `timeout_graceful_shutdown` seconds) and runs the application's shutdown, overridden by `StoppingServer` to
+  say when it begins.
 """
 
 from __future__ import annotations
 
+import socket
+from collections.abc import Callable
+
 import h11
+import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["H11Protocol", "body_held", "close_after_response", "pipelined", "waiting_for_a_request"]
+__all__ = [
+    "H11Protocol",
+    "StoppingServer",
+    "body_held",
+    "close_after_response",
+    "pipelined",
+    "waiting_for_a_request",
+]
+
+
+class StoppingServer(uvicorn.Server):
+    """uvicorn's server, calling `on_stopping` as its shutdown begins (a signal received: nothing closed yet)."""
+
+    def __init__(self, config: uvicorn.Config, on_stopping: Callable[[], None]) -> None:
+        super().__init__(config)
+        self.on_stopping = on_stopping
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self.on_stopping()
+        await super().shutdown(sockets)
 
 
 def body_held(protocol: H11Protocol) -> int:

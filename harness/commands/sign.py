@@ -42,7 +42,8 @@ def signing_secret() -> Webhook:
 
 
 def read_body(source: str) -> str:
-    """The body exactly as it will be sent (a file, or stdin for "-"): UTF-8 JSON, else BadInput naming it."""
+    """The body exactly as it will be sent (a file, or stdin for "-"): UTF-8 JSON, or empty (the admin reload takes
+    an empty body), else BadInput naming it."""
     name = "stdin" if source == "-" else source
     try:
         raw = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
@@ -51,6 +52,8 @@ def read_body(source: str) -> str:
         raise BadInput(f"{name}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise BadInput(f"{name}: is not UTF-8 text (the service reads JSON)") from None
+    if not text.strip():
+        return text
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:

@@ -25,6 +25,7 @@ ErrorKind = Literal[
     "aws",
     "sandbox",
     "platform",  # the platform's set-up is wrong (the account, the role, the region): only the platform can fix it
+    "service",  # the service's own set-up is wrong (its endpoint, its own credentials): its operator's to fix
     "memory",  # the step's memory limit was reached
     "cpu",  # its CPU-time limit
     "processes",  # its process limit
@@ -40,14 +41,27 @@ PLATFORM_ERROR = (
     "We could not check this step: the lab platform's set-up for your sandbox needs fixing, and trying again will"
     " not help until it is. This is not a verdict on your work: please tell the lab's support."
 )
+SERVICE_ERROR = (
+    "We could not check this step: the evaluation service cannot reach AWS as it is set up, and trying again will not"
+    " help until its operators fix it. This is not a verdict on your work: please tell the lab's support."
+)
+TIMEOUT_ERROR = (
+    "We could not check this step: the check did not finish in the time it is allowed. This is not a verdict on your"
+    " work: you may try again, and if it happens again, please tell the lab's support."
+)
 AUTHOR_ERROR = (
     "We could not check this step: the lab's check for it is broken, and trying again will not help until the lab's"
     " author fixes it. This is not a verdict on your work: please tell the lab's support."
 )
-# the kinds whose learner message is not LEARNER_SAFE_ERROR: a fault only the platform or the lab's author can fix
-# (`exception`: the module's own code raised, an AttributeError or a TypeError that every try will raise again)
+# the kinds whose learner message is not LEARNER_SAFE_ERROR: a fault only the platform, the service's operator or
+# the lab's author can fix (`exception`: the module's own code raised, an AttributeError or a TypeError that every
+# try will raise again), and `timeout`, which may pass (AWS slow for once) or recur at every try (a step slower than
+# its timeout, or than the service's deadline): neither promised nor ruled out, the learner told to report it if it
+# happens again
 LEARNER_MESSAGES = {
     "platform": PLATFORM_ERROR,
+    "service": SERVICE_ERROR,
+    "timeout": TIMEOUT_ERROR,
     "load": AUTHOR_ERROR,
     "contract": AUTHOR_ERROR,
     "exception": AUTHOR_ERROR,

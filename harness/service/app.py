@@ -139,8 +139,10 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     try:
         yield
     finally:
+        abandoned = app.state.admission.in_flight  # still unanswered when the drain limit ran out
         ev.close()
         app.state.admission.close()
+        logs.log_line(event="stopped", abandoned=abandoned)
 
 
 def reload_on_hangup(ev: Evaluator) -> None:
@@ -214,8 +216,8 @@ async def healthz(request: Request) -> dict[str, Any]:
 
 async def readyz(request: Request) -> JSONResponse:
     ev, admission = evaluator_of(request), admission_of(request)
-    labs, degraded = ev.catalog.describe(), ev.catalog.degraded()
-    status = "starting" if not ev.ready else "degraded" if degraded else "ready"
+    labs, degraded, aws = ev.catalog.describe(), ev.catalog.degraded(), ev.access.own.describe()
+    status = "starting" if not ev.ready else "degraded" if degraded or not aws["ok"] else "ready"
     body = {
         "status": status,
         "lab": labs[0]["lab"] if len(labs) == 1 else None,
@@ -232,6 +234,7 @@ async def readyz(request: Request) -> JSONResponse:
         "labs": labs,
         "lab_problems": ev.catalog.problems,
         "reloaded_at": ev.catalog.reloaded_at,
+        "aws": aws,
     }
     return JSONResponse(body, status_code=200 if status == "ready" else 503)
 
@@ -251,7 +254,12 @@ def add_probes(app: FastAPI) -> None:
         readyz,
         methods=["GET"],
         summary="Labs loaded, workers up",
-        responses={503: {"description": "still starting, or a lab directory deployed with the service is not served"}},
+        responses={
+            503: {
+                "description": "still starting, a lab directory deployed with the service is not served, or the"
+                " service cannot reach STS with its own credentials"
+            }
+        },
     )
     app.add_api_route("/metrics", metrics, methods=["GET"], summary="Prometheus metrics", response_class=Response)
 
@@ -299,16 +307,24 @@ async def evaluations(request: Request) -> Response:
         body = await read_body(request, ev, admission_of(request).reading)
         request_id = ev.verifier.verify(body, request.headers)
         admitted = ev.admit(body, request.headers.get("content-type"), request_id, started)
-        claims = ev.claims(admitted, deadline)
-        for holder in claims.holders():
-            await claims.wait_async(holder)
-        if claims.stored is not None:
-            return JSONResponse(ev.replayed(admitted, claims.stored))
-        with claims.evaluating():
-            answer = await answer_admitted(ev, admission_of(request), admitted, deadline)
-        return JSONResponse(ev.finish(admitted, answer))
+        try:
+            return await evaluate_admitted(ev, admission_of(request), admitted, deadline)
+        finally:
+            ev.release(admitted)
     except Problem as problem:
         return problem_response(ev, problem, request_id)
+
+
+async def evaluate_admitted(ev: Evaluator, admission: Admission, admitted: Admitted, deadline: float) -> Response:
+    """The admitted request's answer: the one stored for its webhook-id, or a new evaluation's."""
+    claims = ev.claims(admitted, deadline)
+    for holder in claims.holders():
+        await claims.wait_async(holder)
+    if claims.stored is not None:
+        return JSONResponse(ev.replayed(admitted, claims.stored))
+    with claims.evaluating():
+        answer = await answer_admitted(ev, admission, admitted, deadline)
+    return JSONResponse(ev.finish(admitted, answer))
 
 
 async def reload_labs(request: Request) -> Response:

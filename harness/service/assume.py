@@ -20,6 +20,7 @@ from harness.core.contract import ErrorKind
 from harness.sandbox.unreachable import botocore_unreachable
 from harness.service.clients import STS_CONFIG, ClientCache
 from harness.service.models import AccountRef
+from harness.service.reachability import FRESH_S, OWN_CREDENTIAL_CODES, OwnAccess
 from harness.service.settings import ServiceSettings
 
 DURATION_S = 900  # the shortest AssumeRole allows: a leaked credential is worth a quarter of an hour at most
@@ -43,8 +44,9 @@ TRANSIENT_CODES = frozenset(
 
 
 class AccountRefused(Exception):
-    """The sandbox could not be reached (kind `sandbox`: STS unreachable or busy, ask again), or the platform's
-    set-up is wrong (kind `platform`: the role cannot be assumed, or is in another account than `account_id`)."""
+    """The sandbox could not be reached (kind `sandbox`: STS unreachable or busy, ask again), the platform's set-up
+    is wrong (kind `platform`: the role cannot be assumed, or is in another account than `account_id`), or the
+    service's own (kind `service`: its endpoint or its own credentials)."""
 
     def __init__(self, message: str, kind: ErrorKind) -> None:
         super().__init__(message)
@@ -52,9 +54,14 @@ class AccountRefused(Exception):
 
 
 def refusal_kind(exc: ClientError | BotoCoreError) -> ErrorKind:
-    """`sandbox` when STS did not answer or asked us to slow down (asking again may work), else `platform`."""
-    if isinstance(exc, ClientError) and exc.response.get("Error", {}).get("Code") not in TRANSIENT_CODES:
-        return "platform"
+    """`sandbox` when STS did not answer or asked us to slow down (asking again may work), `service` when it refused
+    the service's own credentials, else `platform`."""
+    if isinstance(exc, ClientError):
+        code = exc.response.get("Error", {}).get("Code")
+        if code in OWN_CREDENTIAL_CODES:
+            return "service"
+        if code not in TRANSIENT_CODES:
+            return "platform"
     return "sandbox"
 
 
@@ -91,6 +98,7 @@ class AccountAccess:
     ) -> None:
         self.settings = settings
         self.clients = clients or ClientCache(settings.endpoint_url)
+        self.own = OwnAccess(self.clients, settings.sts_region)
         # Reuse until this long before expiry: longer than any request may last, so nothing expires mid-run.
         self.margin_s = settings.deadline_s + 60
         self._clock = clock
@@ -155,9 +163,7 @@ class AccountAccess:
                 PolicyArns=[{"arn": arn} for arn in self.settings.session_policy_arns],
             )
         except (ClientError, BotoCoreError) as exc:
-            raise AccountRefused(
-                f"sts:AssumeRole into {ref.role_arn} failed: {why_failed(exc)}", refusal_kind(exc)
-            ) from None
+            raise self._refused(f"sts:AssumeRole into {ref.role_arn} failed: {why_failed(exc)}", exc) from None
         raw = reply["Credentials"]
         credentials = Credentials(raw["AccessKeyId"], raw["SecretAccessKey"], raw["SessionToken"])
         try:
@@ -167,6 +173,16 @@ class AccountAccess:
                 f"sts:GetCallerIdentity as {ref.role_arn} failed: {why_failed(exc)}", refusal_kind(exc)
             ) from None
         return Assumed(credentials, identity["Account"], identity["Arn"], raw["Expiration"].timestamp())
+
+    def _refused(self, said: str, exc: ClientError | BotoCoreError) -> AccountRefused:
+        """AssumeRole's failure, of its kind; one that may be the service's own (STS unreachable, its credentials
+        refused) checked with the service's own GetCallerIdentity: kind `service` when that fails too."""
+        kind = refusal_kind(exc)
+        if kind == "service" or (kind == "sandbox" and not isinstance(exc, ClientError)):
+            problem = self.own.check(fresh_s=FRESH_S)
+            if problem is not None:
+                return AccountRefused(f"{said}; the service's own access to AWS fails: {problem}", "service")
+        return AccountRefused(said, kind)
 
     def _prune(self) -> None:
         now = self._clock()

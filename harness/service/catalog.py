@@ -4,8 +4,10 @@ A version is served from a copy of the bytes its version hashes (harness/core/la
 directory every evaluation process's root holds: an author editing the lab on disk changes nothing already
 served. A reload (SIGHUP, or the signed admin request) reads the directories again: a changed lab's new version
 serves the requests that arrive after it; the newest `kept` versions of each lab stay (a request may name one);
-a version that fails to load (its spec, or a module that does not import) is not served and its lab keeps the
-version it had. A version no longer held is removed from disk once no request admitted on it can still run.
+a version that fails to load (its spec, or a module that does not import) is not served, its copy removed at once,
+and its lab keeps the version it had. A version is one per lab whatever directory it is read from (a lab directory
+renamed, or a symlink pointed elsewhere, with the same files is the same version, not a change). A version no longer
+held is removed from disk once no request admitted on it holds it (`lease`/`release`).
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ from harness.sandbox.runner import Runner
 from harness.service.problems import Problem, show
 
 DEFAULT_KEPT = 2  # versions held per lab: the one served and the one before it
-DEFAULT_LINGER_S = 120.0
 
 
 @dataclass(eq=False)
@@ -47,8 +48,8 @@ class LabVersion:
     runner: Runner
     loaded_at: float
     module_problems: list[str] = field(default_factory=list)
-    users: int = 0  # evaluations running on it now
-    dropped_at: float | None = None  # no longer held since (monotonic): its copy goes once no request can use it
+    users: int = 0  # requests admitted on it and not yet answered: its copy stays while there are any
+    dropped: bool = False  # no longer held: its copy goes once it has no users
 
     def describe(self) -> dict[str, Any]:
         return {"version": self.version, "steps": len(self.lab.steps), "loaded_at": round(self.loaded_at, 3)}
@@ -98,19 +99,15 @@ class LabCatalog:
         lab_dir: Path | None = None,
         labs_dir: Path | None = None,
         kept: int = DEFAULT_KEPT,
-        linger_s: float = DEFAULT_LINGER_S,
     ) -> None:
         """One of `lab_dir` (one lab) and `labs_dir` (every lab under it). Loads them now: BadInput when no lab
-        loads (a lab of many that does not is reported in `problems` and served once it loads). `linger_s`: how long
-        a version no longer held stays on disk (a request admitted on it may still be waiting for a worker: the
-        service's deadline bounds that wait)."""
+        loads (a lab of many that does not is reported in `problems` and served once it loads)."""
         if (lab_dir is None) == (labs_dir is None):
             raise ValueError("give one of lab_dir and labs_dir")
         self.pool = pool
         self.lab_dir = lab_dir.resolve() if lab_dir else None
         self.labs_dir = labs_dir.resolve() if labs_dir else None
         self.kept = max(2, kept)
-        self.linger_s = linger_s
         self._dropped: list[LabVersion] = []
         self.copies = Path(tempfile.mkdtemp(prefix="stepeval-labs-"))
         # Every evaluation's uid reaches the copies (their files are 0644) but cannot list them: an evaluation finds
@@ -164,24 +161,29 @@ class LabCatalog:
         except BadInput as exc:
             shutil.rmtree(copy, ignore_errors=True)
             return Loaded(source, problem=str(exc).replace(str(copy), str(source)))
+        except OSError as exc:  # the temporary directory full, say: nothing half-written is left
+            shutil.rmtree(copy, ignore_errors=True)
+            shutil.rmtree(copy.with_name(copy.name + ".partial"), ignore_errors=True)
+            return Loaded(source, problem=f"{source}: cannot copy: {exc}")
         served = LabVersion(lab.spec.project, version, lab, source, copy, Runner(lab, self.pool), time.time())
         if check:
             served.module_problems = self.check_modules(served)
         return Loaded(source, served)
 
     def _held(self, source: Path, version: str) -> LabVersion | None:
-        """The version of `source` already loaded, held or dropped but still on disk (a rollback: taken back)."""
+        """`version` already loaded, held or dropped but still on disk (a rollback: taken back), read from `source`
+        or from another directory (a version hashes the lab's files, its project among them: the same version is the
+        same lab's, whichever directory holds it). Preferred: the one read from `source`."""
         with self._lock:
-            for served in self.labs.values():
-                for held in served.versions:
-                    if held.source == source and held.version == version:
-                        return held
-            for dropped in self._dropped:
-                if dropped.source == source and dropped.version == version:
-                    self._dropped.remove(dropped)
-                    dropped.dropped_at = None
-                    return dropped
-        return None
+            found = [held for served in self.labs.values() for held in served.versions if held.version == version]
+            found += [dropped for dropped in self._dropped if dropped.version == version]
+            if not found:
+                return None
+            held = next((held for held in found if held.source == source), found[0])
+            if held in self._dropped:
+                self._dropped.remove(held)
+                held.dropped = False
+            return held
 
     def check_modules(self, served: LabVersion) -> list[str]:
         """Each step's module imported in an evaluation process: the problems, one line each, naming the lab's
@@ -218,6 +220,7 @@ class LabCatalog:
                     unserved[item.source] = problems[-1]
                     continue
                 seen[served.name] = item.source
+                served.source = item.source  # a version read from a directory renamed since: known by its new name
                 held = served.name in labs and any(v is served for v in labs[served.name].versions)  # kept as is
                 if not initial and served.module_problems and served.name in labs and not held:
                     problem = f"{item.source}: version {served.version} not served: " + "; ".join(
@@ -230,7 +233,7 @@ class LabCatalog:
                 lab = labs.setdefault(served.name, ServedLab([]))
                 if lab.versions and lab.current is served:
                     continue
-                lab.versions = [served, *[v for v in lab.versions if v is not served]]
+                lab.versions = [served, *[v for v in lab.versions if v.version != served.version]]
                 for old in lab.versions[self.kept :]:
                     self._drop(old)
                 lab.versions = lab.versions[: self.kept]
@@ -250,21 +253,16 @@ class LabCatalog:
         return {"changed": changed, "problems": problems}
 
     def _drop(self, served: LabVersion) -> None:
-        """No longer held (under the lock): its copy goes once `linger_s` has passed and no evaluation runs on it."""
-        served.dropped_at = time.monotonic()
+        """No longer held (under the lock): its copy goes once no request admitted on it is still unanswered."""
+        served.dropped = True
         self._dropped.append(served)
         self._sweep()
 
     def _sweep(self) -> None:
-        """The copies of versions dropped long enough ago and no longer running, removed (under the lock)."""
-        now, kept = time.monotonic(), []
-        for served in self._dropped:
-            assert served.dropped_at is not None
-            if served.users == 0 and now - served.dropped_at >= self.linger_s:
-                shutil.rmtree(served.copy, ignore_errors=True)
-            else:
-                kept.append(served)
-        self._dropped = kept
+        """The copies of dropped versions no request holds any more, removed (under the lock)."""
+        for served in [served for served in self._dropped if served.users == 0]:
+            shutil.rmtree(served.copy, ignore_errors=True)
+            self._dropped.remove(served)
 
     def reload(self, reason: str) -> dict[str, Any]:
         """Read the lab directories again (one reload at a time); what changed and what did not load."""
@@ -321,17 +319,30 @@ class LabCatalog:
             field="lab_version",
         )
 
+    def lease(self, name: str | None, version: str | None) -> LabVersion:
+        """`choose`, the version counted as used until `release`: its copy stays on disk while a request admitted
+        on it is unanswered (waiting for STS or a worker, or running), however long that is."""
+        with self._lock:
+            served = self.choose(name, version)
+            served.users += 1
+            return served
+
     @contextmanager
     def using(self, served: LabVersion) -> Iterator[LabVersion]:
-        """An evaluation runs on `served`: its copy stays on disk until the evaluation ends."""
+        """An evaluation runs on `served` while inside: counted apart from its request's lease, so that a request
+        abandoned while its evaluation still runs on a thread leaves the copy in place."""
         with self._lock:
             served.users += 1
         try:
             yield served
         finally:
-            with self._lock:
-                served.users -= 1
-                self._sweep()
+            self.release(served)
+
+    def release(self, served: LabVersion) -> None:
+        """A request leased on `served` answered: a dropped version's copy goes with its last one."""
+        with self._lock:
+            served.users -= 1
+            self._sweep()
 
     def degraded(self) -> list[str]:
         """The problems of the lab directories deployed with the service that still serve nothing: readiness fails

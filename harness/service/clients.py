@@ -43,6 +43,17 @@ class ClientCache:
         for name in CREDENTIAL_ENV:
             os.environ.pop(name, None)
 
+    def configured_region(self) -> str | None:
+        """The region the service's own configuration names (AWS_REGION, AWS_DEFAULT_REGION, a profile), if any."""
+        region = self._core.get_config_variable("region")
+        return region if isinstance(region, str) and region else None
+
+    def build(self, service: str, region: str, config: Config) -> Any:
+        """A client with the service's own credentials and `config`, not cached (its caller keeps it)."""
+        with self._lock:
+            self.built += 1
+            return self._core.create_client(service, region_name=region, endpoint_url=self.endpoint_url, config=config)
+
     def get(self, service: str, region: str, credentials: Credentials | None = None) -> Any:
         key = (credentials.access_key if credentials else None, region, service)
         with self._lock:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import threading
 import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -81,7 +82,6 @@ class Evaluator:
             lab_dir=lab.root if lab is not None else (None if settings.labs else settings.lab),
             labs_dir=None if lab is not None else settings.labs,
             kept=settings.lab_versions_kept,
-            linger_s=settings.deadline_s + DEADLINE_GRACE_S + 30,
         )
         self.metrics = Metrics(self.pool, self.catalog)
         self.access = access or AccountAccess(settings, on_assume=self._count_assume)
@@ -106,6 +106,7 @@ class Evaluator:
                 raise
         self.store: IdempotencyStore | FallbackIdempotency = self.records.idempotency if self.records else local
         self.ready = False
+        self._stopping = threading.Event()
         self.module_problems: list[str] = []
         self.protections: Protections | None = None
         self.measured_mib: float | None = None  # the evaluation processes' mean PSS at start, where readable
@@ -120,11 +121,13 @@ class Evaluator:
         """
         self.pool.start()
         self.protections = self.pool.protections()
+        self.check_own_access()
         versions = self.catalog.versions()
         with ThreadPoolExecutor(len(versions)) as threads:
             for served, problems in zip(versions, threads.map(self.catalog.check_modules, versions), strict=True):
                 served.module_problems = problems
         self.module_problems = sorted({problem for served in versions for problem in served.module_problems})
+        self.say_short_deadline(versions)
         for problem in self.module_problems:
             logs.log_line(event="module_problem", detail=problem)
         template = self.pool.template_pid()
@@ -133,7 +136,36 @@ class Evaluator:
         gc.freeze()  # what start-up built lives as long as the service: full collections need not walk it again
         self.ready = True
 
+    def say_short_deadline(self, versions: list[LabVersion]) -> None:
+        """Logged at start: the steps whose own timeout the request's deadline cuts (they time out where their
+        author allowed them longer; a step slower than the deadline times out at every try)."""
+        budget = self.settings.deadline_s - DEADLINE_GRACE_S
+        cut = sorted(
+            {
+                f"{v.name}:{s.key} ({s.timeout_s:g} s)"
+                for v in versions
+                for s in v.lab.steps.values()
+                if s.timeout_s > budget
+            }
+        )
+        if cut:
+            logs.log_line(
+                event="deadline_below_step_timeout", deadline_s=self.settings.deadline_s, steps=cut[:20], count=len(cut)
+            )
+
+    def check_own_access(self) -> None:
+        """The service's own way to AWS checked now (GetCallerIdentity), said in the log, and watched while it fails
+        (harness/service/reachability.py): readiness and the answers' kind follow it."""
+        own = self.access.own
+        problem = own.check()
+        logs.log_line(event="aws_access", endpoint=own.endpoint, ok=problem is None, problem=problem)
+        threading.Thread(target=own.watch, args=(self._stopping,), name="stepeval-aws-check", daemon=True).start()
+
     def close(self) -> None:
+        """Its processes stopped, its copies of the labs removed, its store closed (again: nothing more)."""
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
         self.ready = False
         self.pool.close()
         self.catalog.close()
@@ -155,16 +187,25 @@ class Evaluator:
             raise Problem(413, "too_large", f"body: larger than {self.settings.max_body_bytes} bytes", field="body")
 
     def admit(self, body: bytes, content_type: str | None, request_id: str, started: float) -> Admitted:
-        """Validate a verified body and choose the lab version that judges it; Problem 415/400/422 naming the field
-        otherwise (409: a lab version not held)."""
+        """Validate a verified body and choose the lab version that judges it, leased until `release`; Problem
+        415/400/422 naming the field otherwise (409: a lab version not held)."""
         chosen: list[LabVersion] = []
 
         def lab_of(request: EvaluationRequest) -> Lab:
-            chosen.append(self.catalog.choose(request.lab, request.lab_version))
+            chosen.append(self.catalog.lease(request.lab, request.lab_version))
             return chosen[0].lab
 
-        request, step = parse_request(body, content_type, lab_of)
+        try:
+            request, step = parse_request(body, content_type, lab_of)
+        except BaseException:
+            for served in chosen:
+                self.catalog.release(served)
+            raise
         return Admitted(request_id, request, step, hashlib.sha256(body).hexdigest(), started, chosen[0])
+
+    def release(self, admitted: Admitted) -> None:
+        """`admitted` answered (or refused after its admission): its lab version's copy may go."""
+        self.catalog.release(admitted.served)
 
     def reach(self, admitted: Admitted) -> Account | Answer:
         """Temporary credentials for the sandbox, or an `error` answer of kind `sandbox` (then nothing runs)."""
@@ -200,6 +241,8 @@ class Evaluator:
                 answer = served.runner.evaluate(admitted.step.key, context, sandbox, timeout_s=limit, tap=tap)
             total_ms = (time.monotonic() - admitted.started) * 1000
             answer = answer.model_copy(update={"duration_ms": round(total_ms, 2)})
+            if limit < admitted.step.timeout_s:
+                answer = self._cut_by_deadline(answer, admitted, limit)
             return answer
         finally:  # recorded before it is answered, whatever became of it
             if recorder is not None and tap is not None:
@@ -207,6 +250,19 @@ class Evaluator:
                     admitted.step.key, "crash", "the evaluation ended without an answer (the harness failed)"
                 )
                 recorder.record(admitted.step.key, admitted.request_id, sandbox.region, context, recorded, tap)
+
+    def _cut_by_deadline(self, answer: Answer, admitted: Admitted, limit: float) -> Answer:
+        """A timeout the request's deadline made (the step's own timeout is longer) said as such: the operator's
+        STEPEVAL_DEADLINE_S, or time spent waiting before the step started, not the step's author."""
+        if answer.error is None or answer.error.kind != "timeout":
+            return answer
+        waited = self.settings.deadline_s - DEADLINE_GRACE_S - limit  # queue and STS, before the step started
+        detail = (
+            f"{answer.error.detail}: the request's deadline (STEPEVAL_DEADLINE_S, {self.settings.deadline_s:g} s,"
+            f" {max(waited, 0):.1f} s of it spent before the step ran) left it {limit:.1f} s of its"
+            f" {admitted.step.timeout_s:g} s timeout"
+        )
+        return answer.model_copy(update={"error": answer.error.model_copy(update={"detail": detail})})
 
     def finish(self, admitted: Admitted, answer: Answer) -> dict[str, Any]:
         """Count, log and store the answer; the response body."""
@@ -259,6 +315,17 @@ class Evaluator:
     def _count_assume(self, outcome: str) -> None:
         self.metrics.assume.labels(outcome=outcome).inc()
 
+    def _handle_admitted(self, admitted: Admitted, deadline: float) -> Reply:
+        claims = self.claims(admitted, deadline)
+        for holder in claims.holders():
+            claims.wait(holder)
+        if claims.stored is not None:
+            return Reply(200, self.replayed(admitted, claims.stored))
+        with claims.evaluating():
+            reached = self.reach(admitted)
+            answer = reached if isinstance(reached, Answer) else self.run(admitted, reached, deadline)
+        return Reply(200, self.finish(admitted, answer))
+
     # -- the whole path, synchronously (the Lambda handler) -----------------------------------------------------
 
     def handle(
@@ -279,14 +346,9 @@ class Evaluator:
                 request_id = self.verifier.verify(body, headers)
             assert request_id is not None
             admitted = self.admit(body, headers.get("content-type"), request_id, started)
-            claims = self.claims(admitted, deadline)
-            for holder in claims.holders():
-                claims.wait(holder)
-            if claims.stored is not None:
-                return Reply(200, self.replayed(admitted, claims.stored))
-            with claims.evaluating():
-                reached = self.reach(admitted)
-                answer = reached if isinstance(reached, Answer) else self.run(admitted, reached, deadline)
-            return Reply(200, self.finish(admitted, answer))
+            try:
+                return self._handle_admitted(admitted, deadline)
+            finally:
+                self.release(admitted)
         except Problem as problem:
             return self.refusal(problem, request_id)

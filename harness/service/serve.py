@@ -52,6 +52,7 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
     --unsafe-no-sandbox. The next says where it listens (useful with --port 0)."""
     import uvicorn
 
+    from harness._compat.uvicorn import StoppingServer
     from harness.service.app import create_app
     from harness.service.transport import PromptH11Protocol
 
@@ -94,11 +95,19 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
         timeout_graceful_shutdown=int(settings.deadline_s),
         backlog=ACCEPT_BATCH,
     )
-    server = uvicorn.Server(config)
+
+    def stopping() -> None:
+        in_flight = app.state.admission.in_flight if hasattr(app.state, "admission") else 0
+        logs.log_line(event="stopping", in_flight=in_flight, drain_limit_s=config.timeout_graceful_shutdown)
+
+    server = StoppingServer(config, stopping)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     logs.log_line(event="listening", url=f"http://{shown}:{port}")
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    finally:  # a second Ctrl-C skips the app's own shutdown: its processes and copies go all the same
+        app.state.evaluator.close()
     return 0
 
 

@@ -8,6 +8,7 @@ import json
 import re
 import time
 from collections.abc import Mapping
+from typing import Any
 
 from standardwebhooks.webhooks import Webhook, hmac_data
 
@@ -86,8 +87,27 @@ HOW_TO_SIGN = (
     " headers (docs/service.md, 'Signing a request')"
 )
 NEWLINES_LOST = "the body lost its newlines on the way (as curl -d sends a file): send it with --data-binary @file"
+KEYS_SORTED = (
+    "signed the body with its keys sorted (as json.dumps(sort_keys=True) or jq -S writes it) and sent them in another"
+    " order: sign the exact bytes you send"
+)
+RESERIALISED = "signed another serialisation of the body than the bytes sent: sign the exact bytes you send"
+RENDERINGS: tuple[dict[str, Any], ...] = (
+    {},
+    {"separators": (",", ":")},
+    {"ensure_ascii": False},
+    {"indent": 2},
+    {"sort_keys": True},
+    {"sort_keys": True, "separators": (",", ":")},
+    {"sort_keys": True, "indent": 2},
+)
 # the indentation of a multi-line JSON file left on one line: `{  "a": 1,  "b": 2}`, as curl -d @file sends it
 INDENTED_ONE_LINE = re.compile(rb"[{\[,] {2,}[\"{\[\]}0-9tfn-]")
+NOT_SIGNED = (
+    "missing header webhook-id: the request carries none of the webhook headers (webhook-id, webhook-timestamp,"
+    " webhook-signature): sign it (stepeval sign BODY prints them for curl -H @-; when it printed nothing, its error"
+    " is on its stderr)"
+)
 HEX_SIGNATURE = re.compile(r"[0-9a-fA-F]{64}\Z")
 RESERIALISED_MAX_BYTES = 256 * 1024  # past this, a mismatch is not re-serialised to find its cause
 
@@ -115,12 +135,9 @@ def likely_cause(key: bytes, secret: str, body: bytes, headers: Mapping[str, str
             " those bytes"
         )
     if len(body) <= RESERIALISED_MAX_BYTES:
-        for other in _reserialised(body):
+        for other, cause in _reserialised(body):
             if _matches(values, hmac_data(key, signed + other)):
-                if b"\n" in other.rstrip(b"\r\n") and other.replace(b"\r", b"").replace(b"\n", b"") == body:
-                    # the lines of a file joined, as curl -d @file sends it (not only a final newline dropped)
-                    return NEWLINES_LOST
-                return "signed another serialisation of the body than the bytes sent: sign the exact bytes you send"
+                return cause
     if any(HEX_SIGNATURE.match(value) for value in values):
         return "the signature looks hex: Standard Webhooks sends base64; " + HOW_TO_SIGN
     if b"\n" not in body and INDENTED_ONE_LINE.search(body):
@@ -134,21 +151,32 @@ def _matches(values: list[str], digest: bytes) -> bool:
     return any(hmac.compare_digest(value.encode(errors="replace"), encoded) for value in values)
 
 
-def _reserialised(body: bytes) -> list[bytes]:
+def _reserialised(body: bytes) -> list[tuple[bytes, str]]:
     """The body as common JSON libraries write it again (compact, spaced, sorted, indented, with or without a
-    final newline): what a client that signs a dict and sends another rendering of it signed."""
-    variants = {body.rstrip(b"\n"), body + b"\n"}
+    final newline), each with what signing it and sending `body` means: what a client that signs a dict and sends
+    another rendering of it signed. A rendering whose line breaks alone are gone from `body` (a final newline
+    included) is what curl -d does to a file; one that only a key sort gives, a signer that sorted the keys."""
+    as_is = {body.rstrip(b"\n"), body + b"\n"}
+    by_sort: set[bytes] = set()
     try:
         value = json.loads(body)
     except (ValueError, RecursionError):
-        return sorted(variants - {body})
-    for options in ({}, {"separators": (",", ":")}, {"sort_keys": True}, {"indent": 2}, {"ensure_ascii": False}):
+        value = None
+    for options in RENDERINGS if value is not None else ():
         try:
             rendered = json.dumps(value, **options).encode()
         except (ValueError, RecursionError, UnicodeError, TypeError):  # a lone surrogate, a key sort across types
             continue
-        variants |= {rendered, rendered + b"\n"}
-    return sorted(variants - {body})
+        (by_sort if options.get("sort_keys") else as_is).update({rendered, rendered + b"\n"})
+    found = []
+    for other in sorted((as_is | by_sort) - {body}):
+        if other.replace(b"\r", b"").replace(b"\n", b"") == body:
+            found.append((other, NEWLINES_LOST))  # the lines of a file joined, or its final newline dropped
+        elif other not in as_is:
+            found.append((other, KEYS_SORTED))
+        else:
+            found.append((other, RESERIALISED))
+    return found
 
 
 class WebhookVerifier:
@@ -163,6 +191,8 @@ class WebhookVerifier:
         """The webhook-id of a correctly signed, fresh request; Problem 401 otherwise (never which part failed)."""
         present = {name: headers.get(name) or "" for name in HEADERS}
         missing = [name for name, value in present.items() if not value]
+        if len(missing) == len(HEADERS):
+            raise Problem(401, "unauthorized", NOT_SIGNED, field=missing[0])
         if missing:
             raise Problem(401, "unauthorized", f"missing header {missing[0]}", field=missing[0])
         request_id = present["webhook-id"] or ""

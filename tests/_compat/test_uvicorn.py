@@ -113,3 +113,31 @@ def test_h11_holds_a_pipelined_request_and_the_cycle_closes_when_not_kept_alive(
     assert conn.their_state is h11.DONE and conn.trailing_data[0].startswith(b"GET / HTTP/1.1")
     assert "self.keep_alive = True" in inspect.getsource(RequestResponseCycle.__init__)
     assert "not self.keep_alive" in inspect.getsource(RequestResponseCycle.send)
+
+
+def test_the_server_s_shutdown_is_a_coroutine_taking_the_sockets_and_runs_when_it_stops() -> None:
+    """StoppingServer overrides `Server.shutdown(sockets)`: it must still be what `serve` awaits on the way out."""
+    from harness._compat.uvicorn import StoppingServer
+
+    assert inspect.iscoroutinefunction(uvicorn.Server.shutdown)
+    assert list(inspect.signature(uvicorn.Server.shutdown).parameters) == ["self", "sockets"]
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+
+    said: list[str] = []
+    server = StoppingServer(
+        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"), lambda: said.append("x")
+    )
+    runner = threading.Thread(target=server.run)
+    runner.start()
+    for _ in range(200):
+        if server.started:
+            break
+        time.sleep(0.05)
+    server.should_exit = True
+    runner.join(timeout=20)
+    assert not runner.is_alive() and said == ["x"]

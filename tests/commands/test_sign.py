@@ -76,3 +76,12 @@ def test_bad_input_is_one_line_and_never_shows_the_secret(tmp_path: Path) -> Non
         done = sign(*args, secret=secret, cwd=tmp_path)
         assert (done.returncode, done.stdout, done.stderr) == (2, "", said + "\n"), args
         assert "hunter2" not in done.stderr
+
+
+def test_an_empty_body_is_signed(tmp_path: Path) -> None:
+    """The admin reload takes an empty body: signing one is no error (curl would send no headers at all)."""
+    (tmp_path / "empty.json").write_bytes(b"")
+    done = sign("empty.json", cwd=tmp_path)
+    assert done.returncode == 0 and done.stderr == ""
+    headers = dict(line.split(": ", 1) for line in done.stdout.splitlines())
+    assert WebhookVerifier(SECRET).verify(b"", headers).startswith("msg_")

@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from harness.core.contract import (
     AUTHOR_ERROR,
     LEARNER_SAFE_ERROR,
+    SERVICE_ERROR,
+    TIMEOUT_ERROR,
     Answer,
     ContextInput,
     ContractViolation,
@@ -121,16 +123,28 @@ def test_an_authors_error_does_not_promise_that_a_retry_helps() -> None:
         assert "try again in a moment" not in answer.message and "will not help" in answer.message
 
 
+def test_a_timeout_and_the_service_s_own_set_up_are_said_as_they_are() -> None:
+    """A timeout may recur at every try (a step slower than its timeout): the learner may try again and is asked to
+    report it if it does; the service's own set-up is never the learner's to wait out."""
+    timeout = Answer.failed_to_run("01.02", "timeout", "run() did not finish within 30 s")
+    assert timeout.message == TIMEOUT_ERROR and "if it happens again, please tell the lab's support" in timeout.message
+    assert "try again in a moment" not in timeout.message and timeout.retry_after_s is None
+    service = Answer.failed_to_run("01.02", "service", "STS at http://127.0.0.1:15999 cannot be reached")
+    assert service.message == SERVICE_ERROR and "will not help until its operators fix it" in service.message
+    for answer in (timeout, service):
+        assert "not a verdict on your work" in answer.message
+
+
 def test_answer_failed_to_run_is_learner_safe() -> None:
-    answer = Answer.failed_to_run("01.02", "timeout", "run() did not finish within 30 s", 1234.5678)
+    answer = Answer.failed_to_run("01.02", "sandbox", "sts:AssumeRole: Throttling", 1234.5678)
     assert answer.status == "error" and answer.success is False
     assert answer.message == LEARNER_SAFE_ERROR
     assert "not a verdict on your work" in answer.message
     for word in ("wrong", "incorrect", "failed", "error"):
         assert word not in answer.message.lower()
     assert answer.error is not None
-    assert answer.error.kind == "timeout"
-    assert answer.error.detail == "run() did not finish within 30 s"
+    assert answer.error.kind == "sandbox"
+    assert answer.error.detail == "sts:AssumeRole: Throttling"
     assert answer.duration_ms == 1234.57
     assert answer.validated == [] and answer.resolved == [] and answer.failure_context is None
 

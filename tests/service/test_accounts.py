@@ -83,13 +83,14 @@ def test_an_sts_that_does_not_answer_is_named_with_its_cause(where: str, service
     url = f"http://{host}:{port}"
     service = service_factory(f"sts-{where}", "--lab", str(SERVICE_LAB), "--workers", "1", "--endpoint-url", url)
     answer = evaluate(service, Sandbox(ACCOUNT_A, url), "alpha-bucket")
-    assert answer["status"] == "error" and answer["error"]["kind"] == "sandbox", answer
+    assert answer["status"] == "error" and answer["error"]["kind"] == "service", answer  # the service's endpoint
     cause = (
         "connection refused (NewConnectionError)"
         if where == "closed-port"
         else (f"the name {host} does not resolve (NameResolutionError)")
     )
+    unreachable = f"the endpoint {url} ({host}:{port}) did not answer: {cause}"
     assert answer["error"]["detail"] == (
-        f"sts:AssumeRole into arn:aws:iam::{ACCOUNT_A}:role/stepeval-evaluator failed: "
-        f"the endpoint {url} ({host}:{port}) did not answer: {cause}"
+        f"sts:AssumeRole into arn:aws:iam::{ACCOUNT_A}:role/stepeval-evaluator failed: {unreachable}; the service's"
+        f" own access to AWS fails: STS at {url} cannot be reached with the service's own credentials: {unreachable}"
     ), answer["error"]

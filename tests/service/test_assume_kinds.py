@@ -26,6 +26,11 @@ def test_a_busy_sts_may_pass(code: str) -> None:
     assert refusal_kind(refused(code)) == "sandbox"
 
 
+@pytest.mark.parametrize("code", ["InvalidClientTokenId", "SignatureDoesNotMatch", "ExpiredToken"])
+def test_the_service_s_own_credentials_refused_are_the_service_s(code: str) -> None:
+    assert refusal_kind(refused(code)) == "service"
+
+
 def test_an_sts_that_does_not_answer_may_pass() -> None:
     assert refusal_kind(EndpointConnectionError(endpoint_url="https://sts.us-east-1.amazonaws.com")) == "sandbox"
 

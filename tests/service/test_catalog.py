@@ -1,5 +1,6 @@
 """The labs a service holds and their versions (harness/service/catalog.py), on a real worker pool: the versions
-kept, a rollback taking back the version still held, a dropped version's copy kept while an evaluation uses it."""
+kept, a rollback taking back the version still held, a dropped version's copy kept while a request holds it and
+removed when none does, a renamed lab directory the same version."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def edit(module: Path, marker: str) -> None:
 
 def test_versions_kept_a_rollback_and_a_dropped_copy_in_use(pool: WorkerPool, tmp_path: Path) -> None:
     labs = make_labs(tmp_path / "labs")
-    catalog = LabCatalog(pool, labs_dir=labs, kept=2, linger_s=0)
+    catalog = LabCatalog(pool, labs_dir=labs, kept=2)
     try:
         module = labs / "alpha" / "evaluation" / "boto3" / "01_02.py"
         first = catalog.choose("lab-alpha", None)
@@ -43,6 +44,7 @@ def test_versions_kept_a_rollback_and_a_dropped_copy_in_use(pool: WorkerPool, tm
         assert [v.version for v in catalog.labs["lab-alpha"].versions] == [second.version, first.version]
         assert catalog.choose("lab-alpha", first.version) is first
 
+        leased = catalog.lease("lab-alpha", first.version)  # a request admitted on it, waiting for a worker
         with catalog.using(first):  # an evaluation on the oldest version while a third one arrives
             edit(module, "third")
             outcome = catalog.reload("test")
@@ -53,7 +55,9 @@ def test_versions_kept_a_rollback_and_a_dropped_copy_in_use(pool: WorkerPool, tm
                 catalog.choose("lab-alpha", first.version)
             assert gone.value.status == 409 and third.version in gone.value.message
             assert first.copy.is_dir()  # still running on it
-        assert not first.copy.exists()  # gone with its last evaluation
+        assert first.copy.is_dir()  # still held by the admitted request
+        catalog.release(leased)
+        assert not first.copy.exists()  # gone with the last request on it
 
         module.write_text(module.read_text().replace("\n# third\n", ""))  # back to the second version's files
         assert catalog.reload("rollback")["changed"] == [f"lab-alpha@{second.version}"]
@@ -82,3 +86,57 @@ def test_a_directory_without_labs_is_bad_input(pool: WorkerPool, tmp_path: Path)
         LabCatalog(pool, labs_dir=tmp_path / "empty")
     with pytest.raises(BadInput, match="not a directory"):
         LabCatalog(pool, labs_dir=tmp_path / "nowhere")
+
+
+def copies(catalog: LabCatalog) -> list[str]:
+    return sorted(path.name for path in catalog.copies.iterdir())
+
+
+def test_a_renamed_lab_directory_with_the_same_files_is_the_same_version(pool: WorkerPool, tmp_path: Path) -> None:
+    labs = make_labs(tmp_path / "labs")
+    catalog = LabCatalog(pool, labs_dir=labs, kept=2)
+    try:
+        module = labs / "alpha" / "evaluation" / "boto3" / "01_02.py"
+        first = catalog.choose("lab-alpha", None)
+        edit(module, "second")
+        catalog.reload("test")
+        second = catalog.choose("lab-alpha", None)
+        on_disk = copies(catalog)
+
+        (labs / "alpha").rename(labs / "alpha-v2")  # the integrator's rm + ln -s: the same files, another name
+        outcome = catalog.reload("renamed")
+        assert (outcome["changed"], outcome["problems"]) == ([], [])
+        described = {lab["lab"]: lab for lab in catalog.describe()}["lab-alpha"]
+        assert described["versions"] == [second.version, first.version]  # each once: the one before still held
+        assert described["directory"] == str(labs / "alpha-v2") and described["reload_problem"] is None
+        assert catalog.choose("lab-alpha", first.version) is first
+        assert copies(catalog) == on_disk  # no second copy of a version held
+
+        (labs / "alpha-v2").rename(labs / "alpha")  # and back, the files edited back to the first version
+        module.write_text(module.read_text().replace("\n# second\n", ""))
+        assert catalog.reload("rollback")["changed"] == [f"lab-alpha@{first.version}"]
+        assert [v.version for v in catalog.labs["lab-alpha"].versions] == [first.version, second.version]
+    finally:
+        catalog.close()
+
+
+def test_copies_of_versions_that_failed_to_load_or_were_dropped_are_removed(pool: WorkerPool, tmp_path: Path) -> None:
+    labs = make_labs(tmp_path / "labs")
+    catalog = LabCatalog(pool, labs_dir=labs, kept=2)
+    try:
+        served = copies(catalog)
+        assert len(served) == 3  # one per lab
+        module = labs / "beta" / "evaluation" / "boto3" / "01_02.py"
+        module.write_text("import no_such_module_anywhere\n")
+        outcome = catalog.reload("broken")
+        assert outcome["changed"] == [] and "no_such_module_anywhere" in outcome["problems"][0]
+        assert copies(catalog) == served  # the version that did not load left nothing behind
+
+        alpha = labs / "alpha" / "evaluation" / "boto3" / "01_02.py"
+        for marker in ("second", "third", "fourth"):
+            edit(alpha, marker)
+            assert len(catalog.reload(marker)["changed"]) == 1
+        held = {f"alpha-{v.version}" for v in catalog.labs["lab-alpha"].versions}
+        assert len(held) == 2 and set(copies(catalog)) == held | {name for name in served if "alpha" not in name}
+    finally:
+        catalog.close()

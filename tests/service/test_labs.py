@@ -4,8 +4,10 @@ real HTTP on a real `stepeval serve` process."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
+import subprocess
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -13,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
 from harness.service.webhooks import sign
 from harness.store.engine import open_engine
 from harness.store.records import RecordStore
+from tests.conftest import STEPEVAL
 from tests.fixtures.service import SECRET, Sandbox, Service, bucket_events, make_labs
 
 RELOAD_TIMEOUT_S = 60
@@ -229,3 +233,48 @@ def test_the_admin_reload_refuses_a_body_it_would_ignore(service: Service) -> No
         if field == "lab":
             assert "takes no fields" in refused.json()["error"]["message"]
     assert admin_reload(service).status_code == 200  # `{}` reloads every lab
+
+
+def test_a_lab_directory_renamed_with_the_same_files_is_no_change_and_no_duplicate_series(
+    service_factory: Any, moto_server: str, accounts: tuple[Sandbox, Sandbox], tmp_path: Path
+) -> None:
+    labs = make_labs(tmp_path / "labs")
+    service = service_factory("renamed", "--labs", str(labs), "--workers", "2", "--endpoint-url", moto_server)
+    first = versions(service)["lab-alpha"]
+    module = labs / "alpha" / "evaluation" / "boto3" / "01_02.py"
+    module.write_text(module.read_text() + "\n# second\n")
+    second = admin_reload(service).json()["changed"][0].split("@")[1]
+
+    (labs / "alpha").rename(tmp_path / "alpha-release")  # rm, then a symlink under another name: the same files
+    assert admin_reload(service).json()["changed"] == []
+    (labs / "alpha-v2").symlink_to(tmp_path / "alpha-release")
+    outcome = admin_reload(service).json()
+    assert (outcome["changed"], outcome["problems"]) == ([], [])
+    alpha = {lab["lab"]: lab for lab in service.http.get("/readyz").json()["labs"]}["lab-alpha"]
+    assert alpha["versions"] == [second, first] and alpha["directory"] == str(labs / "alpha-v2")
+    pinned = service.post(hook(accounts[0], "lab-alpha", lab_version=first)).json()
+    assert (pinned["status"], pinned["lab_version"]) == ("pass", first)  # the version before still held
+
+    families = list(text_string_to_metric_families(service.http.get("/metrics").text))
+    samples = [(sample.name, tuple(sorted(sample.labels.items()))) for f in families for sample in f.samples]
+    assert len(samples) == len(set(samples)), [s for s in samples if samples.count(s) > 1]
+    assert service.metric("stepeval_lab_version", lab="lab-alpha", version=second) == 1
+    assert service.metric("stepeval_lab_version", lab="lab-alpha", version=first) == 0
+
+
+def test_an_empty_reload_body_signed_by_stepeval_sign_reloads(service: Service, tmp_path: Path) -> None:
+    """docs/operating.md: the reload's body is `{}` or empty; `stepeval sign` signs the empty one too."""
+    (tmp_path / "empty.json").write_bytes(b"")
+    env = {**os.environ, "STEPEVAL_WEBHOOK_SECRET": SECRET}
+    signed = subprocess.run(
+        [STEPEVAL, "sign", "empty.json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert signed.returncode == 0, signed.stderr
+    headers = dict(line.split(": ", 1) for line in signed.stdout.splitlines())
+    reloaded = service.http.post(
+        "/v1/admin/reload", content=b"", headers={**headers, "content-type": "application/json"}, timeout=60
+    )
+    assert reloaded.status_code == 200, reloaded.text
+    assert reloaded.json()["request_id"] == headers["webhook-id"]
+    unsigned = service.http.post("/v1/admin/reload", content=b"", headers={"content-type": "application/json"})
+    assert unsigned.status_code == 401 and "stepeval sign BODY" in unsigned.json()["error"]["message"]

@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from harness.core.contract import TIMEOUT_ERROR
 from tests.fixtures.service import SERVICE_LAB, Sandbox, Service, bucket_events
 
 
@@ -91,7 +92,7 @@ def test_an_unreachable_endpoint_is_an_error_not_a_fail(service_factory, account
     )
     answer = ask(dead, accounts[0], "01.01", events=bucket_events("alpha-bucket"))
     assert answer["status"] == "error" and answer["success"] is False
-    assert answer["error"]["kind"] == "sandbox"
+    assert answer["error"]["kind"] == "service"  # the service's own endpoint: its operator's to fix
     assert "AssumeRole" in answer["error"]["detail"]
 
 
@@ -113,7 +114,13 @@ def test_a_full_queue_is_429_and_the_deadline_ends_the_rest(service_factory, acc
         assert refused.json()["error"]["code"] == "busy"
         first, second = sorted((f.result() for f in slow), key=lambda r: r.status_code)
     assert first.status_code == 200, first.text
-    assert first.json()["error"]["kind"] == "timeout"  # cut to the 4 s deadline, not the step's 60 s
+    timed_out = first.json()
+    assert timed_out["error"]["kind"] == "timeout"  # cut to the 4 s deadline, not the step's 60 s
+    assert "the request's deadline (STEPEVAL_DEADLINE_S, 4 s," in timed_out["error"]["detail"]
+    assert timed_out["error"]["detail"].endswith("of its 60 s timeout")
+    assert timed_out["message"] == TIMEOUT_ERROR and timed_out["retry_after_s"] is None
+    said = [line for line in small.log_lines() if line.get("event") == "deadline_below_step_timeout"]
+    assert said and said[0]["count"] == 3 and "service-tests:02.01 (60 s)" in said[0]["steps"]  # 10 s, 10 s, 60 s
     assert second.status_code in (200, 503), second.text
     if second.status_code == 503:
         assert second.json()["error"]["code"] == "deadline" and "retry-after" in second.headers

@@ -15,6 +15,7 @@ import pytest
 from harness.service.problems import Problem
 from harness.service.webhooks import (
     HOW_TO_SIGN,
+    KEYS_SORTED,
     NEWLINES_LOST,
     WebhookVerifier,
     secret_key,
@@ -65,13 +66,30 @@ def test_the_secret_s_text_as_the_key(text: str) -> None:
 
 @pytest.mark.parametrize(
     "signed",
-    [json.dumps(BODY, indent=2).encode(), json.dumps(BODY, separators=(",", ":")).encode(), SENT + b"\n"],
-    ids=["indented", "compact", "newline"],
+    [json.dumps(BODY, indent=2).encode(), json.dumps(BODY, separators=(",", ":")).encode()],
+    ids=["indented", "compact"],
 )
 def test_a_body_re_serialised_after_signing(signed: bytes) -> None:
     assert refusal("v1,{b64}", signed=signed) == (
         "signed another serialisation of the body than the bytes sent: sign the exact bytes you send"
     )
+
+
+def test_a_one_line_file_whose_final_newline_curl_dropped_is_named() -> None:
+    """`stepeval sign web.json | curl -d @web.json`, web.json one line and a newline: curl -d sends it without."""
+    assert refusal("v1,{b64}", body=SENT, signed=SENT + b"\n") == NEWLINES_LOST
+
+
+def test_a_body_signed_with_its_keys_sorted_is_named() -> None:
+    sent = json.dumps({"step": "01.01", "lab": "web-tier"}).encode()  # keys not in order
+    for signed in (
+        json.dumps(json.loads(sent), sort_keys=True),
+        json.dumps(json.loads(sent), sort_keys=True, indent=2),
+    ):
+        assert refusal("v1,{b64}", body=sent, signed=signed.encode() + b"\n") == KEYS_SORTED
+    in_order = json.dumps({"a": 1, "b": 2}).encode()  # sorting changes nothing: said as another serialisation
+    compact = json.dumps({"a": 1, "b": 2}, separators=(",", ":"), sort_keys=True).encode()
+    assert refusal("v1,{b64}", body=in_order, signed=compact).startswith("signed another serialisation")
 
 
 def test_a_wrong_secret_is_told_how_to_sign() -> None:
@@ -155,3 +173,14 @@ def test_a_hostile_unsigned_body_is_refused_never_crashes(body: bytes) -> None:
     """Every hint is worked out for a body nobody signed: whatever it holds, the answer is the 401."""
     said = refusal("v1,{b64}", body=body, key=b"another key")
     assert said == HOW_TO_SIGN
+
+
+def test_a_request_with_no_webhook_header_is_told_to_sign() -> None:
+    with pytest.raises(Problem) as caught:
+        WebhookVerifier(SECRET).verify(SENT, {})
+    assert (caught.value.status, caught.value.field) == (401, "webhook-id")
+    assert caught.value.message.startswith("missing header webhook-id: the request carries none of the webhook")
+    assert "stepeval sign BODY" in caught.value.message
+    with pytest.raises(Problem) as one:
+        WebhookVerifier(SECRET).verify(SENT, {"webhook-id": "msg_1", "webhook-timestamp": "1"})
+    assert one.value.message == "missing header webhook-signature"

@@ -1,0 +1,99 @@
+"""The service's own way to AWS: its credentials and its endpoint, checked with `sts:GetCallerIdentity` (read-only,
+free, one call of at most a few seconds) at start, every few seconds while it fails, and whenever an evaluation
+finds STS unreachable. While it fails, `/readyz` says not ready and why, and answers say kind `service`: the
+operator's to fix (a wrong `--endpoint-url`, no credentials, credentials AWS does not know), never the learner's.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
+
+from harness.sandbox.unreachable import botocore_unreachable
+from harness.service.clients import ClientCache
+
+CHECK_CONFIG = Config(connect_timeout=2, read_timeout=3, retries={"mode": "standard", "total_max_attempts": 1})
+RECHECK_S = 5.0  # how often a failing check is tried again
+FRESH_S = 2.0  # a check this recent answers for an evaluation without another call
+DEFAULT_REGION = "us-east-1"
+# STS refusing the caller's own credentials (not a role's trust): the service's credentials are at fault
+OWN_CREDENTIAL_CODES = frozenset(
+    {
+        "InvalidClientTokenId",
+        "UnrecognizedClientException",
+        "SignatureDoesNotMatch",
+        "IncompleteSignature",
+        "MissingAuthenticationToken",
+        "ExpiredToken",
+        "ExpiredTokenException",
+        "InvalidAccessKeyId",
+    }
+)
+
+
+def own_problem(exc: ClientError | BotoCoreError, endpoint: str) -> str:
+    """Why the service's own call to STS failed, for its operator."""
+    if isinstance(exc, NoCredentialsError):
+        return (
+            "the service has no AWS credentials of its own (environment, profile, container or instance role): it"
+            " cannot call sts:AssumeRole"
+        )
+    if isinstance(exc, ClientError):
+        info = exc.response.get("Error", {})
+        return (
+            f"STS at {endpoint} refuses the service's own credentials: {info.get('Code', '?')}: "
+            f"{info.get('Message', '')}".strip()
+        )
+    connect, read = CHECK_CONFIG.connect_timeout, CHECK_CONFIG.read_timeout
+    why = botocore_unreachable(exc, connect_timeout_s=connect, read_timeout_s=read) or f"{type(exc).__name__}: {exc}"
+    return f"STS at {endpoint} cannot be reached with the service's own credentials: {why}"
+
+
+class OwnAccess:
+    """The last check of the service's own access to STS: `problem` (None: it works), and when it was made."""
+
+    def __init__(self, clients: ClientCache, region: str | None) -> None:
+        self.clients = clients
+        self.region = region
+        self.problem: str | None = None
+        self.checked_at: float | None = None  # time.monotonic() of the last check's end
+        self._checking = threading.Lock()  # one check at a time: callers meanwhile share its outcome
+        self._client: Any = None
+
+    @property
+    def endpoint(self) -> str:
+        return self.clients.endpoint_url or f"sts.{self._region()}.amazonaws.com"
+
+    def _region(self) -> str:
+        return self.region or self.clients.configured_region() or DEFAULT_REGION
+
+    def check(self, *, fresh_s: float = 0.0) -> str | None:
+        """Call GetCallerIdentity as the service (a check ended less than `fresh_s` ago answers instead); the
+        problem, or None."""
+        with self._checking:
+            if self.checked_at is not None and time.monotonic() - self.checked_at < fresh_s:
+                return self.problem
+            try:
+                if self._client is None:
+                    self._client = self.clients.build("sts", self._region(), CHECK_CONFIG)
+                self._client.get_caller_identity()
+            except (ClientError, BotoCoreError) as exc:
+                self.problem = own_problem(exc, self.endpoint)
+            else:
+                self.problem = None
+            self.checked_at = time.monotonic()
+            return self.problem
+
+    def watch(self, stop: threading.Event) -> None:
+        """Until `stop`: a failing check tried again every RECHECK_S, so readiness comes back by itself."""
+        while not stop.wait(RECHECK_S):
+            if self.problem is not None:
+                self.check()
+
+    def describe(self) -> dict[str, Any]:
+        """What `/readyz` says of it."""
+        return {"endpoint": self.endpoint, "ok": self.problem is None, "problem": self.problem}
