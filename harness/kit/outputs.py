@@ -39,12 +39,18 @@ class Output(Later, Mapping[str, Any]):
     (`app["GroupId"]`, `if app:`) chooses every output found so far, and gives the resource chosen: a near miss
     is still a resource; an output with no candidate at all reads as empty and false."""
 
-    def __init__(self, name: str, value_of: Callable[[str], Resource | None], label: str | None = None) -> None:
+    def __init__(
+        self, name: str, value_of: Callable[[str], Resource | None], label_of: Callable[[str], str] | None = None
+    ) -> None:
         self.name = name
         self._value_of = value_of
-        self.label = label or name
-        """The output as the learner knows it (`the second subnet this step asks for`): its handle name is the
-        platform's, never shown to a learner."""
+        self._label_of = label_of
+
+    @property
+    def label(self) -> str:
+        """The output as the learner knows it (`the second subnet this step asks for`), for a miss's sentence: its
+        handle name is the platform's, and a learner never saw it."""
+        return self._label_of(self.name) if self._label_of is not None else self.name
 
     def settle(self) -> Resource | None:
         return self._value_of(self.name)

@@ -49,6 +49,7 @@ class Step:
         self._resolved = {h["name"]: h for h in context.get("resolved", [])}
         self._events: list[Mapping[str, str]] = list(context.get("events", []))
         self._asked: dict[str, Mapping[str, Any]] = {o["name"]: o for o in spec.get("outputs", [])}
+        self._kinds: dict[str, Kind] = {}  # output -> the kind its find gave, whose noun names it
         self._input_names = frozenset(spec.get("inputs") or ())
         self._entries: dict[str, dict[str, Any]] = {
             o["name"]: {"name": o["name"], "type": o["type"], "id": None, "status": "not_found"}
@@ -96,7 +97,7 @@ class Step:
         may refer to one found later in the module (`ec2.ingress_exactly(net.tcp(5432, step.output("web")))`),
         and the step chooses both together."""
         if name not in self._outputs:
-            self._outputs[name] = Output(name, self._value_of, self._wanted(name))
+            self._outputs[name] = Output(name, self._value_of, self._wanted)
         return self._outputs[name]
 
     def input(self, name: str, kind: Kind) -> Resource:
@@ -162,6 +163,7 @@ class Step:
         for name in names:
             if name in self._chosen or any(name in f.requirements for f in self._declared):
                 raise ValueError(f"step.find: the output {name} is found twice in one step")
+        self._kinds.update(dict.fromkeys(names, kind))
         regions = self._regions(kind, names)
         candidates, gone, away = self._candidates(kind, names, regions)
         self._declared.append(Finding(kind, dict(requirements), candidates, gone, regions, critical, away))
@@ -179,7 +181,7 @@ class Step:
         if not value:
             wanted = self._wanted(name)
             issue = f"{wanted[:1].upper()}{wanted[1:]} is not there yet."
-            hint = f"{self._hint(name, 'value')} (output {name})"
+            hint = f"Give {wanted} as its instructions say (output {name})."
             self.check(name, "value", False, expected="a value", actual=None, critical=critical, issue=issue, hint=hint)
             return None
         outcomes = [requirement.evaluate({"Value": value}) for requirement in requirements]
@@ -438,7 +440,7 @@ class Step:
         asked = self._asked.get(name)
         if asked is None:
             return name  # not the spec's: the module's own name for a check of its own
-        noun = _noun(asked.get("type", ""))
+        noun = self._kinds[name].noun if name in self._kinds else _noun(asked.get("type", ""))
         described = _description(asked)
         if described:
             return f"the {noun} this step asks for ({described})"
