@@ -398,7 +398,7 @@ class Step:
         if resolved_id is not None and resolved_id not in taken:
             issue = f"The {kind.describe(resolved_id)} validated earlier no longer exists."
         elif near:
-            issue = self._all_taken(kind, name, list(near), len(ids))
+            issue = self._all_taken(kind, name, near, len(ids))
         elif finding.gone:
             # an event names it and AWS does not know it: never there, or deleted since; we cannot tell which
             issue = f"We could not find the {' or the '.join(map(kind.describe, finding.gone))} recorded for this step."
@@ -420,16 +420,16 @@ class Step:
             return f"No {kind.noun} was created in this step, which asks for {asked}."
         return f"No {kind.noun} was created in this step."
 
-    def _all_taken(self, kind: Kind, name: str, held: list[str], made: int) -> str:
-        """Why output `name` has no candidate when the step's other outputs hold every resource of its kind it
-        made (`held`, of `made`)."""
+    def _all_taken(self, kind: Kind, name: str, near: Mapping[str, str], made: int) -> str:
+        """Why output `name` has no candidate when other handles of the step hold every resource of its kind it made
+        (`near`: id -> the handle holding it, of `made`), each named as the learner knows it."""
         asked = sum(o.get("type") == kind.type for o in self._asked.values())
-        which = ", ".join(map(kind.describe, held))
         if asked > made:
+            which = ", ".join(map(kind.describe, near))
             were = "was" if made == 1 else "were"
             return f"This step asks for {asked} {_plural(kind.noun)}, and only {made} {were} created in it ({which})."
-        taken = "is" if len(held) == 1 else "are"
-        return f"No other {kind.noun} created in this step is left for {self._wanted(name)} ({which} {taken} taken)."
+        holders = "; ".join(f"{kind.describe(rid)} is {self._wanted(holder)}" for rid, holder in near.items())
+        return f"No other {kind.noun} created in this step is left for {self._wanted(name)}: {holders}."
 
     def _wanted(self, name: str) -> str:
         """Output or input `name` as the learner knows it (`the second subnet this step asks for`, `the S3 bucket
