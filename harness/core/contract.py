@@ -297,7 +297,7 @@ def check_result(result: Any, step: StepSpec, duration_ms: float, log: list[str]
 def _progress(checks: list[Check], step: StepSpec) -> Progress | None:
     """How many of the step's own checks hold (`kit.tally`: an earlier step's resource re-verified is not counted,
     unless the step does nothing else), as the kit's message counts them."""
-    counted = tally.counted(checks, lambda c: c.handle, step.input_types)
+    counted = tally.tallied(checks, lambda c: c.handle, step.input_types)
     return Progress(passed=sum(c.ok for c in counted), total=len(counted)) if counted else None
 
 

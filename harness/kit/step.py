@@ -262,7 +262,7 @@ class Step:
         self._choose()
         validated = list(self._entries.values())
         success = self._failure is None and all(e["status"] == "found" for e in validated)
-        counted = tally.counted(self._checks, lambda c: c["handle"], self._input_names)
+        counted = tally.tallied(self._checks, lambda c: c["handle"], self._input_names)
         passed, total = sum(c["ok"] for c in counted), len(counted)
         passed_of = f"{passed} of {total} check{'' if total == 1 else 's'} passed."
         waiting = {w[0]["handle"] for w in self._waiting}

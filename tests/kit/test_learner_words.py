@@ -182,7 +182,7 @@ def _reads(output: Any) -> Any:
 
 def test_the_tally_counts_the_steps_own_checks_unless_there_are_none() -> None:
     checks = [{"handle": "01_01_in", "ok": True}, {"handle": "01_02_out", "ok": False}, {"handle": None, "ok": True}]
-    own = tally.counted(checks, lambda c: c["handle"], {"01_01_in"})
+    own = tally.tallied(checks, lambda c: c["handle"], {"01_01_in"})
     assert [c["handle"] for c in own] == ["01_02_out", None]
     inputs_only = checks[:1]
-    assert tally.counted(inputs_only, lambda c: c["handle"], {"01_01_in"}) == inputs_only
+    assert tally.tallied(inputs_only, lambda c: c["handle"], {"01_01_in"}) == inputs_only
