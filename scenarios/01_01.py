@@ -26,7 +26,7 @@ def versioning_suspended(aws, handles):
     aws.client("s3").put_bucket_versioning(Bucket=BUCKET, VersioningConfiguration={"Status": "Suspended"})
 
 
-@mistake(after_solve=True, issue=r"(?i)no longer exists")
+@mistake(after_solve=True, issue=r"We could not find the S3 bucket \S+ recorded for this step")
 def bucket_deleted_afterwards(aws, handles):
     aws.client("s3").delete_bucket(Bucket=BUCKET)
 

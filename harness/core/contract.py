@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 
 from harness.core.errors import BadInput
 from harness.core.lab import Lab, OutputType, ResourceType, StepSpec
+from harness.kit import tally
 
 Status = Literal["pass", "fail", "pending", "error"]
 """pass and fail are verdicts on the learner's work; pending says AWS is still creating or changing a resource the
@@ -164,7 +165,7 @@ class Check(_Model):
 
 
 class Progress(_Model):
-    """How many of the step's checks passed: something a learner can watch grow."""
+    """How many of the step's own checks passed (`kit.tally`): something a learner can watch grow."""
 
     passed: int
     total: int
@@ -300,11 +301,18 @@ def check_result(result: Any, step: StepSpec, duration_ms: float, log: list[str]
             for e in entries
             if e.status == "found" and e.name in outputs and e.id
         ],
-        progress=Progress(passed=sum(c.ok for c in checks), total=len(checks)) if checks else None,
+        progress=_progress(checks, step),
         retry_after_s=retry_after_s,
         duration_ms=round(duration_ms, 2),
         diagnostics=Diagnostics(checks=checks, log=log or []) if checks or log else None,
     )
+
+
+def _progress(checks: list[Check], step: StepSpec) -> Progress | None:
+    """How many of the step's own checks hold (`kit.tally`: an earlier step's resource re-verified is not counted,
+    unless the step does nothing else), as the kit's message counts them."""
+    counted = tally.tallied(checks, lambda c: c.handle, step.input_types)
+    return Progress(passed=sum(c.ok for c in counted), total=len(counted)) if counted else None
 
 
 def _check_retry_after(raw: Any, success: bool) -> int | None:

@@ -29,12 +29,14 @@ class Later:
         raise NotImplementedError
 
     def absent(self) -> list[str]:
-        """The outputs this value refers to that have no resource now (by name)."""
+        """The outputs this value refers to that have no resource now, as the learner knows them (`the SQS queue
+        this step asks for`), for a miss's sentence."""
         return []
 
 
 def absent_in(value: Any) -> list[str]:
-    """The outputs with no resource now that the Laters in `value` refer to (lists, tuples, sets, dicts walked)."""
+    """The outputs with no resource now that the Laters in `value` refer to, as the learner knows them (lists,
+    tuples, sets, dicts walked)."""
     if isinstance(value, Later):
         return value.absent()
     if isinstance(value, list | tuple | set | frozenset):
@@ -90,7 +92,7 @@ class Deferred(Later):
         except (BotoCoreError, ClientError):
             raise  # an AWS refusal or failure is the step's error as it is
         except Absent as missing:  # the function read an output with no resource
-            absent = absent or [missing.output]
+            absent = absent or [missing.label]
             requirement = Requirement(_words(self.function), None, lambda _: None)
         except Exception as error:
             if absent:

@@ -39,20 +39,29 @@ class Output(Later, Mapping[str, Any]):
     (`app["GroupId"]`, `if app:`) chooses every output found so far, and gives the resource chosen: a near miss
     is still a resource; an output with no candidate at all reads as empty and false."""
 
-    def __init__(self, name: str, value_of: Callable[[str], Resource | None]) -> None:
+    def __init__(
+        self, name: str, value_of: Callable[[str], Resource | None], label_of: Callable[[str], str] | None = None
+    ) -> None:
         self.name = name
         self._value_of = value_of
+        self._label_of = label_of
+
+    @property
+    def label(self) -> str:
+        """The output as the learner knows it (`the second subnet this step asks for`), for a miss's sentence: its
+        handle name is the platform's, and a learner never saw it."""
+        return self._label_of(self.name) if self._label_of is not None else self.name
 
     def settle(self) -> Resource | None:
         return self._value_of(self.name)
 
     def absent(self) -> list[str]:
-        return [self.name] if self.settle() is None else []
+        return [self.label] if self.settle() is None else []
 
     def __getitem__(self, key: str) -> Any:
         resource = self.settle()
         if resource is None:
-            raise Absent(self.name, key)
+            raise Absent(self.name, key, self.label)
         return resource[key]
 
     def get(self, key: str, default: Any = None) -> Any:

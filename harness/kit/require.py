@@ -31,10 +31,16 @@ class Outcome:
     def issue(self, subject: str) -> str:
         """The learner-facing sentence for a miss: subject, what was checked, expected and found."""
         subject = subject[:1].upper() + subject[1:]
+        return _sentence(f"{subject}: {self.words()}")
+
+    def words(self) -> str:
+        """A miss without its subject, no full stop: what was checked, expected and found ("billing mode should be
+        PAY_PER_REQUEST, but is PROVISIONED"), to list beside another miss of the same resource (an author's
+        `explain` may end in a full stop of its own)."""
         if self.requirement.explain is not None:
-            return _sentence(f"{subject}: {self.requirement.explain(self.actual)}")
+            return self.requirement.explain(self.actual).rstrip()
         expected, actual = _show(self.requirement.expected), _show(self.actual)
-        return _sentence(f"{subject}: {self.requirement.check} should be {expected}, but is {actual}")
+        return f"{self.requirement.check} should be {expected}, but is {actual}"
 
     @property
     def hint(self) -> str | None:
@@ -70,8 +76,9 @@ class Misapplied(Exception):
 
 
 class Missing:
-    """What a requirement read when an output it refers to has no resource: its miss names the output, never
-    "None" (`dead-letter queue cannot be checked: the step found no resource for 01_02_dlq`)."""
+    """What a requirement read when an output it refers to has no resource: its miss names the output as the
+    learner knows it, never "None" (`dead-letter queue cannot be checked: nothing was found for the second SQS
+    queue this step asks for`)."""
 
     def __init__(self, what: str) -> None:
         self.what = what
@@ -85,7 +92,8 @@ class Missing:
 
 def missing_requirement(requirement: Requirement, what: str) -> Requirement:
     """`requirement` made to miss because `what` (an output, a reference it compares with) is not there: its
-    sentence names what is missing (`dead-letter queue cannot be checked: the step found no resource for X`)."""
+    sentence names what is missing (`dead-letter queue cannot be checked: nothing was found for the SQS queue this
+    step asks for`)."""
     return dataclasses.replace(
         requirement,
         expected=Missing(what),
@@ -97,8 +105,9 @@ def missing_requirement(requirement: Requirement, what: str) -> Requirement:
 
 
 def no_resource(output: str) -> str:
-    """The words of a miss for an output that has no resource."""
-    return f"the step found no resource for {output}"
+    """The words of a miss for an output that has no resource, given as the learner knows it (`the SQS queue this
+    step asks for`: never its handle name, which the learner never saw)."""
+    return f"nothing was found for {output}"
 
 
 _PLUMBING = frozenset({"require", "refs", "later", "step", "outputs", "match", "kinds", "aws"})
@@ -143,7 +152,7 @@ class Requirement:
             actual = self.actual(resource)
             ok = bool(self.compare(actual, self.expected))
         except Absent as absent:  # another output read that has no resource: a miss naming it
-            what = no_resource(absent.output)
+            what = no_resource(absent.label)
             return Outcome(missing_requirement(self, what), False, Missing(what))
         except (Misapplied, BotoCoreError, ClientError):
             raise  # an AWS refusal or failure is the step's error as it is, no author's mistake

@@ -24,13 +24,17 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any, Literal, NoReturn, overload
 
-from harness.kit import closest, refs
+from harness.kit import closest, refs, tally
 from harness.kit.aws import fetch_or_none
-from harness.kit.kinds import Kind, Resource, outside
+from harness.kit.kinds import KINDS, Kind, Resource, outside
 from harness.kit.match import Fit
 from harness.kit.outputs import Candidate, Finding, Judging, Output, Verdict
 from harness.kit.require import Missing, Outcome, Requirement
 from harness.kit.stops import StopStep
+
+LISTED = 3
+"""How many broken requirements of the resource meant a failure lists (the first in `issue`, the others after it in
+the message and the hint context): enough to fix them in one go, few enough to read."""
 
 
 class Step:
@@ -44,6 +48,9 @@ class Step:
         self.feedback: dict[str, Any] = dict(spec.get("feedback") or {})
         self._resolved = {h["name"]: h for h in context.get("resolved", [])}
         self._events: list[Mapping[str, str]] = list(context.get("events", []))
+        self._asked: dict[str, Mapping[str, Any]] = {o["name"]: o for o in spec.get("outputs", [])}
+        self._kinds: dict[str, Kind] = {}  # output -> the kind its find gave, whose noun names it
+        self._input_names = frozenset(spec.get("inputs") or ())
         self._entries: dict[str, dict[str, Any]] = {
             o["name"]: {"name": o["name"], "type": o["type"], "id": None, "status": "not_found"}
             for o in spec.get("outputs", [])
@@ -51,6 +58,7 @@ class Step:
         self._checks: list[dict[str, Any]] = []
         self._failure: dict[str, str] | None = None
         self._failure_derived = False  # the failure is a miss for want of another output's resource
+        self._failure_also = ""  # the failure's other broken requirements, listed after its issue
         self._waiting: list[tuple[dict[str, str], int]] = []  # (failure context, retry after s) per pending output
         self.region: str | None = getattr(session, "region_name", None)
         """The lab's region: the evaluation's. A regional resource elsewhere is not a candidate (`kinds.outside`)."""
@@ -89,7 +97,7 @@ class Step:
         may refer to one found later in the module (`ec2.ingress_exactly(net.tcp(5432, step.output("web")))`),
         and the step chooses both together."""
         if name not in self._outputs:
-            self._outputs[name] = Output(name, self._value_of)
+            self._outputs[name] = Output(name, self._value_of, self._wanted)
         return self._outputs[name]
 
     def input(self, name: str, kind: Kind) -> Resource:
@@ -103,11 +111,11 @@ class Step:
             self._checks.append(_check_record(name, "exists", False, True, False))
             self._fail(
                 name,
-                f"The {kind.noun} from an earlier step ({name}) has not been validated yet.",
-                f"Complete the step that creates the {kind.noun} first.",
+                f"This step needs the {kind.noun} from an earlier step, and that step has not passed yet.",
+                f"Complete the step that creates the {kind.noun} first (input {name}).",
                 critical=True,
                 check="exists",
-                subject=f"the {kind.noun} {name}",
+                subject=f"the {kind.noun} from an earlier step",
             )
         entry["id"] = handle["id"]
         _set_region(entry, handle.get("region"))
@@ -155,6 +163,7 @@ class Step:
         for name in names:
             if name in self._chosen or any(name in f.requirements for f in self._declared):
                 raise ValueError(f"step.find: the output {name} is found twice in one step")
+        self._kinds.update(dict.fromkeys(names, kind))
         regions = self._regions(kind, names)
         candidates, gone, away = self._candidates(kind, names, regions)
         self._declared.append(Finding(kind, dict(requirements), candidates, gone, regions, critical, away))
@@ -170,15 +179,17 @@ class Step:
         Returns the value when found, else None."""
         entry = self._entries.setdefault(name, {"name": name, "type": "string", "id": None, "status": "not_found"})
         if not value:
-            issue = f"There is no {name} yet."
-            self.check(name, "value", False, expected="a value", actual=None, critical=critical, issue=issue)
+            wanted = self._wanted(name)
+            issue = f"{wanted[:1].upper()}{wanted[1:]} is not there yet."
+            hint = f"Give {wanted} as its instructions say (output {name})."
+            self.check(name, "value", False, expected="a value", actual=None, critical=critical, issue=issue, hint=hint)
             return None
         outcomes = [requirement.evaluate({"Value": value}) for requirement in requirements]
         self._record(name, outcomes)
         missed = next((o for o in outcomes if not o.ok), None)
         if missed is not None:
             hint = self._hint(name, missed.requirement.check) if missed.hint is None else missed.hint
-            subject = f"{name} {value}"
+            subject = f"the value {value}"
             check = missed.requirement.check
             expected = missed.requirement.expected
             self._fail(name, missed.issue(subject), hint, critical=critical, check=check, subject=subject,
@@ -194,9 +205,9 @@ class Step:
         entry = self._entries.setdefault(name, {"name": name, "type": "string", "id": None, "status": "not_found"})
         self._checks.append(_check_record(name, "exists", handle is not None, True, handle is not None))
         if handle is None:
-            issue = f"The {name} from an earlier step has not been validated yet."
-            hint = "Complete the step that gives it first."
-            self._fail(name, issue, hint, critical=True, check="exists", subject=name)
+            issue = "This step needs a value from an earlier step, and that step has not passed yet."
+            hint = f"Complete the step that gives it first (input {name})."
+            self._fail(name, issue, hint, critical=True, check="exists", subject="the value from an earlier step")
         entry.update(id=handle["id"], status="found")
         return handle["id"]
 
@@ -226,7 +237,7 @@ class Step:
                 hint or self._hint(handle, check),
                 critical=critical,
                 check=check,
-                subject=handle or "the resource",
+                subject=self._wanted(handle) if handle else "the resource",
                 expected=expected,
                 actual=actual,
             )
@@ -241,7 +252,7 @@ class Step:
             False,
             expected=note,
             actual="not evaluated",
-            issue=f"The evaluation of {handle} is not written yet: {note}.",
+            issue=f"The evaluation of {self._wanted(handle)} is not written yet: {note}.",
             hint="This step's evaluation is unfinished; tell the lab's author.",
         )
 
@@ -251,17 +262,19 @@ class Step:
         self._choose()
         validated = list(self._entries.values())
         success = self._failure is None and all(e["status"] == "found" for e in validated)
-        passed = sum(c["ok"] for c in self._checks)
+        counted = tally.tallied(self._checks, lambda c: c["handle"], self._input_names)
+        passed, total = sum(c["ok"] for c in counted), len(counted)
+        passed_of = f"{passed} of {total} check{'' if total == 1 else 's'} passed."
         waiting = {w[0]["handle"] for w in self._waiting}
         pending = not success and self._failure is None and bool(self._waiting)
         pending = pending and all(e["status"] == "found" or e["name"] in waiting for e in validated)
         if success:
-            text = message or f"All {len(self._checks)} check{'' if len(self._checks) == 1 else 's'} passed."
+            text = message or f"All {total} check{'' if total == 1 else 's'} passed."
         elif pending:
-            text = f"{passed} of {len(self._checks)} checks passed. Not yet: {self._waiting[0][0]['issue']}"
+            text = f"{passed_of} Not yet: {self._waiting[0][0]['issue']}"
         else:
             issue = self._failure["issue"] if self._failure else "A resource this step needs was not found."
-            text = f"{passed} of {len(self._checks)} checks passed. {issue}"
+            text = f"{passed_of} {issue}{self._failure_also}"
         result: dict[str, Any] = {"validated": validated, "success": success, "message": text, "checks": self._checks}
         if pending:
             context = {k: v for k, v in self._waiting[0][0].items() if k != "handle"}
@@ -360,7 +373,8 @@ class Step:
         else:
             with refs.resolving(self.resolver.at(region)):  # a miss's sentence may name what a reference resolved to
                 first = closest.named_miss(verdict, opaque)
-                self._miss(name, kind, candidate, first, critical=finding.critical)
+                others = [o for o in verdict.wrong if o is not first]
+                self._miss(name, kind, candidate, first, others, critical=finding.critical)
 
     def _closest(self, judging: Judging, finding: Finding, name: str, taken: dict[str, str]) -> Candidate | None:
         """The free candidate the learner most plausibly meant (`closest.rank`), or None after recording why there
@@ -384,17 +398,56 @@ class Step:
         if resolved_id is not None and resolved_id not in taken:
             issue = f"The {kind.describe(resolved_id)} validated earlier no longer exists."
         elif near:
-            holders = ", ".join(f"{kind.describe(rid)} is {holder}" for rid, holder in near.items())
-            issue = f"No other {kind.noun} from this step is left for {name} ({holders})."
+            issue = self._all_taken(kind, name, near, len(ids))
         elif finding.gone:
-            issue = f"The {', '.join(map(kind.describe, finding.gone))} created in this step no longer exists."
+            # an event names it and AWS does not know it: never there, or deleted since; we cannot tell which
+            issue = f"We could not find the {' or the '.join(map(kind.describe, finding.gone))} recorded for this step."
         else:
-            issue = f"No {kind.noun} was created in this step for {name}."
+            issue = self._none_made(kind, name)
         self._checks.append(_check_record(name, "exists", False, True, False))
-        self._fail(
-            name, issue, self._hint(name, "exists", kind), critical=finding.critical, check="exists", subject=kind.noun
-        )
+        hint = f"{self._hint(name, 'exists', kind)} (output {name})"
+        self._fail(name, issue, hint, critical=finding.critical, check="exists", subject=kind.noun)
         return None
+
+    def _none_made(self, kind: Kind, name: str) -> str:
+        """Why output `name` has no candidate when this step made no resource of its kind, in what the learner
+        knows: the kind, what the spec says of the output, how many of the kind the step asks for."""
+        described = _description(self._asked.get(name))
+        asked = sum(o.get("type") == kind.type for o in self._asked.values())
+        if described:
+            return f"No {kind.noun} was created in this step ({described})."
+        if asked > 1:
+            return f"No {kind.noun} was created in this step, which asks for {asked}."
+        return f"No {kind.noun} was created in this step."
+
+    def _all_taken(self, kind: Kind, name: str, near: Mapping[str, str], made: int) -> str:
+        """Why output `name` has no candidate when other handles of the step hold every resource of its kind it made
+        (`near`: id -> the handle holding it, of `made`), each named as the learner knows it."""
+        asked = sum(o.get("type") == kind.type for o in self._asked.values())
+        if asked > made:
+            which = ", ".join(map(kind.describe, near))
+            were = "was" if made == 1 else "were"
+            return f"This step asks for {asked} {_plural(kind.noun)}, and only {made} {were} created in it ({which})."
+        holders = "; ".join(f"{kind.describe(rid)} is {self._wanted(holder)}" for rid, holder in near.items())
+        return f"No other {kind.noun} created in this step is left for {self._wanted(name)}: {holders}."
+
+    def _wanted(self, name: str) -> str:
+        """Output or input `name` as the learner knows it (`the second subnet this step asks for`, `the S3 bucket
+        from an earlier step`): a handle name is the platform's, and a learner never saw it."""
+        if name in self._input_names and name not in self._asked:
+            handle = self._resolved.get(name)
+            return f"the {_noun(handle['type'] if handle else '')} from an earlier step"
+        asked = self._asked.get(name)
+        if asked is None:
+            return name  # not the spec's: the module's own name for a check of its own
+        noun = self._kinds[name].noun if name in self._kinds else _noun(asked.get("type", ""))
+        described = _description(asked)
+        if described:
+            return f"the {noun} this step asks for ({described})"
+        same = [o for o in self._asked.values() if o.get("type") == asked.get("type")]
+        if len(same) == 1:
+            return f"the {noun} this step asks for"
+        return f"the {_ordinal(same.index(asked) + 1)} {noun} this step asks for"
 
     def _claimed(self, judging: Judging, name: str, judged: list[closest.Judged], taken: dict[str, str]) -> set[str]:
         """The candidates of `name` that another output of the step, still without a resource, fits better: they
@@ -446,10 +499,16 @@ class Step:
         judging.trial[name] = before
         return verdict
 
-    def _miss(self, name: str, kind: Kind, candidate: Candidate, first: Outcome, *, critical: bool) -> None:
-        """Output `name`'s closest candidate misses `first` (its first wrong requirement): the step's failure."""
+    def _miss(
+        self, name: str, kind: Kind, candidate: Candidate, first: Outcome, others: list[Outcome], *, critical: bool
+    ) -> None:
+        """Output `name`'s closest candidate misses `first` (the wrong requirement to name) and `others`: the step's
+        failure, `first` its issue, the first of `others` listed after it (`LISTED` in all)."""
         hint = first.hint or self._hint(name, first.requirement.check, kind)
         subject = kind.describe(*candidate)
+        also = [self._words(name, subject, o) for o in others[: LISTED - 1]]
+        if len(others) > LISTED - 1:
+            also.append(f"and {len(others) - (LISTED - 1)} more")
         self._fail(
             name,
             first.issue(subject),
@@ -460,7 +519,22 @@ class Step:
             expected=first.requirement.expected,
             actual=first.actual,
             derived=isinstance(first.actual, Missing),
+            also=also,
         )
+
+    def _words(self, name: str, subject: str, outcome: Outcome) -> str:
+        """Another miss of output `name`'s resource, as listed after the first: the author's issue for its check
+        where the spec has one, else the kit's words."""
+        authored = self._authored(name, outcome.requirement.check).get("issue")
+        if authored:
+            values = {
+                "subject": subject[:1].upper() + subject[1:],
+                "check": outcome.requirement.check,
+                "expected": _show(outcome.requirement.expected),
+                "actual": _show(outcome.actual),
+            }
+            return authored.format_map(values).rstrip().removesuffix(".")
+        return outcome.words().removesuffix(".")
 
     def _wait(self, name: str, kind: Kind, candidate: Candidate, verdict: Verdict) -> None:
         """Output `name`'s resource is right so far, and AWS has not finished with it: not yet, not wrong."""
@@ -567,6 +641,7 @@ class Step:
         expected: Any = None,
         actual: Any = None,
         derived: bool = False,
+        also: Sequence[str] = (),
     ) -> NoReturn: ...
 
     @overload
@@ -582,6 +657,7 @@ class Step:
         expected: Any = None,
         actual: Any = None,
         derived: bool = False,
+        also: Sequence[str] = (),
     ) -> None: ...
 
     def _fail(
@@ -596,17 +672,21 @@ class Step:
         expected: Any = None,
         actual: Any = None,
         derived: bool = False,
+        also: Sequence[str] = (),
     ) -> None:
         """Record the step's first failure, in the author's words where the spec's feedback has some; a miss for want
-        of another output's resource (`derived`) gives way to the first that is not."""
+        of another output's resource (`derived`) gives way to the first that is not. `also`: the same resource's
+        other misses, listed after the issue in the message and the hint context (the issue stays one sentence)."""
         authored = self._authored(handle, check)
         if authored.get("issue"):
             values = {"subject": subject, "check": check or "", "expected": _show(expected), "actual": _show(actual)}
             issue = authored["issue"].format_map(values)
         hint = authored.get("hint") or hint
         if self._failure is None or (self._failure_derived and not derived):
-            self._failure = {"step": self.key, "issue": issue, "hint_context": hint}
+            listed = f" Also: {'; '.join(also)}." if also else ""
+            self._failure = {"step": self.key, "issue": issue, "hint_context": f"{hint}{listed}"}
             self._failure_derived = derived
+            self._failure_also = listed
         if critical:
             raise StopStep(issue)
 
@@ -632,6 +712,34 @@ class Step:
             where = f" ({self.region})" if self.region else ""
             return f"Create {subject} this step asks for, in the lab's region{where}."
         return f"Look at the {check} of {subject}."
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def _ordinal(n: int) -> str:
+    return _ORDINALS[n - 1] if 0 < n <= len(_ORDINALS) else f"number {n}"
+
+
+def _noun(type_: str) -> str:
+    """What a learner calls a resource of this CloudFormation type (the kit's noun), or a value."""
+    kind = KINDS.get(type_)
+    return kind.noun if kind else "value" if type_ == "string" else "resource"
+
+
+def _plural(noun: str) -> str:
+    """`subnets`, `bucket policies`, `KMS aliases`, `HTTP APIs`."""
+    if noun.endswith("s"):
+        return f"{noun}es"
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        return f"{noun[:-1]}ies"
+    return f"{noun}s"
+
+
+def _description(output: Mapping[str, Any] | None) -> str | None:
+    """What the spec says an output is, as given (no closing full stop), if it says."""
+    text = str((output or {}).get("description") or "").strip().removesuffix(".")
+    return text or None
 
 
 def _show(value: Any) -> str:

@@ -13,6 +13,8 @@ class Absent(StopStep, KeyError):
     nothing): the output stays `not_found` and the step fails, as if the module had tested `if dlq:` first. A
     KeyError too, so that modules written when `find` returned None for no candidate keep their verdicts."""
 
-    def __init__(self, output: str, key: str) -> None:
+    def __init__(self, output: str, key: str, label: str | None = None) -> None:
         super().__init__(f"{output} has no resource to read {key!r} from")
         self.output = output
+        self.label = label or output
+        """The output as a learner knows it (`the SQS queue this step asks for`), for a miss's sentence."""

@@ -116,6 +116,17 @@ def test_checks_andlog_lines_are_author_only_diagnostics_progress_stays_visible(
     assert check_result(passing(), step, 1.0).diagnostics is None  # nothing to say
 
 
+def test_progress_counts_the_steps_own_checks_not_an_inputs_re_verification(step: StepSpec) -> None:
+    bucket = {"handle": "01_01_bucket", "check": "exists", "ok": True, "expected": True, "actual": True}
+    policy = {"handle": "01_02_policy", "check": "exists", "ok": False, "expected": True, "actual": False}
+    mine = {"handle": None, "check": "my own", "ok": True, "expected": 1, "actual": 1}
+    answer = check_result({**failing(), "checks": [bucket, policy, mine]}, step, 1.0)
+    assert answer.progress is not None and (answer.progress.passed, answer.progress.total) == (1, 2)
+    assert len(answer.checks) == 3  # every check stays in the author's diagnostics
+    only_inputs = check_result({**passing(), "checks": [bucket]}, step, 1.0)  # nothing else to count
+    assert only_inputs.progress is not None and (only_inputs.progress.passed, only_inputs.progress.total) == (1, 1)
+
+
 def test_an_authors_error_does_not_promise_that_a_retry_helps() -> None:
     for kind in ("load", "contract", "exception"):
         answer = Answer.failed_to_run("01.02", kind, "no module named boto4")

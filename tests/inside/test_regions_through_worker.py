@@ -58,4 +58,6 @@ def test_the_same_event_without_its_region_is_looked_for_in_the_sessions(
         "02.01", ContextInput(events=[Event(type="AWS::EC2::VPC", id=vpc_in_ireland)]), sandbox
     )
     assert answer.status == "fail"
-    assert answer.failure_context is not None and "no longer exists" in answer.failure_context.issue
+    assert answer.failure_context is not None
+    # looked for in the session's region, where AWS does not know it: not found, never "deleted"
+    assert answer.failure_context.issue == f"We could not find the VPC {vpc_in_ireland} recorded for this step."

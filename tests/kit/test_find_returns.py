@@ -88,7 +88,7 @@ def test_an_output_with_no_candidate_is_still_returned_and_reads_as_false(aws_se
         step.find("01_02_mapping", awslambda.EVENT_SOURCE_MAPPING, [awslambda.for_function(function)])
     result = step.result()
     assert not result["success"]
-    assert result["failure_context"]["issue"] == "No Lambda function was created in this step for 01_02_function."
+    assert result["failure_context"]["issue"] == "No Lambda function was created in this step."
 
 
 def test_a_module_written_for_find_returning_none_keeps_its_verdict(aws_session, function_step) -> None:
@@ -103,6 +103,6 @@ def test_a_module_written_for_find_returning_none_keeps_its_verdict(aws_session,
         raise AssertionError("reading an output with no resource ends the step")
     result = step.result()
     assert not result["success"]
-    assert result["failure_context"]["issue"] == "No Lambda function was created in this step for 01_02_function."
+    assert result["failure_context"]["issue"] == "No Lambda function was created in this step."
     with pytest.raises(KeyError):  # and outside `with step:`, still the KeyError it always was
         function["FunctionArn"]

@@ -24,12 +24,14 @@ from harness.kit.require import Misapplied, Requirement, require
 from harness.kit.stops import Absent
 
 MISSING = "01_02_missing"
+LABEL = "the second SQS queue this step asks for"
+"""How the learner knows the missing output: a miss never names its handle, which only the platform knows."""
 RESOURCES = ({}, {"Arn": "arn:aws:sqs:us-east-1:123456789012:orders", "QueueUrl": "https://x/orders", "Tags": []})
 """What the requirements are judged on: an empty resource, and one with a few common keys."""
 
 
 def _missing_output() -> Output:
-    return Output(MISSING, lambda _: None)
+    return Output(MISSING, lambda _: None, lambda _: LABEL)
 
 
 def _later_functions() -> Iterator[tuple[str, Callable[..., Any]]]:
@@ -114,7 +116,7 @@ def test_a_missing_output_is_named_never_none(name: str) -> None:
         outcome = deferred.evaluate(resource, "SQS queue orders")
         issue = outcome.issue("SQS queue orders")
         assert outcome.ok is False, (name, issue)
-        assert MISSING in issue, (name, issue)
+        assert LABEL in issue and MISSING not in issue, (name, issue)
         assert not re.search(r"\bNone\b", issue) and ".." not in issue, (name, issue)
 
 
@@ -154,7 +156,7 @@ def _reference_is_required(function: Callable[..., Any]) -> bool:
 def test_the_sentences_the_issue_quoted_now_name_the_missing_output() -> None:
     queue = {"QueueUrl": "https://sqs.us-east-1.amazonaws.com/123456789012/orders", "RedrivePolicy": ""}
     issue = sqs.dead_letter_queue(_missing_output(), 3).evaluate(queue).issue("SQS queue orders")
-    assert issue == f"SQS queue orders: dead-letter queue cannot be checked: the step found no resource for {MISSING}."
+    assert issue == f"SQS queue orders: dead-letter queue cannot be checked: nothing was found for {LABEL}."
 
 
 def test_an_authors_requirement_reading_a_missing_output_misses_naming_it() -> None:
@@ -163,7 +165,7 @@ def test_an_authors_requirement_reading_a_missing_output_misses_naming_it() -> N
     outcome = requirement.evaluate({"RedrivePolicy": "x"})
     assert outcome.ok is False
     assert outcome.issue("SQS queue orders") == (
-        f"SQS queue orders: dead-letter queue cannot be checked: the step found no resource for {MISSING}."
+        f"SQS queue orders: dead-letter queue cannot be checked: nothing was found for {LABEL}."
     )
     with pytest.raises(Absent):  # read outside a requirement, it still stops the step as before
         dlq["QueueArn"]

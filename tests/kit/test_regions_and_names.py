@@ -112,7 +112,7 @@ def test_without_the_region_the_same_vpc_is_not_found(session: boto3.Session) ->
     step = Step(session, context)
     with step:
         assert not step.find("02_01_vpc", ec2.VPC, [ec2.cidr("10.0.0.0/16")])
-    assert "no longer exists" in step.result()["failure_context"]["issue"]
+    assert step.result()["failure_context"]["issue"] == f"We could not find the VPC {vpc_id} recorded for this step."
 
 
 def test_input_is_re_described_in_its_region_and_recorded_as_a_check(session: boto3.Session) -> None:

@@ -128,7 +128,7 @@ def test_a_misfit_is_not_found_and_explained(
     assert result["checks"] == [
         {"handle": "01_01_widget", "check": "color", "ok": False, "expected": "blue", "actual": "red"}
     ]
-    assert result["message"] == "0 of 1 checks passed. Widget w-1: color should be blue, but is red."
+    assert result["message"] == "0 of 1 check passed. Widget w-1: color should be blue, but is red."
     assert held_to_contract(result, one_widget).status == "fail"
 
 
@@ -172,8 +172,8 @@ def test_no_candidate_says_none_was_created(one_widget: StepSpec, widgets) -> No
     result = step.result()
     assert result["failure_context"] == {
         "step": "01.01",
-        "issue": "No widget was created in this step for 01_01_widget.",
-        "hint_context": "Create the widget this step asks for, in the lab's region.",
+        "issue": "No widget was created in this step.",  # the handle name is the platform's, not the learner's
+        "hint_context": "Create the widget this step asks for, in the lab's region. (output 01_01_widget)",
     }
     assert result["checks"] == [
         {"handle": "01_01_widget", "check": "exists", "ok": False, "expected": True, "actual": False}
@@ -194,8 +194,8 @@ def test_an_event_id_that_does_not_exist_is_retried_then_not_a_candidate(
     assert account.calls["w-gone"] == 5  # the first try and one per retry delay
     result = step.result()
     assert statuses(result) == {"01_01_widget": (None, "not_found")}
-    assert "widget w-gone" in result["failure_context"]["issue"]
-    assert "no longer exists" in result["failure_context"]["issue"]
+    # an event names it and AWS does not know it: never there, or deleted since; the issue claims neither
+    assert result["failure_context"]["issue"] == "We could not find the widget w-gone recorded for this step."
 
 
 def test_an_event_that_appears_late_is_found(
@@ -310,8 +310,7 @@ def test_one_candidate_cannot_fill_two_outputs(two_gadgets: StepSpec, account: F
     result = step.result()
     assert statuses(result) == {"01_02_a": ("g-1", "found"), "01_02_b": (None, "not_found")}
     assert (
-        result["failure_context"]["issue"]
-        == "No other gadget from this step is left for 01_02_b (gadget g-1 is 01_02_a)."
+        result["failure_context"]["issue"] == "This step asks for 2 gadgets, and only 1 was created in it (gadget g-1)."
     )
     assert result["checks"][-1] == {
         "handle": "01_02_b",
@@ -334,7 +333,7 @@ def test_a_candidate_found_by_an_earlier_find_is_not_reused(
     result = step.result()
     assert statuses(result) == {"01_02_a": ("g-1", "found"), "01_02_b": (None, "not_found")}
     assert result["failure_context"]["issue"] == (
-        "No other gadget from this step is left for 01_02_b (gadget g-1 is 01_02_a)."
+        "This step asks for 2 gadgets, and only 1 was created in it (gadget g-1)."
     )
 
 
@@ -381,8 +380,8 @@ def test_an_input_not_yet_validated_stops_the_step(two_gadgets: StepSpec, widget
     }
     assert result["failure_context"] == {
         "step": "01.02",
-        "issue": "The widget from an earlier step (01_01_widget) has not been validated yet.",
-        "hint_context": "Complete the step that creates the widget first.",
+        "issue": "This step needs the widget from an earlier step, and that step has not passed yet.",
+        "hint_context": "Complete the step that creates the widget first (input 01_01_widget).",
     }
     assert held_to_contract(result, two_gadgets).status == "fail"
 
@@ -525,7 +524,7 @@ def test_a_critical_find_stops_the_step(one_widget: StepSpec, widgets) -> None:
         step.find("01_01_widget", widgets, [BLUE], critical=True)
         reached = True
     assert reached is False
-    assert step.result()["failure_context"]["issue"] == "No widget was created in this step for 01_01_widget."
+    assert step.result()["failure_context"]["issue"] == "No widget was created in this step."
 
 
 # --- result -----------------------------------------------------------------------------------------------------
@@ -664,10 +663,14 @@ def test_a_string_output_is_found_with_its_value_when_it_meets_every_requirement
         ("01_01_arn", arn, "found"),
         ("01_01_url", None, "not_found"),
     ]
-    assert result["failure_context"]["issue"] == "01_01_url http://x.example: URL scheme should be https, but is http."
+    assert result["failure_context"]["issue"] == "The value http://x.example: URL scheme should be https, but is http."
     missing = Step(None, {"spec": spec, "resolved": [], "events": []})
     assert missing.value("01_01_arn", None) is None and missing.value("01_01_url", "x", [values.matches("y+")]) is None
-    assert missing.result()["failure_context"]["issue"] == "There is no 01_01_arn yet."
+    assert missing.result()["failure_context"] == {
+        "step": "01.01",
+        "issue": "The first value this step asks for is not there yet.",  # of two: no handle name
+        "hint_context": "Give the first value this step asks for as its instructions say (output 01_01_arn).",
+    }
     assert not values.is_arn("iam").evaluate({"Value": arn}).ok and values.is_arn().evaluate({"Value": arn}).ok
 
 
@@ -680,4 +683,8 @@ def test_a_string_input_is_its_resolved_value_and_stops_the_step_when_absent() -
     with empty:
         empty.input_value("01_01_arn")
         raise AssertionError("the step goes on without its input")
-    assert "has not been validated yet" in empty.result()["failure_context"]["issue"]
+    assert empty.result()["failure_context"] == {
+        "step": "01.02",
+        "issue": "This step needs a value from an earlier step, and that step has not passed yet.",
+        "hint_context": "Complete the step that gives it first (input 01_01_arn).",
+    }

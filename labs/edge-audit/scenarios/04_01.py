@@ -94,7 +94,8 @@ def logs_prefix_of_another_account(aws, handles):
 
 
 @mistake(
-    issue=r"No other S3 bucket from this step is left for 04_01_bucket \(S3 bucket edge-audit-site is 01_01_bucket\)"
+    issue=r"No other S3 bucket created in this step is left for the S3 bucket this step asks for: "
+    r"S3 bucket edge-audit-site is the S3 bucket from an earlier step\."
 )
 def the_site_bucket_keeps_the_logs(aws, handles):
     """`aws s3 mb` on the site's bucket again (us-east-1 answers 200 to its owner), then the trail writes there."""
