@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 GATEWAY_SOCKET_NAME = "gateway.sock"
+SOCKET_PATH_MAX = 107  # bytes of a unix socket's path: sun_path holds 108, the last a NUL
+SHORT_TMP = "/tmp"  # where a gateway's directory goes when TMPDIR is too deep for its socket
 LIB_NAME = "_lib"  # a lab's shared helpers: `evaluation/boto3/_lib/`
 DEFAULT_REGION = "us-east-1"  # when neither a caller nor the environment names one
 REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
@@ -27,8 +29,12 @@ KIT_MODULE = re.compile(r"\Aharness\.kit\.[a-z_][a-z0-9_]*\Z")
 
 
 def new_gateway_directory() -> str:
-    """A fresh directory for a gateway's socket, readable by every evaluation's uid (it holds only the socket)."""
+    """A fresh directory for a gateway's socket, readable by every evaluation's uid (it holds only the socket): in
+    the temporary directory, or in /tmp where that one is too deep for a socket's path (108 bytes at most)."""
     directory = tempfile.mkdtemp(prefix="stepeval-gw-")
+    if len(os.fsencode(socket_in(directory))) > SOCKET_PATH_MAX:
+        os.rmdir(directory)
+        directory = tempfile.mkdtemp(prefix="stepeval-gw-", dir=SHORT_TMP)
     os.chmod(directory, 0o755)
     return directory
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -14,11 +16,13 @@ from tests.conftest import ANSWER_KEYS, LABS, STEPEVAL, MotoAccount
 pytestmark = pytest.mark.process
 
 
-def stepeval_run(*args: str, endpoint: str, context: dict | None = None, lab: str = "seed_examples"):
+def stepeval_run(
+    *args: str, endpoint: str, context: dict | None = None, lab: str = "seed_examples", env: dict | None = None
+):
     command = [STEPEVAL, "run", *args, "--lab", str(LABS / lab), "--endpoint-url", endpoint]
     if context is not None:
         command += ["--context", "-"]
-    done = subprocess.run(command, input=json.dumps(context or {}), capture_output=True, text=True, timeout=60)
+    done = subprocess.run(command, input=json.dumps(context or {}), capture_output=True, text=True, timeout=60, env=env)
     answer = json.loads(done.stdout)  # exactly one JSON object, nothing else
     assert set(answer) == ANSWER_KEYS
     return done.returncode, answer, done.stderr
@@ -52,6 +56,16 @@ def test_the_seed_examples_pass_through_the_command_line(aws: MotoAccount) -> No
     code, answer, _ = stepeval_run("01.02", endpoint=aws.endpoint_url, context={"resolved": resolved})
     assert (code, answer["status"]) == (0, "pass")
     assert answer["step"] == "01.02" and answer["duration_ms"] > 0
+
+
+def test_a_temporary_directory_too_deep_for_a_socket_still_evaluates(moto_url: str, tmp_path: Path) -> None:
+    """A unix socket's path holds 108 bytes: the gateway's socket must not be put where TMPDIR would overflow it."""
+    deep = tmp_path / ("d" * 100)
+    deep.mkdir()
+    env = {**os.environ, "TMPDIR": str(deep)}
+    code, answer, stderr = stepeval_run("01.01", endpoint=moto_url, context={"events": []}, env=env)
+    assert (code, answer["status"]) == (1, "fail"), stderr
+    assert answer["validated"][0]["status"] == "not_found" and "Traceback" not in stderr
 
 
 def test_a_refused_write_exits_3_and_changes_nothing(aws: MotoAccount) -> None:
