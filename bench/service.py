@@ -427,12 +427,12 @@ def table(args: Any, run: Measured) -> Any:
     ):
         parts = ", ".join(f"{role} {ms:.1f}" for role, ms in cpu.items())
         out.add_row(f"CPU per evaluation, {name}", f"{sum(cpu.values()):.1f} ms", parts, "")
-        out.add_row("  ... the whole machine's (other work included)", f"{machine:.1f} ms", "", "")
         if cpu is run.cpu_ms:
             path_ms = sum(cpu.get(role, 0.0) for role in SERVICE_PATH)
             ok, goal = path_ms <= GOAL_SERVICE_PATH_CPU_MS, f"<= {GOAL_SERVICE_PATH_CPU_MS:g} ms"
             measure = "  ... on the service's path (service, templates, evaluations)"
             out.add_row(measure, f"{path_ms:.1f} ms", goal, met(ok))
+        out.add_row("  ... the whole machine's (other work included)", f"{machine:.1f} ms", "", "")
     return out
 
 
