@@ -165,11 +165,20 @@ def wait_for(url: str, what: str) -> None:
     raise SystemExit(f"{what} did not start")
 
 
-def start_moto(env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
-    """moto's server in a process of its own; the process and its URL."""
+KEPT_ALIVE_MOTO = (
+    "import sys, moto.server as server; from harness._compat.moto import request_handler; "
+    "server.MotoRequestHandler = request_handler(); server.main(sys.argv[1:])"
+)
+
+
+def start_moto(env: dict[str, str] | None = None, *, kept_alive: bool = False) -> tuple[subprocess.Popen[bytes], str]:
+    """moto's server in a process of its own; the process and its URL. `kept_alive`: its connections kept open
+    between requests, as AWS keeps them (`harness._compat.werkzeug.KeptAliveHandler`, docs/decisions/0013): moto's
+    own server closes each after its answer, so every call pays a new connection at both ends."""
     port = free_port()
+    server = ["-c", KEPT_ALIVE_MOTO] if kept_alive else ["-m", "moto.server"]
     process = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        [sys.executable, *server, "-H", "127.0.0.1", "-p", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env=env,

@@ -92,7 +92,7 @@ def show_output(answer: Answer, module: str) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    with WorkerPool(1) as pool:
+    with WorkerPool(1, one_evaluation=True) as pool:
         pool.expect([lab_modules(args.lab)])
         pool.start()  # the worker imports boto3 while we import ours and read the spec and the context
         from harness.core.credentials import resolve_sandbox

@@ -7,13 +7,13 @@ from functools import cache
 import botocore.loaders
 from botocore.model import ServiceModel
 
-from harness._compat.botocore import CLIENT_DATA
+from harness._compat.botocore import CLIENT_DATA, create_loader
 
 
 @cache
 def shared_loader() -> botocore.loaders.Loader:
-    """One loader per process, so each service model is read from disk once."""
-    return botocore.loaders.create_loader()
+    """One loader per process, so each service model is read from disk once (as dicts: `create_loader`)."""
+    return create_loader()
 
 
 def warm_up() -> None:

@@ -89,6 +89,24 @@ def minimal_input(shape: Shape | None, depth: int = 0) -> Any:
     return None
 
 
+def resolve_shapes(shape: Shape | None, depth: int = 0) -> None:
+    """Every shape an answer of `shape` may hold, resolved now as botocore's parser resolves them (each structure's
+    members, a list's member, a map's key and value, each one's serialization), down to MAX_DEPTH: an empty answer
+    leaves them unresolved, and every evaluation whose answer holds items would resolve them again."""
+    if shape is None or depth > MAX_DEPTH:
+        return
+    shape.serialization, shape.metadata  # noqa: B018  (cached on first use)
+    kind = shape.type_name
+    if kind == "structure":
+        for member in shape.members.values():
+            resolve_shapes(member, depth + 1)
+    elif kind == "list":
+        resolve_shapes(shape.member, depth + 1)
+    elif kind == "map":
+        resolve_shapes(shape.key, depth + 1)
+        resolve_shapes(shape.value, depth + 1)
+
+
 def rehearse(client: Any, operation_name: str) -> bool:
     """One call of `operation_name` on `client`, answered in-process; whether it went the whole way (a failure
     only means a colder first call in the evaluations)."""
@@ -98,6 +116,7 @@ def rehearse(client: Any, operation_name: str) -> bool:
     operation = model.operation_model(operation_name)
     if operation.has_event_stream_output:  # a stream of events: no empty answer to give
         return False
+    resolve_shapes(operation.output_shape)
     rehearsal = Rehearsal(operation)
     sending = send_through(client, rehearsal)
     try:

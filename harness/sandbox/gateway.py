@@ -565,9 +565,13 @@ def evaluation_of(pid: int) -> int:
         return pid
 
 
-def _prepare_each(services: list[str]) -> None:
+def _prepare_each(services: list[str], whole: bool) -> None:
     for service in services:
-        prepare(service)
+        if whole:
+            prepare(service)
+        else:
+            with contextlib.suppress(Unidentified):
+                loaded(service)
 
 
 class GatewayServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
@@ -647,13 +651,16 @@ class Gateway:
         serve = functools.partial(self._server.serve_forever, poll_interval=SHUTDOWN_POLL_S)
         threading.Thread(target=serve, name="stepeval-gateway", daemon=True).start()
 
-    def prepare(self, services: Iterable[str]) -> None:
+    def prepare(self, services: Iterable[str], *, whole: bool = True) -> None:
         """Share these services' models (the labs' files name them) and load them whole, in a thread of their own,
         so that an evaluation's first call does not wait for them and none leaves a trace in them
-        (harness/sandbox/models.py)."""
+        (harness/sandbox/models.py). Not `whole` (only loaded) for a gateway that serves one evaluation in its life
+        (`stepeval run`): there is no later one to hide its trace from."""
         wanted = [service for service in services if SERVICE.fullmatch(service)]
         MODELS.pin(wanted)
-        threading.Thread(target=_prepare_each, args=(wanted,), name="stepeval-gateway-prepare", daemon=True).start()
+        threading.Thread(
+            target=_prepare_each, args=(wanted, whole), name="stepeval-gateway-prepare", daemon=True
+        ).start()
 
     def http(self, sandbox: Account) -> urllib3.PoolManager:
         """The connections to the endpoints kept for `sandbox`'s account (its credentials'), never another's: a

@@ -169,6 +169,8 @@ class Template:
             if protections.seccomp and not _signal_only_self(protections)
             else None
         )
+        if protections.landlock:  # built once here, so that what building one readies (flags...) is inherited
+            filters.landlock_ruleset(self._readable(), list(DEVICES)).close()
         self.groups_to_reap: set[int] = set()  # process groups of ended evaluations whose orphans came to us
         self.watched: dict[int, Watched] = {}  # by pid: the evaluation processes not yet reported
 
@@ -339,13 +341,15 @@ class Template:
         finally:
             os._exit(code)
 
+    def _readable(self) -> list[str]:
+        """What every evaluation process may read whatever its job: the interpreter and the system's libraries."""
+        return [*self.paths, *SYSTEM_LIBRARIES]
+
     def _confinement(self) -> filters.Confinement:
         """This evaluation process's Landlock ruleset (the interpreter readable: its job's paths come at the job)
         and seccomp filter, built now, before its job."""
         protections = self.protections
-        ruleset = (
-            filters.landlock_ruleset([*self.paths, *SYSTEM_LIBRARIES], list(DEVICES)) if protections.landlock else None
-        )
+        ruleset = filters.landlock_ruleset(self._readable(), list(DEVICES)) if protections.landlock else None
         syscalls: Any = self.syscalls
         if protections.seccomp and syscalls is None:
             syscalls = filters.seccomp_filter(pid_namespace=protections.pid_namespace, signal_only_self=True)

@@ -117,3 +117,26 @@ def test_cached_by_counts_the_operation_models_a_model_made() -> None:
     assert door.cached_by(model) == 1
     model.operation_model("AssumeRole")
     assert door.cached_by(model) == 2
+
+
+def test_the_plain_loader_reads_what_botocores_own_reads_as_dicts() -> None:
+    """Each data file a client loads and a service model, read by `create_loader`: equal to botocore's own reading
+    (OrderedDicts), in the same order, with no OrderedDict left at any depth."""
+    ours, theirs = door.create_loader(), botocore.loaders.create_loader()
+    assert ours.search_paths == theirs.search_paths
+
+    def kinds(value: object) -> set[type]:
+        if isinstance(value, dict):
+            return {type(value)}.union(*(kinds(item) for item in value.values()))
+        if isinstance(value, list):
+            return set().union(*(kinds(item) for item in value))
+        return set()
+
+    for read in (
+        *(lambda loader, name=name: loader.load_data(name) for name in door.CLIENT_DATA),
+        lambda loader: loader.load_service_model("ec2", "service-2"),
+    ):
+        plain, ordered = read(ours), read(theirs)
+        assert plain == ordered
+        assert list(plain) == list(ordered)
+        assert kinds(plain) == {dict}

@@ -113,6 +113,18 @@ def test_a_rehearsal_answers_in_the_services_protocol() -> None:
     assert minimal_input(models["s3"].operation_model("GetBucketPolicy").input_shape) == {"Bucket": "x"}
 
 
+def test_a_rehearsal_resolves_the_shapes_an_answer_with_items_holds() -> None:
+    """An empty answer parses without reaching a subnet's members: the rehearsal resolves them (botocore caches each
+    on its shape), so an evaluation whose answer lists subnets does not resolve them again after the fork."""
+    client = GatewaySession(GatewayLink(), REGION).client("ec2")
+    assert rehearse(client, "DescribeSubnets")
+    subnets = client.meta.service_model.operation_model("DescribeSubnets").output_shape.members["Subnets"]
+    subnet = subnets.__dict__["member"]  # resolved: botocore's CachedProperty keeps it in the instance
+    assert "members" in subnet.__dict__ and "serialization" in subnet.__dict__
+    tags = subnet.__dict__["members"]["Tags"]
+    assert "members" in tags.__dict__["member"].__dict__  # a tag's Key and Value, two levels further down
+
+
 def test_rehearsals_go_through_the_link_and_leave_nothing_open(monkeypatch: pytest.MonkeyPatch) -> None:
     """A rehearsal is answered through GatewayHTTP on a socket pair (so the link's first-use work is done before
     the fork too); its sockets are closed once it is over."""

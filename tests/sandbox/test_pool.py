@@ -321,3 +321,26 @@ def test_a_loading_pool_holds_only_what_importing_needs_and_runs_nothing(tmp_pat
     assert loaded.reply is not None and "held:[True, True, False]" in loaded.reply["detail"], loaded
     assert ran.reply is not None and ran.reply["outcome"] == "error", ran
     assert "only loads modules" in ran.reply["detail"]
+
+
+def test_a_pool_for_one_evaluation_has_its_gateway_load_the_labs_models_not_read_them_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`stepeval run`'s pool: its gateway loads the models its lab's files name (shared, as any pool's) but does not
+    derive all of them ahead, which hides from each evaluation what the one before it derived: there is no other."""
+    from harness.core.paths import lab_modules
+    from harness.sandbox.gateway import Gateway
+
+    asked: list[tuple[list[str], bool]] = []
+    monkeypatch.setattr(
+        Gateway, "prepare", lambda self, services, *, whole=True: asked.append((sorted(services), whole))
+    )
+    for one in (True, False):
+        pool = WorkerPool(1, one_evaluation=one)
+        try:
+            pool.expect([lab_modules(LABS.parent.parent)])  # the sample lab: the repository's root
+            assert pool.gateway is not None
+        finally:
+            pool.close()
+    assert [whole for _, whole in asked] == [False, True]
+    assert asked[0][0] == asked[1][0] and "ec2" in asked[0][0]

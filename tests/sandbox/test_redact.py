@@ -248,6 +248,35 @@ def test_xml_answers_lose_what_their_model_does_not_know() -> None:
         assert kept in texts, (kept, texts)
 
 
+@pytest.mark.parametrize("protocol", ["query", "rest-xml"])
+def test_an_xml_answer_with_nothing_to_blank_is_relayed_as_the_endpoint_wrote_it(protocol: str) -> None:
+    """Nothing blanked: the endpoint's bytes, not the tree written again (which would change its declaration, its
+    character references and its spacing); one thing blanked, or a part the parser reads otherwise than it is
+    written (a comment, a DOCTYPE), and it is written anew, without the secret."""
+    service = model(protocol)
+    operation = service.operation_model("Read")
+    inner = "<Name>d&#x62;</Name>\n  <Users><member><Name>a</Name></member></Users>"
+    wrap = (
+        (lambda text: f'<ReadResponse xmlns="https://glue.example/doc/"><ReadResult>{text}</ReadResult>'
+         "<ResponseMetadata><RequestId>r-1</RequestId></ResponseMetadata></ReadResponse>")
+        if protocol == "query"
+        else (lambda text: f'<Out xmlns="https://glue.example/doc/">{text}</Out>')
+    )  # fmt: skip
+    clean = ('<?xml version="1.0" encoding="UTF-8"?>\n' + wrap(inner)).encode()
+    assert redact(secrets_of(service), operation, protocol, clean) == clean
+
+    for changed in (
+        wrap(inner + "<MasterUserPassword>hunter2</MasterUserPassword>"),
+        wrap(inner + "<Users><member><Name>AKIAABCDEFGHIJKLMNOP</Name></member></Users>"),  # a credential's shape
+        wrap(inner + "<Unmodelled>x</Unmodelled>"),
+        wrap(inner + "<!-- a comment -->"),
+    ):
+        body = redact(secrets_of(service), operation, protocol, changed.encode())
+        assert body != changed.encode()
+        assert b"hunter2" not in body and b"AKIA" not in body and b"comment" not in body
+        assert b">db<" in body  # written anew: the character reference as its character
+
+
 def test_a_deeply_nested_answer_is_refused_not_a_crash() -> None:
     service = plain("rest-json")
     nested = b'{"Deep":' + b"[" * 40_000 + b"]" * 40_000 + b"}"
