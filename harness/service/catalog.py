@@ -203,21 +203,19 @@ class LabCatalog:
         seen: dict[str, Path] = {}
         with self._lock:
             labs = {name: ServedLab(list(s.versions), None) for name, s in self.labs.items()}
-            for item in loaded:
+            for item in sorted(loaded, key=lambda item: not self._serves_its_project(item)):  # stable
                 served = item.version
                 if served is None:
                     problems.append(item.problem or f"{item.source}: not loaded")
-                    known = [lab for lab in labs.values() if lab.current.source == item.source]
-                    for lab in known:  # a lab known by this directory keeps its version, said why
-                        lab.reload_problem = item.problem
-                    if not known:
-                        unserved[item.source] = problems[-1]
+                    self._kept_back(labs, item.source, problems[-1], unserved)
                     continue
                 if served.name in seen and seen[served.name] != item.source:
                     problems.append(
                         f"{item.source}: project {served.name!r} is already served from {seen[served.name]}"
                     )
-                    unserved[item.source] = problems[-1]
+                    self._kept_back(labs, item.source, problems[-1], unserved)
+                    if not any(held is served for lab in labs.values() for held in lab.versions):
+                        self._drop(served)
                     continue
                 seen[served.name] = item.source
                 served.source = item.source  # a version read from a directory renamed since: known by its new name
@@ -251,6 +249,22 @@ class LabCatalog:
         for problem in problems:
             logs.log_line(event="lab_problem", detail=problem)
         return {"changed": changed, "problems": problems}
+
+    def _serves_its_project(self, item: Loaded) -> bool:
+        """Whether `item`'s directory is the one its project is served from now: it keeps the project when another
+        directory's spec names the same one (the newcomer is refused, whichever name sorts first)."""
+        served = self.labs.get(item.version.name) if item.version is not None else None
+        return served is not None and served.current.source == item.source
+
+    @staticmethod
+    def _kept_back(labs: dict[str, ServedLab], source: Path, problem: str, unserved: dict[Path, str]) -> None:
+        """A directory whose read is not served: the labs known by it keep their version, said why; else it serves
+        nothing (under the lock)."""
+        known = [lab for lab in labs.values() if lab.current.source == source]
+        for lab in known:
+            lab.reload_problem = problem
+        if not known:
+            unserved[source] = problem
 
     def _drop(self, served: LabVersion) -> None:
         """No longer held (under the lock): its copy goes once no request admitted on it is still unanswered."""

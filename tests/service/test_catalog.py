@@ -140,3 +140,25 @@ def test_copies_of_versions_that_failed_to_load_or_were_dropped_are_removed(pool
         assert len(held) == 2 and set(copies(catalog)) == held | {name for name in served if "alpha" not in name}
     finally:
         catalog.close()
+
+
+def test_a_lab_whose_project_becomes_another_labs_does_not_take_it_over(pool: WorkerPool, tmp_path: Path) -> None:
+    labs = make_labs(tmp_path / "labs")
+    catalog = LabCatalog(pool, labs_dir=labs)
+    try:
+        alpha, beta, gamma = (catalog.choose(f"lab-{name}", None) for name in ("alpha", "beta", "gamma"))
+        spec = labs / "alpha" / "specs" / "service-tests.yaml"  # alpha's directory sorts before beta's
+        spec.write_text(spec.read_text().replace("project: lab-alpha", "project: lab-beta"))
+        for edited in ("the same files as beta's", "files of its own"):
+            outcome = catalog.reload(edited)
+            assert outcome["changed"] == [], (edited, outcome)
+            assert catalog.choose("lab-beta", None) is beta, edited  # still judged by beta's own files
+            assert [v.version for v in catalog.labs["lab-beta"].versions] == [beta.version]
+            assert catalog.labs["lab-beta"].reload_problem is None and beta.source == labs / "beta"
+            assert catalog.choose("lab-alpha", None) is alpha  # alpha keeps the version it had, said why
+            said = f"{labs / 'alpha'}: project 'lab-beta' is already served from {labs / 'beta'}"
+            assert catalog.labs["lab-alpha"].reload_problem == said and catalog.problems == [said]
+            assert copies(catalog) == sorted(p.name for p in (alpha.copy, beta.copy, gamma.copy))  # none left
+            edit(labs / "alpha" / "evaluation" / "boto3" / "01_02.py", "alpha's own")
+    finally:
+        catalog.close()
