@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
@@ -33,6 +34,13 @@ OWN_CREDENTIAL_CODES = frozenset(
         "InvalidAccessKeyId",
     }
 )
+
+
+def shown_endpoint(url: str) -> str:
+    """An endpoint URL as `/readyz` (unauthenticated) and the log show it: scheme, host, port and path, without a
+    user, password, query or fragment (where a proxy's token would be)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}{parts.path}"
 
 
 def own_problem(exc: ClientError | BotoCoreError, endpoint: str) -> str:
@@ -66,7 +74,8 @@ class OwnAccess:
 
     @property
     def endpoint(self) -> str:
-        return self.clients.endpoint_url or f"sts.{self._region()}.amazonaws.com"
+        url = self.clients.endpoint_url
+        return shown_endpoint(url) if url else f"sts.{self._region()}.amazonaws.com"
 
     def _region(self) -> str:
         return self.region or self.clients.configured_region() or DEFAULT_REGION

@@ -63,3 +63,15 @@ def test_an_endpoint_the_service_cannot_reach_keeps_it_not_ready_and_is_the_serv
     finally:
         service.stop()  # before its endpoint goes: a stopping service logs no failed check
         moto.stop()
+
+
+def test_readiness_and_the_log_show_no_password_or_token_of_the_endpoint(service_factory: Any) -> None:
+    port = free_port()
+    url = f"http://operator:hunter2@127.0.0.1:{port}/sts?token=proxy-secret#frag"
+    service = service_factory("own-access-shown", "--lab", str(SERVICE_LAB), "--workers", "1", "--endpoint-url", url)
+    ready = service.http.get("/readyz")
+    assert ready.status_code == 503 and ready.json()["aws"]["endpoint"] == f"http://127.0.0.1:{port}/sts"
+    assert ready.json()["aws"]["problem"].startswith(f"STS at http://127.0.0.1:{port}/sts cannot be reached")
+    service.stop()
+    for secret in ("hunter2", "proxy-secret", "operator"):
+        assert secret not in ready.text and secret not in service.log_path.read_text(), secret
