@@ -162,3 +162,27 @@ def test_a_lab_whose_project_becomes_another_labs_does_not_take_it_over(pool: Wo
             edit(labs / "alpha" / "evaluation" / "boto3" / "01_02.py", "alpha's own")
     finally:
         catalog.close()
+
+
+def test_a_link_out_of_the_lab_is_never_copied_where_evaluations_read(
+    pool: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STEPEVAL_TEST_SECRET", "service-only-secret")  # in the environment /proc/self/environ shows
+    labs = make_labs(tmp_path / "labs")
+    (labs / "beta" / "evaluation" / "boto3" / "env.txt").symlink_to("/proc/self/environ")
+    (labs / "gamma" / "evaluation" / "boto3" / "inside.py").symlink_to("01_02.py")  # inside the lab: its own file
+    catalog = LabCatalog(pool, labs_dir=labs)
+    try:
+        assert sorted(catalog.labs) == ["lab-alpha", "lab-gamma"]
+        [problem] = catalog.problems
+        assert problem.startswith(f"{labs / 'beta' / 'evaluation' / 'boto3' / 'env.txt'}: a link to /proc/"), problem
+        assert "outside the lab's directory" in problem
+        alpha = catalog.choose("lab-alpha", None)
+        (labs / "alpha" / "specs" / "notes.txt").symlink_to("/proc/self/environ")
+        catalog.reload("test")
+        assert catalog.choose("lab-alpha", None) is alpha  # keeps the version it had, said why
+        assert "specs/notes.txt: a link to /proc/" in (catalog.labs["lab-alpha"].reload_problem or "")
+        copied = [path.read_bytes() for path in catalog.copies.rglob("*") if path.is_file()]
+        assert copied and not any(b"service-only-secret" in content for content in copied)
+    finally:
+        catalog.close()
