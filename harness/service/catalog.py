@@ -13,6 +13,7 @@ held is removed from disk once no request admitted on it holds it (`lease`/`rele
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import shutil
 import tempfile
@@ -167,7 +168,7 @@ class LabCatalog:
             return Loaded(source, problem=f"{source}: cannot copy: {exc}")
         served = LabVersion(lab.spec.project, version, lab, source, copy, Runner(lab, self.pool), time.time())
         if check:
-            served.module_problems = self.check_modules(served)
+            served.module_problems = self.check_modules(served, beside=True)
         return Loaded(source, served)
 
     def _held(self, source: Path, version: str) -> LabVersion | None:
@@ -185,12 +186,14 @@ class LabCatalog:
                 held.dropped = False
             return held
 
-    def check_modules(self, served: LabVersion) -> list[str]:
+    def check_modules(self, served: LabVersion, *, beside: bool = False) -> list[str]:
         """Each step's module imported in an evaluation process: the problems, one line each, naming the lab's
-        own files (not the copy's)."""
+        own files (not the copy's). `beside` (a reload, while requests are evaluated): one at a time, in a process
+        beside the workers', so that a module hanging at import holds no worker a request waits for."""
         steps = list(served.lab.steps.values())
-        with ThreadPoolExecutor(max(1, min(self.pool.size, len(steps)))) as threads:
-            found = [p for p in threads.map(served.runner.check_module, steps) if p]
+        check = functools.partial(served.runner.check_module, beside=beside)
+        with ThreadPoolExecutor(1 if beside else max(1, min(self.pool.size, len(steps)))) as threads:
+            found = [p for p in threads.map(check, steps) if p]
         return sorted({problem.replace(str(served.copy), str(served.source)) for problem in found})
 
     # -- publishing ----------------------------------------------------------------------------------------------
