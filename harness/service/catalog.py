@@ -19,9 +19,10 @@ import shutil
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -276,10 +277,18 @@ class LabCatalog:
         self._sweep()
 
     def _sweep(self) -> None:
-        """The copies of dropped versions no request holds any more, removed (under the lock)."""
+        """The copies of dropped versions no request holds any more, set aside by a rename and removed on a thread
+        of their own (under the lock, which the event loop takes to admit a request, and from `release`, which it
+        calls: a copy of many files is not removed there)."""
+        aside: list[Path] = []
         for served in [served for served in self._dropped if served.users == 0]:
-            shutil.rmtree(served.copy, ignore_errors=True)
             self._dropped.remove(served)
+            gone = served.copy.with_name(f".gone-{served.copy.name}-{uuid.uuid4().hex[:8]}")
+            with suppress(OSError):  # never written, or removed already
+                served.copy.rename(gone)
+                aside.append(gone)
+        if aside:
+            threading.Thread(target=remove_all, args=(aside,), name="stepeval-copies", daemon=True).start()
 
     def reload(self, reason: str) -> dict[str, Any]:
         """Read the lab directories again (one reload at a time); what changed and what did not load."""
@@ -388,6 +397,12 @@ class LabCatalog:
 
     def close(self) -> None:
         shutil.rmtree(self.copies, ignore_errors=True)
+
+
+def remove_all(paths: list[Path]) -> None:
+    """Each directory removed, whatever is already gone."""
+    for path in paths:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def write_copy(copy: Path, files: dict[str, bytes]) -> None:

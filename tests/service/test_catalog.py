@@ -4,6 +4,9 @@ removed when none does, a renamed lab directory the same version."""
 
 from __future__ import annotations
 
+import shutil
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -89,7 +92,16 @@ def test_a_directory_without_labs_is_bad_input(pool: WorkerPool, tmp_path: Path)
 
 
 def copies(catalog: LabCatalog) -> list[str]:
-    return sorted(path.name for path in catalog.copies.iterdir())
+    """The copies held (those set aside, named with a leading dot, are being removed)."""
+    return sorted(path.name for path in catalog.copies.iterdir() if not path.name.startswith("."))
+
+
+def removed(catalog: LabCatalog) -> bool:
+    """Whether every copy set aside is gone (their removal runs on a thread of its own)."""
+    ends = time.monotonic() + 30
+    while any(path.name.startswith(".") for path in catalog.copies.iterdir()) and time.monotonic() < ends:
+        time.sleep(0.05)
+    return not any(path.name.startswith(".") for path in catalog.copies.iterdir())
 
 
 def test_a_renamed_lab_directory_with_the_same_files_is_the_same_version(pool: WorkerPool, tmp_path: Path) -> None:
@@ -158,7 +170,7 @@ def test_a_lab_whose_project_becomes_another_labs_does_not_take_it_over(pool: Wo
             assert catalog.choose("lab-alpha", None) is alpha  # alpha keeps the version it had, said why
             said = f"{labs / 'alpha'}: project 'lab-beta' is already served from {labs / 'beta'}"
             assert catalog.labs["lab-alpha"].reload_problem == said and catalog.problems == [said]
-            assert copies(catalog) == sorted(p.name for p in (alpha.copy, beta.copy, gamma.copy))  # none left
+            assert copies(catalog) == sorted(p.name for p in (alpha.copy, beta.copy, gamma.copy)) and removed(catalog)
             edit(labs / "alpha" / "evaluation" / "boto3" / "01_02.py", "alpha's own")
     finally:
         catalog.close()
@@ -184,5 +196,32 @@ def test_a_link_out_of_the_lab_is_never_copied_where_evaluations_read(
         assert "specs/notes.txt: a link to /proc/" in (catalog.labs["lab-alpha"].reload_problem or "")
         copied = [path.read_bytes() for path in catalog.copies.rglob("*") if path.is_file()]
         assert copied and not any(b"service-only-secret" in content for content in copied)
+    finally:
+        catalog.close()
+
+
+def test_a_copy_of_many_files_is_not_removed_on_the_thread_that_answers(
+    pool: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    labs = make_labs(tmp_path / "labs")
+    catalog = LabCatalog(pool, labs_dir=labs, kept=2)
+    try:
+        first = catalog.choose("lab-alpha", None)
+        leased = catalog.lease("lab-alpha", first.version)  # a request admitted on the first version
+        for marker in ("second", "third"):  # the first version dropped while the request holds it
+            edit(labs / "alpha" / "evaluation" / "boto3" / "01_02.py", marker)
+            catalog.reload("test")
+        assert first.dropped and first.copy.is_dir()
+
+        gate, removing = threading.Event(), shutil.rmtree  # a removal as slow as the operator's disk makes it
+        monkeypatch.setattr(shutil, "rmtree", lambda *a, **k: (gate.wait(30), removing(*a, **k)))
+        answering = threading.Thread(target=catalog.release, args=(leased,))  # as the event loop calls it
+        answering.start()
+        answering.join(10)
+        returned = not answering.is_alive()
+        gate.set()
+        answering.join()
+        assert returned, "release waited for the copy's removal"
+        assert not first.copy.exists() and removed(catalog)
     finally:
         catalog.close()
