@@ -300,3 +300,26 @@ def test_a_reload_whose_modules_hang_at_import_takes_no_worker_from_the_hooks(
     assert answer["status"] == "pass", answer
     assert answer["duration_ms"] < 10_000, answer  # within the deadline: it never waited for the reload's checks
     assert "importing it failed: no answer within 10 s" in outcome["problems"][0], outcome
+
+
+def test_a_signed_reload_sent_again_answers_as_it_did_and_reads_nothing(
+    service_factory: Any, moto_server: str, tmp_path: Path
+) -> None:
+    labs = make_labs(tmp_path / "labs")
+    service = service_factory("reload-replay", "--labs", str(labs), "--workers", "1", "--endpoint-url", moto_server)
+    raw = b"{}"
+    captured = {**sign(SECRET, f"msg_{uuid.uuid4().hex}", raw), "content-type": "application/json"}
+    first = service.http.post("/v1/admin/reload", content=raw, headers=captured, timeout=RELOAD_TIMEOUT_S)
+    assert first.status_code == 200 and first.json()["changed"] == [], first.text
+    serving = versions(service)["lab-alpha"]
+    module = labs / "alpha" / "evaluation" / "boto3" / "01_02.py"
+    module.write_text(module.read_text() + "\n# half-deployed\n")
+    with ThreadPoolExecutor(20) as threads:  # the captured request replayed, a storm of it
+        again = list(
+            threads.map(lambda _: service.http.post("/v1/admin/reload", content=raw, headers=captured), range(20))
+        )
+    assert {(response.status_code, response.text) for response in again} == {(200, first.text)}
+    assert versions(service)["lab-alpha"] == serving  # nothing read
+    assert [line["reason"] for line in service.log_lines() if line.get("event") == "reload"] == ["admin"]
+    changed = admin_reload(service).json()["changed"]  # signed again: a reload of its own
+    assert changed == [f"lab-alpha@{versions(service)['lab-alpha']}"] and versions(service)["lab-alpha"] != serving
