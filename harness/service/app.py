@@ -39,7 +39,7 @@ from harness.service.models import (
     EvaluationRequest,
     check_reload_body,
 )
-from harness.service.problems import Problem, ProblemBody, deadline_problem
+from harness.service.problems import Problem, ProblemBody, deadline_problem, stopped_problem
 from harness.service.settings import ServiceSettings
 
 DESCRIPTION = """\
@@ -316,6 +316,10 @@ async def evaluations(request: Request) -> Response:
             ev.release(admitted)
     except Problem as problem:
         return problem_response(ev, problem, request_id)
+    except asyncio.CancelledError:  # a forced stop (a second Ctrl-C): the service closed, then cancelled it
+        if not ev.stopped:
+            raise
+        return problem_response(ev, stopped_problem(ev.settings.retry_after_s), request_id)
 
 
 async def evaluate_admitted(ev: Evaluator, admission: Admission, admitted: Admitted, deadline: float) -> Response:

@@ -166,6 +166,11 @@ class Evaluator:
         logs.log_line(event="aws_access", endpoint=own.endpoint, ok=problem is None, problem=problem)
         threading.Thread(target=own.watch, args=(self._stopping,), name="stepeval-aws-check", daemon=True).start()
 
+    @property
+    def stopped(self) -> bool:
+        """Whether `close` was called: the service is stopping and evaluates nothing more."""
+        return self._stopping.is_set()
+
     def close(self) -> None:
         """Its processes stopped, its copies of the labs removed, its store closed (again: nothing more)."""
         if self._stopping.is_set():
