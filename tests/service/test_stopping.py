@@ -91,6 +91,6 @@ def test_a_second_ctrl_c_stops_at_once_without_a_traceback_and_removes_the_copie
         assert "Traceback" not in log and "stepeval: interrupted" in log, log
         stopped = [line for line in service.log_lines() if line.get("event") == "stopped"]
         assert [line["abandoned"] for line in stopped] == [1], log
-        assert [path.name for path in temporary.iterdir() if path.name.startswith("stepeval-labs-")] == []
+        assert list(temporary.iterdir()) == []  # its copies of the labs, the gateway's socket: nothing left
     finally:
         shutil.rmtree(temporary, ignore_errors=True)
