@@ -224,12 +224,15 @@ class LabCatalog:
                 seen[served.name] = item.source
                 served.source = item.source  # a version read from a directory renamed since: known by its new name
                 held = served.name in labs and any(v is served for v in labs[served.name].versions)  # kept as is
-                if not initial and served.module_problems and served.name in labs and not held:
+                if not initial and served.module_problems and not held:  # a new lab too: served once it loads
                     problem = f"{item.source}: version {served.version} not served: " + "; ".join(
                         served.module_problems
                     )
-                    labs[served.name].reload_problem = problem
                     problems.append(problem)
+                    if served.name in labs:
+                        labs[served.name].reload_problem = problem
+                    else:
+                        self._kept_back(labs, item.source, problem, unserved)
                     self._drop(served)
                     continue
                 lab = labs.setdefault(served.name, ServedLab([]))

@@ -225,3 +225,25 @@ def test_a_copy_of_many_files_is_not_removed_on_the_thread_that_answers(
         assert not first.copy.exists() and removed(catalog)
     finally:
         catalog.close()
+
+
+def test_a_new_lab_whose_module_does_not_import_is_not_served_until_it_does(pool: WorkerPool, tmp_path: Path) -> None:
+    labs = make_labs(tmp_path / "labs")
+    catalog = LabCatalog(pool, labs_dir=labs)
+    try:
+        delta = shutil.copytree(labs / "beta", labs / "delta")
+        spec = delta / "specs" / "service-tests.yaml"
+        spec.write_text(spec.read_text().replace("project: lab-beta", "project: lab-delta"))
+        module = delta / "evaluation" / "boto3" / "01_02.py"
+        working = module.read_text()
+        module.write_text("this is not python(\n")
+        outcome = catalog.reload("test")
+        assert outcome["changed"] == [] and "lab-delta" not in catalog.labs, outcome
+        [problem] = outcome["problems"]
+        assert problem.startswith(f"{delta}: version ") and f"{module}:1: step 01.02: SyntaxError" in problem, problem
+        assert catalog.unserved == {delta: problem} and catalog.degraded() == []  # said; readiness left alone
+        assert removed(catalog) and len(copies(catalog)) == 3  # its copy gone
+        module.write_text(working)
+        assert catalog.reload("fixed")["changed"] == [f"lab-delta@{catalog.choose('lab-delta', None).version}"]
+    finally:
+        catalog.close()
