@@ -243,11 +243,7 @@ class LabCatalog:
                     self._drop(old)
                 lab.versions = lab.versions[: self.kept]
                 changed.append(f"{served.name}@{served.version}")
-            sources = {item.source for item in loaded}
-            for lab in labs.values():  # a directory gone since the last read: its lab keeps serving, said why
-                if lab.current.source not in sources:
-                    lab.reload_problem = f"{lab.current.source}: directory gone: still serving the last version"
-                    problems.append(lab.reload_problem)
+            problems += self._left_behind(labs, loaded)
             self.labs = labs
             self.problems = problems
             self.unserved = unserved
@@ -262,6 +258,23 @@ class LabCatalog:
         directory's spec names the same one (the newcomer is refused, whichever name sorts first)."""
         served = self.labs.get(item.version.name) if item.version is not None else None
         return served is not None and served.current.source == item.source
+
+    @staticmethod
+    def _left_behind(labs: dict[str, ServedLab], loaded: list[Loaded]) -> list[str]:
+        """The labs whose directory is gone, or now holds another project: each keeps serving, said why."""
+        sources = {item.source for item in loaded}
+        now = {item.source: item.version.name for item in loaded if item.version is not None}
+        said = []
+        for name, lab in labs.items():
+            source = lab.current.source
+            if source not in sources:
+                lab.reload_problem = f"{source}: directory gone: still serving the last version"
+            elif now.get(source, name) != name and lab.reload_problem is None:
+                lab.reload_problem = f"{source}: now holds project {now[source]!r}: still serving {name}'s last version"
+            else:
+                continue
+            said.append(lab.reload_problem)
+        return said
 
     @staticmethod
     def _kept_back(labs: dict[str, ServedLab], source: Path, problem: str, unserved: dict[Path, str]) -> None:

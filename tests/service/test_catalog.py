@@ -247,3 +247,21 @@ def test_a_new_lab_whose_module_does_not_import_is_not_served_until_it_does(pool
         assert catalog.reload("fixed")["changed"] == [f"lab-delta@{catalog.choose('lab-delta', None).version}"]
     finally:
         catalog.close()
+
+
+def test_a_directory_that_comes_to_hold_another_project_says_so_of_the_lab_it_held(
+    pool: WorkerPool, tmp_path: Path
+) -> None:
+    labs = make_labs(tmp_path / "labs")
+    catalog = LabCatalog(pool, labs_dir=labs)
+    try:
+        alpha = catalog.choose("lab-alpha", None)
+        spec = labs / "alpha" / "specs" / "service-tests.yaml"
+        spec.write_text(spec.read_text().replace("project: lab-alpha", "project: lab-omega"))
+        outcome = catalog.reload("renamed")
+        assert outcome["changed"] == [f"lab-omega@{catalog.choose('lab-omega', None).version}"], outcome
+        assert catalog.choose("lab-alpha", None) is alpha  # learners mid-lab keep it, said why
+        said = f"{labs / 'alpha'}: now holds project 'lab-omega': still serving lab-alpha's last version"
+        assert catalog.labs["lab-alpha"].reload_problem == said and outcome["problems"] == [said]
+    finally:
+        catalog.close()
