@@ -17,11 +17,16 @@ tests/_compat/test_uvicorn.py fails when one moves):
   connection (`close_after_response`);
 - `uvicorn.Server.shutdown(sockets)`, the coroutine that closes the listeners, waits for the requests in flight (at
   most `timeout_graceful_shutdown` seconds) and runs the application's shutdown, overridden by `StoppingServer` to
-  say when it begins.
+  say when it begins; `Server.force_exit` (a second Ctrl-C), after which uvicorn skips the application's shutdown,
+  and `Server.lifespan.shutdown()`, which `StoppingServer` then runs itself: the lifespan left waiting was
+  cancelled on the way out and uvicorn logged it with two tracebacks; the logger `uvicorn.error`, on which uvicorn
+  logs each request's task cancelled then, with its traceback (`exc_info`), which `not_cancelled` filters out.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import socket
 from collections.abc import Callable
 
@@ -49,6 +54,15 @@ class StoppingServer(uvicorn.Server):
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         self.on_stopping()
         await super().shutdown(sockets)
+        if self.force_exit:  # the requests in flight are not waited for; the application still shuts down
+            logging.getLogger("uvicorn.error").addFilter(not_cancelled)
+            await self.lifespan.shutdown()
+
+
+def not_cancelled(record: logging.LogRecord) -> bool:
+    """Whether a record of uvicorn's is worth showing after a forced stop: not a request's task cancelled on the way
+    out (uvicorn logs each with a traceback; the `stopped` line counts them as abandoned)."""
+    return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
 
 
 def body_held(protocol: H11Protocol) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from harness.core.errors import BadInput
 from harness.core.lab import Lab
 
 SERVED_DIRS = ("specs", "evaluation")  # what evaluating a lab reads of its directory
@@ -20,13 +21,24 @@ VERSION_CHARS = 16
 def lab_files(lab_dir: Path) -> dict[str, bytes]:
     """The files under the lab's `specs/` and `evaluation/`, by path relative to the lab, read once each."""
     files: dict[str, bytes] = {}
+    root = lab_dir.resolve()
     for name in SERVED_DIRS:
         base = lab_dir / name
         for path in sorted(base.rglob("*")) if base.is_dir() else []:
             relative = path.relative_to(lab_dir)
             if path.is_file() and not any(part in SKIPPED for part in relative.parts) and path.suffix != ".pyc":
-                files[relative.as_posix()] = path.read_bytes()
+                files[relative.as_posix()] = read_inside(root, path)
     return files
+
+
+def read_inside(root: Path, path: Path) -> bytes:
+    """The bytes of a lab's file; BadInput for one that is a link leading outside the lab's directory: the service
+    copies a lab's files where every evaluation reads them, and would copy whatever it can read itself (its own
+    environment under /proc, a credentials file)."""
+    target = path.resolve()
+    if not target.is_relative_to(root):
+        raise BadInput(f"{path}: a link to {target}, outside the lab's directory {root}: copy the file into the lab")
+    return target.read_bytes()
 
 
 def version_of(files: dict[str, bytes]) -> str:

@@ -476,8 +476,9 @@ class WorkerPool:
         self._template: TemplateProcess | None = None
         self._spares: list[EvaluationProcess] = []
         self.spares = size + 1  # ready ahead: one more than can run, so back-to-back jobs never wait for a fork
-        self._uids = UidPool(3 * size + 2)  # running + spares + dying
+        self._uids = UidPool(3 * size + 4)  # running (and one beside) + spares + dying
         self._slots = threading.Semaphore(size)
+        self._beside = threading.Semaphore(1)  # a job beside the `size` slots: a reload's import checks
         self._cond = threading.Condition()
         self._reaper = _Reaper(self._reaped)
         self._closed = False
@@ -586,10 +587,12 @@ class WorkerPool:
 
     # -- jobs ----------------------------------------------------------------------------------------------------
 
-    def submit(self, job: dict[str, Any], timeout_s: float) -> ProcessOutcome:
-        """Run one job in a fresh evaluation process (waiting for a slot if `size` are running)."""
+    def submit(self, job: dict[str, Any], timeout_s: float, *, beside: bool = False) -> ProcessOutcome:
+        """Run one job in a fresh evaluation process (waiting for a slot if `size` are running). `beside`: in one more
+        process, one such job at a time, so that it never holds a slot a request waits for (a reload importing a
+        module that hangs until its step's timeout)."""
         limits = Limits.from_message(job.get("limits"))
-        with self._slots:
+        with self._beside if beside else self._slots:
             with self._cond:
                 self._running += 1
             try:

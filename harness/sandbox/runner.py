@@ -127,9 +127,10 @@ class Runner:
         except ContractViolation as exc:
             return Answer.failed_to_run(step.key, "contract", str(exc), elapsed_ms, log)
 
-    def check_module(self, step: StepSpec) -> str | None:
-        """Import `step`'s module in an evaluation process; the problem as one line, or None when it loads."""
-        outcome = self.pool.submit({"job": "load", "module": str(step.module_path)}, step.timeout_s)
+    def check_module(self, step: StepSpec, *, beside: bool = False) -> str | None:
+        """Import `step`'s module in an evaluation process; the problem as one line, or None when it loads.
+        `beside`: in a process beside the pool's slots (a reload, while requests are evaluated)."""
+        outcome = self.pool.submit({"job": "load", "module": str(step.module_path)}, step.timeout_s, beside=beside)
         where = f"{step.module_path}: step {step.key}"
         if outcome.reply is None:
             return f"{where}: importing it failed: {outcome.detail}"

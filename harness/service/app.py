@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import signal
 import threading
 import time
@@ -27,6 +28,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from harness.core import logs
 from harness.core.account import Account
 from harness.core.contract import Answer
+from harness.service.claims import ClaimLoop
 from harness.service.evaluator import Admitted, Evaluator
 from harness.service.metrics import CONTENT_TYPE
 from harness.service.models import (
@@ -37,7 +39,7 @@ from harness.service.models import (
     EvaluationRequest,
     check_reload_body,
 )
-from harness.service.problems import Problem, ProblemBody, deadline_problem
+from harness.service.problems import Problem, ProblemBody, deadline_problem, stopped_problem
 from harness.service.settings import ServiceSettings
 
 DESCRIPTION = """\
@@ -73,6 +75,7 @@ WEBHOOK_HEADERS = [
 BODIES_BYTES = 4 * 1024 * 1024  # of request bodies being read at once (their number: this over the body limit)
 BODY_WAIT_S = 1.0  # for a turn to read a body
 BODY_READ_S = 10.0  # to receive a whole body
+RELOAD_WAIT_S = 300.0  # for a reload with the same webhook-id to end
 
 
 class Admission:
@@ -313,6 +316,10 @@ async def evaluations(request: Request) -> Response:
             ev.release(admitted)
     except Problem as problem:
         return problem_response(ev, problem, request_id)
+    except asyncio.CancelledError:  # a forced stop (a second Ctrl-C): the service closed, then cancelled it
+        if not ev.stopped:
+            raise
+        return problem_response(ev, stopped_problem(ev.settings.retry_after_s), request_id)
 
 
 async def evaluate_admitted(ev: Evaluator, admission: Admission, admitted: Admitted, deadline: float) -> Response:
@@ -335,8 +342,19 @@ async def reload_labs(request: Request) -> Response:
         body = await read_body(request, ev, admission_of(request).reading)
         request_id = ev.verifier.verify(body, request.headers)
         check_reload_body(body)
-        outcome = await asyncio.get_running_loop().run_in_executor(None, ev.reload, "admin")
-        return JSONResponse({**outcome, "request_id": request_id})
+        claims = ClaimLoop(
+            ev.reload_ids, request_id, hashlib.sha256(body).hexdigest(), time.monotonic() + RELOAD_WAIT_S
+        )
+        for holder in claims.holders():  # the same webhook-id again (a retry, a replay): that reload's answer
+            await claims.wait_async(holder)
+        if claims.stored is not None:
+            logs.log_line(event="reload_replayed", request_id=request_id)
+            return JSONResponse(claims.stored)
+        with claims.evaluating():
+            outcome = await asyncio.get_running_loop().run_in_executor(None, ev.reload, "admin")
+        answer = {**outcome, "request_id": request_id}
+        ev.reload_ids.complete(request_id, answer)
+        return JSONResponse(answer)
     except Problem as problem:
         return problem_response(ev, problem, request_id)
 

@@ -13,14 +13,16 @@ held is removed from disk once no request admitted on it holds it (`lease`/`rele
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import shutil
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -167,7 +169,7 @@ class LabCatalog:
             return Loaded(source, problem=f"{source}: cannot copy: {exc}")
         served = LabVersion(lab.spec.project, version, lab, source, copy, Runner(lab, self.pool), time.time())
         if check:
-            served.module_problems = self.check_modules(served)
+            served.module_problems = self.check_modules(served, beside=True)
         return Loaded(source, served)
 
     def _held(self, source: Path, version: str) -> LabVersion | None:
@@ -185,12 +187,14 @@ class LabCatalog:
                 held.dropped = False
             return held
 
-    def check_modules(self, served: LabVersion) -> list[str]:
+    def check_modules(self, served: LabVersion, *, beside: bool = False) -> list[str]:
         """Each step's module imported in an evaluation process: the problems, one line each, naming the lab's
-        own files (not the copy's)."""
+        own files (not the copy's). `beside` (a reload, while requests are evaluated): one at a time, in a process
+        beside the workers', so that a module hanging at import holds no worker a request waits for."""
         steps = list(served.lab.steps.values())
-        with ThreadPoolExecutor(max(1, min(self.pool.size, len(steps)))) as threads:
-            found = [p for p in threads.map(served.runner.check_module, steps) if p]
+        check = functools.partial(served.runner.check_module, beside=beside)
+        with ThreadPoolExecutor(1 if beside else max(1, min(self.pool.size, len(steps)))) as threads:
+            found = [p for p in threads.map(check, steps) if p]
         return sorted({problem.replace(str(served.copy), str(served.source)) for problem in found})
 
     # -- publishing ----------------------------------------------------------------------------------------------
@@ -203,31 +207,32 @@ class LabCatalog:
         seen: dict[str, Path] = {}
         with self._lock:
             labs = {name: ServedLab(list(s.versions), None) for name, s in self.labs.items()}
-            for item in loaded:
+            for item in sorted(loaded, key=lambda item: not self._serves_its_project(item)):  # stable
                 served = item.version
                 if served is None:
                     problems.append(item.problem or f"{item.source}: not loaded")
-                    known = [lab for lab in labs.values() if lab.current.source == item.source]
-                    for lab in known:  # a lab known by this directory keeps its version, said why
-                        lab.reload_problem = item.problem
-                    if not known:
-                        unserved[item.source] = problems[-1]
+                    self._kept_back(labs, item.source, problems[-1], unserved)
                     continue
                 if served.name in seen and seen[served.name] != item.source:
                     problems.append(
                         f"{item.source}: project {served.name!r} is already served from {seen[served.name]}"
                     )
-                    unserved[item.source] = problems[-1]
+                    self._kept_back(labs, item.source, problems[-1], unserved)
+                    if not any(held is served for lab in labs.values() for held in lab.versions):
+                        self._drop(served)
                     continue
                 seen[served.name] = item.source
                 served.source = item.source  # a version read from a directory renamed since: known by its new name
                 held = served.name in labs and any(v is served for v in labs[served.name].versions)  # kept as is
-                if not initial and served.module_problems and served.name in labs and not held:
+                if not initial and served.module_problems and not held:  # a new lab too: served once it loads
                     problem = f"{item.source}: version {served.version} not served: " + "; ".join(
                         served.module_problems
                     )
-                    labs[served.name].reload_problem = problem
                     problems.append(problem)
+                    if served.name in labs:
+                        labs[served.name].reload_problem = problem
+                    else:
+                        self._kept_back(labs, item.source, problem, unserved)
                     self._drop(served)
                     continue
                 lab = labs.setdefault(served.name, ServedLab([]))
@@ -238,11 +243,7 @@ class LabCatalog:
                     self._drop(old)
                 lab.versions = lab.versions[: self.kept]
                 changed.append(f"{served.name}@{served.version}")
-            sources = {item.source for item in loaded}
-            for lab in labs.values():  # a directory gone since the last read: its lab keeps serving, said why
-                if lab.current.source not in sources:
-                    lab.reload_problem = f"{lab.current.source}: directory gone: still serving the last version"
-                    problems.append(lab.reload_problem)
+            problems += self._left_behind(labs, loaded)
             self.labs = labs
             self.problems = problems
             self.unserved = unserved
@@ -252,6 +253,39 @@ class LabCatalog:
             logs.log_line(event="lab_problem", detail=problem)
         return {"changed": changed, "problems": problems}
 
+    def _serves_its_project(self, item: Loaded) -> bool:
+        """Whether `item`'s directory is the one its project is served from now: it keeps the project when another
+        directory's spec names the same one (the newcomer is refused, whichever name sorts first)."""
+        served = self.labs.get(item.version.name) if item.version is not None else None
+        return served is not None and served.current.source == item.source
+
+    @staticmethod
+    def _left_behind(labs: dict[str, ServedLab], loaded: list[Loaded]) -> list[str]:
+        """The labs whose directory is gone, or now holds another project: each keeps serving, said why."""
+        sources = {item.source for item in loaded}
+        now = {item.source: item.version.name for item in loaded if item.version is not None}
+        said = []
+        for name, lab in labs.items():
+            source = lab.current.source
+            if source not in sources:
+                lab.reload_problem = f"{source}: directory gone: still serving the last version"
+            elif now.get(source, name) != name and lab.reload_problem is None:
+                lab.reload_problem = f"{source}: now holds project {now[source]!r}: still serving {name}'s last version"
+            else:
+                continue
+            said.append(lab.reload_problem)
+        return said
+
+    @staticmethod
+    def _kept_back(labs: dict[str, ServedLab], source: Path, problem: str, unserved: dict[Path, str]) -> None:
+        """A directory whose read is not served: the labs known by it keep their version, said why; else it serves
+        nothing (under the lock)."""
+        known = [lab for lab in labs.values() if lab.current.source == source]
+        for lab in known:
+            lab.reload_problem = problem
+        if not known:
+            unserved[source] = problem
+
     def _drop(self, served: LabVersion) -> None:
         """No longer held (under the lock): its copy goes once no request admitted on it is still unanswered."""
         served.dropped = True
@@ -259,10 +293,18 @@ class LabCatalog:
         self._sweep()
 
     def _sweep(self) -> None:
-        """The copies of dropped versions no request holds any more, removed (under the lock)."""
+        """The copies of dropped versions no request holds any more, set aside by a rename and removed on a thread
+        of their own (under the lock, which the event loop takes to admit a request, and from `release`, which it
+        calls: a copy of many files is not removed there)."""
+        aside: list[Path] = []
         for served in [served for served in self._dropped if served.users == 0]:
-            shutil.rmtree(served.copy, ignore_errors=True)
             self._dropped.remove(served)
+            gone = served.copy.with_name(f".gone-{served.copy.name}-{uuid.uuid4().hex[:8]}")
+            with suppress(OSError):  # never written, or removed already
+                served.copy.rename(gone)
+                aside.append(gone)
+        if aside:
+            threading.Thread(target=remove_all, args=(aside,), name="stepeval-copies", daemon=True).start()
 
     def reload(self, reason: str) -> dict[str, Any]:
         """Read the lab directories again (one reload at a time); what changed and what did not load."""
@@ -371,6 +413,12 @@ class LabCatalog:
 
     def close(self) -> None:
         shutil.rmtree(self.copies, ignore_errors=True)
+
+
+def remove_all(paths: list[Path]) -> None:
+    """Each directory removed, whatever is already gone."""
+    for path in paths:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def write_copy(copy: Path, files: dict[str, bytes]) -> None:

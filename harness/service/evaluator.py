@@ -32,12 +32,14 @@ from harness.service.models import EvaluationRequest, parse_request
 from harness.service.problems import Problem, deadline_problem
 from harness.service.records import ServiceStore
 from harness.service.settings import ServiceSettings
-from harness.service.webhooks import WebhookVerifier
+from harness.service.webhooks import TOLERANCE_S, WebhookVerifier
 from harness.store.evaluations import Retention
 from harness.store.idempotency import IdempotencyStore
 from harness.store.shared_idempotency import FallbackIdempotency
 
 MIN_RUN_S = 0.2  # below this much time left, an evaluation is not started at all (503)
+RELOAD_IDS_WINDOW_S = 2 * TOLERANCE_S + 60  # a signature is fresh for TOLERANCE_S either way of the clock
+RELOAD_IDS_KEPT = 1000
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,9 @@ class Evaluator:
                 self.catalog.close()
                 raise
         self.store: IdempotencyStore | FallbackIdempotency = self.records.idempotency if self.records else local
+        # the admin reloads' webhook-ids, this instance's own (an operator reloads each instance with one signed
+        # request): one sent again while its signature is fresh answers as it did, and reads nothing
+        self.reload_ids = IdempotencyStore(RELOAD_IDS_WINDOW_S, RELOAD_IDS_KEPT)
         self.ready = False
         self._stopping = threading.Event()
         self.module_problems: list[str] = []
@@ -160,6 +165,11 @@ class Evaluator:
         problem = own.check()
         logs.log_line(event="aws_access", endpoint=own.endpoint, ok=problem is None, problem=problem)
         threading.Thread(target=own.watch, args=(self._stopping,), name="stepeval-aws-check", daemon=True).start()
+
+    @property
+    def stopped(self) -> bool:
+        """Whether `close` was called: the service is stopping and evaluates nothing more."""
+        return self._stopping.is_set()
 
     def close(self) -> None:
         """Its processes stopped, its copies of the labs removed, its store closed (again: nothing more)."""

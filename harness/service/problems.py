@@ -67,6 +67,16 @@ def deadline_problem(what: str, retry_after_s: int) -> Problem:
     )
 
 
+def stopped_problem(retry_after_s: int) -> Problem:
+    """503: the service was stopped without waiting for the request (a second Ctrl-C); no verdict was given."""
+    return Problem(
+        503,
+        "stopping",
+        "the service was stopped before it answered; no verdict was given: retry (another instance answers)",
+        headers={"Retry-After": str(retry_after_s)},
+    )
+
+
 def show(value: Any, limit: int = 60) -> str:
     """A value for an error message, cut short: a caller's megabyte does not come back to it."""
     text = repr(value)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import Future
 from typing import Any
+from urllib.parse import urlsplit
 
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
@@ -17,6 +19,7 @@ from harness.sandbox.unreachable import botocore_unreachable
 from harness.service.clients import ClientCache
 
 CHECK_CONFIG = Config(connect_timeout=2, read_timeout=3, retries={"mode": "standard", "total_max_attempts": 1})
+CHECK_TOTAL_S = 10.0  # a check's whole call (connecting, then every read of the answer)
 RECHECK_S = 5.0  # how often a failing check is tried again
 FRESH_S = 2.0  # a check this recent answers for an evaluation without another call
 DEFAULT_REGION = "us-east-1"
@@ -33,6 +36,13 @@ OWN_CREDENTIAL_CODES = frozenset(
         "InvalidAccessKeyId",
     }
 )
+
+
+def shown_endpoint(url: str) -> str:
+    """An endpoint URL as `/readyz` (unauthenticated) and the log show it: scheme, host, port and path, without a
+    user, password, query or fragment (where a proxy's token would be)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}{parts.path}"
 
 
 def own_problem(exc: ClientError | BotoCoreError, endpoint: str) -> str:
@@ -63,10 +73,12 @@ class OwnAccess:
         self.checked_at: float | None = None  # time.monotonic() of the last check's end
         self._checking = threading.Lock()  # one check at a time: callers meanwhile share its outcome
         self._client: Any = None
+        self._call: Future[str | None] | None = None  # the last GetCallerIdentity, ended or still waiting
 
     @property
     def endpoint(self) -> str:
-        return self.clients.endpoint_url or f"sts.{self._region()}.amazonaws.com"
+        url = self.clients.endpoint_url
+        return shown_endpoint(url) if url else f"sts.{self._region()}.amazonaws.com"
 
     def _region(self) -> str:
         return self.region or self.clients.configured_region() or DEFAULT_REGION
@@ -77,16 +89,34 @@ class OwnAccess:
         with self._checking:
             if self.checked_at is not None and time.monotonic() - self.checked_at < fresh_s:
                 return self.problem
+            if self._call is None or self._call.done():  # one call at a time, however long one hangs
+                self._call = Future()
+                threading.Thread(
+                    target=self._identity, args=(self._call,), name="stepeval-aws-call", daemon=True
+                ).start()
             try:
-                if self._client is None:
-                    self._client = self.clients.build("sts", self._region(), CHECK_CONFIG)
-                self._client.get_caller_identity()
-            except (ClientError, BotoCoreError) as exc:
-                self.problem = own_problem(exc, self.endpoint)
-            else:
-                self.problem = None
+                self.problem = self._call.result(timeout=CHECK_TOTAL_S)
+            except TimeoutError:
+                self.problem = (
+                    f"STS at {self.endpoint} cannot be reached with the service's own credentials: no answer within"
+                    f" {CHECK_TOTAL_S:g} s"
+                )
             self.checked_at = time.monotonic()
             return self.problem
+
+    def _identity(self, outcome: Future[str | None]) -> None:
+        """GetCallerIdentity as the service, on a thread of its own (botocore's timeouts bound each read, not an
+        answer trickled a byte at a time): its problem, or None, into `outcome`."""
+        try:
+            if self._client is None:
+                self._client = self.clients.build("sts", self._region(), CHECK_CONFIG)
+            self._client.get_caller_identity()
+        except (ClientError, BotoCoreError) as exc:
+            outcome.set_result(own_problem(exc, self.endpoint))
+        except BaseException as exc:  # a bug: said by the waiting check, never lost on this thread
+            outcome.set_exception(exc)
+        else:
+            outcome.set_result(None)
 
     def watch(self, stop: threading.Event) -> None:
         """Until `stop`: a failing check tried again every RECHECK_S, so readiness comes back by itself."""

@@ -141,3 +141,18 @@ def test_the_server_s_shutdown_is_a_coroutine_taking_the_sockets_and_runs_when_i
     server.should_exit = True
     runner.join(timeout=20)
     assert not runner.is_alive() and said == ["x"]
+
+
+def test_a_forced_stop_s_flag_the_lifespan_s_shutdown_and_the_logger_of_a_request_s_exception() -> None:
+    """StoppingServer reads `force_exit`, runs `lifespan.shutdown()` itself after one, and filters `uvicorn.error`,
+    the logger uvicorn's h11 protocol logs a request's exception on."""
+    from uvicorn.lifespan.on import LifespanOn
+    from uvicorn.protocols.http import h11_impl
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    assert server.force_exit is False
+    assert inspect.iscoroutinefunction(LifespanOn.shutdown) and list(
+        inspect.signature(LifespanOn.shutdown).parameters
+    ) == ["self"]
+    assert 'logging.getLogger("uvicorn.error")' in inspect.getsource(h11_impl.H11Protocol.__init__)
+    assert "exc_info=exc" in inspect.getsource(h11_impl.RequestResponseCycle.run_asgi)

@@ -4,6 +4,9 @@ removed when none does, a renamed lab directory the same version."""
 
 from __future__ import annotations
 
+import shutil
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -89,7 +92,16 @@ def test_a_directory_without_labs_is_bad_input(pool: WorkerPool, tmp_path: Path)
 
 
 def copies(catalog: LabCatalog) -> list[str]:
-    return sorted(path.name for path in catalog.copies.iterdir())
+    """The copies held (those set aside, named with a leading dot, are being removed)."""
+    return sorted(path.name for path in catalog.copies.iterdir() if not path.name.startswith("."))
+
+
+def removed(catalog: LabCatalog) -> bool:
+    """Whether every copy set aside is gone (their removal runs on a thread of its own)."""
+    ends = time.monotonic() + 30
+    while any(path.name.startswith(".") for path in catalog.copies.iterdir()) and time.monotonic() < ends:
+        time.sleep(0.05)
+    return not any(path.name.startswith(".") for path in catalog.copies.iterdir())
 
 
 def test_a_renamed_lab_directory_with_the_same_files_is_the_same_version(pool: WorkerPool, tmp_path: Path) -> None:
@@ -138,5 +150,118 @@ def test_copies_of_versions_that_failed_to_load_or_were_dropped_are_removed(pool
             assert len(catalog.reload(marker)["changed"]) == 1
         held = {f"alpha-{v.version}" for v in catalog.labs["lab-alpha"].versions}
         assert len(held) == 2 and set(copies(catalog)) == held | {name for name in served if "alpha" not in name}
+    finally:
+        catalog.close()
+
+
+def test_a_lab_whose_project_becomes_another_labs_does_not_take_it_over(pool: WorkerPool, tmp_path: Path) -> None:
+    labs = make_labs(tmp_path / "labs")
+    catalog = LabCatalog(pool, labs_dir=labs)
+    try:
+        alpha, beta, gamma = (catalog.choose(f"lab-{name}", None) for name in ("alpha", "beta", "gamma"))
+        spec = labs / "alpha" / "specs" / "service-tests.yaml"  # alpha's directory sorts before beta's
+        spec.write_text(spec.read_text().replace("project: lab-alpha", "project: lab-beta"))
+        for edited in ("the same files as beta's", "files of its own"):
+            outcome = catalog.reload(edited)
+            assert outcome["changed"] == [], (edited, outcome)
+            assert catalog.choose("lab-beta", None) is beta, edited  # still judged by beta's own files
+            assert [v.version for v in catalog.labs["lab-beta"].versions] == [beta.version]
+            assert catalog.labs["lab-beta"].reload_problem is None and beta.source == labs / "beta"
+            assert catalog.choose("lab-alpha", None) is alpha  # alpha keeps the version it had, said why
+            said = f"{labs / 'alpha'}: project 'lab-beta' is already served from {labs / 'beta'}"
+            assert catalog.labs["lab-alpha"].reload_problem == said and catalog.problems == [said]
+            assert copies(catalog) == sorted(p.name for p in (alpha.copy, beta.copy, gamma.copy)) and removed(catalog)
+            edit(labs / "alpha" / "evaluation" / "boto3" / "01_02.py", "alpha's own")
+    finally:
+        catalog.close()
+
+
+def test_a_link_out_of_the_lab_is_never_copied_where_evaluations_read(
+    pool: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STEPEVAL_TEST_SECRET", "service-only-secret")  # in the environment /proc/self/environ shows
+    labs = make_labs(tmp_path / "labs")
+    (labs / "beta" / "evaluation" / "boto3" / "env.txt").symlink_to("/proc/self/environ")
+    (labs / "gamma" / "evaluation" / "boto3" / "inside.py").symlink_to("01_02.py")  # inside the lab: its own file
+    catalog = LabCatalog(pool, labs_dir=labs)
+    try:
+        assert sorted(catalog.labs) == ["lab-alpha", "lab-gamma"]
+        [problem] = catalog.problems
+        assert problem.startswith(f"{labs / 'beta' / 'evaluation' / 'boto3' / 'env.txt'}: a link to /proc/"), problem
+        assert "outside the lab's directory" in problem
+        alpha = catalog.choose("lab-alpha", None)
+        (labs / "alpha" / "specs" / "notes.txt").symlink_to("/proc/self/environ")
+        catalog.reload("test")
+        assert catalog.choose("lab-alpha", None) is alpha  # keeps the version it had, said why
+        assert "specs/notes.txt: a link to /proc/" in (catalog.labs["lab-alpha"].reload_problem or "")
+        copied = [path.read_bytes() for path in catalog.copies.rglob("*") if path.is_file()]
+        assert copied and not any(b"service-only-secret" in content for content in copied)
+    finally:
+        catalog.close()
+
+
+def test_a_copy_of_many_files_is_not_removed_on_the_thread_that_answers(
+    pool: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    labs = make_labs(tmp_path / "labs")
+    catalog = LabCatalog(pool, labs_dir=labs, kept=2)
+    try:
+        first = catalog.choose("lab-alpha", None)
+        leased = catalog.lease("lab-alpha", first.version)  # a request admitted on the first version
+        for marker in ("second", "third"):  # the first version dropped while the request holds it
+            edit(labs / "alpha" / "evaluation" / "boto3" / "01_02.py", marker)
+            catalog.reload("test")
+        assert first.dropped and first.copy.is_dir()
+
+        gate, removing = threading.Event(), shutil.rmtree  # a removal as slow as the operator's disk makes it
+        monkeypatch.setattr(shutil, "rmtree", lambda *a, **k: (gate.wait(30), removing(*a, **k)))
+        answering = threading.Thread(target=catalog.release, args=(leased,))  # as the event loop calls it
+        answering.start()
+        answering.join(10)
+        returned = not answering.is_alive()
+        gate.set()
+        answering.join()
+        assert returned, "release waited for the copy's removal"
+        assert not first.copy.exists() and removed(catalog)
+    finally:
+        catalog.close()
+
+
+def test_a_new_lab_whose_module_does_not_import_is_not_served_until_it_does(pool: WorkerPool, tmp_path: Path) -> None:
+    labs = make_labs(tmp_path / "labs")
+    catalog = LabCatalog(pool, labs_dir=labs)
+    try:
+        delta = shutil.copytree(labs / "beta", labs / "delta")
+        spec = delta / "specs" / "service-tests.yaml"
+        spec.write_text(spec.read_text().replace("project: lab-beta", "project: lab-delta"))
+        module = delta / "evaluation" / "boto3" / "01_02.py"
+        working = module.read_text()
+        module.write_text("this is not python(\n")
+        outcome = catalog.reload("test")
+        assert outcome["changed"] == [] and "lab-delta" not in catalog.labs, outcome
+        [problem] = outcome["problems"]
+        assert problem.startswith(f"{delta}: version ") and f"{module}:1: step 01.02: SyntaxError" in problem, problem
+        assert catalog.unserved == {delta: problem} and catalog.degraded() == []  # said; readiness left alone
+        assert removed(catalog) and len(copies(catalog)) == 3  # its copy gone
+        module.write_text(working)
+        assert catalog.reload("fixed")["changed"] == [f"lab-delta@{catalog.choose('lab-delta', None).version}"]
+    finally:
+        catalog.close()
+
+
+def test_a_directory_that_comes_to_hold_another_project_says_so_of_the_lab_it_held(
+    pool: WorkerPool, tmp_path: Path
+) -> None:
+    labs = make_labs(tmp_path / "labs")
+    catalog = LabCatalog(pool, labs_dir=labs)
+    try:
+        alpha = catalog.choose("lab-alpha", None)
+        spec = labs / "alpha" / "specs" / "service-tests.yaml"
+        spec.write_text(spec.read_text().replace("project: lab-alpha", "project: lab-omega"))
+        outcome = catalog.reload("renamed")
+        assert outcome["changed"] == [f"lab-omega@{catalog.choose('lab-omega', None).version}"], outcome
+        assert catalog.choose("lab-alpha", None) is alpha  # learners mid-lab keep it, said why
+        said = f"{labs / 'alpha'}: now holds project 'lab-omega': still serving lab-alpha's last version"
+        assert catalog.labs["lab-alpha"].reload_problem == said and outcome["problems"] == [said]
     finally:
         catalog.close()

@@ -278,3 +278,48 @@ def test_an_empty_reload_body_signed_by_stepeval_sign_reloads(service: Service, 
     assert reloaded.json()["request_id"] == headers["webhook-id"]
     unsigned = service.http.post("/v1/admin/reload", content=b"", headers={"content-type": "application/json"})
     assert unsigned.status_code == 401 and "stepeval sign BODY" in unsigned.json()["error"]["message"]
+
+
+def test_a_reload_whose_modules_hang_at_import_takes_no_worker_from_the_hooks(
+    service_factory: Any, moto_server: str, accounts: tuple[Sandbox, Sandbox], tmp_path: Path
+) -> None:
+    labs = make_labs(tmp_path / "labs")
+    service = service_factory(
+        "reload-hang", "--labs", str(labs), "--workers", "1", "--deadline", "10", "--endpoint-url", moto_server
+    )
+    sandbox = accounts[0]
+    sandbox.learner("s3").create_bucket(Bucket="alpha-bucket")
+    for step in ("01_01", "01_02"):  # each import checked until the step's timeout (10 s): the reload's slowest part
+        module = labs / "alpha" / "evaluation" / "boto3" / f"{step}.py"
+        module.write_text("import time\ntime.sleep(600)\n" + module.read_text())
+    with ThreadPoolExecutor(1) as threads:
+        reloading = threads.submit(admin_reload, service)
+        time.sleep(1)  # the reload's read and copy are done: it is importing alpha's modules
+        answer = service.post(hook(sandbox, "lab-beta")).json()
+        outcome = reloading.result().json()
+    assert answer["status"] == "pass", answer
+    assert answer["duration_ms"] < 10_000, answer  # within the deadline: it never waited for the reload's checks
+    assert "importing it failed: no answer within 10 s" in outcome["problems"][0], outcome
+
+
+def test_a_signed_reload_sent_again_answers_as_it_did_and_reads_nothing(
+    service_factory: Any, moto_server: str, tmp_path: Path
+) -> None:
+    labs = make_labs(tmp_path / "labs")
+    service = service_factory("reload-replay", "--labs", str(labs), "--workers", "1", "--endpoint-url", moto_server)
+    raw = b"{}"
+    captured = {**sign(SECRET, f"msg_{uuid.uuid4().hex}", raw), "content-type": "application/json"}
+    first = service.http.post("/v1/admin/reload", content=raw, headers=captured, timeout=RELOAD_TIMEOUT_S)
+    assert first.status_code == 200 and first.json()["changed"] == [], first.text
+    serving = versions(service)["lab-alpha"]
+    module = labs / "alpha" / "evaluation" / "boto3" / "01_02.py"
+    module.write_text(module.read_text() + "\n# half-deployed\n")
+    with ThreadPoolExecutor(20) as threads:  # the captured request replayed, a storm of it
+        again = list(
+            threads.map(lambda _: service.http.post("/v1/admin/reload", content=raw, headers=captured), range(20))
+        )
+    assert {(response.status_code, response.text) for response in again} == {(200, first.text)}
+    assert versions(service)["lab-alpha"] == serving  # nothing read
+    assert [line["reason"] for line in service.log_lines() if line.get("event") == "reload"] == ["admin"]
+    changed = admin_reload(service).json()["changed"]  # signed again: a reload of its own
+    assert changed == [f"lab-alpha@{versions(service)['lab-alpha']}"] and versions(service)["lab-alpha"] != serving

@@ -4,7 +4,9 @@ learner), and it becomes ready by itself once the endpoint answers (moto on the 
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import threading
 import time
 from typing import Any
 
@@ -12,6 +14,7 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from harness.core.contract import SERVICE_ERROR
+from harness.service.reachability import CHECK_TOTAL_S
 from tests.fixtures.service import ACCOUNT_A, SERVICE_LAB, Sandbox, bucket_events
 
 pytestmark = [pytest.mark.process, pytest.mark.moto]
@@ -63,3 +66,54 @@ def test_an_endpoint_the_service_cannot_reach_keeps_it_not_ready_and_is_the_serv
     finally:
         service.stop()  # before its endpoint goes: a stopping service logs no failed check
         moto.stop()
+
+
+def test_readiness_and_the_log_show_no_password_or_token_of_the_endpoint(service_factory: Any) -> None:
+    port = free_port()
+    url = f"http://operator:hunter2@127.0.0.1:{port}/sts?token=proxy-secret#frag"
+    service = service_factory("own-access-shown", "--lab", str(SERVICE_LAB), "--workers", "1", "--endpoint-url", url)
+    ready = service.http.get("/readyz")
+    assert ready.status_code == 503 and ready.json()["aws"]["endpoint"] == f"http://127.0.0.1:{port}/sts"
+    assert ready.json()["aws"]["problem"].startswith(f"STS at http://127.0.0.1:{port}/sts cannot be reached")
+    service.stop()
+    for secret in ("hunter2", "proxy-secret", "operator"):
+        assert secret not in ready.text and secret not in service.log_path.read_text(), secret
+
+
+def test_an_endpoint_that_trickles_its_answer_leaves_the_service_degraded_not_starting(service_factory: Any) -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+
+    def trickle() -> None:  # an answer's head, a byte a second: each read is within botocore's read timeout
+        listener.settimeout(0.2)
+        held = []
+        while not stop.is_set():
+            with contextlib.suppress(OSError):
+                connection, _ = listener.accept()
+                connection.sendall(b"HTTP/1.1 200 OK\r\n")
+                held.append(connection)
+            for connection in held:
+                with contextlib.suppress(OSError):
+                    connection.sendall(b"X")
+            stop.wait(1)
+        for connection in held:
+            connection.close()
+
+    server = threading.Thread(target=trickle, daemon=True)
+    server.start()
+    try:
+        url = f"http://127.0.0.1:{port}"
+        service = service_factory(
+            "own-access-trickle", "--lab", str(SERVICE_LAB), "--workers", "1", "--endpoint-url", url
+        )
+        ready = service.http.get("/readyz")  # the fixture waited for ready or degraded: the check did end
+        assert ready.status_code == 503 and ready.json()["status"] == "degraded", ready.text
+        assert ready.json()["aws"]["problem"] == (
+            f"STS at {url} cannot be reached with the service's own credentials: no answer within {CHECK_TOTAL_S:g} s"
+        )
+        service.stop()
+    finally:
+        stop.set()
+        server.join()
+        listener.close()

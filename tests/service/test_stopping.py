@@ -63,3 +63,34 @@ def stop_with_one_request_in_flight(
     assert (events["stopping"]["in_flight"], events["stopping"]["drain_limit_s"]) == (1, DEADLINE_S)
     assert events["stopped"]["abandoned"] == 0
     assert [path.name for path in temporary.iterdir() if path.name.startswith("stepeval-labs-")] == []
+
+
+def test_a_second_ctrl_c_stops_at_once_without_a_traceback_and_removes_the_copies(
+    service_factory: Any, moto_server: str, accounts: tuple[Sandbox, Sandbox], tmp_path: Path
+) -> None:
+    temporary = Path(tempfile.mkdtemp(prefix="stepeval-stop-"))
+    try:
+        service = service_factory(
+            "interrupted", "--labs", str(make_labs(tmp_path / "labs")), "--workers", "1", "--deadline", "30",
+            "--endpoint-url", moto_server, env={"TMPDIR": str(temporary)},
+        )  # fmt: skip
+        with ThreadPoolExecutor(1) as threads:
+            slow = threads.submit(service.post, {"step": "02.01", "lab": "lab-alpha", "sandbox": accounts[0].ref()})
+            for _ in range(400):  # until it runs (bounded: 20 s)
+                if service.http.get("/readyz").json()["running"] == 1:
+                    break
+                time.sleep(0.05)
+            service.process.send_signal(signal.SIGINT)
+            time.sleep(0.5)
+            service.process.send_signal(signal.SIGINT)
+            assert service.process.wait(timeout=30) == 130  # stepeval: interrupted
+            answered = slow.result(timeout=30)  # not waited for: told so, in the problem body, never a 500
+        assert (answered.status_code, answered.json()["error"]["code"]) == (503, "stopping"), answered.text
+        assert answered.headers["retry-after"]
+        log = service.log_path.read_text()
+        assert "Traceback" not in log and "stepeval: interrupted" in log, log
+        stopped = [line for line in service.log_lines() if line.get("event") == "stopped"]
+        assert [line["abandoned"] for line in stopped] == [1], log
+        assert list(temporary.iterdir()) == []  # its copies of the labs, the gateway's socket: nothing left
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
