@@ -59,6 +59,9 @@ CANARY_ENV = {
     "AWS_SESSION_TOKEN": f"token-{CANARY}",
 }
 FORGED = "stepeval-forged-line"
+# The hostile service's head and body timeouts (10 s by default: tests/service/test_transport.py), what
+# `test_service_its_http_edge_lets_slow_and_odd_bodies_go` waits for in each mode.
+EDGE_TIMEOUT_S = 3
 # For what does not depend on the mode (a fresh process per evaluation, what the parent counts, the gateway): the
 # service's tests cover every mode, `stepeval run`'s (a cold start each) only the one this run starts a harness in
 # as it is (root; without root, userns where the machine has it).
@@ -270,8 +273,9 @@ def test_cli_writes_past_the_guard_end_at_the_gateway(cli: Cli, step: str) -> No
 @pytest.fixture(scope="module")
 def hostile_service(service_factory: Any, moto_server: str, planted: dict[str, Path], mode: str) -> Service:
     """The service on the hostile lab, with the canaries in its environment, home and working directory; in the
-    modes without root it starts without any unsafe flag."""
+    modes without root it starts without any unsafe flag. It lets a stalled client go after EDGE_TIMEOUT_S."""
     env = {**CANARY_ENV, "HOME": str(planted["home"]), "AWS_SHARED_CREDENTIALS_FILE": str(planted["credentials"])}
+    env |= {"STEPEVAL_HEAD_TIMEOUT_S": str(EDGE_TIMEOUT_S), "STEPEVAL_BODY_TIMEOUT_S": str(EDGE_TIMEOUT_S)}
     return service_factory(
         f"hostile-{mode}",
         "--lab",
@@ -615,7 +619,8 @@ def test_service_its_http_edge_lets_slow_and_odd_bodies_go(service_run: Service)
         digits = service_run.post(b'{"step": "01.01", "n": ' + b"9" * 4301 + b"}")
         assert digits.status_code == 400 and digits.json()["error"]["field"] == "body", digits.text
         for sock in stalled:
-            assert sock.makefile("rb").read().startswith(b"HTTP/1.1 408 ")
+            answer = sock.makefile("rb").read()
+            assert answer.startswith(b"HTTP/1.1 408 ") and f"within {EDGE_TIMEOUT_S} s".encode() in answer, answer
         assert head_only.recv(1024) == b""
     finally:
         for sock in [*stalled, head_only]:
