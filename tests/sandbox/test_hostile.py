@@ -314,6 +314,15 @@ def service_run(
     assert hostile_service.http.get("/healthz").status_code == 200
 
 
+@pytest.fixture
+def service_edge(hostile_service: Service) -> Iterator[Service]:
+    """The hostile service, for what is refused before any evaluation runs (its HTTP edge, its signature check):
+    no account's state to compare and no process to outlive an evaluation, but the service lives on."""
+    yield hostile_service
+    assert hostile_service.process.poll() is None, "the service died"
+    assert hostile_service.http.get("/healthz").status_code == 200
+
+
 def test_service_secrets_stay_out_of_every_answer_and_log(
     service_run: Service, accounts: tuple[Sandbox, Sandbox], planted: dict[str, Path]
 ) -> None:
@@ -596,10 +605,10 @@ def test_service_secrets_where_no_rule_names_them_stay_behind(
     assert planted_state(a) == before, "a read changed what it read"
 
 
-def test_service_its_http_edge_lets_slow_and_odd_bodies_go(service_run: Service) -> None:
+def test_service_its_http_edge_lets_slow_and_odd_bodies_go(service_edge: Service) -> None:
     """Issue 31, in every mode: stalled unsigned bodies and heads are let go (408, closed), a client that writes its
     whole 2 MiB body first reads the 413, and a signed 4,301-digit integer is a 400, not a 500."""
-    parts = urlsplit(service_run.url)
+    parts = urlsplit(service_edge.url)
     stalled = [socket.create_connection((parts.hostname, parts.port), timeout=60) for _ in range(3)]
     head_only = socket.create_connection((parts.hostname, parts.port), timeout=60)
     try:
@@ -610,13 +619,13 @@ def test_service_its_http_edge_lets_slow_and_odd_bodies_go(service_run: Service)
             )
         head_only.sendall(b"POST /v1/evaluations HTTP/1.1\r\nHost: x\r\n")
         big = urllib.request.Request(
-            service_run.url + "/v1/evaluations", data=b"{" + b" " * (2 * 1024 * 1024) + b"}",
+            service_edge.url + "/v1/evaluations", data=b"{" + b" " * (2 * 1024 * 1024) + b"}",
             headers={"Content-Type": "application/json"}, method="POST",
         )  # fmt: skip
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(big, timeout=30)
         assert refused.value.code == 413
-        digits = service_run.post(b'{"step": "01.01", "n": ' + b"9" * 4301 + b"}")
+        digits = service_edge.post(b'{"step": "01.01", "n": ' + b"9" * 4301 + b"}")
         assert digits.status_code == 400 and digits.json()["error"]["field"] == "body", digits.text
         for sock in stalled:
             answer = sock.makefile("rb").read()
@@ -773,7 +782,7 @@ def test_service_slow_reads_left_in_flight_end_with_the_answer(
         b'{"step":"01.01","n":' + b"9" * 5000 + b"}",
     ],
 )
-def test_service_a_hostile_unsigned_body_is_a_401(service_run: Service, body: bytes) -> None:
+def test_service_a_hostile_unsigned_body_is_a_401(service_edge: Service, body: bytes) -> None:
     """Issue 31, the fourth outside attacker: a lone surrogate under a wrong signature answered HTTP 500 (the hint
     that re-serialises the body raised); every hostile body under a wrong signature is the 401."""
     headers = {
@@ -782,7 +791,7 @@ def test_service_a_hostile_unsigned_body_is_a_401(service_run: Service, body: by
         "webhook-timestamp": str(int(time.time())),
         "webhook-signature": "v1,bm90IHRoZSBzaWduYXR1cmU=",
     }
-    response = service_run.http.post("/v1/evaluations", content=body, headers=headers)
+    response = service_edge.http.post("/v1/evaluations", content=body, headers=headers)
     assert response.status_code == 401 and response.json()["error"]["code"] == "unauthorized", response.text
 
 
