@@ -287,6 +287,7 @@ def hostile_service(service_factory: Any, moto_server: str, planted: dict[str, P
         env=env,
         cwd=planted["workdir"],
         launcher=launcher(mode),
+        keepalive_s=EDGE_TIMEOUT_S / 3,
     )
 
 
