@@ -1,7 +1,7 @@
 """Modules written by an attacker (tests/labs/hostile), run as an author would (`stepeval run`, a real process)
-and as the platform would (`stepeval serve`, real HTTP, a moto server), in each of the three sandbox modes
-(tests/fixtures/modes.py: as root; as an unprivileged uid with user namespaces; as that uid under a filter that
-refuses namespace calls, as a default container profile does). Canary secrets are planted in the parent's
+and as the platform would (`stepeval serve`, real HTTP, a moto server), in each of the three sandbox modes where
+the mode matters (tests/fixtures/modes.py: as root; as an unprivileged uid with user namespaces; as that uid under
+a filter that refuses namespace calls, as a default container profile does; ONE_MODE below says which do not). Canary secrets are planted in the parent's
 environment, its home (~/.aws/credentials) and its working directory, all its own: none may appear in any answer
 or log; nothing may be written; the next evaluation and those running beside are unaffected; no process is left;
 a limit reached is an `error` of the kind that names it."""
@@ -62,9 +62,12 @@ FORGED = "stepeval-forged-line"
 # The hostile service's head and body timeouts (10 s by default: tests/service/test_transport.py), what
 # `test_service_its_http_edge_lets_slow_and_odd_bodies_go` waits for in each mode.
 EDGE_TIMEOUT_S = 3
-# For what does not depend on the mode (a fresh process per evaluation, what the parent counts, the gateway): the
-# service's tests cover every mode, `stepeval run`'s (a cold start each) only the one this run starts a harness in
-# as it is (root; without root, userns where the machine has it).
+# For what does not depend on the mode, only the mode this run starts a harness in as it is (root; without root,
+# userns where the machine has it): through `stepeval run` (a cold start each), a fresh process per evaluation and
+# what the parent counts; through the service, what the gateway and the HTTP edge do, which run in the service's
+# process, the same code whatever confines the evaluations (what the gateway refuses, blanks, caps, cuts and shares;
+# what the edge refuses before any evaluation; how an answer is sent). What an evaluation can reach, keep, leave or
+# exhaust, and what the service's uid and filter allow, is each mode's own: those run in every mode.
 ONE_MODE = pytest.mark.parametrize("mode", [run_mode()], indirect=True)
 
 
@@ -514,6 +517,7 @@ def test_service_the_host_past_landlock_and_the_filters_int_arguments_are_refuse
     assert {"listmount", "statmount", "inotify_init1", "process_madvise", "fcntl F_SETPIPE_SZ"} <= set(found)
 
 
+@ONE_MODE
 def test_service_the_emulators_own_api_is_out_of_reach(service_run: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
     """moto serves its own API at /moto-api/ (every account's state, a reset, recordings replayed): behind GetObject
     on a bucket named moto-api, or a JSON or query read sent to that path, each is refused and nothing is wiped
@@ -530,6 +534,7 @@ def test_service_the_emulators_own_api_is_out_of_reach(service_run: Service, acc
     }
 
 
+@ONE_MODE
 def test_service_an_answer_with_lone_surrogates_is_sent_and_replayed(
     service_run: Service, accounts: tuple[Sandbox, Sandbox]
 ) -> None:
@@ -587,6 +592,7 @@ def planted_state(account: Sandbox) -> dict[str, Any]:
     }
 
 
+@ONE_MODE
 def test_service_secrets_where_no_rule_names_them_stay_behind(
     service_run: Service, accounts: tuple[Sandbox, Sandbox]
 ) -> None:
@@ -606,9 +612,10 @@ def test_service_secrets_where_no_rule_names_them_stay_behind(
     assert planted_state(a) == before, "a read changed what it read"
 
 
+@ONE_MODE
 def test_service_its_http_edge_lets_slow_and_odd_bodies_go(service_edge: Service) -> None:
-    """Issue 31, in every mode: stalled unsigned bodies and heads are let go (408, closed), a client that writes its
-    whole 2 MiB body first reads the 413, and a signed 4,301-digit integer is a 400, not a 500."""
+    """Issue 31: stalled unsigned bodies and heads are let go (408, closed), a client that writes its whole 2 MiB
+    body first reads the 413, and a signed 4,301-digit integer is a 400, not a 500."""
     parts = urlsplit(service_edge.url)
     stalled = [socket.create_connection((parts.hostname, parts.port), timeout=60) for _ in range(3)]
     head_only = socket.create_connection((parts.hostname, parts.port), timeout=60)
@@ -653,6 +660,7 @@ def test_service_no_lock_on_a_shared_file_passes_between_evaluations(
     assert not any("file lock" in gap for gap in cannot_stop), cannot_stop
 
 
+@ONE_MODE
 def test_service_reads_are_kept_to_the_sandbox_account(service_run: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
     """Issue 31: a module of account B read account A's bucket policy, object and topic by name or ARN (the
     emulator serves any account's, and on AWS only the role's permissions stop it). A's bucket is answered as
@@ -717,6 +725,7 @@ def plant_under_plain_names(account: Sandbox, planted: str) -> None:
     )
 
 
+@ONE_MODE
 def test_service_secrets_under_names_that_do_not_say_so_stay_behind(
     service_run: Service, accounts: tuple[Sandbox, Sandbox]
 ) -> None:
@@ -735,6 +744,7 @@ def test_service_secrets_under_names_that_do_not_say_so_stay_behind(
     assert text.count("(removed by the stepeval gateway: a secret)") >= 10
 
 
+@ONE_MODE
 def test_service_report_jobs_are_refused(service_run: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
     """Issue 31: IAM's report jobs leave a report behind, a bit the next evaluation reads: refused (read_only)."""
     a, _ = accounts
@@ -752,6 +762,7 @@ def threads_of(pids: list[int]) -> int:
     return count
 
 
+@ONE_MODE
 def test_service_slow_reads_left_in_flight_end_with_the_answer(
     service_run: Service, accounts: tuple[Sandbox, Sandbox]
 ) -> None:
@@ -775,6 +786,7 @@ def test_service_slow_reads_left_in_flight_end_with_the_answer(
     assert good["status"] == "pass", good
 
 
+@ONE_MODE
 @pytest.mark.parametrize(
     "body",
     [
@@ -817,6 +829,7 @@ def settled_shared(service: Service) -> dict[str, float]:
     raise AssertionError(f"the gateway did not read the lab's services: {now}")
 
 
+@ONE_MODE
 def test_service_what_an_evaluation_loads_at_the_gateway_no_later_one_can_tell(
     service_run: Service, accounts: tuple[Sandbox, Sandbox]
 ) -> None:
