@@ -1,10 +1,10 @@
-"""Modules written by an attacker (tests/labs/hostile), run as an author would (`stepeval run`, a real process)
-and as the platform would (`stepeval serve`, real HTTP, a moto server), in each of the three sandbox modes where
-the mode matters (tests/fixtures/modes.py: as root; as an unprivileged uid with user namespaces; as that uid under
-a filter that refuses namespace calls, as a default container profile does; ONE_MODE below says which do not). Canary secrets are planted in the parent's
-environment, its home (~/.aws/credentials) and its working directory, all its own: none may appear in any answer
-or log; nothing may be written; the next evaluation and those running beside are unaffected; no process is left;
-a limit reached is an `error` of the kind that names it."""
+"""Modules written by an attacker (tests/labs/hostile), run as an author would (`stepeval run`, a real process) and as
+the platform would (`stepeval serve`, real HTTP, a moto server), in each of the three sandbox modes where the mode
+matters (tests/fixtures/modes.py: as root; as an unprivileged uid with user namespaces; as that uid under a filter
+that refuses namespace calls, as a default container profile does; ONE_MODE below says which do not). Canary secrets
+are planted in the parent's environment, its home (~/.aws/credentials) and its working directory, all its own: none
+may appear in any answer or log; nothing may be written; the next evaluation and those running beside are unaffected;
+no process is left; a limit reached is an `error` of the kind that names it."""
 
 from __future__ import annotations
 
