@@ -95,6 +95,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
 
     request: socket.socket
     server: GatewayServer
+    said_close = False  # an answer carried `Connection: close`: the connection ends after it (RFC 9112, 9.6)
 
     def handle(self) -> None:
         reader = Reader(self.request)
@@ -150,7 +151,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
                     raise
                 return False  # cut at the answer: its upstream connection was shut down
         self.wfile.flush()
-        return not closing
+        return not (closing or self.said_close)
 
     def forward(self, evaluation: Evaluation, raw: RawRequest, flight: Flight) -> None:
         """One request: split, classify, sign, send; each is logged before the module can see its answer."""
@@ -515,6 +516,7 @@ class GatewayHandler(socketserver.BaseRequestHandler):
         headers, body = aws_error(service, code, message)
         if closing:
             headers.append(("Connection", "close"))
+            self.said_close = True
         with contextlib.suppress(OSError):
             self.send("POST", status, HTTPStatus(status).phrase, headers, body)
             self.wfile.flush()

@@ -74,7 +74,6 @@ WEBHOOK_HEADERS = [
 
 BODIES_BYTES = 4 * 1024 * 1024  # of request bodies being read at once (their number: this over the body limit)
 BODY_WAIT_S = 1.0  # for a turn to read a body
-BODY_READ_S = 10.0  # to receive a whole body
 RELOAD_WAIT_S = 300.0  # for a reload with the same webhook-id to end
 
 
@@ -389,7 +388,7 @@ def add_evaluations(app: FastAPI) -> None:
 async def read_body(request: Request, evaluator: Evaluator, reading: asyncio.Semaphore) -> bytes:
     """The raw body (signatures cover exact bytes), refused with 413 as soon as it passes the limit, read by one of
     a bounded number of readers (503 when none is free within BODY_WAIT_S: unsigned bodies cannot pile up before
-    their signatures are checked) and within BODY_READ_S (408 for a client that stalls)."""
+    their signatures are checked) and within the settings' body_timeout_s (408 for a client that stalls)."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit():
         evaluator.check_size(int(declared))
@@ -402,15 +401,18 @@ async def read_body(request: Request, evaluator: Evaluator, reading: asyncio.Sem
             503, "busy", f"body: too many bodies being read at once: retry after {retry} s", field="body",
             headers={"Retry-After": retry},
         ) from None  # fmt: skip
-    chunks, size = [], 0
+    chunks, size, within_s = [], 0, evaluator.settings.body_timeout_s
     try:
-        async with asyncio.timeout(BODY_READ_S):
+        async with asyncio.timeout(within_s):
             async for chunk in request.stream():
                 size += len(chunk)
                 evaluator.check_size(size)
                 chunks.append(chunk)
     except TimeoutError:
-        raise Problem(408, "timeout", f"body: not received within {BODY_READ_S:g} s", field="body") from None
+        # the connection ends with this answer: the rest of the body would be read as the next request's head
+        raise Problem(
+            408, "timeout", f"body: not received within {within_s:g} s", field="body", headers={"Connection": "close"}
+        ) from None
     finally:
         reading.release()
     return b"".join(chunks)

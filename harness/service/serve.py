@@ -89,7 +89,10 @@ def serve(settings: ServiceSettings, *, log_level: str = "INFO") -> int:
         access_log=False,
         # Nagle off, one write per response; connections bounded in all and per client address
         http=PromptH11Protocol.bounded(
-            settings.max_connections, settings.max_connections_per_client, listening=(sock, LISTEN_QUEUE)
+            settings.max_connections,
+            settings.max_connections_per_client,
+            listening=(sock, LISTEN_QUEUE),
+            head_s=settings.head_timeout_s,
         ),
         log_level="warning",
         timeout_graceful_shutdown=int(settings.deadline_s),

@@ -45,6 +45,12 @@ class ServiceSettings(BaseSettings):
     deadline_s: float = Field(60.0, gt=1, le=900, description="a request's whole budget, queue and STS included")
     retry_after_s: int = Field(2, ge=1, le=3600, description="Retry-After seconds on 429 and 503")
     max_body_bytes: int = Field(1024 * 1024, ge=1024, le=64 * 1024 * 1024, description="larger bodies get 413")
+    head_timeout_s: float = Field(
+        10.0, gt=0, le=300, description="for a request's head to arrive (of the connection, or the previous answer)"
+    )
+    body_timeout_s: float = Field(
+        10.0, gt=0, le=300, description="for a request's body to arrive once it is read (past it: 408)"
+    )
     max_connections: int = Field(
         1024, ge=1, le=1_000_000, description="client connections open at once; past it the oldest idle is closed"
     )

@@ -6,12 +6,13 @@ on (asyncio sets TCP_NODELAY only on sockets whose protocol field says TCP, and 
 two packets, which cost 11-15% of saturated throughput. `PromptH11Protocol` does both: Nagle off, and the writes
 of one turn of the event loop joined into one.
 
-It also sheds what a slow or stalled client would hold: a request's head must arrive within HEAD_S of the
-connection's start (or of the previous answer), and a connection closed while the client is still sending (a 413
-answered before the body is read) lingers, as nginx's does: its sending side shut, what still arrives read and
-dropped for at most LINGER_S and LINGER_BYTES, so that a client writing its whole body before it reads (Python's
-urllib) reads the answer instead of a reset. A request sent before the previous one is answered (pipelining) is not
-served: the one in flight is answered, then the connection is closed, what followed dropped.
+It also sheds what a slow or stalled client would hold: a request's head must arrive within `head_s` (HEAD_S
+unless the server is `bounded` otherwise) of the connection's start (or of the previous answer), and a connection
+closed while the client is still sending (a 413 answered before the body is read) lingers, as nginx's does: its
+sending side shut, what still arrives read and dropped for at most LINGER_S and LINGER_BYTES, so that a client
+writing its whole body before it reads (Python's urllib) reads the answer instead of a reset. A request sent
+before the previous one is answered (pipelining) is not served: the one in flight is answered, then the connection
+is closed, what followed dropped.
 
 An `Edge` bounds the connections open at once, in all and from one client address: past either bound the oldest
 connection awaiting a request's head (from that address, or from any) is closed to make room, and where none is,
@@ -37,7 +38,8 @@ from harness.core import logs
 FLUSH_AT_BYTES = 64 * 1024
 """A larger response is sent as it is written (a streamed body must not pile up here)."""
 HEAD_S = 10.0
-"""For a request's head (its line and headers) to arrive; past it the connection is closed unanswered."""
+"""For a request's head (its line and headers) to arrive; past it the connection is closed unanswered (the
+service's `head_timeout_s` in its place)."""
 HELD_BYTES = 16 * 1024
 """Of a body the application has not asked for yet, what is read ahead (uvicorn's own bound: 64 KiB)."""
 LINGER_S = 5.0
@@ -230,14 +232,20 @@ class PromptH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with Nagle off and one write per response (see the module's docstring)."""
 
     edge: ClassVar[Edge | None] = None  # the bounds on connections (`bounded`), or none
+    head_s: ClassVar[float] = HEAD_S
 
     @classmethod
     def bounded(
-        cls, total: int, per_client: int, listening: tuple[socket.socket, int] | None = None
+        cls,
+        total: int,
+        per_client: int,
+        listening: tuple[socket.socket, int] | None = None,
+        head_s: float = HEAD_S,
     ) -> type[PromptH11Protocol]:
-        """The protocol for a server whose connections `Edge(total, per_client)` bounds; `listening`: its socket
-        and the listen queue it is given again once serving (asyncio listens with its accept batch)."""
-        return type(cls.__name__, (cls,), {"edge": Edge(total, per_client, listening)})
+        """The protocol for a server whose connections `Edge(total, per_client)` bounds, each request's head
+        awaited `head_s`; `listening`: its socket and the listen queue it is given again once serving (asyncio
+        listens with its accept batch)."""
+        return type(cls.__name__, (cls,), {"edge": Edge(total, per_client, listening), "head_s": head_s})
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self.head_timer: asyncio.TimerHandle | None = None
@@ -298,7 +306,7 @@ class PromptH11Protocol(H11Protocol):
         """A timer for the next request's head while one is awaited, none while one is being served."""
         waiting = waiting_for_a_request(self) and not self.coalescing.is_closing()
         if waiting and self.head_timer is None:
-            self.head_timer = asyncio.get_running_loop().call_later(HEAD_S, self.head_late)
+            self.head_timer = asyncio.get_running_loop().call_later(self.head_s, self.head_late)
         elif not waiting and self.head_timer is not None:
             self.head_timer.cancel()
             self.head_timer = None

@@ -71,19 +71,20 @@ class Line:
     gateway: Gateway
     token: str
 
-    def exchange(self, data: bytes, timeout: float = 10.0) -> bytes:
+    def exchange(self, data: bytes, timeout: float = 10.0, *, until_closed: bool = False) -> bytes:
         """Send `data` after the preamble on a connection of our own; the first answer (whole, by its
-        Content-Length), or what came before the gateway closed the connection or `timeout` passed."""
+        Content-Length), or what came before the gateway closed the connection or `timeout` passed. `until_closed`:
+        all that came before the gateway closed it, which it must do within `timeout`."""
         with socket.socket(socket.AF_UNIX) as raw:
             raw.settimeout(timeout)
             raw.connect(self.gateway.socket_path)
             raw.sendall(PREAMBLE + self.token.encode() + b"\n" + data)
             answer = b""
             try:
-                while not _whole(answer) and (chunk := raw.recv(65536)):
+                while (until_closed or not _whole(answer)) and (chunk := raw.recv(65536)):
                     answer += chunk
             except TimeoutError:
-                pass
+                assert not until_closed, f"the connection was kept open after {answer[:300]!r}"
             return answer
 
 
@@ -195,7 +196,7 @@ def test_a_request_read_otherwise_than_botocore_writes_it_goes_nowhere(
 ) -> None:
     monkeypatch.setattr(wire, "READ_S", 1.0)
     data = framing_attacks(*READS[protocol])[attack]
-    answer = line.exchange(data, timeout=5.0)
+    answer = line.exchange(data, timeout=5.0, until_closed=True)  # closed after its answer, as the answer says
     assert Recorder.seen == [], f"{attack} reached the upstream"
     if attack == "bare newlines":  # no head ever ends: the read deadline closes it
         assert answer == b"" or status_of(answer) == 408

@@ -1,10 +1,10 @@
-"""Modules written by an attacker (tests/labs/hostile), run as an author would (`stepeval run`, a real process)
-and as the platform would (`stepeval serve`, real HTTP, a moto server), in each of the three sandbox modes
-(tests/fixtures/modes.py: as root; as an unprivileged uid with user namespaces; as that uid under a filter that
-refuses namespace calls, as a default container profile does). Canary secrets are planted in the parent's
-environment, its home (~/.aws/credentials) and its working directory, all its own: none may appear in any answer
-or log; nothing may be written; the next evaluation and those running beside are unaffected; no process is left;
-a limit reached is an `error` of the kind that names it."""
+"""Modules written by an attacker (tests/labs/hostile), run as an author would (`stepeval run`, a real process) and as
+the platform would (`stepeval serve`, real HTTP, a moto server), in each of the three sandbox modes where the mode
+matters (tests/fixtures/modes.py: as root; as an unprivileged uid with user namespaces; as that uid under a filter
+that refuses namespace calls, as a default container profile does; ONE_MODE below says which do not). Canary secrets
+are planted in the parent's environment, its home (~/.aws/credentials) and its working directory, all its own: none
+may appear in any answer or log; nothing may be written; the next evaluation and those running beside are unaffected;
+no process is left; a limit reached is an `error` of the kind that names it."""
 
 from __future__ import annotations
 
@@ -59,9 +59,15 @@ CANARY_ENV = {
     "AWS_SESSION_TOKEN": f"token-{CANARY}",
 }
 FORGED = "stepeval-forged-line"
-# For what does not depend on the mode (a fresh process per evaluation, what the parent counts, the gateway): the
-# service's tests cover every mode, `stepeval run`'s (a cold start each) only the one this run starts a harness in
-# as it is (root; without root, userns where the machine has it).
+# The hostile service's head and body timeouts (10 s by default: tests/service/test_transport.py), what
+# `test_service_its_http_edge_lets_slow_and_odd_bodies_go` waits for in each mode.
+EDGE_TIMEOUT_S = 3
+# For what does not depend on the mode, only the mode this run starts a harness in as it is (root; without root,
+# userns where the machine has it): through `stepeval run` (a cold start each), a fresh process per evaluation and
+# what the parent counts; through the service, what the gateway and the HTTP edge do, which run in the service's
+# process, the same code whatever confines the evaluations (what the gateway refuses, blanks, caps, cuts and shares;
+# what the edge refuses before any evaluation; how an answer is sent). What an evaluation can reach, keep, leave or
+# exhaust, and what the service's uid and filter allow, is each mode's own: those run in every mode.
 ONE_MODE = pytest.mark.parametrize("mode", [run_mode()], indirect=True)
 
 
@@ -270,8 +276,9 @@ def test_cli_writes_past_the_guard_end_at_the_gateway(cli: Cli, step: str) -> No
 @pytest.fixture(scope="module")
 def hostile_service(service_factory: Any, moto_server: str, planted: dict[str, Path], mode: str) -> Service:
     """The service on the hostile lab, with the canaries in its environment, home and working directory; in the
-    modes without root it starts without any unsafe flag."""
+    modes without root it starts without any unsafe flag. It lets a stalled client go after EDGE_TIMEOUT_S."""
     env = {**CANARY_ENV, "HOME": str(planted["home"]), "AWS_SHARED_CREDENTIALS_FILE": str(planted["credentials"])}
+    env |= {"STEPEVAL_HEAD_TIMEOUT_S": str(EDGE_TIMEOUT_S), "STEPEVAL_BODY_TIMEOUT_S": str(EDGE_TIMEOUT_S)}
     return service_factory(
         f"hostile-{mode}",
         "--lab",
@@ -283,6 +290,7 @@ def hostile_service(service_factory: Any, moto_server: str, planted: dict[str, P
         env=env,
         cwd=planted["workdir"],
         launcher=launcher(mode),
+        keepalive_s=EDGE_TIMEOUT_S / 3,
     )
 
 
@@ -306,6 +314,15 @@ def service_run(
     yield hostile_service
     assert moto_state(aws) == before, "something was written"
     assert_nothing_left(mode)
+    assert hostile_service.process.poll() is None, "the service died"
+    assert hostile_service.http.get("/healthz").status_code == 200
+
+
+@pytest.fixture
+def service_edge(hostile_service: Service) -> Iterator[Service]:
+    """The hostile service, for what is refused before any evaluation runs (its HTTP edge, its signature check):
+    no account's state to compare and no process to outlive an evaluation, but the service lives on."""
+    yield hostile_service
     assert hostile_service.process.poll() is None, "the service died"
     assert hostile_service.http.get("/healthz").status_code == 200
 
@@ -500,6 +517,7 @@ def test_service_the_host_past_landlock_and_the_filters_int_arguments_are_refuse
     assert {"listmount", "statmount", "inotify_init1", "process_madvise", "fcntl F_SETPIPE_SZ"} <= set(found)
 
 
+@ONE_MODE
 def test_service_the_emulators_own_api_is_out_of_reach(service_run: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
     """moto serves its own API at /moto-api/ (every account's state, a reset, recordings replayed): behind GetObject
     on a bucket named moto-api, or a JSON or query read sent to that path, each is refused and nothing is wiped
@@ -516,6 +534,7 @@ def test_service_the_emulators_own_api_is_out_of_reach(service_run: Service, acc
     }
 
 
+@ONE_MODE
 def test_service_an_answer_with_lone_surrogates_is_sent_and_replayed(
     service_run: Service, accounts: tuple[Sandbox, Sandbox]
 ) -> None:
@@ -573,6 +592,7 @@ def planted_state(account: Sandbox) -> dict[str, Any]:
     }
 
 
+@ONE_MODE
 def test_service_secrets_where_no_rule_names_them_stay_behind(
     service_run: Service, accounts: tuple[Sandbox, Sandbox]
 ) -> None:
@@ -592,10 +612,11 @@ def test_service_secrets_where_no_rule_names_them_stay_behind(
     assert planted_state(a) == before, "a read changed what it read"
 
 
-def test_service_its_http_edge_lets_slow_and_odd_bodies_go(service_run: Service) -> None:
-    """Issue 31, in every mode: stalled unsigned bodies and heads are let go (408, closed), a client that writes its
-    whole 2 MiB body first reads the 413, and a signed 4,301-digit integer is a 400, not a 500."""
-    parts = urlsplit(service_run.url)
+@ONE_MODE
+def test_service_its_http_edge_lets_slow_and_odd_bodies_go(service_edge: Service) -> None:
+    """Issue 31: stalled unsigned bodies and heads are let go (408, closed), a client that writes its whole 2 MiB
+    body first reads the 413, and a signed 4,301-digit integer is a 400, not a 500."""
+    parts = urlsplit(service_edge.url)
     stalled = [socket.create_connection((parts.hostname, parts.port), timeout=60) for _ in range(3)]
     head_only = socket.create_connection((parts.hostname, parts.port), timeout=60)
     try:
@@ -606,16 +627,17 @@ def test_service_its_http_edge_lets_slow_and_odd_bodies_go(service_run: Service)
             )
         head_only.sendall(b"POST /v1/evaluations HTTP/1.1\r\nHost: x\r\n")
         big = urllib.request.Request(
-            service_run.url + "/v1/evaluations", data=b"{" + b" " * (2 * 1024 * 1024) + b"}",
+            service_edge.url + "/v1/evaluations", data=b"{" + b" " * (2 * 1024 * 1024) + b"}",
             headers={"Content-Type": "application/json"}, method="POST",
         )  # fmt: skip
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(big, timeout=30)
         assert refused.value.code == 413
-        digits = service_run.post(b'{"step": "01.01", "n": ' + b"9" * 4301 + b"}")
+        digits = service_edge.post(b'{"step": "01.01", "n": ' + b"9" * 4301 + b"}")
         assert digits.status_code == 400 and digits.json()["error"]["field"] == "body", digits.text
         for sock in stalled:
-            assert sock.makefile("rb").read().startswith(b"HTTP/1.1 408 ")
+            answer = sock.makefile("rb").read()
+            assert answer.startswith(b"HTTP/1.1 408 ") and f"within {EDGE_TIMEOUT_S} s".encode() in answer, answer
         assert head_only.recv(1024) == b""
     finally:
         for sock in [*stalled, head_only]:
@@ -638,6 +660,7 @@ def test_service_no_lock_on_a_shared_file_passes_between_evaluations(
     assert not any("file lock" in gap for gap in cannot_stop), cannot_stop
 
 
+@ONE_MODE
 def test_service_reads_are_kept_to_the_sandbox_account(service_run: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
     """Issue 31: a module of account B read account A's bucket policy, object and topic by name or ARN (the
     emulator serves any account's, and on AWS only the role's permissions stop it). A's bucket is answered as
@@ -702,6 +725,7 @@ def plant_under_plain_names(account: Sandbox, planted: str) -> None:
     )
 
 
+@ONE_MODE
 def test_service_secrets_under_names_that_do_not_say_so_stay_behind(
     service_run: Service, accounts: tuple[Sandbox, Sandbox]
 ) -> None:
@@ -720,6 +744,7 @@ def test_service_secrets_under_names_that_do_not_say_so_stay_behind(
     assert text.count("(removed by the stepeval gateway: a secret)") >= 10
 
 
+@ONE_MODE
 def test_service_report_jobs_are_refused(service_run: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
     """Issue 31: IAM's report jobs leave a report behind, a bit the next evaluation reads: refused (read_only)."""
     a, _ = accounts
@@ -737,6 +762,7 @@ def threads_of(pids: list[int]) -> int:
     return count
 
 
+@ONE_MODE
 def test_service_slow_reads_left_in_flight_end_with_the_answer(
     service_run: Service, accounts: tuple[Sandbox, Sandbox]
 ) -> None:
@@ -760,6 +786,7 @@ def test_service_slow_reads_left_in_flight_end_with_the_answer(
     assert good["status"] == "pass", good
 
 
+@ONE_MODE
 @pytest.mark.parametrize(
     "body",
     [
@@ -768,7 +795,7 @@ def test_service_slow_reads_left_in_flight_end_with_the_answer(
         b'{"step":"01.01","n":' + b"9" * 5000 + b"}",
     ],
 )
-def test_service_a_hostile_unsigned_body_is_a_401(service_run: Service, body: bytes) -> None:
+def test_service_a_hostile_unsigned_body_is_a_401(service_edge: Service, body: bytes) -> None:
     """Issue 31, the fourth outside attacker: a lone surrogate under a wrong signature answered HTTP 500 (the hint
     that re-serialises the body raised); every hostile body under a wrong signature is the 401."""
     headers = {
@@ -777,7 +804,7 @@ def test_service_a_hostile_unsigned_body_is_a_401(service_run: Service, body: by
         "webhook-timestamp": str(int(time.time())),
         "webhook-signature": "v1,bm90IHRoZSBzaWduYXR1cmU=",
     }
-    response = service_run.http.post("/v1/evaluations", content=body, headers=headers)
+    response = service_edge.http.post("/v1/evaluations", content=body, headers=headers)
     assert response.status_code == 401 and response.json()["error"]["code"] == "unauthorized", response.text
 
 
@@ -802,6 +829,7 @@ def settled_shared(service: Service) -> dict[str, float]:
     raise AssertionError(f"the gateway did not read the lab's services: {now}")
 
 
+@ONE_MODE
 def test_service_what_an_evaluation_loads_at_the_gateway_no_later_one_can_tell(
     service_run: Service, accounts: tuple[Sandbox, Sandbox]
 ) -> None:
