@@ -14,6 +14,7 @@ import json
 import os
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -26,6 +27,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from moto.core.responses import ActionResult
+from moto.ec2.responses.amis import AmisResponse
 from prometheus_client.parser import text_string_to_metric_families
 
 from harness.sandbox.audit import MAX_IN_FLIGHT
@@ -762,26 +765,66 @@ def threads_of(pids: list[int]) -> int:
     return count
 
 
+HOLD_S = 20.0  # how long the moto server holds a DescribeImages at most: far past what the test waits for
+
+
+@contextlib.contextmanager
+def reads_held() -> Iterator[list[float]]:
+    """The moto server (in this process) holds every DescribeImages it is sent until the block ends (HOLD_S at most),
+    then answers it empty: a read slow for real, whose forwarding thread at the gateway lives on unless it is cut.
+    Yields when each held read arrived."""
+    release, held = threading.Event(), []
+
+    def holding(response: AmisResponse) -> ActionResult:
+        held.append(time.monotonic())
+        release.wait(HOLD_S)
+        return ActionResult({"Images": []})
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(AmisResponse, "describe_images", holding)
+        try:
+            yield held
+        finally:
+            release.set()
+
+
+def settled_threads(root: int) -> int:
+    """Threads of the harness under `root` once their count has held still for half a second (3 s at most)."""
+    last, still = -1, 0
+    for _ in range(30):
+        now = threads_of(harness_tree(root))
+        still = still + 1 if now == last else 0
+        if still == 5:
+            break
+        last = now
+        time.sleep(0.1)
+    return now
+
+
 @ONE_MODE
 def test_service_slow_reads_left_in_flight_end_with_the_answer(
     service_run: Service, accounts: tuple[Sandbox, Sandbox]
 ) -> None:
     """Issue 31: a module left 30 slow reads in flight and answered; the gateway kept forwarding them up to its
     read timeout. Now at most MAX_IN_FLIGHT are forwarded at once, and those still going a second after the
-    answer are cut: the service's threads are back to what they were within ~1 s more."""
+    answer are cut: the service's threads are back to what they were within ~1 s more. The reads are held by the
+    emulator for HOLD_S: one the gateway did not cut would keep its thread well past that."""
     a, b = accounts
-    tree = harness_tree(service_run.process.pid)
-    before = threads_of(tree)
-    answer = ask(service_run, a, "10.07")
-    assert answer["status"] == "fail", answer
-    cut = [op for op in answer["diagnostics"]["operations"] if op.get("detail", "").startswith("cut off")]
-    assert len(cut) <= MAX_IN_FLIGHT, cut
-    for _ in range(20):
-        now = threads_of(harness_tree(service_run.process.pid))
-        if now <= before + 2:
-            break
-        time.sleep(0.1)
-    assert now <= before + 2, f"threads outlived the answer: {before} before, {now} 2 s after"
+    pid = service_run.process.pid
+    assert ask(service_run, b, "05.01")["status"] == "pass"  # the gateway starts with the service's first evaluation
+    before = settled_threads(pid)
+    with reads_held() as held:
+        answer = ask(service_run, a, "10.07")
+        assert answer["status"] == "fail", answer
+        cut = [op for op in answer["diagnostics"]["operations"] if op.get("detail", "").startswith("cut off")]
+        assert 1 <= len(cut) <= MAX_IN_FLIGHT, cut
+        assert 1 <= len(held) <= MAX_IN_FLIGHT, held  # the reads reached the emulator, never more than the cap
+        for _ in range(20):
+            now = threads_of(harness_tree(pid))
+            if now <= before + 2:
+                break
+            time.sleep(0.1)
+        assert now <= before + 2, f"threads outlived the answer: {before} before, {now} 2 s after"
     good = ask(service_run, b, "05.01")
     assert good["status"] == "pass", good
 

@@ -1,8 +1,8 @@
 """Leaves 30 slow reads in flight and answers after half a second (issue 31): the gateway kept forwarding them up
 to its read timeout, and the next evaluation waited for a busy endpoint. Each thread reads again and again:
-DescribeImages, ~0.6 s of the emulator's CPU each, so that the 16 forwarded at the answer would keep a gateway that
-does not cut them busy for seconds past it (the emulator still answers each one it was sent, which the run pays:
-DescribeInstanceTypes, ~1.7 s each, made it pay twice that)."""
+DescribeImages, which tests/sandbox/test_hostile.py has the emulator hold for many seconds, so that the 16 forwarded
+at the answer would keep a gateway that does not cut them busy well past it (reads that end by themselves within
+seconds could not tell a gateway that cuts from one that does not)."""
 
 import threading
 import time
