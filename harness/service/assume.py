@@ -98,7 +98,9 @@ class AccountAccess:
     ) -> None:
         self.settings = settings
         self.clients = clients or ClientCache(settings.endpoint_url)
-        self.own = OwnAccess(self.clients, settings.sts_region)
+        self.own = OwnAccess(
+            self.clients, settings.sts_region, total_s=settings.aws_check_timeout_s, recheck_s=settings.aws_recheck_s
+        )
         # Reuse until this long before expiry: longer than any request may last, so nothing expires mid-run.
         self.margin_s = settings.deadline_s + 60
         self._clock = clock

@@ -19,8 +19,6 @@ from harness.sandbox.unreachable import botocore_unreachable
 from harness.service.clients import ClientCache
 
 CHECK_CONFIG = Config(connect_timeout=2, read_timeout=3, retries={"mode": "standard", "total_max_attempts": 1})
-CHECK_TOTAL_S = 10.0  # a check's whole call (connecting, then every read of the answer)
-RECHECK_S = 5.0  # how often a failing check is tried again
 FRESH_S = 2.0  # a check this recent answers for an evaluation without another call
 DEFAULT_REGION = "us-east-1"
 # STS refusing the caller's own credentials (not a role's trust): the service's credentials are at fault
@@ -64,11 +62,15 @@ def own_problem(exc: ClientError | BotoCoreError, endpoint: str) -> str:
 
 
 class OwnAccess:
-    """The last check of the service's own access to STS: `problem` (None: it works), and when it was made."""
+    """The last check of the service's own access to STS: `problem` (None: it works), and when it was made. A check's
+    call (connecting, then every read of the answer) ends after `total_s`; a failing one is tried again every
+    `recheck_s` (the settings' aws_check_timeout_s and aws_recheck_s)."""
 
-    def __init__(self, clients: ClientCache, region: str | None) -> None:
+    def __init__(self, clients: ClientCache, region: str | None, *, total_s: float, recheck_s: float) -> None:
         self.clients = clients
         self.region = region
+        self.total_s = total_s
+        self.recheck_s = recheck_s
         self.problem: str | None = None
         self.checked_at: float | None = None  # time.monotonic() of the last check's end
         self._checking = threading.Lock()  # one check at a time: callers meanwhile share its outcome
@@ -95,11 +97,11 @@ class OwnAccess:
                     target=self._identity, args=(self._call,), name="stepeval-aws-call", daemon=True
                 ).start()
             try:
-                self.problem = self._call.result(timeout=CHECK_TOTAL_S)
+                self.problem = self._call.result(timeout=self.total_s)
             except TimeoutError:
                 self.problem = (
                     f"STS at {self.endpoint} cannot be reached with the service's own credentials: no answer within"
-                    f" {CHECK_TOTAL_S:g} s"
+                    f" {self.total_s:g} s"
                 )
             self.checked_at = time.monotonic()
             return self.problem
@@ -119,8 +121,8 @@ class OwnAccess:
             outcome.set_result(None)
 
     def watch(self, stop: threading.Event) -> None:
-        """Until `stop`: a failing check tried again every RECHECK_S, so readiness comes back by itself."""
-        while not stop.wait(RECHECK_S):
+        """Until `stop`: a failing check tried again every `recheck_s`, so readiness comes back by itself."""
+        while not stop.wait(self.recheck_s):
             if self.problem is not None:
                 self.check()
 

@@ -77,6 +77,10 @@ class ServiceSettings(BaseSettings):
         False, description="start even where evaluations cannot be fully confined (never in production)"
     )
     sts_region: str | None = Field(None, description="region of the STS endpoint (default: the sandbox's region)")
+    aws_check_timeout_s: float = Field(
+        10.0, gt=0, le=300, description="the service's own check of STS (GetCallerIdentity): its whole call at most"
+    )
+    aws_recheck_s: float = Field(5.0, gt=0, le=3600, description="how often a failing check of its own is tried again")
     store_url: str | None = Field(None, description="record store: sqlite:///file.db or postgresql://... (none: off)")
     store_max_age_days: float = Field(90.0, gt=0, description="this lab's recorded evaluations kept this many days")
     store_max_evaluations: int = Field(100_000, ge=1, description="and at most this many of them (newest kept)")

@@ -14,12 +14,15 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from harness.core.contract import SERVICE_ERROR
-from harness.service.reachability import CHECK_TOTAL_S
+from harness.service.reachability import CHECK_CONFIG
 from tests.fixtures.service import ACCOUNT_A, SERVICE_LAB, Sandbox, bucket_events
 
 pytestmark = [pytest.mark.process, pytest.mark.moto]
 
-RECOVERY_S = 30  # the check is tried again every 5 s; a loaded machine starts moto slowly
+RECOVERY_S = 30  # a loaded machine starts moto slowly
+RECHECK = {"STEPEVAL_AWS_RECHECK_S": "0.2"}  # a failing check tried again at once, not every 5 s (the default)
+# a check's whole call cut past one read timeout (not 10 s): a trickle that outlives each read is still what ends it
+CHECK_TIMEOUT_S = CHECK_CONFIG.read_timeout + 1
 
 
 def free_port() -> int:
@@ -33,7 +36,9 @@ def test_an_endpoint_the_service_cannot_reach_keeps_it_not_ready_and_is_the_serv
 ) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    service = service_factory("own-access", "--lab", str(SERVICE_LAB), "--workers", "1", "--endpoint-url", url)
+    service = service_factory(
+        "own-access", "--lab", str(SERVICE_LAB), "--workers", "1", "--endpoint-url", url, env=RECHECK
+    )
     ready = service.http.get("/readyz")
     assert ready.status_code == 503 and ready.json()["status"] == "degraded"
     aws = ready.json()["aws"]
@@ -105,12 +110,13 @@ def test_an_endpoint_that_trickles_its_answer_leaves_the_service_degraded_not_st
     try:
         url = f"http://127.0.0.1:{port}"
         service = service_factory(
-            "own-access-trickle", "--lab", str(SERVICE_LAB), "--workers", "1", "--endpoint-url", url
-        )
+            "own-access-trickle", "--lab", str(SERVICE_LAB), "--workers", "1", "--endpoint-url", url,
+            env={"STEPEVAL_AWS_CHECK_TIMEOUT_S": str(CHECK_TIMEOUT_S)},
+        )  # fmt: skip
         ready = service.http.get("/readyz")  # the fixture waited for ready or degraded: the check did end
         assert ready.status_code == 503 and ready.json()["status"] == "degraded", ready.text
         assert ready.json()["aws"]["problem"] == (
-            f"STS at {url} cannot be reached with the service's own credentials: no answer within {CHECK_TOTAL_S:g} s"
+            f"STS at {url} cannot be reached with the service's own credentials: no answer within {CHECK_TIMEOUT_S:g} s"
         )
         service.stop()
     finally:
