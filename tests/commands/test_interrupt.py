@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import STEPEVAL
+from tests.fixtures.service import sigint_as_a_shell_gives_it
 
 pytestmark = pytest.mark.process
 
@@ -47,14 +48,6 @@ def descendants(pid: int) -> set[tuple[int, int]]:
             return found
         found |= more
         parents = {key[0] for key in more}
-
-
-def sigint_as_a_shell_gives_it() -> None:
-    """In the child before it runs stepeval: SIGINT handled by default and not blocked, as a terminal's shell starts
-    a command, whatever this test inherited (`make test &`, nohup and some CI runners start it with SIGINT ignored,
-    which a child inherits, and stepeval would then never see the interrupt this test sends)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 @pytest.fixture

@@ -80,6 +80,8 @@ def test_a_second_ctrl_c_stops_at_once_without_a_traceback_and_removes_the_copie
                 if service.http.get("/readyz").json()["running"] == 1:
                     break
                 time.sleep(0.05)
+            else:
+                pytest.fail(f"the request never ran: {service.log_path.read_text()}")
             service.process.send_signal(signal.SIGINT)
             time.sleep(0.5)
             service.process.send_signal(signal.SIGINT)
