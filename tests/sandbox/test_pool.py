@@ -158,6 +158,15 @@ def test_the_job_a_spare_rehearses_runs_to_its_answer() -> None:
     assert reply["result"]["message"] == "rehearsal"
 
 
+def running(pid: int) -> bool:
+    """Whether `pid` still runs: a dead process not yet reaped by whoever inherited it (a zombie) does not."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_bytes().rpartition(b")")[2].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in (b"Z", b"X")
+
+
 def test_evaluation_processes_die_with_the_template() -> None:
     """The template watches its evaluation processes; were it killed, they must not live on unwatched (each has
     the parent-death signal set)."""
@@ -175,9 +184,9 @@ def test_evaluation_processes_die_with_the_template() -> None:
             assert children, "the template has forked the spares"
             os.kill(template, 9)
             deadline = time.monotonic() + 10
-            while any(Path(f"/proc/{pid}").exists() for pid in children) and time.monotonic() < deadline:
+            while any(map(running, children)) and time.monotonic() < deadline:
                 time.sleep(0.05)
-            assert not [pid for pid in children if Path(f"/proc/{pid}").exists()]
+            assert not [pid for pid in children if running(pid)]
         finally:
             process.kill()
             pool._reaper.reap(process)
