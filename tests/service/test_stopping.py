@@ -23,6 +23,15 @@ pytestmark = pytest.mark.process
 DEADLINE_S = 4  # long enough for the slow request to be running when SIGTERM comes
 
 
+def until_running(service: Any) -> None:
+    """Wait (20 s at most) until the service runs the request sent: the test fails, naming its log, if it never does."""
+    for _ in range(400):
+        if service.http.get("/readyz").json()["running"] == 1:
+            return
+        time.sleep(0.05)
+    pytest.fail(f"the request never ran: {service.log_path.read_text()}")
+
+
 def test_sigterm_closes_the_listener_answers_what_is_in_flight_and_removes_the_copies(
     service_factory: Any, moto_server: str, accounts: tuple[Sandbox, Sandbox], tmp_path: Path
 ) -> None:
@@ -44,10 +53,7 @@ def stop_with_one_request_in_flight(
     assert len([path for path in temporary.iterdir() if path.name.startswith("stepeval-labs-")]) == 1
     with ThreadPoolExecutor(1) as threads:
         slow = threads.submit(service.post, {"step": "02.01", "lab": "lab-alpha", "sandbox": accounts[0].ref()})
-        for _ in range(400):  # until it runs (bounded: 20 s)
-            if service.http.get("/readyz").json()["running"] == 1:
-                break
-            time.sleep(0.05)
+        until_running(service)
         service.process.send_signal(signal.SIGTERM)
         time.sleep(0.5)
         with pytest.raises(httpx.ConnectError):  # no new connection once stopping
@@ -76,12 +82,7 @@ def test_a_second_ctrl_c_stops_at_once_without_a_traceback_and_removes_the_copie
         )  # fmt: skip
         with ThreadPoolExecutor(1) as threads:
             slow = threads.submit(service.post, {"step": "02.01", "lab": "lab-alpha", "sandbox": accounts[0].ref()})
-            for _ in range(400):  # until it runs (bounded: 20 s)
-                if service.http.get("/readyz").json()["running"] == 1:
-                    break
-                time.sleep(0.05)
-            else:
-                pytest.fail(f"the request never ran: {service.log_path.read_text()}")
+            until_running(service)
             service.process.send_signal(signal.SIGINT)
             time.sleep(0.5)
             service.process.send_signal(signal.SIGINT)
