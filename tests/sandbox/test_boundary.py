@@ -10,6 +10,7 @@ import base64
 import io
 import json
 import subprocess
+import urllib.request
 import uuid
 import zipfile
 from collections.abc import Iterator
@@ -185,9 +186,18 @@ def adopted() -> Iterator[None]:
 # -- through `stepeval run` ---------------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def planted_once(moto_server: str) -> Planted:
+    """The account of the CLI attacks, wiped and planted once for all of them (a plant is some 40 calls the
+    emulator answers in this process): each test compares its state before and after its own attack."""
+    with urllib.request.urlopen(urllib.request.Request(f"{moto_server}/moto-api/reset", method="POST"), timeout=120):
+        pass
+    return plant(MotoAccount(moto_server).client)
+
+
 @pytest.fixture
-def planted_here(aws: MotoAccount) -> Iterator[Planted]:
-    planted = plant(aws.client)
+def planted_here(planted_once: Planted) -> Iterator[Planted]:
+    planted = planted_once
     before = planted.state()
     yield planted
     assert planted.state() == before, "something was written"
@@ -202,12 +212,12 @@ def run_cli(step: str, endpoint: str, planted: Planted) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("step", sorted(CHECKS))
-def test_cli_each_attack_fails_safely(step: str, planted_here: Planted, aws: MotoAccount) -> None:
-    CHECKS[step](run_cli(step, aws.endpoint_url, planted_here))
+def test_cli_each_attack_fails_safely(step: str, planted_here: Planted, moto_server: str) -> None:
+    CHECKS[step](run_cli(step, moto_server, planted_here))
 
 
-def test_cli_a_module_cannot_leave_a_message_for_the_next_evaluation(planted_here: Planted, aws: MotoAccount) -> None:
-    check_no_channel(run_cli("06.01", aws.endpoint_url, planted_here), run_cli("06.02", aws.endpoint_url, planted_here))
+def test_cli_a_module_cannot_leave_a_message_for_the_next_evaluation(planted_here: Planted, moto_server: str) -> None:
+    check_no_channel(run_cli("06.01", moto_server, planted_here), run_cli("06.02", moto_server, planted_here))
 
 
 # -- through the service --------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ that operation (so a write can never pass for a read), and requests no model des
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -90,15 +91,32 @@ def test_each_operation_is_read_as_itself(service: str) -> None:
     assert not misread, misread[:10]
 
 
+@cache
+def readings_of(service: str, operation: str, protocol: str) -> tuple[str, ...] | Unidentified | Malformed:
+    """What the gateway reads `operation`'s own request, as botocore writes it in `protocol`, as (or why it refuses
+    it): read once for the tests below, several of which look at the same request (each its own way)."""
+    try:
+        return identify(service, wire_request(service, operation, protocol)).operations
+    except (Unidentified, Malformed) as exc:
+        return exc
+
+
+def read_as(service: str, operation: str, protocol: str) -> tuple[str, ...]:
+    """`readings_of`, a refusal raised as `identify` raises it."""
+    readings = readings_of(service, operation, protocol)
+    if isinstance(readings, Exception):
+        raise readings
+    return readings
+
+
 def misreadings(service: str, requests: list[tuple[str, str]]) -> list[str]:
     """Of these (operation, protocol) requests as botocore writes them, those the gateway does not read as
     themselves, and why."""
     misread = []
     for operation, protocol in requests:
-        try:
-            readings = identify(service, wire_request(service, operation, protocol)).operations
-        except (Unidentified, Malformed) as exc:
-            misread.append(f"{operation} ({protocol}): {exc}")
+        readings = readings_of(service, operation, protocol)
+        if isinstance(readings, Exception):
+            misread.append(f"{operation} ({protocol}): {readings}")
             continue
         if operation not in readings:
             misread.append(f"{operation} ({protocol}) read as {readings}")
@@ -110,7 +128,7 @@ def test_a_write_request_is_never_allowed() -> None:
     for service, operation, protocol in CASES:
         if is_read(service, operation):
             continue
-        readings = identify(service, wire_request(service, operation, protocol)).operations
+        readings = read_as(service, operation, protocol)
         assert not all(is_read(service, name) for name in readings), (service, operation, readings)
 
 
@@ -214,7 +232,7 @@ def test_no_read_is_refused_for_a_writes_uri_template(service: str) -> None:
     refused = {}
     for operation in [name for name in model.operation_names if is_read(service, name, model)]:
         for protocol in spoken:
-            readings = identify(service, wire_request(service, operation, protocol)).operations
+            readings = read_as(service, operation, protocol)
             writes = [name for name in readings if not is_read(service, name, model)]
             if writes:
                 refused[(service, operation)] = writes[0]
