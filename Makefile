@@ -59,9 +59,9 @@ demo: setup
 	$(BIN)/stepeval demo
 
 # The tests run on every core (pytest-xdist; JOBS=1: in this process): one test file's tests on one worker (one
-# sandbox mode's, where a file runs in several: tests/conftest.py), so that a module's servers start once; each worker
-# has its own session's (a moto server, the worker pool, PostgreSQL). The costliest groups go first
-# (tests/fixtures/schedule.py), not xdist's order by number of tests.
+# sandbox mode's, where a file runs in several; a lab's scenarios, all its files': tests/conftest.py), so that a
+# module's servers start once and a lab is played once; each worker has its own session's (a moto server, the worker
+# pool, PostgreSQL). The costliest groups go first (tests/fixtures/schedule.py), not xdist's order by number of tests.
 JOBS ?= logical
 PARALLEL = $(if $(filter 1,$(JOBS)),,-n $(JOBS) --dist loadgroup --no-loadscope-reorder)
 

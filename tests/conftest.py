@@ -17,6 +17,7 @@ import pytest
 from hypothesis import settings
 from moto.server import ThreadedMotoServer
 
+from harness.commands.pytest_plugin import ScenarioItem
 from harness.core import netguard
 from harness.core.account import Account, Credentials
 from harness.core.lab import Lab, load_lab
@@ -91,14 +92,18 @@ def pytest_unconfigure() -> None:
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The groups `make test` hands out whole to its workers (`--dist loadgroup`): a test file, so that its module's
-    servers start once, or one sandbox mode of it where a file runs in several (the hostile suite's three)."""
+    servers start once, or one sandbox mode of it where a file runs in several (the hostile suite's three), or a
+    lab's scenarios, all its files' (the pytest plugin plays a lab once in each process that runs one of its
+    scenarios, every step of it: two workers played each lab whole)."""
     for item in items:
         if item.get_closest_marker("xdist_group") is None:
             callspec = getattr(item, "callspec", None)
             mode = callspec.params.get("mode") if callspec is not None else None
             group = item.nodeid.split("::")[0] + (f"[{mode}]" if isinstance(mode, str) else "")
+            if isinstance(item, ScenarioItem):
+                group = f"the scenarios of lab {item.lab_root.relative_to(config.rootpath).as_posix()}"
             item.add_marker(pytest.mark.xdist_group(group))
 
 

@@ -50,6 +50,15 @@ def lab_dir(tmp_path: Path) -> Path:
     return Path(shutil.copytree(LAB_DIR, tmp_path / "lab"))
 
 
+@pytest.fixture(scope="module")
+def tested_in_eu_west_1(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
+    """`stepeval test --json --region eu-west-1` on an unchanged copy of the lab, played once for the tests that
+    read it."""
+    lab = shutil.copytree(LAB_DIR, tmp_path_factory.mktemp("eu-west-1") / "lab")
+    command = [STEPEVAL, "test", "--lab", str(lab), "--json", "--region", "eu-west-1"]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
 def played(lab_dir: Path, pool: WorkerPool, key: str | None = None) -> dict[tuple[str, str], ScenarioResult]:
     lab = load_lab(lab_dir)
     results = play(lab, Runner(lab, pool), select=None if key is None else key.__eq__)
@@ -135,12 +144,15 @@ def test_a_solution_that_raises_is_shown_from_its_own_line(lab_dir: Path, pool: 
     assert "01_01_attributes.py raised" in detail and "line 2, in run" in detail and "ZeroDivisionError" in detail
 
 
-def test_what_a_solution_prints_never_reaches_json_output(lab_dir: Path) -> None:
-    """01_01.py prints; `mutate --json` plays it many times (its mutants too) and stdout is still one JSON object."""
-    for command in ("test", "mutate"):
-        done = subprocess.run(
-            [STEPEVAL, command, "--lab", str(lab_dir), "--json"], capture_output=True, text=True, timeout=300
-        )
+def test_what_a_solution_prints_never_reaches_json_output(
+    lab_dir: Path, tested_in_eu_west_1: subprocess.CompletedProcess[str]
+) -> None:
+    """01_01.py prints; `test --json` plays it, `mutate --json` many times (its mutants too), and stdout is still
+    one JSON object."""
+    mutated = subprocess.run(
+        [STEPEVAL, "mutate", "--lab", str(lab_dir), "--json"], capture_output=True, text=True, timeout=300
+    )
+    for done in (tested_in_eu_west_1, mutated):
         assert done.returncode == 0, done.stderr
         json.loads(done.stdout)
         assert "made http://127.0.0.1:" in done.stderr
@@ -245,13 +257,8 @@ def test_the_solution_player_names_a_step_without_a_solution_and_a_solution_that
         play_solution(load_lab(lab_dir), "01.02")
 
 
-def test_a_lab_plays_in_another_region(lab_dir: Path) -> None:
-    done = subprocess.run(
-        [STEPEVAL, "test", "--lab", str(lab_dir), "--json", "--region", "eu-west-1"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def test_a_lab_plays_in_another_region(lab_dir: Path, tested_in_eu_west_1: subprocess.CompletedProcess[str]) -> None:
+    done = tested_in_eu_west_1
     assert done.returncode == 0, done.stderr
     solves = [r for r in json.loads(done.stdout) if r["scenario"] == "01_01"]
     assert solves and all(r["ok"] for r in json.loads(done.stdout))
