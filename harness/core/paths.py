@@ -6,6 +6,7 @@ Light on purpose (no boto3): the pool uses it before the heavy imports, the temp
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import tempfile
@@ -75,7 +76,7 @@ def lab_sources(modules: str | Path) -> list[Path]:
 
 def services_named_in(sources: Iterable[Path]) -> set[str]:
     """The AWS services these Python files name (`client("ec2")`, `resource("s3")`): a hint, read as text."""
-    return {name for path in sources for name in SERVICE_NAMED.findall(_text(path))}
+    return {name for path in sources for name in _findall(SERVICE_NAMED, path)}
 
 
 def reads_named_in(sources: Iterable[Path]) -> list[tuple[str, str]]:
@@ -83,9 +84,8 @@ def reads_named_in(sources: Iterable[Path]) -> list[tuple[str, str]]:
     are no client's: whoever builds the clients keeps the pairs that are a read of theirs). A hint, read as text."""
     found: dict[tuple[str, str], None] = {}
     for path in sources:
-        text = _text(path)
-        services = sorted(set(SERVICE_NAMED.findall(text)))
-        methods = dict.fromkeys(dotted or paged for dotted, paged in METHOD_CALLED.findall(text))
+        services = sorted(set(_findall(SERVICE_NAMED, path)))
+        methods = dict.fromkeys(dotted or paged for dotted, paged in _findall(METHOD_CALLED, path))
         methods = {method: None for method in methods if method not in NOT_CALLS}
         found.update(dict.fromkeys((service, method) for service in services for method in methods))
     return list(found)
@@ -97,7 +97,7 @@ def kit_modules_named_in(sources: Iterable[Path]) -> set[str]:
     found: set[str] = set()
     pending = list(sources)
     while pending:
-        for dotted, grouped, listed in KIT_NAMED.findall(_text(pending.pop())):
+        for dotted, grouped, listed in _findall(KIT_NAMED, pending.pop()):
             parts = [dotted] if dotted else (grouped or listed).split(",")
             for name in (part.split()[0] for part in parts if part.split()):
                 module = f"harness.kit.{name}"
@@ -114,6 +114,17 @@ def kit_source(module: str) -> Path:
 
 def _text(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
+
+
+def _findall(pattern: re.Pattern[str], path: Path) -> list[Any]:
+    """What `pattern` finds in the file: a kit file's read once per process (the kit's sources are the installed
+    package's: ~300 KB behind a lab, read again by every pool's `expect` otherwise)."""
+    return list(_kit_findall(pattern, path)) if path.parent == KIT_DIR else pattern.findall(_text(path))
+
+
+@functools.cache
+def _kit_findall(pattern: re.Pattern[str], path: Path) -> tuple[Any, ...]:
+    return tuple(pattern.findall(_text(path)))
 
 
 def environment_region() -> str | None:

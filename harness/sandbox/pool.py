@@ -521,7 +521,8 @@ class WorkerPool:
         services they and those kit modules name, in `region` (the environment's default region if not given),
         built: by the template, once, not by every evaluation."""
         with self._cond:
-            labs = [lab_names(directory, services=not self.loads_only) for directory in lab_directories]
+            # each once: a Runner names its lab's directory once per step
+            labs = [lab_names(directory, services=not self.loads_only) for directory in dict.fromkeys(lab_directories)]
             self._warming.expect(labs, region or environment_region())
             named = set().union(*(lab.services for lab in labs)) - self._named_services
             self._named_services |= named
