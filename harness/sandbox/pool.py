@@ -458,7 +458,8 @@ class WorkerPool:
         and moto take all the CPU there is, which the pool does not see, and nobody waits on one evaluation.
         `one_evaluation`: the pool runs one evaluation in its life (`stepeval run`), so its gateway does not read the
         labs' models whole ahead (`Gateway.prepare`): that hides what one evaluation derived from the next, and there
-        is none (~0.2 s of CPU for EC2's model, beside the template's start on the same cores)."""
+        is none (~0.2 s of CPU for EC2's model, beside the template's start on the same cores); and it keeps one
+        spare, not refilled once its job is done (each spare costs a fork, a root and its rehearsals)."""
         if preload is None:
             preload = tuple(m for m in os.environ.get(PRELOAD_ENV, "").split(",") if m)
         if namespaces is None:
@@ -475,7 +476,8 @@ class WorkerPool:
         self.restarts = 0  # evaluations that ended without an answer (timeout, crash, a limit)
         self._template: TemplateProcess | None = None
         self._spares: list[EvaluationProcess] = []
-        self.spares = size + 1  # ready ahead: one more than can run, so back-to-back jobs never wait for a fork
+        # ready ahead: one more than can run, so back-to-back jobs never wait for a fork (one job: none come after)
+        self.spares = 1 if one_evaluation else size + 1
         self._uids = UidPool(3 * size + 4)  # running (and one beside) + spares + dying
         self._slots = threading.Semaphore(size)
         self._beside = threading.Semaphore(1)  # a job beside the `size` slots: a reload's import checks
@@ -675,7 +677,7 @@ class WorkerPool:
         with self._cond:
             if process.uid is not None:
                 self._uids.give_back(process.uid)
-            if not self._closed:
+            if not self._closed and not self.one_evaluation:
                 self._refill(self.spares)
             self._cond.notify_all()
 
