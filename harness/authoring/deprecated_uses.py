@@ -14,7 +14,7 @@ from pathlib import Path
 
 from harness.authoring.moved import DEPRECATED_NAMES, MOVED_NAMES, moved_warning
 from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_DIR
-from harness.core.lab import MODULE_DIR
+from harness.core.paths import MODULE_DIR
 
 LAB_SOURCE_DIRS = (MODULE_DIR.parent, SOLUTION_DIR.parent, Path(SCENARIO_DIR))  # evaluation/, solution/, scenarios/
 

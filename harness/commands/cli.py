@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NoReturn
 from harness.authoring.extra import require_authoring
 from harness.commands.outputs import output_file
 from harness.core.errors import BadInput, LabError
-from harness.core.paths import lab_modules
+from harness.core.paths import lab_modules, step_module
 from harness.sandbox.pool import WorkerPool, loading_pool
 
 if TYPE_CHECKING:
@@ -93,7 +93,8 @@ def show_output(answer: Answer, module: str) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     with WorkerPool(1, one_evaluation=True) as pool:
-        pool.expect([lab_modules(args.lab)])
+        module = step_module(args.lab, args.step)  # None: a malformed key, said once the lab is read
+        pool.expect([lab_modules(args.lab)], modules=None if module is None else [module])
         pool.start()  # the worker imports boto3 while we import ours and read the spec and the context
         from harness.core.credentials import resolve_sandbox
         from harness.core.lab import load_lab, normalize_step_key
@@ -106,7 +107,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         sandbox = resolve_sandbox(profile=args.profile, region=args.region, endpoint_url=args.endpoint_url)
         recorder = open_cli_recorder(args.store, lab) if args.store else None
         tap = recorder.tap() if recorder else None
-        answer = Runner(lab, pool).evaluate(step_key, context, sandbox, timeout_s=args.timeout, tap=tap)
+        runner = Runner(lab, pool, steps=[step_key])  # the pool readies what this step's module names, no more
+        answer = runner.evaluate(step_key, context, sandbox, timeout_s=args.timeout, tap=tap)
         if recorder is not None and tap is not None:
             recorder.record(step_key, None, sandbox.region, context, answer, tap)
         pool.warn_if_degraded()

@@ -18,6 +18,8 @@ GATEWAY_SOCKET_NAME = "gateway.sock"
 SOCKET_PATH_MAX = 107  # bytes of a unix socket's path: sun_path holds 108, the last a NUL
 SHORT_TMP = "/tmp"  # where a gateway's directory goes when TMPDIR is too deep for its socket
 LIB_NAME = "_lib"  # a lab's shared helpers: `evaluation/boto3/_lib/`
+MODULE_DIR = Path("evaluation") / "boto3"  # a lab's step modules: `evaluation/boto3/01_02.py`
+STEP_KEY = re.compile(r"([0-9]{2})[._]([0-9]{2})")  # "01.02" or "01_02"
 DEFAULT_REGION = "us-east-1"  # when neither a caller nor the environment names one
 REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
 SERVICE = re.compile(r"\A[a-z0-9-]{2,64}\Z")
@@ -50,6 +52,13 @@ def lab_modules(lab_dir: str | Path) -> str:
     return str(Path(lab_dir).resolve() / "evaluation")
 
 
+def step_module(lab_dir: str | Path, raw_key: str) -> str | None:
+    """The module a step key ("01.02" or "01_02") names in the lab (`evaluation/boto3/01_02.py`, where
+    harness.core.lab puts it), before the spec is read; None for a malformed key (reading the lab says why)."""
+    match = STEP_KEY.fullmatch(raw_key or "")
+    return str(Path(lab_dir).resolve() / MODULE_DIR / f"{match.group(1)}_{match.group(2)}.py") if match else None
+
+
 def module_root(module: str | Path) -> str:
     """The directory a step module's evaluation needs: its lab's `evaluation/` (with the lab's `_lib`)."""
     module = Path(module)
@@ -69,9 +78,11 @@ def covered(path: str, by: list[str]) -> bool:
     return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in by)
 
 
-def lab_sources(modules: str | Path) -> list[Path]:
-    """The Python files under a lab's `evaluation/` directory: its step modules and its shared helpers."""
-    return [*Path(modules).glob("*/*.py"), *Path(modules).glob(f"*/{LIB_NAME}/*.py")]
+def lab_sources(modules: str | Path, only: Iterable[str | Path] | None = None) -> list[Path]:
+    """The Python files under a lab's `evaluation/` directory: its step modules and its shared helpers; `only`:
+    of its step modules, those alone (those that exist)."""
+    steps = Path(modules).glob("*/*.py") if only is None else (Path(path) for path in only if Path(path).is_file())
+    return [*steps, *Path(modules).glob(f"*/{LIB_NAME}/*.py")]
 
 
 def services_named_in(sources: Iterable[Path]) -> set[str]:

@@ -28,7 +28,14 @@ from typing import TYPE_CHECKING, Any
 
 from harness.core.frames import HEADER, ChannelClosed, FrameBuffer, FrameRefused, write_frame
 from harness.core.limits import Limits
-from harness.core.paths import covered, environment_region, job_paths, new_gateway_directory, socket_in
+from harness.core.paths import (
+    covered,
+    environment_region,
+    job_paths,
+    module_root,
+    new_gateway_directory,
+    socket_in,
+)
 from harness.sandbox import kernel
 from harness.sandbox.capacity import CPUS
 from harness.sandbox.confine import UID_SPAN, Protections, uid_base
@@ -516,15 +523,25 @@ class WorkerPool:
             self._gateway_directory = new_gateway_directory()
         return self._gateway_directory
 
-    def expect(self, lab_directories: Iterable[str], region: str | None = None) -> None:
+    def expect(
+        self, lab_directories: Iterable[str], region: str | None = None, *, modules: Iterable[str] | None = None
+    ) -> None:
         """The labs' `evaluation/` directories jobs will need: spares forked from now on have them in their root,
         so that a job finds its process ready (one that lacks them is replaced at the job); the kit modules their
         modules import, imported, and (unless the pool only loads modules: `stepeval check`) the clients for the
         services they and those kit modules name, in `region` (the environment's default region if not given),
-        built: by the template, once, not by every evaluation."""
+        built: by the template, once, not by every evaluation. `modules`: the only step modules jobs will run (a
+        command that runs one step warms what that step names, not its whole lab)."""
+        only = None if modules is None else list(modules)
         with self._cond:
-            # each once: a Runner names its lab's directory once per step
-            labs = [lab_names(directory, services=not self.loads_only) for directory in dict.fromkeys(lab_directories)]
+            labs = [  # each once: a Runner names its lab's directory once per step
+                lab_names(
+                    directory,
+                    services=not self.loads_only,
+                    modules=None if only is None else [path for path in only if module_root(path) == directory],
+                )
+                for directory in dict.fromkeys(lab_directories)
+            ]
             self._warming.expect(labs, region or environment_region())
             named = set().union(*(lab.services for lab in labs)) - self._named_services
             self._named_services |= named
