@@ -68,7 +68,7 @@ def say_moved_names(root: Path, only: Path | None = None) -> str:
     from harness.authoring.deprecated_uses import lab_deprecated_uses
     from harness.authoring.moved import say_deprecated
 
-    uses = [use for use in lab_deprecated_uses(root) if only is None or use.path.is_relative_to(only)]
+    uses = lab_deprecated_uses(root) if only is None else lab_deprecated_uses(root, [only.relative_to(root)])
     for use in uses:
         say_deprecated(use.path, use.line, use.message)
     return f"; {len(uses)} deprecated name{'' if len(uses) == 1 else 's'} in use (warnings above)" if uses else ""
