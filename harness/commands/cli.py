@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import logging
 import os
@@ -19,6 +20,7 @@ from harness.authoring.extra import require_authoring
 from harness.commands.outputs import output_file
 from harness.core.errors import BadInput, LabError
 from harness.core.paths import lab_modules, step_module
+from harness.core.startup import collections_paused
 from harness.sandbox.pool import WorkerPool, loading_pool
 
 if TYPE_CHECKING:
@@ -93,21 +95,23 @@ def show_output(answer: Answer, module: str) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     with WorkerPool(1, one_evaluation=True) as pool:
-        module = step_module(args.lab, args.step)  # None: a malformed key, said once the lab is read
-        pool.expect([lab_modules(args.lab)], modules=None if module is None else [module])
-        pool.start()  # the worker imports boto3 while we import ours and read the spec and the context
-        from harness.core.credentials import resolve_sandbox
-        from harness.core.lab import load_lab, normalize_step_key
-        from harness.sandbox.runner import Runner
+        with collections_paused():  # until the evaluation, whose gateway serves what a module sends
+            module = step_module(args.lab, args.step)  # None: a malformed key, said once the lab is read
+            pool.expect([lab_modules(args.lab)], modules=None if module is None else [module])
+            pool.start()  # the worker imports boto3 while we import ours and read the spec and the context
+            from harness.core.credentials import resolve_sandbox
+            from harness.core.lab import load_lab, normalize_step_key
+            from harness.sandbox.runner import Runner
 
-        step_key = normalize_step_key(args.step)
-        lab = load_lab(args.lab)
-        lab.step(step_key)
-        context = read_context(args.context, lab)
-        sandbox = resolve_sandbox(profile=args.profile, region=args.region, endpoint_url=args.endpoint_url)
-        recorder = open_cli_recorder(args.store, lab) if args.store else None
-        tap = recorder.tap() if recorder else None
-        runner = Runner(lab, pool, steps=[step_key])  # the pool readies what this step's module names, no more
+            step_key = normalize_step_key(args.step)
+            lab = load_lab(args.lab)
+            lab.step(step_key)
+            context = read_context(args.context, lab)
+            sandbox = resolve_sandbox(profile=args.profile, region=args.region, endpoint_url=args.endpoint_url)
+            recorder = open_cli_recorder(args.store, lab) if args.store else None
+            tap = recorder.tap() if recorder else None
+            runner = Runner(lab, pool, steps=[step_key])  # the pool readies what this step's module names, no more
+            importlib.import_module("harness.sandbox.gateway")  # what the evaluation starts first, imported here
         answer = runner.evaluate(step_key, context, sandbox, timeout_s=args.timeout, tap=tap)
         if recorder is not None and tap is not None:
             recorder.record(step_key, None, sandbox.region, context, answer, tap)
