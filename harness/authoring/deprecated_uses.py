@@ -9,12 +9,13 @@ harness.recorder import RULES`, `import harness.recorder`, `from harness import 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.authoring.moved import DEPRECATED_NAMES, MOVED_NAMES, moved_warning
 from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_DIR
-from harness.core.lab import MODULE_DIR
+from harness.core.paths import MODULE_DIR
 
 LAB_SOURCE_DIRS = (MODULE_DIR.parent, SOLUTION_DIR.parent, Path(SCENARIO_DIR))  # evaluation/, solution/, scenarios/
 
@@ -31,10 +32,11 @@ class DeprecatedUse:
         return f"{self.path}:{self.line}: {self.message}"
 
 
-def lab_deprecated_uses(root: Path) -> list[DeprecatedUse]:
-    """Every use of a moved name in the lab's evaluation/, solution/ and scenarios/ files, in file and line order;
-    a file that does not parse is left to the commands that report syntax errors."""
-    paths = sorted({p for folder in LAB_SOURCE_DIRS if (root / folder).is_dir() for p in (root / folder).rglob("*.py")})
+def lab_deprecated_uses(root: Path, folders: Iterable[Path] = LAB_SOURCE_DIRS) -> list[DeprecatedUse]:
+    """Every use of a moved name in the lab's evaluation/, solution/ and scenarios/ files (or those under
+    `folders`, relative to `root`), in file and line order; a file that does not parse is left to the commands that
+    report syntax errors."""
+    paths = sorted({p for folder in folders if (root / folder).is_dir() for p in (root / folder).rglob("*.py")})
     return [use for path in paths for use in deprecated_uses(path)]
 
 

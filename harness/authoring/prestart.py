@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.authoring.emulator import Emulator
-from harness.core.paths import lab_modules, services_named_in
+from harness.core.paths import MODULE_DIR, lab_modules, services_named_in
 from harness.sandbox.pool import WorkerPool, playthrough_pool
 
 LANES = 2
 """Seats played on at once (2 cores here); the pool evaluates as many at once."""
-MODULE_DIR = Path("evaluation") / "boto3"  # as harness.core.lab has it (which imports pydantic: not here)
 SCENARIO_DIR = "scenarios"
 SOLUTION_DIR = Path("solution") / "boto3"  # a lab's reference solutions (harness.authoring.solutions)
 SOLUTION_STEM = re.compile(r"(?P<key>[0-9]{2}_[0-9]{2})(?:_(?P<variant>\w+))?")  # 01_02.py, 01_02_cli.py

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from harness.commands.lint import lint_lib, lint_module, lint_scenarios, lint_solutions
 from harness.core.errors import LabError, LabUnreadable
-from harness.core.lab import MODULE_DIR, STEP_KEY, Lab, load_lab
+from harness.core.lab import Lab, load_lab
+from harness.core.paths import MODULE_DIR, STEP_KEY
 from harness.sandbox.pool import WorkerPool, loading_pool
 from harness.sandbox.runner import Runner
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import logging
 import os
@@ -18,7 +19,8 @@ from typing import TYPE_CHECKING, NoReturn
 from harness.authoring.extra import require_authoring
 from harness.commands.outputs import output_file
 from harness.core.errors import BadInput, LabError
-from harness.core.paths import lab_modules
+from harness.core.paths import lab_modules, step_module
+from harness.core.startup import collections_paused
 from harness.sandbox.pool import WorkerPool, loading_pool
 
 if TYPE_CHECKING:
@@ -68,7 +70,7 @@ def say_moved_names(root: Path, only: Path | None = None) -> str:
     from harness.authoring.deprecated_uses import lab_deprecated_uses
     from harness.authoring.moved import say_deprecated
 
-    uses = [use for use in lab_deprecated_uses(root) if only is None or use.path.is_relative_to(only)]
+    uses = lab_deprecated_uses(root) if only is None else lab_deprecated_uses(root, [only.relative_to(root)])
     for use in uses:
         say_deprecated(use.path, use.line, use.message)
     return f"; {len(uses)} deprecated name{'' if len(uses) == 1 else 's'} in use (warnings above)" if uses else ""
@@ -93,20 +95,24 @@ def show_output(answer: Answer, module: str) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     with WorkerPool(1, one_evaluation=True) as pool:
-        pool.expect([lab_modules(args.lab)])
-        pool.start()  # the worker imports boto3 while we import ours and read the spec and the context
-        from harness.core.credentials import resolve_sandbox
-        from harness.core.lab import load_lab, normalize_step_key
-        from harness.sandbox.runner import Runner
+        with collections_paused():  # until the evaluation, whose gateway serves what a module sends
+            module = step_module(args.lab, args.step)  # None: a malformed key, said once the lab is read
+            pool.expect([lab_modules(args.lab)], modules=None if module is None else [module])
+            pool.start()  # the worker imports boto3 while we import ours and read the spec and the context
+            from harness.core.credentials import resolve_sandbox
+            from harness.core.lab import load_lab, normalize_step_key
+            from harness.sandbox.runner import Runner
 
-        step_key = normalize_step_key(args.step)
-        lab = load_lab(args.lab)
-        lab.step(step_key)
-        context = read_context(args.context, lab)
-        sandbox = resolve_sandbox(profile=args.profile, region=args.region, endpoint_url=args.endpoint_url)
-        recorder = open_cli_recorder(args.store, lab) if args.store else None
-        tap = recorder.tap() if recorder else None
-        answer = Runner(lab, pool).evaluate(step_key, context, sandbox, timeout_s=args.timeout, tap=tap)
+            step_key = normalize_step_key(args.step)
+            lab = load_lab(args.lab)
+            lab.step(step_key)
+            context = read_context(args.context, lab)
+            sandbox = resolve_sandbox(profile=args.profile, region=args.region, endpoint_url=args.endpoint_url)
+            recorder = open_cli_recorder(args.store, lab) if args.store else None
+            tap = recorder.tap() if recorder else None
+            runner = Runner(lab, pool, steps=[step_key])  # the pool readies what this step's module names, no more
+            importlib.import_module("harness.sandbox.gateway")  # what the evaluation starts first, imported here
+        answer = runner.evaluate(step_key, context, sandbox, timeout_s=args.timeout, tap=tap)
         if recorder is not None and tap is not None:
             recorder.record(step_key, None, sandbox.region, context, answer, tap)
         pool.warn_if_degraded()

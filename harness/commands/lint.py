@@ -20,7 +20,8 @@ from harness.authoring.module_head import DRAFT_MARK
 from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_STEM, solution_paths
 from harness.commands.kit_names import missing_kit_names
 from harness.commands.scaffold import ISSUE_TODO, REQUIREMENTS_TODO, SOLUTION_TODO
-from harness.core.lab import MODULE_DIR, Lab, StepSpec
+from harness.core.lab import Lab, StepSpec
+from harness.core.paths import MODULE_DIR
 from harness.inside.loader import LIB_NAME, RUN_PARAMETERS
 
 MUTATING_PREFIXES = (

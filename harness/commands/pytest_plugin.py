@@ -21,7 +21,8 @@ from harness.authoring.lanes import moto_lanes
 from harness.authoring.playthrough import UNTOUCHED, ScenarioResult, load_scenarios, play_lanes
 from harness.authoring.prestart import SCENARIO_DIR, SOLUTION_DIR, SOLUTION_STEM
 from harness.core.errors import LabError
-from harness.core.lab import STEP_KEY, Lab, load_lab
+from harness.core.lab import Lab, load_lab
+from harness.core.paths import STEP_KEY
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr  # what Item.repr_failure returns

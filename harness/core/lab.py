@@ -22,14 +22,13 @@ from pydantic import (
 from harness.core import cfn_types
 from harness.core.errors import BadInput, LabError, LabUnreadable
 from harness.core.limits import Limits
+from harness.core.paths import MODULE_DIR, STEP_KEY
 
 TWO_DIGITS = re.compile(r"[0-9]{2}")
 RESOURCE_TYPE = re.compile(r"AWS::[A-Za-z0-9]+::[A-Za-z0-9]+")
 HANDLE_NAME = re.compile(r"[A-Za-z0-9_]+")
-STEP_KEY = re.compile(r"([0-9]{2})[._]([0-9]{2})")
 REGION = re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9]")
 DEFAULT_TIMEOUT_S = 30.0
-MODULE_DIR = Path("evaluation") / "boto3"
 PLACEHOLDER = re.compile(r"\{(\w*)\}")
 FEEDBACK_FIELDS = frozenset({"subject", "check", "expected", "actual"})
 HANDLE_LIKE = re.compile(r"[0-9]{2}_[0-9]{2}_\w+")

@@ -6,6 +6,7 @@ Light on purpose (no boto3): the pool uses it before the heavy imports, the temp
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import tempfile
@@ -17,6 +18,8 @@ GATEWAY_SOCKET_NAME = "gateway.sock"
 SOCKET_PATH_MAX = 107  # bytes of a unix socket's path: sun_path holds 108, the last a NUL
 SHORT_TMP = "/tmp"  # where a gateway's directory goes when TMPDIR is too deep for its socket
 LIB_NAME = "_lib"  # a lab's shared helpers: `evaluation/boto3/_lib/`
+MODULE_DIR = Path("evaluation") / "boto3"  # a lab's step modules: `evaluation/boto3/01_02.py`
+STEP_KEY = re.compile(r"([0-9]{2})[._]([0-9]{2})")  # "01.02" or "01_02"
 DEFAULT_REGION = "us-east-1"  # when neither a caller nor the environment names one
 REGION = re.compile(r"\A[a-z]{2}(-[a-z]+)+-[0-9]{1,2}\Z")
 SERVICE = re.compile(r"\A[a-z0-9-]{2,64}\Z")
@@ -49,6 +52,13 @@ def lab_modules(lab_dir: str | Path) -> str:
     return str(Path(lab_dir).resolve() / "evaluation")
 
 
+def step_module(lab_dir: str | Path, raw_key: str) -> str | None:
+    """The module a step key ("01.02" or "01_02") names in the lab (`evaluation/boto3/01_02.py`, where
+    harness.core.lab puts it), before the spec is read; None for a malformed key (reading the lab says why)."""
+    match = STEP_KEY.fullmatch(raw_key or "")
+    return str(Path(lab_dir).resolve() / MODULE_DIR / f"{match.group(1)}_{match.group(2)}.py") if match else None
+
+
 def module_root(module: str | Path) -> str:
     """The directory a step module's evaluation needs: its lab's `evaluation/` (with the lab's `_lib`)."""
     module = Path(module)
@@ -68,14 +78,16 @@ def covered(path: str, by: list[str]) -> bool:
     return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in by)
 
 
-def lab_sources(modules: str | Path) -> list[Path]:
-    """The Python files under a lab's `evaluation/` directory: its step modules and its shared helpers."""
-    return [*Path(modules).glob("*/*.py"), *Path(modules).glob(f"*/{LIB_NAME}/*.py")]
+def lab_sources(modules: str | Path, only: Iterable[str | Path] | None = None) -> list[Path]:
+    """The Python files under a lab's `evaluation/` directory: its step modules and its shared helpers; `only`:
+    of its step modules, those alone (those that exist)."""
+    steps = Path(modules).glob("*/*.py") if only is None else (Path(path) for path in only if Path(path).is_file())
+    return [*steps, *Path(modules).glob(f"*/{LIB_NAME}/*.py")]
 
 
 def services_named_in(sources: Iterable[Path]) -> set[str]:
     """The AWS services these Python files name (`client("ec2")`, `resource("s3")`): a hint, read as text."""
-    return {name for path in sources for name in SERVICE_NAMED.findall(_text(path))}
+    return {name for path in sources for name in _findall(SERVICE_NAMED, path)}
 
 
 def reads_named_in(sources: Iterable[Path]) -> list[tuple[str, str]]:
@@ -83,9 +95,8 @@ def reads_named_in(sources: Iterable[Path]) -> list[tuple[str, str]]:
     are no client's: whoever builds the clients keeps the pairs that are a read of theirs). A hint, read as text."""
     found: dict[tuple[str, str], None] = {}
     for path in sources:
-        text = _text(path)
-        services = sorted(set(SERVICE_NAMED.findall(text)))
-        methods = dict.fromkeys(dotted or paged for dotted, paged in METHOD_CALLED.findall(text))
+        services = sorted(set(_findall(SERVICE_NAMED, path)))
+        methods = dict.fromkeys(dotted or paged for dotted, paged in _findall(METHOD_CALLED, path))
         methods = {method: None for method in methods if method not in NOT_CALLS}
         found.update(dict.fromkeys((service, method) for service in services for method in methods))
     return list(found)
@@ -97,7 +108,7 @@ def kit_modules_named_in(sources: Iterable[Path]) -> set[str]:
     found: set[str] = set()
     pending = list(sources)
     while pending:
-        for dotted, grouped, listed in KIT_NAMED.findall(_text(pending.pop())):
+        for dotted, grouped, listed in _findall(KIT_NAMED, pending.pop()):
             parts = [dotted] if dotted else (grouped or listed).split(",")
             for name in (part.split()[0] for part in parts if part.split()):
                 module = f"harness.kit.{name}"
@@ -114,6 +125,17 @@ def kit_source(module: str) -> Path:
 
 def _text(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
+
+
+def _findall(pattern: re.Pattern[str], path: Path) -> list[Any]:
+    """What `pattern` finds in the file: a kit file's read once per process (the kit's sources are the installed
+    package's: ~300 KB behind a lab, read again by every pool's `expect` otherwise)."""
+    return list(_kit_findall(pattern, path)) if path.parent == KIT_DIR else pattern.findall(_text(path))
+
+
+@functools.cache
+def _kit_findall(pattern: re.Pattern[str], path: Path) -> tuple[Any, ...]:
+    return tuple(pattern.findall(_text(path)))
 
 
 def environment_region() -> str | None:

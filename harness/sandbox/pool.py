@@ -28,7 +28,14 @@ from typing import TYPE_CHECKING, Any
 
 from harness.core.frames import HEADER, ChannelClosed, FrameBuffer, FrameRefused, write_frame
 from harness.core.limits import Limits
-from harness.core.paths import covered, environment_region, job_paths, new_gateway_directory, socket_in
+from harness.core.paths import (
+    covered,
+    environment_region,
+    job_paths,
+    module_root,
+    new_gateway_directory,
+    socket_in,
+)
 from harness.sandbox import kernel
 from harness.sandbox.capacity import CPUS
 from harness.sandbox.confine import UID_SPAN, Protections, uid_base
@@ -458,7 +465,8 @@ class WorkerPool:
         and moto take all the CPU there is, which the pool does not see, and nobody waits on one evaluation.
         `one_evaluation`: the pool runs one evaluation in its life (`stepeval run`), so its gateway does not read the
         labs' models whole ahead (`Gateway.prepare`): that hides what one evaluation derived from the next, and there
-        is none (~0.2 s of CPU for EC2's model, beside the template's start on the same cores)."""
+        is none (~0.2 s of CPU for EC2's model, beside the template's start on the same cores); and it keeps one
+        spare, not refilled once its job is done (each spare costs a fork, a root and its rehearsals)."""
         if preload is None:
             preload = tuple(m for m in os.environ.get(PRELOAD_ENV, "").split(",") if m)
         if namespaces is None:
@@ -475,7 +483,8 @@ class WorkerPool:
         self.restarts = 0  # evaluations that ended without an answer (timeout, crash, a limit)
         self._template: TemplateProcess | None = None
         self._spares: list[EvaluationProcess] = []
-        self.spares = size + 1  # ready ahead: one more than can run, so back-to-back jobs never wait for a fork
+        # ready ahead: one more than can run, so back-to-back jobs never wait for a fork (one job: none come after)
+        self.spares = 1 if one_evaluation else size + 1
         self._uids = UidPool(3 * size + 4)  # running (and one beside) + spares + dying
         self._slots = threading.Semaphore(size)
         self._beside = threading.Semaphore(1)  # a job beside the `size` slots: a reload's import checks
@@ -514,14 +523,25 @@ class WorkerPool:
             self._gateway_directory = new_gateway_directory()
         return self._gateway_directory
 
-    def expect(self, lab_directories: Iterable[str], region: str | None = None) -> None:
+    def expect(
+        self, lab_directories: Iterable[str], region: str | None = None, *, modules: Iterable[str] | None = None
+    ) -> None:
         """The labs' `evaluation/` directories jobs will need: spares forked from now on have them in their root,
         so that a job finds its process ready (one that lacks them is replaced at the job); the kit modules their
         modules import, imported, and (unless the pool only loads modules: `stepeval check`) the clients for the
         services they and those kit modules name, in `region` (the environment's default region if not given),
-        built: by the template, once, not by every evaluation."""
+        built: by the template, once, not by every evaluation. `modules`: the only step modules jobs will run (a
+        command that runs one step warms what that step names, not its whole lab)."""
+        only = None if modules is None else list(modules)
         with self._cond:
-            labs = [lab_names(directory, services=not self.loads_only) for directory in lab_directories]
+            labs = [  # each once: a Runner names its lab's directory once per step
+                lab_names(
+                    directory,
+                    services=not self.loads_only,
+                    modules=None if only is None else [path for path in only if module_root(path) == directory],
+                )
+                for directory in dict.fromkeys(lab_directories)
+            ]
             self._warming.expect(labs, region or environment_region())
             named = set().union(*(lab.services for lab in labs)) - self._named_services
             self._named_services |= named
@@ -674,7 +694,7 @@ class WorkerPool:
         with self._cond:
             if process.uid is not None:
                 self._uids.give_back(process.uid)
-            if not self._closed:
+            if not self._closed and not self.one_evaluation:
                 self._refill(self.spares)
             self._cond.notify_all()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Iterable
 from typing import TypeGuard, get_args
 
 from harness.core.account import Account
@@ -39,10 +40,14 @@ def _is_error_kind(value: object) -> TypeGuard[ErrorKind]:
 class Runner:
     """Evaluates the steps of one lab on a pool of evaluation processes. Thread-safe."""
 
-    def __init__(self, lab: Lab, pool: WorkerPool) -> None:
+    def __init__(self, lab: Lab, pool: WorkerPool, *, steps: Iterable[str] | None = None) -> None:
+        """`steps`: the only steps it will evaluate (`stepeval run`'s one), so that the pool readies what their modules
+        name, not what the whole lab's do (any other step still evaluates, unreadied)."""
         self.lab = lab
         self.pool = pool
-        pool.expect(module_root(step.module_path) for step in lab.steps.values())
+        chosen = list(lab.steps.values()) if steps is None else [lab.step(key) for key in steps]
+        modules = None if steps is None else [str(step.module_path) for step in chosen]
+        pool.expect((module_root(step.module_path) for step in chosen), modules=modules)
 
     def evaluate(
         self,

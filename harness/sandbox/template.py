@@ -37,6 +37,7 @@ from types import ModuleType
 from typing import Any
 
 from harness.core.limits import Limits, apply_limits
+from harness.core.startup import collections_paused
 from harness.sandbox import filters, kernel
 from harness.sandbox.confine import (
     DEVICES,
@@ -536,11 +537,12 @@ def main(argv: list[str]) -> int:
     protections_found = probe_in_background(not args.no_namespaces, args.uid_probe, mode)
     # boto3, botocore's data, the kit: what every evaluation would otherwise import (for a pool that only loads
     # modules, the kit and the job's frame only: harness.inside.job)
-    worker = importlib.import_module("harness.inside.job" if args.loads_only else "harness.inside.worker")
-    for module in args.preload:
-        importlib.import_module(module)
-    worker.prepare()
-    worker.warm_services([tuple(pair.split(":", 1)) for pair in args.warm if ":" in pair], [])
+    with collections_paused():
+        worker = importlib.import_module("harness.inside.job" if args.loads_only else "harness.inside.worker")
+        for module in args.preload:
+            importlib.import_module(module)
+        worker.prepare()
+        worker.warm_services([tuple(pair.split(":", 1)) for pair in args.warm if ":" in pair], [])
     protections = dataclasses.replace(protections_found(), subreaper=kernel.is_child_subreaper())  # not inherited
     root_dir = tempfile.mkdtemp(prefix="stepeval-root-")
     try:

@@ -75,10 +75,10 @@ class LabNames:
     calls: tuple[tuple[str, str], ...] = ()
 
 
-def lab_names(directory: str, *, services: bool = True) -> LabNames:
+def lab_names(directory: str, *, services: bool = True, modules: Iterable[str] | None = None) -> LabNames:
     """Read what the lab under `directory` names; `services` False: not the services (a pool that builds no
-    clients need not read the kit's sources for them)."""
-    sources = lab_sources(directory)
+    clients need not read the kit's sources for them); `modules`: of its step modules, only these are read."""
+    sources = lab_sources(directory, modules)
     kit = kit_modules_named_in(sources)
     if not services:
         return LabNames(directory, frozenset(kit), frozenset())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -353,3 +354,32 @@ def test_a_pool_for_one_evaluation_has_its_gateway_load_the_labs_models_not_read
             pool.close()
     assert [whole for _, whole in asked] == [False, True]
     assert asked[0][0] == asked[1][0] and "ec2" in asked[0][0]
+
+
+def test_a_runner_for_one_step_readies_what_its_module_names_not_the_whole_lab() -> None:
+    """`stepeval run`: the template builds the clients (and imports the kit modules) of the one step it runs."""
+    lab = load_lab(LABS.parent.parent / "labs" / "serverless-api")
+    with WorkerPool(1, one_evaluation=True) as one, WorkerPool(1) as every:
+        Runner(lab, one, steps=["01.01"])
+        Runner(lab, every)
+        services = [{service for service, _ in pool._warming.clients} for pool in (one, every)]
+        assert services[0] == {"dynamodb", "kms"}  # the table's step (kms: named by the kit module it imports)
+        assert services[1] > services[0] and {"iam", "lambda", "logs", "apigatewayv2"} <= services[1]
+        assert set(one._warming.imports) < set(every._warming.imports)
+        assert list(one._warming.labs) == list(every._warming.labs)  # its root still holds the lab's evaluation/
+
+
+def test_a_pool_for_one_evaluation_forks_one_spare_and_none_once_its_job_is_done() -> None:
+    """`stepeval run` runs one job: a second spare, or one forked after the job, would be a process for nothing."""
+    job = {"job": "load", "module": "/nonexistent/evaluation/boto3/01_01.py"}
+    for one, spares_after in ((True, 0), (False, 2)):
+        with WorkerPool(1, one_evaluation=one) as pool:
+            reaped = threading.Event()
+            done = pool._reaper.done
+            pool._reaper.done = lambda process, done=done, reaped=reaped: (done(process), reaped.set())
+            pool.start()
+            assert len(pool._spares) == (1 if one else 2)
+            reply = pool.submit(job, 30).reply
+            assert reply == {"outcome": "error", "kind": "load", "detail": "no module at this path"}
+            assert reaped.wait(30)
+            assert len(pool._spares) == spares_after

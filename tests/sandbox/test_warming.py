@@ -91,3 +91,18 @@ def test_what_a_lab_names_is_read_from_its_files_and_only_the_kits_own_modules_c
     assert names.calls[0] == ("dynamodb", "describe_table")  # the lab's own files first, then the kit's
     assert any(service == "sqs" for service, _ in names.calls[1:])  # the kit module's
     assert lab_names(str(tmp_path / "evaluation"), services=False) == LabNames(names.directory, names.kit, frozenset())
+
+
+def test_only_the_step_modules_named_are_read_with_the_labs_shared_helpers(tmp_path: Path) -> None:
+    """`stepeval run` readies what its one step's module names (and the lab's `_lib`), not every step's."""
+    steps = tmp_path / "evaluation" / "boto3"
+    (steps / "_lib").mkdir(parents=True)
+    (steps / "01_01.py").write_text("session.client('dynamodb').describe_table(TableName='t')\n")
+    (steps / "01_02.py").write_text("from harness.kit import sqs\nsession.client('ec2').describe_vpcs()\n")
+    (steps / "_lib" / "common.py").write_text("def make(session):\n    return session.resource('s3')\n")
+    directory = str(tmp_path / "evaluation")
+    whole = lab_names(directory)
+    assert {"dynamodb", "ec2", "s3", "sqs"} <= whole.services and "harness.kit.sqs" in whole.kit
+    one = lab_names(directory, modules=[str(steps / "01_01.py")])
+    assert one == LabNames(directory, frozenset(), frozenset({"dynamodb", "s3"}), (("dynamodb", "describe_table"),))
+    assert lab_names(directory, modules=[str(steps / "09_09.py")]).services == {"s3"}  # no such module: the helpers
