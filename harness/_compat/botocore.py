@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import botocore.loaders
@@ -60,22 +61,31 @@ def share_one_loader() -> None:
     botocore.session.create_loader = shared
 
 
+Prune = Callable[[str, Any], Any]
+"""What a loader does to a data file it read (its path, its content) before botocore sees it."""
+
+
 class PlainJSONFileLoader(botocore.loaders.JSONFileLoader):
     """botocore's data files read as dicts, not OrderedDicts (dicts keep their order too): EC2's model takes 9.1 MiB
     so, 13.8 as OrderedDicts, and every evaluation process forked from the template copies the page tables of what
-    the template holds at its fork and frees them at its end."""
+    the template holds at its fork and frees them at its end. `prune`, if given, is applied to each file read."""
+
+    def __init__(self, prune: Prune | None = None) -> None:
+        super().__init__()
+        self._prune = prune
 
     def _load_file(self, full_path: str, open_method: Any) -> Any:
         if not os.path.isfile(full_path):
             return None
         with open_method(full_path, "rb") as fp:
             payload = fp.read().decode("utf-8")
-        return json.loads(payload)
+        data = json.loads(payload)
+        return self._prune(full_path, data) if self._prune is not None else data
 
 
-def create_loader() -> botocore.loaders.Loader:
-    """botocore's default loader (its default search paths), reading its data files as dicts."""
-    return botocore.loaders.Loader(file_loader=PlainJSONFileLoader())
+def create_loader(prune: Prune | None = None) -> botocore.loaders.Loader:
+    """botocore's default loader (its default search paths), reading its data files as dicts (through `prune`)."""
+    return botocore.loaders.Loader(file_loader=PlainJSONFileLoader(prune))
 
 
 def cached_by(model: Any) -> int:

@@ -140,3 +140,18 @@ def test_the_plain_loader_reads_what_botocores_own_reads_as_dicts() -> None:
         assert plain == ordered
         assert list(plain) == list(ordered)
         assert kinds(plain) == {dict}
+
+
+def test_the_plain_loader_prunes_each_file_it_reads() -> None:
+    """`create_loader(prune)` hands every data file it read to `prune` with its path, and botocore gets what it
+    returns."""
+    seen: list[str] = []
+
+    def prune(path: str, data: object) -> object:
+        seen.append(path)
+        assert isinstance(data, dict)
+        return {**data, "pruned": True}
+
+    loaded = door.create_loader(prune).load_service_model("sts", "service-2")
+    assert loaded["pruned"] is True
+    assert any(path.endswith(("service-2.json", "service-2.json.gz")) for path in seen)
