@@ -311,6 +311,9 @@ class Template:
         code = 70
         try:
             kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)  # set again once its uid is the job's
+            os.close(self._alive_writer)
+            if select.select([self.alive], [], [], 0)[0]:  # EOF: the template died before the signal was set
+                return
             channel, output, alive = _move_high([channel, output, self.alive])
             null = os.open(os.devnull, os.O_RDWR)
             os.dup2(null, 0)
