@@ -4,7 +4,11 @@ and queue sized by the machine, harness/sandbox/capacity.py), beside two baselin
 Every AWS call takes a simulated round trip (a sleep before botocore sends in this process, and before the
 service's read-only gateway sends upstream, installed by importing this module with STEPEVAL_BENCH_DELAY_MS
 set), against a moto server in its own process, which keeps its connections alive as AWS does (`--moto closing`:
-moto's own server, which closes each after its answer). The step makes three describe calls. For each delay:
+moto's own server, which closes each after its answer). `--aws replay`: against bench/replay.py's stand-in instead,
+which answers each request with moto's answer to it, recorded while the service and the ceiling warm up (moto is
+stopped before the measures): AWS's own CPU is not on the machine in production, and moto's ~9 ms per evaluation
+is on it here. Every answer's verdict is checked against moto's for its account (the warm-up's). The step makes
+three describe calls. For each delay:
 
 - service: signed HTTP requests to `stepeval serve`, CONCURRENCY at a time, through STS (cached), the worker
   pool and the contract check; p50/p99 latency; every status other than 200 counted (429, 5xx); PSS of each
@@ -117,6 +121,8 @@ class Measured:
     cpu_ms: dict[str, float]  # CPU per evaluation through the service, by process (`cpu_by_role`)
     ceiling_cpu_ms: dict[str, float]  # the same for the ceiling (moto and this process's threads)
     machine_ms: tuple[float, float]  # the whole machine's busy CPU per evaluation: the service's run, the ceiling's
+    stand_in: str  # what answered as AWS
+    verdicts_checked: int  # answers compared with moto's answer for their account
     good_beside_hanging_s: float | None = None
 
 
@@ -136,11 +142,16 @@ def main() -> int:
         help="moto's connections: kept alive between requests as AWS keeps them (the default), or closed after each "
         "answer as moto's own server does",
     )  # fmt: skip
+    parser.add_argument(
+        "--aws", choices=("moto", "replay"), default="moto",
+        help="what answers as AWS: moto (the default), or bench/replay.py's stand-in replaying moto's answers, "
+        "recorded at the start (moto kept alive), at almost no CPU",
+    )  # fmt: skip
     args = parser.parse_args()
 
     from bench.common import results_console
 
-    console = results_console("service")
+    console = results_console("service" if args.aws == "moto" else "service-replay")
     delays = [float(x) for x in args.delays_ms.split(",") if x.strip()]
     runs = [measure(args, delay, hanging=args.hanging if delay == delays[-1] else 0) for delay in delays]
     for run in runs:
@@ -149,8 +160,9 @@ def main() -> int:
 
 
 def measure(args: Any, delay_ms: float, *, hanging: int) -> Measured:
-    """The baselines then the service at `delay_ms` per AWS call, all in this run; then, if `hanging`, the good
-    hooks' slowest answer while that many modules hang."""
+    """The service warmed (and with `--aws replay`, the stand-in's recording ended), then the baselines and the
+    service at `delay_ms` per AWS call, all in this run; then, if `hanging`, the good hooks' slowest answer while
+    that many modules hang."""
     import asyncio
     import base64
     import logging
@@ -164,6 +176,7 @@ def measure(args: Any, delay_ms: float, *, hanging: int) -> Measured:
     import boto3
     import httpx
 
+    from bench import replay
     from bench.common import bench_environment, sandbox_body, start_moto, start_service, stop, write_lab
     from harness.inside.loader import load_step
     from harness.service.webhooks import sign
@@ -175,42 +188,35 @@ def measure(args: Any, delay_ms: float, *, hanging: int) -> Measured:
     lab = write_lab(tmp / "lab", SPEC, {"01_01": STEP_MODULE, "01_02": HANGING_MODULE})
     processes: list[subprocess.Popen] = []
     try:
-        moto_env = {k: v for k, v in os.environ.items() if k != DELAY_ENV}
-        moto, moto_url = start_moto(env=moto_env, kept_alive=args.moto == "kept-alive")
+        aws_env = {k: v for k, v in os.environ.items() if k != DELAY_ENV}
+        moto, aws_url = start_moto(env=aws_env, kept_alive=args.aws == "replay" or args.moto == "kept-alive")
         processes.append(moto)
+        aws, stand_in = moto, f"moto ({'kept alive' if args.moto == 'kept-alive' else 'closing'})"
+        if args.aws == "replay":
+            aws, aws_url = replay.start(aws_url, env=aws_env)
+            processes.append(aws)
         logging.getLogger("botocore").setLevel(logging.WARNING)
-
-        # (a) naive: fresh Session and client per evaluation, sequential, module inline
-        run = load_step(lab / "evaluation" / "boto3" / "01_01.py")
-        logger = logging.getLogger("bench")
-
-        class NaiveSession(boto3.Session):
-            def client(self, *a, **kw):  # type: ignore[no-untyped-def, override]
-                return super().client(*a, endpoint_url=moto_url, **kw)
-
-        started = time.perf_counter()
-        for _ in range(args.naive_runs):
-            result = asyncio.run(run(NaiveSession(region_name="us-east-1"), {"resolved": [], "events": []}, logger))
-            assert result["success"], result
-        naive = args.naive_runs / (time.perf_counter() - started)
 
         # the service, with its default settings unless --workers
         secret = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
         configured = ["--workers", str(args.workers)] if args.workers else []
-        service, url = start_service(lab, moto_url, tmp / "service.log", secret, *configured)
+        service, url = start_service(lab, aws_url, tmp / "service.log", secret, *configured)
         processes.append(service)
         capacity = httpx.get(f"{url}/readyz").json()
         accounts = [f"{n:012d}" for n in range(111111111111, 111111111111 + args.accounts)]
         refused: Counter[int] = Counter()
+        expected: dict[str, dict[str, Any]] = {}  # each account's verdict, as moto's answers made it (the warm-up)
+        checked = Counter[str]()
 
-        async def load(count: int, offset: int, step: str = "01.01") -> tuple[float, list[float]]:
+        async def load(count: int, offset: int, step: str = "01.01", warm: bool = False) -> tuple[float, list[float]]:
             latencies: list[float] = []
             gate = asyncio.Semaphore(args.concurrency)
             limits = httpx.Limits(max_connections=args.concurrency + args.hanging)
             async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
 
                 async def one(index: int) -> None:
-                    raw = sandbox_body(accounts[index % len(accounts)], step)
+                    account = accounts[index % len(accounts)]
+                    raw = sandbox_body(account, step)
                     headers = {**sign(secret, f"bench-{offset + index}", raw), "content-type": "application/json"}
                     async with gate:
                         began = time.perf_counter()
@@ -218,36 +224,60 @@ def measure(args: Any, delay_ms: float, *, hanging: int) -> Measured:
                         latencies.append(time.perf_counter() - began)
                     if response.status_code != 200:
                         refused[response.status_code] += 1
+                    elif step != "01.01":
+                        assert response.json()["status"] == "error", response.text
                     else:
-                        assert response.json()["status"] == ("pass" if step == "01.01" else "error"), response.text
+                        said = verdict(response.json())
+                        assert said["status"] == "pass", response.text
+                        assert said == expected.setdefault(account, said) if warm else expected[account], said
+                        checked["warm" if warm else "measured"] += 1
 
                 began = time.perf_counter()
                 await asyncio.gather(*(one(i) for i in range(count)))
                 return time.perf_counter() - began, latencies
 
-        asyncio.run(load(args.concurrency * 2, 10**6))  # warm: every role assumed once, spares in use
+        asyncio.run(load(args.concurrency * 2, 10**6, warm=True))  # every role assumed once, spares in use
         refused.clear()
-
-        # (b) the ceiling: plain boto3, warm client, CONCURRENCY threads; just before the service, same machine
-        ec2 = boto3.client("ec2", endpoint_url=moto_url, region_name="us-east-1")
+        ec2 = boto3.client("ec2", endpoint_url=aws_url, region_name="us-east-1")
 
         def three_calls(_: int) -> None:
             ec2.describe_vpcs()
             ec2.describe_subnets()
             ec2.describe_security_groups()
 
+        three_calls(0)  # the ceiling's and the naive loop's requests, recorded
+        if args.aws == "replay":
+            stand_in = f"replay of {replay.replay(aws_url)} answers recorded from moto (kept alive), moto stopped"
+            stop(moto)
+            processes.remove(moto)
+
+        # (a) naive: fresh Session and client per evaluation, sequential, module inline
+        run = load_step(lab / "evaluation" / "boto3" / "01_01.py")
+        logger = logging.getLogger("bench")
+
+        class NaiveSession(boto3.Session):
+            def client(self, *a, **kw):  # type: ignore[no-untyped-def, override]
+                return super().client(*a, endpoint_url=aws_url, **kw)
+
+        started = time.perf_counter()
+        for _ in range(args.naive_runs):
+            result = asyncio.run(run(NaiveSession(region_name="us-east-1"), {"resolved": [], "events": []}, logger))
+            assert result["success"], result
+        naive = args.naive_runs / (time.perf_counter() - started)
+
+        # (b) the ceiling: plain boto3, warm client, CONCURRENCY threads; just before the service, same machine
         with ThreadPoolExecutor(args.concurrency) as threads:
             list(threads.map(three_calls, range(args.concurrency)))  # warm
-            before, busy = cpu_by_role(moto.pid, None), machine_busy_s()
+            before, busy = cpu_by_role(aws.pid, None, args.aws), machine_busy_s()
             started = time.perf_counter()
             list(threads.map(three_calls, range(args.requests)))
             ceiling = args.requests / (time.perf_counter() - started)
-            ceiling_cpu = per_evaluation(before, cpu_by_role(moto.pid, None), args.requests)
+            ceiling_cpu = per_evaluation(before, cpu_by_role(aws.pid, None, args.aws), args.requests)
             ceiling_machine = (machine_busy_s() - busy) * 1000 / args.requests
 
-        before, busy = cpu_by_role(moto.pid, service.pid), machine_busy_s()
+        before, busy = cpu_by_role(aws.pid, service.pid, args.aws), machine_busy_s()
         wall, latencies = asyncio.run(load(args.requests, 0))
-        cpu = per_evaluation(before, cpu_by_role(moto.pid, service.pid), args.requests)
+        cpu = per_evaluation(before, cpu_by_role(aws.pid, service.pid, args.aws), args.requests)
         machine = (machine_busy_s() - busy) * 1000 / args.requests
         latencies_ms = sorted(x * 1000 for x in latencies)
         p99 = latencies_ms[max(int(len(latencies_ms) * 0.99) - 1, 0)]
@@ -258,14 +288,23 @@ def measure(args: Any, delay_ms: float, *, hanging: int) -> Measured:
         stop(*processes)
     return Measured(
         delay_ms, naive, ceiling, args.requests / wall, statistics.median(latencies_ms), p99, refused, pss,
-        service_rss, capacity, cpu, ceiling_cpu, (machine, ceiling_machine), good_beside_hanging,
+        service_rss, capacity, cpu, ceiling_cpu, (machine, ceiling_machine), stand_in, checked["measured"],
+        good_beside_hanging,
     )  # fmt: skip
 
 
-def cpu_by_role(moto_pid: int, service_pid: int | None) -> dict[str, float]:
-    """CPU seconds used so far by moto, this process (the load or the ceiling's threads) and, given the service, by
-    the service process, its templates and the evaluation processes they forked and reaped (their children's
-    time): where an evaluation's CPU goes."""
+def verdict(answer: dict[str, Any]) -> dict[str, Any]:
+    """What an answer says, its timings, ids and lab version aside: the status, message and resources, and each AWS
+    call's operation and status (moto's answers and the stand-in's must make the same)."""
+    calls = (answer.get("diagnostics") or {}).get("operations") or []
+    said = {key: answer.get(key) for key in ("status", "success", "message", "validated", "error", "resolved")}
+    return said | {"operations": [{k: v for k, v in call.items() if k != "ms"} for call in calls]}
+
+
+def cpu_by_role(aws_pid: int, service_pid: int | None, aws: str = "moto") -> dict[str, float]:
+    """CPU seconds used so far by what answers as AWS (`aws`: moto, or the replaying stand-in), this process (the
+    load or the ceiling's threads) and, given the service, by the service process, its templates and the
+    evaluation processes they forked and reaped (their children's time): where an evaluation's CPU goes."""
     import resource
 
     ticks = os.sysconf("SC_CLK_TCK")
@@ -279,7 +318,8 @@ def cpu_by_role(moto_pid: int, service_pid: int | None) -> dict[str, float]:
         return (int(fields[first]) + int(fields[first + 1])) / ticks
 
     own = resource.getrusage(resource.RUSAGE_SELF)
-    roles = {"emulator (moto)": used(moto_pid), "load (this process)": own.ru_utime + own.ru_stime}
+    role = "emulator (moto)" if aws == "moto" else "stand-in (replay)"
+    roles = {role: used(aws_pid), "load (this process)": own.ru_utime + own.ru_stime}
     if service_pid is not None:
         templates = [pid for pid in template_family(service_pid) if _parent(pid) == service_pid]
         roles["service process"] = used(service_pid)
@@ -390,7 +430,7 @@ def table(args: Any, run: Measured) -> Any:
     ]
     title = (
         f"Service throughput: 3 describe calls/step, {run.delay_ms:g} ms per AWS call, {args.concurrency} in flight,"
-        f" {settings}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}"
+        f" {settings}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; AWS: {run.stand_in}"
     )
     out = Table(title=title)
     for column in ("measure", "value", "goal", "met"):
@@ -405,6 +445,7 @@ def table(args: Any, run: Measured) -> Any:
     out.add_row("  ... as a share of (b)", f"{share:.0%}", goals[1][1], met(goals[1][0]))
     out.add_row("  ... as a multiple of (a)", f"{run.service / run.naive:.1f}x", "", "")
     out.add_row("  ... answers other than 200", refusals, goals[2][1], met(goals[2][0]))
+    out.add_row("  ... verdicts as moto's for their account", f"{run.verdicts_checked} of {args.requests}", "", "")
     out.add_row("latency under load, p50 / p99", f"{run.p50_ms:.0f} / {run.p99_ms:.0f} ms", "", "")
     if run.good_beside_hanging_s is not None:
         ok = run.good_beside_hanging_s < GOOD_BESIDE_HANGING_S
