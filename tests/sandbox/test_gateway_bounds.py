@@ -22,6 +22,8 @@ from harness.core.frames import FrameRefused, parse_frame
 from harness.inside.link import GatewayLink
 from harness.sandbox import audit
 from harness.sandbox import gateway as gateway_module
+from harness.sandbox import models as models_module
+from harness.sandbox import operations as operations_module
 from harness.sandbox.gateway import Gateway
 from harness.sandbox.models import MODELS, ModelCache, read_model
 from harness.sandbox.tap import Exchange, RawRequest
@@ -232,30 +234,41 @@ def shared_names() -> set[str]:
     return {entry.model.service_name for entry in MODELS.shared()}
 
 
+@pytest.fixture
+def own_models(monkeypatch: pytest.MonkeyPatch) -> ModelCache:
+    """The process's models as a fresh process has them: none that another test of this worker read outside any
+    evaluation (into the cache of those read unscoped) is held."""
+    models = ModelCache()
+    for module in (models_module, gateway_module, operations_module):
+        monkeypatch.setattr(module, "MODELS", models)
+    return models
+
+
 def test_a_model_no_lab_names_is_the_evaluations_own_and_a_shared_one_is_read_whole(
-    opened: tuple[Gateway, str],
+    own_models: ModelCache, upstream: str
 ) -> None:
     """Issue 31: what an evaluation makes the gateway load tells a later one nothing. Redshift and CloudSearch (no
     test pins them) are read into the evaluation's cache and go with it; STS, pinned, is read whole once."""
-    gateway, token = opened
-    gateway.prepare(["sts"])
-    for _ in range(100):
-        if not gateway.shared_state()["unread"]:
-            break
-        time.sleep(0.05)
-    sts = next(entry for entry in MODELS.shared() if entry.model.service_name == "sts")
-    assert cached_by(sts.model) == len(sts.model.operation_names)  # every operation's model, made as it was read
-    line = connection(gateway, token)
-    assert post(line, "/sts/us-east-1/", b"Action=GetCallerIdentity") == 200  # the account's connections kept
-    before = gateway.shared_state()
-    post(line, "/redshift/eu-south-2/", b"Action=DescribeClusters&Version=2012-12-01")
-    post(line, "/cloudsearch/me-central-1/", b"Action=DescribeDomains&Version=2013-01-01")
-    own = gateway.evaluation(token)
-    assert own is not None and {"redshift", "cloudsearch"} <= set(own.models.names())
-    gateway.finish(token)
-    assert gateway.shared_state() == before
-    assert not {"redshift", "cloudsearch"} & shared_names()
-    assert "redshift" not in MODELS  # outside the evaluation: not held anywhere it could be found
+    with Gateway() as gateway:
+        token = gateway.open(Account(Credentials("testing", "testing"), REGION, upstream))
+        gateway.prepare(["sts"])
+        for _ in range(100):
+            if not gateway.shared_state()["unread"]:
+                break
+            time.sleep(0.05)
+        sts = next(entry for entry in own_models.shared() if entry.model.service_name == "sts")
+        assert cached_by(sts.model) == len(sts.model.operation_names)  # every operation's model, made as it was read
+        line = connection(gateway, token)
+        assert post(line, "/sts/us-east-1/", b"Action=GetCallerIdentity") == 200  # the account's connections kept
+        before = gateway.shared_state()
+        post(line, "/redshift/eu-south-2/", b"Action=DescribeClusters&Version=2012-12-01")
+        post(line, "/cloudsearch/me-central-1/", b"Action=DescribeDomains&Version=2013-01-01")
+        own = gateway.evaluation(token)
+        assert own is not None and {"redshift", "cloudsearch"} <= set(own.models.names())
+        gateway.finish(token)
+        assert gateway.shared_state() == before
+        assert not {"redshift", "cloudsearch"} & {entry.model.service_name for entry in own_models.shared()}
+        assert "redshift" not in own_models  # outside the evaluation: not held anywhere it could be found
 
 
 def test_an_endpoint_is_shared_only_for_a_shared_service_in_a_region_opened() -> None:
