@@ -22,7 +22,7 @@ from pydantic import (
 from harness.core import cfn_types
 from harness.core.errors import BadInput, LabError, LabUnreadable
 from harness.core.limits import Limits
-from harness.core.paths import MODULE_DIR, STEP_KEY
+from harness.core.paths import STEP_KEY, module_path
 
 TWO_DIGITS = re.compile(r"[0-9]{2}")
 RESOURCE_TYPE = re.compile(r"AWS::[A-Za-z0-9]+::[A-Za-z0-9]+")
@@ -300,7 +300,7 @@ def _index(root: Path, spec_file: Path, spec: LabSpec) -> Lab:
                     problems.append(f"{where}: outputs: duplicate handle name {output.name!r}")
                 handle_types[output.name] = output.type
             problems += _feedback_problems(where, step)
-            module = root / MODULE_DIR / f"{objective.id}_{step.id}.py"
+            module = module_path(root, objective.id, step.id)
             timeout = step.timeout or spec.timeout or DEFAULT_TIMEOUT_S
             limits = _limits(spec.limits, step.limits)
             regions = tuple(spec.regions if step.regions is None else step.regions)

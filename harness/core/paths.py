@@ -52,11 +52,16 @@ def lab_modules(lab_dir: str | Path) -> str:
     return str(Path(lab_dir).resolve() / "evaluation")
 
 
+def module_path(lab_dir: Path, objective: str, step: str) -> Path:
+    """Where a lab keeps a step's module: `evaluation/boto3/01_02.py` for objective 01, step 02."""
+    return lab_dir / MODULE_DIR / f"{objective}_{step}.py"
+
+
 def step_module(lab_dir: str | Path, raw_key: str) -> str | None:
-    """The module a step key ("01.02" or "01_02") names in the lab (`evaluation/boto3/01_02.py`, where
-    harness.core.lab puts it), before the spec is read; None for a malformed key (reading the lab says why)."""
+    """The module a step key ("01.02" or "01_02") names in the lab, before the spec is read; None for a malformed
+    key (reading the lab says why)."""
     match = STEP_KEY.fullmatch(raw_key or "")
-    return str(Path(lab_dir).resolve() / MODULE_DIR / f"{match.group(1)}_{match.group(2)}.py") if match else None
+    return str(module_path(Path(lab_dir).resolve(), match.group(1), match.group(2))) if match else None
 
 
 def module_root(module: str | Path) -> str:
