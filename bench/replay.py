@@ -19,7 +19,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
-from xml.sax.saxutils import escape
+
+from harness.sandbox.faults import error_body
 
 CONTROL_PATH = "/_stand-in/replay"
 ERROR_CODE = "NotRecorded"
@@ -74,33 +75,22 @@ def _params(headers: dict[str, str], body: bytes) -> Any:
 
 
 def not_recorded(key: Key, headers: dict[str, str], body: bytes) -> Answer:
-    """A 400 in the shape the request's service answers errors in: JSON for a JSON protocol, EC2's XML for EC2, the
-    query protocol's `ErrorResponse` otherwise; naming the operation, so that a bench asking what was not recorded
-    fails saying so."""
+    """A 400 in the shape the request's service answers errors in (`faults.error_body`: JSON for a JSON protocol,
+    EC2's XML for EC2, the query protocol's `ErrorResponse` otherwise), naming the operation, so that a bench asking
+    what was not recorded fails saying so."""
     service, region = key[0] or "an unknown service", key[1]
     action = headers.get("x-amz-target") or dict(parse_qsl(body.decode("utf-8", "replace"))).get("Action", "")
     message = (
         f"the replaying stand-in has no answer recorded for {service} {action or key[4]} in {region or '?'} with "
         "these parameters: it answers only what moto answered while it recorded"
     )
-    request_id = str(uuid.uuid4())
     if headers.get("x-amz-target") or "json" in headers.get("content-type", ""):
-        text = json.dumps({"__type": ERROR_CODE, "message": message})
-        kind = "application/x-amz-json-1.1"
-    elif service == "ec2":
-        text = (
-            '<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>'
-            f"{ERROR_CODE}</Code><Message>{escape(message)}</Message></Error></Errors>"
-            f"<RequestID>{request_id}</RequestID></Response>"
-        )
-        kind = "text/xml"
+        protocol = "json"
     else:
-        text = (
-            f"<ErrorResponse><Error><Type>Sender</Type><Code>{ERROR_CODE}</Code><Message>{escape(message)}</Message>"
-            f"</Error><RequestId>{request_id}</RequestId></ErrorResponse>"
-        )
-        kind = "text/xml"
-    return Answer(400, [(b"content-type", kind.encode()), (b"x-amzn-requestid", request_id.encode())], text.encode())
+        protocol = "ec2" if service == "ec2" else "query"
+    document, kind = error_body(protocol, ERROR_CODE, message)
+    request_id = str(uuid.uuid4()).encode()
+    return Answer(400, [(b"content-type", kind.encode()), (b"x-amzn-requestid", request_id)], document)
 
 
 class StandIn:
