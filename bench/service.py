@@ -229,7 +229,7 @@ def measure(args: Any, delay_ms: float, *, hanging: int) -> Measured:
                     else:
                         said = verdict(response.json())
                         assert said["status"] == "pass", response.text
-                        assert said == expected.setdefault(account, said) if warm else expected[account], said
+                        assert said == (expected.setdefault(account, said) if warm else expected[account]), said
                         checked["warm" if warm else "measured"] += 1
 
                 began = time.perf_counter()
