@@ -129,12 +129,17 @@ def moto_server() -> Iterator[str]:
 RESET_TIMEOUT_S = 120  # only guards a hang: a reset waits behind other tests' requests on a loaded machine
 
 
+def wipe(moto_url: str) -> None:
+    """Every account's state on the moto server dropped (`POST /moto-api/reset`)."""
+    reset = urllib.request.Request(f"{moto_url}/moto-api/reset", method="POST")
+    with urllib.request.urlopen(reset, timeout=RESET_TIMEOUT_S):
+        pass
+
+
 @pytest.fixture
 def moto_url(moto_server: str) -> str:
     """The moto server, wiped clean for this test."""
-    reset = urllib.request.Request(f"{moto_server}/moto-api/reset", method="POST")
-    with urllib.request.urlopen(reset, timeout=RESET_TIMEOUT_S):
-        pass
+    wipe(moto_server)
     return moto_server
 
 

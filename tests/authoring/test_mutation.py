@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import threading
-import urllib.request
 
 import botocore.session
 import pytest
@@ -17,7 +16,7 @@ from harness.authoring.mutants import Call, Known, mutants, subject
 from harness.authoring.playthrough import ScenarioResult, play_lanes
 from harness.authoring.scenarios import Scenario
 from harness.core.lab import load_lab
-from tests.conftest import LABS, RESET_TIMEOUT_S, STEPEVAL, MotoAccount
+from tests.conftest import LABS, STEPEVAL, MotoAccount, wipe
 
 pytestmark = [pytest.mark.process, pytest.mark.moto]
 
@@ -405,8 +404,7 @@ def test_an_omitted_iam_call_answers_what_the_solve_got_and_the_next_call_is_ref
     assert [c.name for c in recording.calls] == ["CreateRole", "PutRolePolicy"]
     assert recording.calls[0].response["Role"]["AssumeRolePolicyDocument"] == TRUST  # as boto3 handed it over
     assert recording.created == {"items-role": "AWS::IAM::Role", "logs|items-role": "AWS::IAM::RolePolicy"}
-    reset = urllib.request.Request(f"{aws.endpoint_url}/moto-api/reset", method="POST")
-    urllib.request.urlopen(reset, timeout=RESET_TIMEOUT_S).close()
+    wipe(aws.endpoint_url)
     omit = next(m for m in mutants(recording.calls) if m.id == "omit CreateRole")
     mutated = Interceptor(omit)
     with pytest.raises(ClientError, match="NoSuchEntity"), mutated.active():

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from harness.store.engine import open_engine
 from harness.store.evaluations import EvaluationRecorder, Retention
 from harness.store.records import RecordStore
 from harness.store.schema import evaluations
-from tests.conftest import LABS, REGION, RESET_TIMEOUT_S, STEPEVAL, MotoAccount
+from tests.conftest import LABS, REGION, STEPEVAL, MotoAccount, wipe
 
 pytestmark = pytest.mark.process
 
@@ -49,10 +48,7 @@ def recorded(store_url: str, tmp_path: Path, pool: WorkerPool, aws: MotoAccount,
         assert answer.status == ("fail" if name == "nope" else "pass")
         recorder.record("01.01", None, REGION, context, answer, tap)
     engine.dispose()
-    with urllib.request.urlopen(
-        urllib.request.Request(f"{moto_url}/moto-api/reset", method="POST"), timeout=RESET_TIMEOUT_S
-    ):
-        pass  # nothing of the learner's account is left: replay can only use the recording
+    wipe(moto_url)  # nothing of the learner's account is left: replay can only use the recording
     return lab_dir, store_url
 
 

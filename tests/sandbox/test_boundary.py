@@ -10,7 +10,6 @@ import base64
 import io
 import json
 import subprocess
-import urllib.request
 import uuid
 import zipfile
 from collections.abc import Iterator
@@ -25,7 +24,7 @@ from harness.sandbox.audit import MAX_LOGGED
 from harness.sandbox.redact import MARKER
 from harness.store.engine import open_engine
 from harness.store.records import RecordStore
-from tests.conftest import LABS, STEPEVAL, MotoAccount
+from tests.conftest import LABS, STEPEVAL, MotoAccount, wipe
 from tests.fixtures.modes import adopt, run_mode
 from tests.fixtures.service import Sandbox, Service
 from tests.sandbox.test_hostile import assert_nothing_left
@@ -190,8 +189,7 @@ def adopted() -> Iterator[None]:
 def planted_once(moto_server: str) -> Planted:
     """The account of the CLI attacks, wiped and planted once for all of them (a plant is some 40 calls the
     emulator answers in this process): each test compares its state before and after its own attack."""
-    with urllib.request.urlopen(urllib.request.Request(f"{moto_server}/moto-api/reset", method="POST"), timeout=120):
-        pass
+    wipe(moto_server)
     return plant(MotoAccount(moto_server).client)
 
 
