@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import site
-import socket
 import sys
 import sysconfig
 from dataclasses import asdict, dataclass, fields
@@ -30,8 +29,11 @@ UID_BASE_ENV = "STEPEVAL_UID_BASE"
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 SYSTEM_LIBRARIES = ("/usr/lib", "/usr/lib64", "/usr/local/lib")
 LIBRARY_LINKS = {"/lib": "usr/lib", "/lib64": "usr/lib64"}  # merged-/usr systems
-NAMESPACES = kernel.CLONE_NEWNS | kernel.CLONE_NEWPID | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS
+# Made once by the template and shared by the evaluations it forks (each makes its own PID and mount namespaces,
+# and its network namespace where it may not share the template's): docs/decisions/0026-namespaces-per-template.md
+SHARED_NAMESPACES = kernel.CLONE_NEWUTS | kernel.CLONE_NEWIPC
 HOSTNAME = b"stepeval"
+PROC_FLAGS = kernel.MS_NOSUID | kernel.MS_NODEV | kernel.MS_NOEXEC
 
 
 MODES = ("root", "userns", "none")
@@ -82,8 +84,10 @@ class Protections:
     fresh_process: bool = False  # a process of its own per evaluation, forked from the clean template
     pid_namespace: bool = False  # cannot see or signal anything outside; its whole tree dies with it
     mount_namespace: bool = False  # a read-only root of the interpreter and the lab's modules only (pivot_root)
-    network_namespace: bool = False  # no network at all: the gateway's unix socket is its only way out
-    ipc_uts_namespaces: bool = False  # SysV IPC of its own (shm limits zero), its own host name
+    # no network at all: the gateway's unix socket is its only way out (a network namespace of its own, or the
+    # template's where Landlock's scope and the filter keep abstract sockets apart: template.network_shared)
+    network_namespace: bool = False
+    ipc_uts_namespaces: bool = False  # the template's own IPC (no object may be made) and UTS (host name) namespaces
     own_uid: bool = False  # an unprivileged uid per live evaluation (RLIMIT_NPROC counts only its own)
     no_new_privs: bool = False
     rlimits: bool = False  # memory, CPU, processes and threads, files, no core, no file growth, no mqueue
@@ -222,9 +226,13 @@ class RootBuilder:
             if os.path.exists(device):
                 self.bind(device, writable=True)
         os.makedirs(self._inside("/proc"))
-        kernel.mount("proc", self._inside("/proc"), "proc", kernel.MS_NOSUID | kernel.MS_NODEV | kernel.MS_NOEXEC)
+        kernel.mount("proc", self._inside("/proc"), "proc", PROC_FLAGS)
+        # /proc/sys read-only: the IPC, UTS and network settings of namespaces it shares with other evaluations are
+        # no channel between them (in mode userns their owner is the evaluation's uid outside)
+        proc_sys = self._inside("/proc/sys")
+        kernel.mount(proc_sys, proc_sys, None, kernel.MS_BIND | kernel.MS_REC)
+        kernel.mount(None, proc_sys, None, kernel.MS_BIND | kernel.MS_REMOUNT | kernel.MS_RDONLY | PROC_FLAGS)
         os.makedirs(self._inside("/tmp"), mode=0o755, exist_ok=True)  # there already when a bound path is under /tmp
-        socket.sethostname(HOSTNAME.decode())
 
     def enter(self, ahead: list[str]) -> None:
         """Bind `ahead` (what the coming job may need: the gateway's directory, the labs expected), then make the

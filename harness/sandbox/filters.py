@@ -4,7 +4,8 @@
 The seccomp filter refuses every socket family but AF_UNIX (the gateway's socket is the only way out), reading or
 writing other processes (ptrace, process_vm_*), the calls that change namespaces, mounts or the root, the kernel's
 larger attack surfaces (bpf, io_uring, userfaultfd, perf_event_open, keyrings), memory that no rlimit counts
-(SysV shared memory and message queues, POSIX message queues, growing a pipe), leaving its process group (setsid,
+(SysV shared memory and message queues, POSIX message queues, growing a pipe) and every other SysV or POSIX IPC
+call, the host name, a name in the abstract unix socket space (bind, and the autobind of passing credentials), leaving its process group (setsid,
 setpgid) and becoming dumpable again; a file's mode, owner, times and extended attributes, watching files and
 listing mounts (what Landlock does not govern); a priority, CPU affinity, scheduling, rlimit or I/O priority of any
 process but its own; where no PID namespace holds its signals, it may signal only itself. The Landlock ruleset lets
@@ -73,14 +74,33 @@ REFUSED_CALLS = (
     "quotactl",
     "syslog",
     "personality",
-    # memory no rlimit counts: SysV shared memory (a segment outlives its attachment), message queues, semaphores
+    # memory no rlimit counts: SysV shared memory (a segment outlives its attachment), message queues, semaphores;
+    # and every other SysV and POSIX IPC call, as evaluations share the template's IPC namespace (docs/decisions/0026)
     "shmget",
     "shmat",
     "shmctl",
+    "shmdt",
     "msgget",
     "msgsnd",
+    "msgrcv",
+    "msgctl",
     "semget",
+    "semop",
+    "semtimedop",
+    "semctl",
     "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
+    # the host name of the UTS namespace evaluations share (a capability would be needed too: defence in depth)
+    "sethostname",
+    "setdomainname",
+    # a name in the abstract unix socket space of a network namespace evaluations may share: its existence alone
+    # (EADDRINUSE, EPERM from Landlock's scope against ECONNREFUSED) would pass bits; a pathname socket needs a
+    # directory it may write, which it has not (the gateway's socket is connected to, never bound)
+    "bind",
     # a file's metadata, which Landlock does not govern: on the files of its uid (the gateway's directory and socket,
     # ~/.aws, the working directory, in mode none) a mode, an owner, times or an extended attribute would outlive it
     "chmod",
@@ -172,6 +192,10 @@ NAMESPACE_FLAGS = (
     kernel.CLONE_NEWCGROUP,
 )
 PR_SET_DUMPABLE = 4
+SOL_SOCKET = 1
+# Passing credentials (SO_PASSCRED, SO_PASSPIDFD) makes the kernel bind a unix socket to an abstract name of its
+# choosing at its first connect or send (autobind): refused with bind
+AUTOBINDING_OPTIONS = (16, 76)
 F_SETPIPE_SZ = 1031
 # fcntl commands that lock, lease or watch a file (F_GETLK .. F_SETLKW, F_OFD_*, F_SETLEASE, F_GETLEASE, F_NOTIFY):
 # each is seen by another process holding the same file
@@ -211,6 +235,10 @@ def seccomp_filter(*, pid_namespace: bool, signal_only_self: bool) -> Any:
     for family_call in ("socket", "socketpair"):
         rules.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), family_call, sc.Arg(0, sc.NE, socket.AF_UNIX))
     rules.add_rule(refuse, "prctl", sc.Arg(0, sc.MASKED_EQ, INT_BITS, PR_SET_DUMPABLE))
+    for option in AUTOBINDING_OPTIONS:
+        rules.add_rule(
+            refuse, "setsockopt", sc.Arg(1, sc.MASKED_EQ, INT_BITS, SOL_SOCKET), sc.Arg(2, sc.MASKED_EQ, INT_BITS, option)
+        )
     for command in (F_SETPIPE_SZ, *LOCKING_COMMANDS):
         rules.add_rule(refuse, "fcntl", sc.Arg(1, sc.MASKED_EQ, INT_BITS, command))
     another = (sc.GT, 1) if pid_namespace else (sc.NE, 0)  # a pid that is not its own

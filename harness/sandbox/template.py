@@ -41,7 +41,8 @@ from harness.core.startup import collections_paused
 from harness.sandbox import filters, kernel
 from harness.sandbox.confine import (
     DEVICES,
-    NAMESPACES,
+    HOSTNAME,
+    SHARED_NAMESPACES,
     SYSTEM_LIBRARIES,
     UID_BASE,
     Protections,
@@ -59,8 +60,16 @@ LOG_LEVEL_ENV = "STEPEVAL_LOG_LEVEL"
 MAX_CONTROL_BYTES = 64 * 1024
 HIGH_FD = 100
 REAP_POLL_S = 1.0  # while processes a module left are being killed: how often the template looks to reap them
-# SysV IPC in an evaluation's own IPC namespace: no segment, no queue (memory that RLIMIT_AS does not count)
-IPC_LIMITS = {"kernel/shmmni": "0", "kernel/shmall": "0", "kernel/shmmax": "0", "kernel/msgmni": "0"}
+# SysV IPC in the template's own IPC namespace, which its evaluations share: no segment, no queue, no semaphore set
+# may be made in it (memory that RLIMIT_AS does not count, and an object two evaluations could both reach); the filter
+# refuses every SysV and POSIX IPC call besides (docs/decisions/0026-namespaces-per-template.md)
+IPC_LIMITS = {
+    "kernel/shmmni": "0",
+    "kernel/shmall": "0",
+    "kernel/shmmax": "0",
+    "kernel/msgmni": "0",
+    "kernel/sem": "0 0 0 0",
+}
 
 
 def _move_high(fds: list[int]) -> list[int]:
@@ -328,9 +337,9 @@ class Template:
             gateway = request.get("gateway")
             os.setsid()  # its own group: what it starts is killed with it (the filter keeps them in it)
             if namespaced:
-                # No network at all: the gateway's unix socket is the evaluation's only way out.
-                kernel.unshare(NAMESPACES & ~kernel.CLONE_NEWPID | kernel.CLONE_NEWNET)
-                _no_sysv_ipc()
+                # its own mount namespace (and network namespace, where it may not share the template's: no network
+                # at all either way, the gateway's unix socket is its only way out); IPC and UTS are the template's
+                kernel.unshare(evaluation_namespaces(self.protections))
                 root.prepare(self.paths)
                 root.enter([str(path) for path in request.get("ahead") or []])
             confinement = self._confinement()
@@ -365,8 +374,28 @@ def _signal_only_self(protections: Protections) -> bool:
     return not (protections.pid_namespace or protections.landlock_scopes)
 
 
-def _no_sysv_ipc() -> None:
-    """In the evaluation's own IPC namespace: no SysV shared memory segment and no message queue may be made."""
+def network_shared(protections: Protections) -> bool:
+    """Whether evaluations share the template's network namespace (no interface but `lo`, down) rather than each
+    making one: only where nothing in it passes between two of them. Abstract unix sockets are its one shared name
+    space: Landlock's scope (ABI 6) keeps each evaluation from connecting to another's, and the filter keeps it from
+    taking a name at all (bind, and the autobind that passing credentials asks for), so that no name's existence
+    (EADDRINUSE, or EPERM against ECONNREFUSED) tells anything either."""
+    return protections.landlock and protections.landlock_scopes and protections.seccomp
+
+
+def evaluation_namespaces(protections: Protections) -> int:
+    """The namespaces each evaluation process makes for itself (its PID namespace is made by the template's fork):
+    mount (its root, its /proc), and network unless it shares the template's (`network_shared`)."""
+    return kernel.CLONE_NEWNS | (0 if network_shared(protections) else kernel.CLONE_NEWNET)
+
+
+def enter_template_namespaces(*, network: bool) -> None:
+    """Once, in the template: the UTS namespace (host name "stepeval") and IPC namespace (no object may be made in
+    it) that every evaluation it forks shares, and the network namespace where `network`. An evaluation changes
+    none of them: it holds no capability over them (its own uid, or a user namespace below the template's), the
+    filter refuses sethostname, setdomainname and every IPC call, and its /proc/sys is read-only."""
+    kernel.unshare(SHARED_NAMESPACES | (kernel.CLONE_NEWNET if network else 0))
+    socket.sethostname(HOSTNAME.decode())
     for name, value in IPC_LIMITS.items():
         with open(f"/proc/sys/{name}", "w") as limit:
             limit.write(value)
@@ -434,6 +463,7 @@ def probe(allow_namespaces: bool, uid: int, mode: str) -> Protections:
     template is)."""
     namespaced = allow_namespaces and _try_in_child(_namespaces_work)
     own_uid = mode == "root" and os.geteuid() == 0 and _try_in_child(lambda: _uid_works(uid, namespaced))
+    landlock = filters.landlock_abi() > 0 and _try_in_child(_landlock_works)
     return Protections(
         mode=mode if namespaced else "none",
         fresh_process=True,
@@ -445,8 +475,8 @@ def probe(allow_namespaces: bool, uid: int, mode: str) -> Protections:
         no_new_privs=_try_in_child(lambda: kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)),
         rlimits=True,
         seccomp=filters.seccomp_available() and _try_in_child(_seccomp_works),
-        landlock=filters.landlock_abi() > 0 and _try_in_child(_landlock_works),
-        landlock_scopes=filters.landlock_scopes_signals(),
+        landlock=landlock,
+        landlock_scopes=landlock and filters.landlock_scopes_signals(),  # enforced with the ruleset, or not at all
         non_dumpable=kernel.prctl_get(kernel.PR_GET_DUMPABLE) == 0,
     )
 
@@ -488,6 +518,7 @@ def _try_in_child(attempt: Any) -> bool:
 
 def _namespaces_work() -> None:
     kernel.unshare(kernel.CLONE_NEWPID)
+    enter_template_namespaces(network=True)
     where = tempfile.mkdtemp(prefix="stepeval-probe-")
     try:
         if not _try_in_child(lambda: _root_works(where)):
@@ -497,8 +528,7 @@ def _namespaces_work() -> None:
 
 
 def _root_works(where: str) -> None:
-    kernel.unshare(NAMESPACES & ~kernel.CLONE_NEWPID | kernel.CLONE_NEWNET)
-    _no_sysv_ipc()
+    kernel.unshare(kernel.CLONE_NEWNS | kernel.CLONE_NEWNET)  # the most an evaluation makes for itself
     root = RootBuilder(where)
     root.prepare(interpreter_paths())
     root.enter([])
@@ -547,6 +577,8 @@ def main(argv: list[str]) -> int:
         worker.prepare()
         worker.warm_services([tuple(pair.split(":", 1)) for pair in args.warm if ":" in pair], [])
     protections = dataclasses.replace(protections_found(), subreaper=kernel.is_child_subreaper())  # not inherited
+    if protections.pid_namespace:  # the prober made these in its child: the template may
+        enter_template_namespaces(network=network_shared(protections))
     root_dir = tempfile.mkdtemp(prefix="stepeval-root-")
     try:
         try:
