@@ -696,6 +696,38 @@ def test_service_no_lock_on_a_shared_file_passes_between_evaluations(
     assert not any("file lock" in gap for gap in cannot_stop), cannot_stop
 
 
+def test_service_no_name_host_name_or_ipc_object_passes_between_evaluations_at_once(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox], mode: str
+) -> None:
+    """Evaluations share the template's UTS and IPC namespaces, and its network namespace where Landlock's scope
+    holds (docs/decisions/0026-namespaces-per-template.md): one running beside another that tries to take an
+    abstract unix socket name finds no name, cannot take it either, and neither changes the host name, an IPC
+    object or a shared setting."""
+    a, b = accounts
+    tag = uuid.uuid4().hex[:12]
+    with ThreadPoolExecutor(2) as threads:
+        holding = threads.submit(ask, service_run, a, "10.09", f"hold-{tag}")
+        time.sleep(0.2)
+        probe = json.loads(ask(service_run, b, "10.09", f"probe-{tag}")["message"])
+        hold = json.loads(holding.result()["message"])
+    assert hold["start"] < probe["at"] < hold["end"], (hold, probe)  # the probe looked while the other held
+    assert probe["connect"] == "ECONNREFUSED" and probe["bind"] == "EPERM", probe
+    assert {key: hold[key] for key in ("bind", "autobind", "option 16", "option 76", "names")} == {
+        "bind": "EPERM",
+        "autobind": "EPERM",
+        "option 16": "EPERM",
+        "option 76": "EPERM",
+        "names": [],
+    }, hold
+    for found in (hold, probe):
+        assert set(found["ipc"].values()) == {"EPERM"}, found["ipc"]
+        assert found["sethostname"] == found["setdomainname"] == "EPERM", found
+        assert "done" not in {found[f"write {name}"] for name in ("hostname", "shmmni", "sem", "somaxconn")}, found
+        if mode != "none":
+            assert found["hostname"] == "stepeval", found
+            assert found["interfaces"] == ["lo"] and not found["lo up"], found
+
+
 @ONE_MODE
 def test_service_reads_are_kept_to_the_sandbox_account(service_run: Service, accounts: tuple[Sandbox, Sandbox]) -> None:
     """Issue 31: a module of account B read account A's bucket policy, object and topic by name or ARN (the

@@ -8,6 +8,7 @@ import ctypes
 import errno
 import fcntl
 import json
+import os
 import socket
 import struct
 import time
@@ -15,6 +16,7 @@ import time
 IPC_PRIVATE, IPC_CREAT, IPC_INFO = 0, 0o1000, 3
 SIOCGIFNAME, SIOCGIFFLAGS, IFF_UP = 0x8910, 0x8913, 0x1
 SO_PASSCRED, SO_PASSPIDFD = 16, 76
+MQ_UNLINK = {"x86_64": 241, "aarch64": 181}
 
 
 def attempt(call):
@@ -103,7 +105,8 @@ def shared_namespaces(found):
         "msgctl": libc_call("msgctl", 0, IPC_INFO, buffer),
         "msgrcv": libc_call("msgrcv", 0, buffer, 64, 0, 0o4000),  # IPC_NOWAIT
         "mq_open": libc_call("mq_open", b"/stepeval", 0o100 | 0o2, 0o600, None),  # O_CREAT | O_RDWR
-        "mq_unlink": libc_call("mq_unlink", b"/stepeval"),
+        # the call itself: glibc's mq_unlink says EACCES for the kernel's EPERM
+        "mq_unlink": libc_call("syscall", MQ_UNLINK[os.uname().machine], b"stepeval"),
     }
 
 
