@@ -212,8 +212,9 @@ class RootBuilder:
             flags |= kernel.MS_NODEV
         kernel.mount(None, target, None, flags)
 
-    def prepare(self, paths: list[str]) -> None:
-        """Everything but the job's own paths: the interpreter, devices, a fresh /proc."""
+    def prepare(self, paths: list[str], *, sysctls_read_only: bool = True) -> None:
+        """Everything but the job's own paths: the interpreter, devices, a fresh /proc; its /proc/sys read-only where
+        `sysctls_read_only` (where Landlock holds, it refuses every write there already)."""
         kernel.mount(None, "/", None, kernel.MS_REC | kernel.MS_PRIVATE)
         kernel.mount("tmpfs", self.where, "tmpfs", kernel.MS_NOSUID | kernel.MS_NODEV, "size=256k,mode=0755")
         for path in [*paths, *SYSTEM_LIBRARIES]:
@@ -227,11 +228,12 @@ class RootBuilder:
                 self.bind(device, writable=True)
         os.makedirs(self._inside("/proc"))
         kernel.mount("proc", self._inside("/proc"), "proc", PROC_FLAGS)
-        # /proc/sys read-only: the IPC, UTS and network settings of namespaces it shares with other evaluations are
-        # no channel between them (in mode userns their owner is the evaluation's uid outside)
-        proc_sys = self._inside("/proc/sys")
-        kernel.mount(proc_sys, proc_sys, None, kernel.MS_BIND | kernel.MS_REC)
-        kernel.mount(None, proc_sys, None, kernel.MS_BIND | kernel.MS_REMOUNT | kernel.MS_RDONLY | PROC_FLAGS)
+        if sysctls_read_only:
+            # the IPC, UTS and network settings of namespaces it shares with other evaluations are no channel between
+            # them (in mode userns their owner is the evaluation's uid outside; ~0.1 ms, hence only without Landlock)
+            proc_sys = self._inside("/proc/sys")
+            kernel.mount(proc_sys, proc_sys, None, kernel.MS_BIND | kernel.MS_REC)
+            kernel.mount(None, proc_sys, None, kernel.MS_BIND | kernel.MS_REMOUNT | kernel.MS_RDONLY | PROC_FLAGS)
         os.makedirs(self._inside("/tmp"), mode=0o755, exist_ok=True)  # there already when a bound path is under /tmp
 
     def enter(self, ahead: list[str]) -> None:

@@ -340,7 +340,7 @@ class Template:
                 # its own mount namespace (and network namespace, where it may not share the template's: no network
                 # at all either way, the gateway's unix socket is its only way out); IPC and UTS are the template's
                 kernel.unshare(evaluation_namespaces(self.protections))
-                root.prepare(self.paths)
+                root.prepare(self.paths, sysctls_read_only=not self.protections.landlock)
                 root.enter([str(path) for path in request.get("ahead") or []])
             confinement = self._confinement()
             protections = self.protections
