@@ -3,14 +3,14 @@
 
 The seccomp filter refuses every socket family but AF_UNIX (the gateway's socket is the only way out), reading or
 writing other processes (ptrace, process_vm_*), the calls that change namespaces, mounts or the root, the kernel's
-larger attack surfaces (bpf, io_uring, userfaultfd, perf_event_open, keyrings), memory that no rlimit counts
-(SysV shared memory and message queues, POSIX message queues, growing a pipe) and every other SysV or POSIX IPC
-call, the host name, a name in the abstract unix socket space (bind, and the autobind of passing credentials), leaving its process group (setsid,
-setpgid) and becoming dumpable again; a file's mode, owner, times and extended attributes, watching files and
-listing mounts (what Landlock does not govern); a priority, CPU affinity, scheduling, rlimit or I/O priority of any
-process but its own; where no PID namespace holds its signals, it may signal only itself. The Landlock ruleset lets
-it read and execute only what it was given (the interpreter, the lab's modules), write nothing, connect and bind
-no TCP port, and (ABI 6+) signal nothing and reach no abstract socket outside itself.
+larger attack surfaces (bpf, io_uring, userfaultfd, perf_event_open, keyrings), memory that no rlimit counts (SysV
+shared memory and message queues, POSIX message queues, growing a pipe) and every other SysV or POSIX IPC call, the
+host name, a name in the abstract unix socket space (bind, and the autobind of passing credentials), leaving its
+process group (setsid, setpgid) and becoming dumpable again; a file's mode, owner, times and extended attributes,
+watching files and listing mounts (what Landlock does not govern); a priority, CPU affinity, scheduling, rlimit or
+I/O priority of any process but its own; where no PID namespace holds its signals, it may signal only itself. The
+Landlock ruleset lets it read and execute only what it was given (the interpreter, the lab's modules), write
+nothing, connect and bind no TCP port, and (ABI 6+) signal nothing and reach no abstract socket outside itself.
 """
 
 from __future__ import annotations
@@ -237,7 +237,10 @@ def seccomp_filter(*, pid_namespace: bool, signal_only_self: bool) -> Any:
     rules.add_rule(refuse, "prctl", sc.Arg(0, sc.MASKED_EQ, INT_BITS, PR_SET_DUMPABLE))
     for option in AUTOBINDING_OPTIONS:
         rules.add_rule(
-            refuse, "setsockopt", sc.Arg(1, sc.MASKED_EQ, INT_BITS, SOL_SOCKET), sc.Arg(2, sc.MASKED_EQ, INT_BITS, option)
+            refuse,
+            "setsockopt",
+            sc.Arg(1, sc.MASKED_EQ, INT_BITS, SOL_SOCKET),
+            sc.Arg(2, sc.MASKED_EQ, INT_BITS, option),
         )
     for command in (F_SETPIPE_SZ, *LOCKING_COMMANDS):
         rules.add_rule(refuse, "fcntl", sc.Arg(1, sc.MASKED_EQ, INT_BITS, command))
