@@ -12,10 +12,10 @@ import sys
 
 import pytest
 
-from harness.sandbox import filters
+from harness.sandbox import filters, kernel
+from harness.sandbox.confine import Protections
+from harness.sandbox.template import evaluation_namespaces
 from tests.fixtures.modes import REPOSITORY, needs_root
-
-pytestmark = [pytest.mark.process, needs_root("network, UTS and IPC namespaces made as in mode root")]
 
 BESIDE = """
 import errno, fcntl, json, os, socket, struct, sys, traceback
@@ -101,6 +101,9 @@ print(json.dumps({"hold": json.loads(os.read(hold_out, 4096)), "probe": probe}))
 """
 
 
+AS_ROOT = needs_root("network, UTS and IPC namespaces made as in mode root")
+
+
 def beside(scopes: str, layers: str) -> dict[str, dict[str, object]]:
     done = subprocess.run(
         [sys.executable, "-c", BESIDE, scopes, layers], cwd=REPOSITORY, capture_output=True, text=True, timeout=60
@@ -112,6 +115,19 @@ def beside(scopes: str, layers: str) -> dict[str, dict[str, object]]:
     return found
 
 
+@pytest.mark.parametrize(
+    ("off", "shared"), [(None, True), ("landlock", False), ("landlock_scopes", False), ("seccomp", False)]
+)
+def test_the_network_namespace_is_shared_only_where_the_scope_and_the_filter_hold(
+    off: str | None, shared: bool
+) -> None:
+    layers = {"landlock": True, "landlock_scopes": True, "seccomp": True} | ({off: False} if off else {})
+    flags = evaluation_namespaces(Protections(mode="root", pid_namespace=True, **layers))
+    assert flags == kernel.CLONE_NEWNS | (0 if shared else kernel.CLONE_NEWNET)
+
+
+@pytest.mark.process
+@AS_ROOT
 def test_without_scopes_each_evaluation_has_its_own_abstract_sockets() -> None:
     """No Landlock scope: a network namespace per evaluation, so the name one holds is not there for the other (the
     namespaces alone, with no filter: bind is refused by it besides)."""
@@ -128,6 +144,8 @@ SCOPES = pytest.mark.skipif(
 
 
 @SCOPES
+@pytest.mark.process
+@AS_ROOT
 def test_the_scope_alone_refuses_the_connection_but_tells_the_name_is_held() -> None:
     """Why the filter refuses bind where the network namespace is shared: the scope refuses the connection, but
     EPERM (not ECONNREFUSED) and EADDRINUSE say that the name is held, a bit per name between two evaluations."""
@@ -138,6 +156,8 @@ def test_the_scope_alone_refuses_the_connection_but_tells_the_name_is_held() -> 
 
 
 @SCOPES
+@pytest.mark.process
+@AS_ROOT
 def test_with_scopes_and_the_filter_a_shared_network_namespace_holds_no_name() -> None:
     """The template's network namespace, shared: no evaluation takes a name, so the other finds none."""
     assert beside("scopes", "all") == {
