@@ -129,6 +129,7 @@ bench: setup
 	$(BIN)/python -m bench.store
 	$(BIN)/python -m bench.playthrough
 	$(BIN)/python -m bench.confinement
+	$(BIN)/python -m bench.namespaces
 	$(BIN)/python -m bench.labs
 	$(BIN)/python -m bench.many_labs
 	$(BIN)/python -m bench.edge
