@@ -1,7 +1,7 @@
 """Looks for a channel to an evaluation running beside it through the namespaces evaluations may share (the
 template's UTS, IPC and network namespaces): as `hold-TAG` it tries to take the abstract unix socket name TAG (bind,
 and the autobind of passing credentials) and keeps it 2 s; as `probe-TAG`, 0.5 s in, it connects to TAG and tries to
-bind it too; either way it reports its host name, network interfaces, whether `lo` is up, and what each SysV and
+bind it too; either way it reports its host name, network interfaces, whether `lo` is up and may be brought up, and what each SysV and
 POSIX IPC call and each write of the shared settings did."""
 
 import ctypes
@@ -14,7 +14,7 @@ import struct
 import time
 
 IPC_PRIVATE, IPC_CREAT, IPC_INFO = 0, 0o1000, 3
-SIOCGIFNAME, SIOCGIFFLAGS, IFF_UP = 0x8910, 0x8913, 0x1
+SIOCGIFNAME, SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8910, 0x8913, 0x8914, 0x1
 SO_PASSCRED, SO_PASSPIDFD = 16, 76
 MQ_UNLINK = {"x86_64": 241, "aarch64": 181}
 
@@ -88,7 +88,9 @@ def shared_namespaces(found):
         found["interfaces"] = interfaces(any_socket)
         request = struct.pack("16sH22x", b"lo", 0)
         flags = struct.unpack("16sH22x", fcntl.ioctl(any_socket.fileno(), SIOCGIFFLAGS, request))[1]
-    found["lo up"] = bool(flags & IFF_UP)
+        found["lo up"] = bool(flags & IFF_UP)
+        up = struct.pack("16sH22x", b"lo", flags | IFF_UP)  # a no-op where it is up already (the host's, mode none)
+        found["bring lo up"] = attempt(lambda: fcntl.ioctl(any_socket.fileno(), SIOCSIFFLAGS, up))
     found["sethostname"] = libc_call("sethostname", b"owned", 5)
     found["setdomainname"] = libc_call("setdomainname", b"owned", 5)
     found["write hostname"] = write("/proc/sys/kernel/hostname", "owned")
