@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from botocore.awsrequest import AWSPreparedRequest, AWSResponse, HTTPHeaders
+from botocore.awsrequest import AWSPreparedRequest, AWSResponse
 from botocore.exceptions import ConnectionClosedError, EndpointConnectionError, ReadTimeoutError
 
 PREAMBLE = b"STEPEVAL/1 "
@@ -154,11 +154,9 @@ class GatewayHTTP:
         except (OSError, http.client.HTTPException, ConnectionClosedError):
             connection.close()
             raise ConnectionClosedError(endpoint_url=request.url) from None
-        headers = HTTPHeaders()
-        for name, value in response.getheaders():
-            headers[name] = value
         done = self._reuse(connection, response)
-        return AWSResponse(request.url, response.status, headers, GatewayBody(response, done))
+        # its headers as http.client parsed them: AWSResponse reads them into a dict of its own (a copy was waste)
+        return AWSResponse(request.url, response.status, response.msg, GatewayBody(response, done))
 
     def _reuse(self, connection: GatewayConnection, response: http.client.HTTPResponse) -> Callable[[bool], None]:
         """What to do with the connection once the body is read (`True`) or abandoned (`False`)."""

@@ -89,3 +89,11 @@ def test_check_and_lint_read_the_helpers(tmp_path: Path) -> None:
     ]
     check_problems, _ = check_lab(root)
     assert check_problems == problems
+
+
+def test_a_changed_helper_judges_the_next_evaluation(tmp_path: Path, pool: WorkerPool, sandbox: Account) -> None:
+    root = lab_with_lib(tmp_path, "from ._lib.words import greeting")
+    runner = Runner(load_lab(root), pool)
+    assert runner.evaluate("01.01", ContextInput(), sandbox).message == "shared helper for 01_01_vpc"
+    write(root, "evaluation/boto3/_lib/words.py", "def greeting(name):\n    return f'changed helper for {name}'\n")
+    assert runner.evaluate("01.01", ContextInput(), sandbox).message == "changed helper for 01_01_vpc"
