@@ -38,7 +38,7 @@ from typing import Any
 
 from harness.core.limits import Limits, apply_limits
 from harness.core.startup import collections_paused
-from harness.sandbox import filters, kernel
+from harness.sandbox import filters, hugepages, kernel
 from harness.sandbox.confine import (
     DEVICES,
     NAMESPACES,
@@ -174,6 +174,8 @@ class Template:
             filters.landlock_ruleset(self._readable(), list(DEVICES)).close()
         self.groups_to_reap: set[int] = set()  # process groups of ended evaluations whose orphans came to us
         self.watched: dict[int, Watched] = {}  # by pid: the evaluation processes not yet reported
+        # its memory by huge pages: each fork copies, and each evaluation's exit frees, a 2 MiB folio at a time
+        self.collapsing = hugepages.Collapsing()
 
     def serve(self) -> None:
         self.selector.register(self.control, selectors.EVENT_READ)
@@ -208,6 +210,7 @@ class Template:
             self.worker.import_kit([str(module) for module in request.get("imports") or []])
             self.worker.warm_services(pairs, operations)
             gc.freeze()  # what the template built stays out of the children's collections: no copy-on-write storm
+            self.collapsing.after_growth()  # what it built, by huge pages (once it has grown by one)
             uid = request.get("uid") if self.protections.own_uid else None
             channel, output, lifeline, status = fds
             pid = self._fork(request, uid, channel, output)  # E closes every fd but these two
