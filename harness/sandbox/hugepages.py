@@ -1,6 +1,6 @@
-"""Huge pages for the template's memory: each fork copies, and each evaluation's exit tears down, one page-table
-entry per 2 MiB of it instead of 512 (`MADV_COLLAPSE`, Linux 6.1+; nothing where transparent huge pages are
-`never` or the kernel lacks it)."""
+"""Huge pages for the template's memory: each fork copies, and each evaluation's exit frees, its page-table entries
+a 2 MiB folio at a time instead of page by page, still so once a write has split a huge page's mapping
+(`MADV_COLLAPSE`, Linux 6.1+; nothing where transparent huge pages are `never` or the kernel refuses it)."""
 
 from __future__ import annotations
 
@@ -75,12 +75,6 @@ def anonymous_huge_bytes(pid: int | str = "self") -> int:
     return 0
 
 
-def _say_unavailable(reason: str) -> None:
-    if not _unavailable:
-        _unavailable.append(reason)
-        logging.getLogger(__name__).debug("no huge pages for the template's memory: %s", reason)
-
-
 def anonymous_bytes() -> int:
     """This process's resident anonymous memory (/proc/self/statm: resident less file-backed), read cheaply."""
     try:
@@ -103,3 +97,9 @@ class Collapsing:
         if self.size and anonymous_bytes() - self.collapsed_at >= self.size:
             collapse()
             self.collapsed_at = anonymous_bytes()
+
+
+def _say_unavailable(reason: str) -> None:
+    if not _unavailable:
+        _unavailable.append(reason)
+        logging.getLogger(__name__).debug("no huge pages for the template's memory: %s", reason)
