@@ -84,7 +84,7 @@ def test_where_transparent_huge_pages_are_never_it_does_nothing_and_says_so_once
     assert hugepages.huge_page_size() == 0
     assert hugepages.collapse() == 0 and hugepages.collapse() == 0
     collapsing = hugepages.Collapsing()
-    collapsing.after_growth()
+    collapsing.before_fork()
     assert calls == [] and collapsing.collapsed_at == 0
     said = [record for record in caplog.records if record.name == hugepages.__name__]
     assert len(said) == 1 and said[0].levelno == logging.DEBUG and "never" in said[0].getMessage(), said
@@ -137,3 +137,35 @@ def test_the_template_forks_evaluations_from_huge_pages_and_they_still_judge(san
         assert pool._template is not None
         template = pool._template.process.pid
         assert large_folio_bytes(template) >= 8 << 20  # ~24 of its ~42 MiB on x86-64, wherever it ran
+
+
+def test_a_process_collapses_before_its_first_fork_then_only_once_it_has_grown_and_never_where_told(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    collapses: list[int] = []
+    memory = [40 << 20]
+    monkeypatch.setattr(hugepages, "huge_page_size", lambda: 2 << 20)
+    monkeypatch.setattr(hugepages, "anonymous_bytes", lambda: memory[0])
+    monkeypatch.setattr(hugepages, "collapse", lambda: collapses.append(memory[0]) or 0)
+    collapsing = hugepages.Collapsing()
+    collapsing.before_fork()
+    memory[0] += 1 << 20
+    collapsing.before_fork()
+    memory[0] += 1 << 20  # 2 MiB more than at the last collapse: a new lab's clients
+    collapsing.before_fork()
+    assert collapses == [40 << 20, 42 << 20]
+    once = hugepages.Collapsing(enabled=False)  # a template that forks once (`stepeval run`)
+    once.before_fork()
+    assert collapses == [40 << 20, 42 << 20]
+
+
+def test_a_pool_that_runs_one_evaluation_keeps_its_template_in_small_pages() -> None:
+    """A collapse costs more than one fork and exit save; the flag reaches the template's command line."""
+    with WorkerPool(1, one_evaluation=True) as pool:
+        pool.start()
+        assert pool._template is not None
+        assert "--small-pages" in pool._template.process.args
+    with WorkerPool(1) as pool:
+        pool.start()
+        assert pool._template is not None
+        assert "--small-pages" not in pool._template.process.args
