@@ -1,5 +1,5 @@
 """The few Linux system calls Python 3.11's `os` lacks (unshare, setns, mount, umount2, pivot_root, prctl,
-capset, loading a seccomp program), via ctypes."""
+capset, loading a seccomp program, madvise of any range), via ctypes."""
 
 from __future__ import annotations
 
@@ -78,6 +78,11 @@ def umount2(target: str, flags: int) -> None:
 def pivot_root(new_root: str, put_old: str) -> None:
     number = SYS_PIVOT_ROOT[os.uname().machine]
     _check(libc().syscall(number, os.fsencode(new_root), os.fsencode(put_old)), "pivot_root")
+
+
+def madvise(start: int, length: int, advice: int) -> None:
+    """madvise(2) over any page-aligned range of this process (Python's own covers only its `mmap` objects)."""
+    _check(libc().madvise(ctypes.c_void_p(start), ctypes.c_size_t(length), advice), f"madvise {advice}")
 
 
 def prctl(option: int, arg: int) -> None:

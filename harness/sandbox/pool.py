@@ -106,15 +106,24 @@ class TemplateProcess:
     """The template process and its control socket (SOCK_SEQPACKET: one record per spawn, with its fds)."""
 
     def __init__(
-        self, preload: tuple[str, ...], namespaces: bool, warm: list[tuple[str, str]], *, loads_only: bool = False
+        self,
+        preload: tuple[str, ...],
+        namespaces: bool,
+        warm: list[tuple[str, str]],
+        *,
+        loads_only: bool = False,
+        huge_pages: bool = True,
     ) -> None:
         """`warm`: (service, region) clients to build while it starts (and probes the machine); `loads_only`: its
-        processes only import modules (see `WorkerPool`). The calling process becomes non-dumpable first: no
-        process of its uid (an evaluation's, where they share it) may read its memory or its environment."""
+        processes only import modules (see `WorkerPool`); `huge_pages`: it maps its memory by huge pages before its
+        first fork (`hugepages.Collapsing`: worth it for a template that forks many). The calling process becomes
+        non-dumpable first: no process of its uid (an evaluation's, where they share it) may read its memory or its
+        environment."""
         kernel.prctl(kernel.PR_SET_DUMPABLE, 0)
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         flags = [] if namespaces else ["--no-namespaces"]
         flags += ["--loads-only"] if loads_only else []
+        flags += [] if huge_pages else ["--small-pages"]
         flags += [f"--warm={service}:{region}" for service, region in warm]
         with theirs:
             self.process = subprocess.Popen(
@@ -687,6 +696,7 @@ class WorkerPool:
                 self.namespaces,
                 list(self._warming.clients),
                 loads_only=self.loads_only,
+                huge_pages=not self.one_evaluation,
             )
         return self._template
 

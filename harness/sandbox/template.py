@@ -38,7 +38,7 @@ from typing import Any
 
 from harness.core.limits import Limits, apply_limits
 from harness.core.startup import collections_paused
-from harness.sandbox import filters, kernel
+from harness.sandbox import filters, hugepages, kernel
 from harness.sandbox.confine import (
     DEVICES,
     HOSTNAME,
@@ -157,7 +157,15 @@ class Watched:
 class Template:
     """Forks evaluation processes on request and watches each until it is gone (one thread, one selector)."""
 
-    def __init__(self, control: socket.socket, protections: Protections, root_dir: str, worker: ModuleType) -> None:
+    def __init__(
+        self,
+        control: socket.socket,
+        protections: Protections,
+        root_dir: str,
+        worker: ModuleType,
+        *,
+        huge_pages: bool = True,
+    ) -> None:
         self.worker = (
             worker  # harness.inside.worker (harness.inside.job: loads only), imported once the prober is forked
         )
@@ -183,6 +191,8 @@ class Template:
             filters.landlock_ruleset(self._readable(), list(DEVICES)).close()
         self.groups_to_reap: set[int] = set()  # process groups of ended evaluations whose orphans came to us
         self.watched: dict[int, Watched] = {}  # by pid: the evaluation processes not yet reported
+        # its memory by huge pages: each fork copies, and each evaluation's exit frees, a 2 MiB folio at a time
+        self.collapsing = hugepages.Collapsing(huge_pages)
 
     def serve(self) -> None:
         self.selector.register(self.control, selectors.EVENT_READ)
@@ -217,6 +227,7 @@ class Template:
             self.worker.import_kit([str(module) for module in request.get("imports") or []])
             self.worker.warm_services(pairs, operations)
             gc.freeze()  # what the template built stays out of the children's collections: no copy-on-write storm
+            self.collapsing.before_fork()  # what it built, by huge pages (once it has grown by one)
             uid = request.get("uid") if self.protections.own_uid else None
             channel, output, lifeline, status = fds
             pid = self._fork(request, uid, channel, output)  # E closes every fd but these two
@@ -550,6 +561,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-namespaces", action="store_true")
     parser.add_argument("--uid-probe", type=int, default=UID_BASE)
     parser.add_argument("--loads-only", action="store_true")
+    parser.add_argument("--small-pages", action="store_true")  # it forks once: its memory not collapsed
     parser.add_argument("--warm", action="append", default=[], metavar="SERVICE:REGION")
     parser.add_argument("preload", nargs="*")
     args = parser.parse_args(argv)
@@ -585,7 +597,7 @@ def main(argv: list[str]) -> int:
             control.send(json.dumps({"ready": True, "protections": protections.to_message()}).encode())
         except OSError:  # the pool is gone already (a command that stopped at bad input): nothing to serve
             return 0
-        template = Template(control, protections, root_dir, worker)
+        template = Template(control, protections, root_dir, worker, huge_pages=not args.small_pages)
         try:
             template.serve()
         finally:
