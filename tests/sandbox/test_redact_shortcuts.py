@@ -4,7 +4,11 @@ them searched everywhere say; a secret each part alone finds is found with its h
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
+from botocore.model import ServiceModel
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +20,10 @@ from harness.core.secret_shapes import (
     SCAN_WINDOW,
     connection_password,
     credential_shaped,
+    secrets_of,
 )
+from harness.sandbox import redact as redact_module
+from harness.sandbox.redact import MARKER, Unredactable, redact
 
 
 def whole_search(text: str) -> bool:
@@ -93,3 +100,88 @@ def test_the_search_in_parts_finds_what_the_whole_search_finds(text: str) -> Non
 )
 def test_long_text_is_searched_in_parts_as_it_is_whole(text: str) -> None:
     assert credential_shaped(text) is whole_search(text)
+
+
+# -- the walk of an answer ----------------------------------------------------------------------------------------
+
+SHAPES: dict[str, Any] = {
+    "Out": {
+        "type": "structure",
+        "members": {
+            "Name": {"shape": "Text"},
+            "MasterUserPassword": {"shape": "Text"},
+            "NextToken": {"shape": "Text"},
+            "Users": {"shape": "UserList"},
+        },
+    },
+    "Text": {"type": "string"},
+    "User": {"type": "structure", "members": {"Name": {"shape": "Text"}}},
+    "UserList": {"type": "list", "member": {"shape": "User"}},
+}
+
+
+def service_speaking(protocol: str) -> ServiceModel:
+    return ServiceModel(
+        {
+            "metadata": {"protocol": protocol, "apiVersion": "2020-01-01", "endpointPrefix": "plain",
+                         "serviceId": "Plain", "signatureVersion": "v4"},
+            "operations": {"Read": {"name": "Read", "http": {"method": "POST", "requestUri": "/"},
+                                    "output": {"shape": "Out"}}},
+            "shapes": SHAPES,
+        },
+        service_name="plain",
+    )  # fmt: skip
+
+
+def blanked(protocol: str, body: bytes) -> bytes:
+    service = service_speaking(protocol)
+    return redact(secrets_of(service), service.operation_model("Read"), protocol, body)
+
+
+def test_a_credential_an_answer_repeats_is_blanked_each_time() -> None:
+    """The texts found clean are remembered for the rest of the answer; a credential never is."""
+    users = [{"Name": name} for name in ("plain", "AKIAABCDEFGHIJKLMNOP", "plain", "AKIAABCDEFGHIJKLMNOP")]
+    out = json.loads(blanked("json", json.dumps({"Users": users}).encode()))
+    assert [user["Name"] for user in out["Users"]] == ["plain", MARKER, "plain", MARKER]
+    xml = "".join(f"<member><Name>{user['Name']}</Name></member>" for user in users)
+    body = blanked("rest-xml", f'<Out xmlns="https://plain.example/doc/"><Users>{xml}</Users></Out>'.encode())
+    assert b"AKIA" not in body and body.count(MARKER.encode()) == 2 and body.count(b">plain<") == 2
+
+
+def test_text_an_answer_repeats_counts_against_the_text_searched_each_time() -> None:
+    """A text remembered clean is not searched again, but it is read again: past MAX_SCANNED_CHARS, the marker."""
+    text = "x" * 1000
+    count = redact_module.MAX_SCANNED_CHARS // len(text) + 2
+    out = json.loads(blanked("json", json.dumps({"Users": [{"Name": text}] * count}).encode()))
+    names = [user["Name"] for user in out["Users"]]
+    assert names[: count - 2] == [text] * (count - 2)
+    assert names[-1] == redact_module.PAST_SCANNED
+
+
+@pytest.mark.parametrize("xmlns", ["https://plain.example/doc/", "urn:{x", "{", "urn:x}y", "}"])
+def test_a_secret_in_any_namespace_is_blanked_or_not_relayed(xmlns: str) -> None:
+    """A namespace holding braces: its elements' names read as botocore reads them and blanked, or (a `}`, which the
+    parser refuses) the answer not relayed at all."""
+    document = (
+        f'<Out xmlns="https://plain.example/doc/"><Name>db</Name>'
+        f'<MasterUserPassword xmlns="{xmlns}">hunter2</MasterUserPassword>'
+        f'<Name xmlns="{xmlns}">AKIAABCDEFGHIJKLMNOP</Name></Out>'
+    )
+    if "}" in xmlns:
+        with pytest.raises(Unredactable):
+            blanked("rest-xml", document.encode())
+        return
+    body = blanked("rest-xml", document.encode())
+    assert b"hunter2" not in body and b"AKIA" not in body and b">db<" in body
+
+
+@given(st.text(alphabet="{}ab:", max_size=12))
+def test_a_name_loses_its_namespaces_as_the_pattern_takes_them(tag: str) -> None:
+    assert redact_module._local(tag) == redact_module.NAMESPACE.sub("", tag)
+
+
+def test_where_the_next_page_starts_is_relayed_however_it_looks() -> None:
+    token = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"  # the shape of a secret access key: a page's token may have it
+    document = f'<Out xmlns="https://plain.example/doc/"><NextToken>{token}</NextToken><Name>{token}</Name></Out>'
+    body = blanked("rest-xml", document.encode()).decode()
+    assert f"<NextToken>{token}</NextToken>" in body and f"<Name>{MARKER}</Name>" in body
