@@ -98,7 +98,7 @@ SAFE_VALUE = re.compile(
 )
 # Values that are credentials whatever their name: AWS access keys, private keys, JWTs, well-known token formats.
 # A JWT starts where a run of its alphabet does (else text of `eyJ` repeated is read again from each: quadratic).
-CREDENTIAL_VALUE = re.compile(
+CREDENTIAL_FORM = re.compile(
     r"(?:AKIA|ASIA)[A-Z0-9]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----"
     r"|(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\."
     # tokens by their vendors' prefixes (GitHub, GitLab, Slack, Stripe, Google, SendGrid, OpenAI, npm, PyPI, Shopify)
@@ -107,25 +107,36 @@ CREDENTIAL_VALUE = re.compile(
     r"[A-Za-z0-9_-]{16,}"
     r"|(?<![A-Za-z0-9])SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"  # SendGrid
     r"|\Abase64:[A-Za-z0-9+/]{20,}={0,2}\Z"  # a framework's application key (Laravel's APP_KEY)
-    # a URL carrying a password, with a user or none (postgres://app:pw@db/app, redis://:pw@cache:6379/0)
-    r"|(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@"
-    r"|https://(?:hooks\.slack\.com/(?:services|workflows|triggers)|(?:[\w-]+\.)?discord(?:app)?\.com/api/webhooks"
-    r"|[\w.-]*webhook\.office\.com|outlook\.office\.com/webhook)/\S+"  # a webhook's URL: who holds it posts
-    # a credential-named parameter in a URL's query, a connection string or `key=value` text (`?api_key=...`, JDBC's
-    # `&password=...`, a presigned URL's `sig=`, Azure's `AccountKey=`/`SharedAccessKey=`, `password=x` in a config)
-    r"|(?i:(?:pass(?:word|wd|phrase|code)|pwd|secret|token|api[_-]?key|access[_-]?key|account[_-]?key"
-    r"|private[_-]?key|client[_-]?key|auth|sig|signature|credentials?)\s*=\s*[^\s&;,\"'<>]+)"
     r"|(?i:\bbearer\s+[A-Za-z0-9._~+/-]{4,}=*)"  # an HTTP Authorization header's token
     # an AWS secret access key: 40 characters of base64's alphabet standing alone, mixed case (not a SHA-1 in hex)
     r"|(?<![A-Za-z0-9/+=._-])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[0-9/+])"
     r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=._-])"
 )
+# URLs that are credentials, each holding `://` (`credential_shaped` searches for them only in text that does): a URL
+# carrying a password, with a user or none (postgres://app:pw@db/app, redis://:pw@cache:6379/0), a webhook's URL.
+CREDENTIAL_URL = re.compile(
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@"
+    r"|https://(?:hooks\.slack\.com/(?:services|workflows|triggers)|(?:[\w-]+\.)?discord(?:app)?\.com/api/webhooks"
+    r"|[\w.-]*webhook\.office\.com|outlook\.office\.com/webhook)/\S+"  # who holds a webhook's URL posts
+)
+# A credential-named parameter, each holding `=` (searched for only in text that does): in a URL's query, a connection
+# string or `key=value` text (`?api_key=...`, JDBC's `&password=...`, a presigned URL's `sig=`, Azure's
+# `AccountKey=`/`SharedAccessKey=`, `password=x` in a config).
+CREDENTIAL_PARAMETER = re.compile(
+    r"(?i:(?:pass(?:word|wd|phrase|code)|pwd|secret|token|api[_-]?key|access[_-]?key|account[_-]?key"
+    r"|private[_-]?key|client[_-]?key|auth|sig|signature|credentials?)\s*=\s*[^\s&;,\"'<>]+)"
+)
+URL_HINT = "://"  # CREDENTIAL_URL matches no text without it...
+PARAMETER_HINT = "="  # ...CREDENTIAL_PARAMETER and a connection string's password (`connection_password`) none
+# All of them in one pattern: what `credential_shaped` finds, searched in parts (each alternative of one pattern is
+# tried at every character of the text: the URLs' and parameters' were over half of a typical answer's blanking).
+CREDENTIAL_VALUE = re.compile(f"{CREDENTIAL_FORM.pattern}|{CREDENTIAL_URL.pattern}|{CREDENTIAL_PARAMETER.pattern}")
 # A CloudTrail event of a platform entering the account (an AssumeRole with an external id: the service's own, at the
 # start of every evaluation): who entered, from where, is the platform's, not the learner's.
 ENTRY_EVENT = re.compile(r"AssumeRole\w*")
 ENTRY_CALLER = ("userIdentity", "sourceIPAddress", "userAgent", "tlsDetails", "vpcEndpointId", "recipientAccountId")
-# Credentials in free text, read only where a hint of one is (a plain substring test: this pattern's alternatives
-# cost more than the test on text that holds none):
+# Credentials in free text, read only where a hint of one is, a `:` or `-p`/`-P` (each alternative holds one; a plain
+# substring test: this pattern's alternatives cost more than the test on text that holds none):
 # - `name: value` in a log line or YAML (`password: x`, `DB_PASSWORD: x`, `MasterUserPassword: x`), the name ending
 #   in a credential's word (not `tokenizer:`, `passenger:`) and not an ARN's resource type (`:secret:name`); not a
 #   template's reference (`{{ x }}`, `!Ref x`, `${x}`);
@@ -138,7 +149,6 @@ CREDENTIAL_TEXT = re.compile(
     r"|(?i:(?<![\w-])--pass(?:word|wd)?[ \t]+[\"']?(?![-{$])[^\s\"']{3})"
     r"|(?i:\b(?:mysql\w*|sshpass)\b[^\n]{0,80}?[ \t]-p[ \t]?[^\s'\"-])"
 )
-TEXT_HINTS = (":", "-p", "-P")  # CREDENTIAL_TEXT matches none of a text without one of these
 # A connection string with its password (Server=db;User Id=app;Password=...): `connection_password`.
 CONNECTION_SERVER = re.compile(r"(?i:(?:server|data source|host)=[^;]{1,200};)")
 CONNECTION_PASSWORD = re.compile(r"(?i:(?:password|pwd)=[^;\s])")
@@ -172,14 +182,18 @@ def platform_caller(document: dict[str, object]) -> tuple[str, ...]:
 
 
 def credential_shaped(text: str) -> bool:
-    """Whether a credential's form is in `text` (CREDENTIAL_VALUE, a connection string's password, CREDENTIAL_TEXT where
-    a hint of one is). Text longer
-    than SCAN_WINDOW is searched a window at a time (each overlapping the last by SCAN_OVERLAP): no one search holds
-    the interpreter long, whatever the text."""
+    """Whether a credential's form is in `text` (CREDENTIAL_VALUE, a connection string's password, CREDENTIAL_TEXT),
+    each part of them searched only where the text holds what every match of it holds (its hint). Text longer than
+    SCAN_WINDOW is searched a window at a time (each overlapping the last by SCAN_OVERLAP): no one search holds the
+    interpreter long, whatever the text."""
     if len(text) <= SCAN_WINDOW:
-        if CREDENTIAL_VALUE.search(text) or connection_password(text):
+        if CREDENTIAL_FORM.search(text):
             return True
-        return any(hint in text for hint in TEXT_HINTS) and bool(CREDENTIAL_TEXT.search(text))
+        if URL_HINT in text and CREDENTIAL_URL.search(text):
+            return True
+        if PARAMETER_HINT in text and (CREDENTIAL_PARAMETER.search(text) or connection_password(text)):
+            return True
+        return (":" in text or "-p" in text or "-P" in text) and bool(CREDENTIAL_TEXT.search(text))
     step = SCAN_WINDOW - SCAN_OVERLAP
     return any(credential_shaped(text[at : at + SCAN_WINDOW]) for at in range(0, len(text) - SCAN_OVERLAP, step))
 

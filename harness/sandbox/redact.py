@@ -18,8 +18,8 @@ import weakref
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from botocore.model import OperationModel, Shape
 
@@ -59,8 +59,18 @@ BINARY_SNIFF_BYTES = 8192  # a NUL in these: a binary file, relayed as it is
 PAGING = re.compile(r"(?:Next|Continuation|Pagination|Page)\w*(?:Token|Marker)|Marker", re.I)  # a next page
 
 
-# What is left of MAX_SCANNED_CHARS for the answer being blanked in this thread (`redact` sets it, `scrub` spends it).
-_LEFT: ContextVar[list[int] | None] = ContextVar("scan_left", default=None)
+@dataclass
+class _Reading:
+    """What blanking one answer has read of its text: what is left of MAX_SCANNED_CHARS (`scrub` spends it), and the
+    texts found to hold no credential (the search is a function of the text alone: a text the answer repeats, a
+    subnet's VPC id or `false`, is searched once)."""
+
+    left: int = MAX_SCANNED_CHARS
+    clean: set[str] = field(default_factory=set)
+
+
+# The answer being blanked in this thread (`redact` sets it).
+_READING: ContextVar[_Reading | None] = ContextVar("reading", default=None)
 # Whether the XML answer being walked in this thread lost anything (`_redact_xml` sets it, each blanking marks it): one
 # that lost nothing is relayed as the endpoint's own bytes, not written again (ElementTree writes in Python: 0.1-0.5 ms
 # an answer, most of the walk's cost).
@@ -107,11 +117,11 @@ def obstacle(secrets: ModelSecrets, operation: OperationModel, protocol: str) ->
 def redact(secrets: ModelSecrets, operation: OperationModel, protocol: str, body: bytes) -> bytes:
     """`body` with its secrets blanked; Unredactable if it does not parse as `protocol` says. Its text is searched
     for credentials up to MAX_SCANNED_CHARS (the cost of one answer is bounded): text past it is PAST_SCANNED."""
-    left = _LEFT.set([MAX_SCANNED_CHARS])
+    reading = _READING.set(_Reading())
     try:
         return _redact(secrets, operation, protocol, body)
     finally:
-        _LEFT.reset(left)
+        _READING.reset(reading)
 
 
 def _redact(secrets: ModelSecrets, operation: OperationModel, protocol: str, body: bytes) -> bytes:
@@ -234,13 +244,17 @@ def scrub(text: str) -> str:
     """Text relayed as it is unless it holds a credential: MARKER for credential-shaped text, and JSON text (a state
     machine's definition, a policy, a config file in a variable) with the values under credential-named keys
     blanked inside it, the rest of it kept; PAST_SCANNED once the answer's text searched is MAX_SCANNED_CHARS."""
-    left = _LEFT.get()
-    if left is not None:
-        if left[0] < len(text):
-            left[0] = 0
+    reading = _READING.get()
+    if reading is not None:
+        if reading.left < len(text):
+            reading.left = 0
             return PAST_SCANNED
-        left[0] -= len(text)
+        reading.left -= len(text)
+        if text in reading.clean:
+            return text
     if not looks_like_credential(text):
+        if reading is not None:
+            reading.clean.add(text)
         return text
     document = json_text(text)
     if document is None or not json_holds_credential(text):
@@ -399,7 +413,23 @@ def _members_by_wire(shape: Shape) -> dict[str, tuple[str, Shape]]:
 
 
 def _local(tag: str) -> str:
-    return NAMESPACE.sub("", tag) if "{" in tag else tag
+    """An element's or attribute's name with its namespaces (`{uri}`) taken out, as NAMESPACE takes them."""
+    if "{" not in tag:
+        return tag
+    _, closed, local = tag[1:].partition("}")
+    if tag[0] == "{" and closed and "{" not in local:
+        return local  # one namespace, in front (ElementTree's `{uri}name`): what NAMESPACE would leave, found sooner
+    return NAMESPACE.sub("", tag)
+
+
+class _Member(NamedTuple):
+    """How the XML walk reads one member's element (`_xml_member`)."""
+
+    shape: Shape
+    secret: Secret | None
+    paging: bool  # where the next page starts (`PAGING`, not a secret): relayed as it is
+    flattened: bool  # a flattened list or map: its element is one item or entry
+    leaf: bool  # text, a number, a flag or a date, neither secret nor paging: its element is read as a leaf
 
 
 @dataclass(frozen=True)
@@ -407,7 +437,7 @@ class _Structure:
     """How the XML walk reads the elements of one structure: worked out once per structure of a model, not again at
     every element of its answers (a list of 50 subnets read the same 25 members' rules 50 times)."""
 
-    members: dict[str, tuple[str, Shape, Secret | None]]  # element name -> the member, its shape, its secret if any
+    members: dict[str, _Member]  # element name -> the member
     secret_attributes: tuple[str, ...]  # lowercased names of the members sent as attributes that are secrets
     naming: frozenset[str]  # element names of the members naming a value (`_paired`)
     values: frozenset[str]  # element names of the members holding it
@@ -421,7 +451,7 @@ def _structure(secrets: ModelSecrets, shape: Shape) -> _Structure:
     known = _structures.setdefault(secrets, {})
     found = known.get(shape.name)
     if found is None:
-        members: dict[str, tuple[str, Shape, Secret | None]] = {}
+        members: dict[str, _Member] = {}
         attributes = []
         for name, member in shape.members.items():
             if member.serialization.get("location") or member.serialization.get("eventheader"):
@@ -431,7 +461,10 @@ def _structure(secrets: ModelSecrets, shape: Shape) -> _Structure:
                 if how:
                     attributes.append(name.lower())
                 continue
-            members[_xml_key(name, member)] = (name, member, how)
+            paging = how is None and bool(PAGING.fullmatch(name))
+            flattened = member.type_name in ("list", "map") and bool(member.serialization.get("flattened"))
+            leaf = how is None and not paging and member.type_name not in ("structure", "list", "map")
+            members[_xml_key(name, member)] = _Member(member, how, paging, flattened, leaf)
         names, values = _paired(shape)
         found = known[shape.name] = _Structure(
             members,
@@ -534,18 +567,20 @@ def _xml_structure(secrets: ModelSecrets, element: ET.Element, shape: Shape) -> 
     for node in list(element):
         tag = _local(node.tag)
         found = structure.members.get(tag)
-        if found is not None:
-            _xml_member(secrets, node, *found)
+        if found is not None and found.leaf:
+            _xml_text(node)  # as `_xml_member` reads it, two calls sooner
+        elif found is not None:
+            _xml_member(secrets, node, found)
         elif tag not in XML_ENVELOPE:
             _xml_unmodelled(node)  # an element the model does not know: nothing says it is safe
     _xml_pair(element, structure)
 
 
-def _xml_member(secrets: ModelSecrets, node: ET.Element, name: str, member: Shape, how: Secret | None) -> None:
+def _xml_member(secrets: ModelSecrets, node: ET.Element, rules: _Member) -> None:
     """One member's element: a bag with its secret entries blanked, a secret blanked, the rest walked."""
-    if how is None and PAGING.fullmatch(name):
+    member, how, flattened = rules.shape, rules.secret, rules.flattened
+    if rules.paging:
         return  # where the next page starts
-    flattened = member.type_name in ("list", "map") and bool(member.serialization.get("flattened"))
     if how in (Secret.KEYED, Secret.VARIABLES):
         _xml_keyed(node, member, _entry(how), flattened=flattened)
         _xml(secrets, node, member.member if flattened and member.type_name == "list" else member)
