@@ -1,0 +1,128 @@
+"""Looks for a channel to an evaluation beside it through what the kernel counts per uid or for the whole machine,
+which no namespace divides: as `send-TAG` it holds about 1,100 pipes (in 10 children: the uid's pipe pages past
+`fs.pipe-user-pages-soft`), about 500 descriptors in flight on a unix socket it never reads (the uid's
+`unix_inflight` past its RLIMIT_NOFILE) and starts threads without pause (the machine's count of pids made, which
+a pidfd's inode number is), for 3 s; as `recv-TAG` it waits 1 s, then reports the size of a new pipe, whether it may
+pass one descriptor on a socket pair, and how many pids the machine made in 1 s."""
+
+import errno
+import fcntl
+import json
+import os
+import socket
+import threading
+import time
+
+F_GETPIPE_SZ = 1032
+HOLD_S = 3.0
+
+
+def attempt(call):
+    try:
+        call()
+        return "done"
+    except OSError as exc:
+        return errno.errorcode.get(exc.errno, str(exc.errno))
+
+
+def pipes(count):
+    held = []
+    for _ in range(count):
+        try:
+            held.append(os.pipe())
+        except OSError:
+            break
+    return held
+
+
+def in_flight():
+    """Descriptors sent and never received: each counts in the uid's unix_inflight until the socket closes."""
+    ours, theirs = socket.socketpair()
+    sent = 0
+    for _ in range(4):
+        try:
+            socket.send_fds(ours, [b"x"], [theirs.fileno()] * 250)
+            sent += 250
+        except OSError:
+            break
+    return (ours, theirs), sent
+
+
+def pid_mark():
+    """The inode number of a pidfd on a new child: pidfs numbers every pid the machine makes, in order."""
+    child = os.fork()
+    if child == 0:
+        os._exit(0)
+    try:
+        with open(os.pidfd_open(child), closefd=True) as pidfd:
+            return os.fstat(pidfd.fileno()).st_ino
+    finally:
+        os.waitpid(child, 0)
+
+
+def churn(until):
+    started = 0
+    while time.monotonic() < until:
+        thread = threading.Thread(target=int)
+        thread.start()
+        thread.join()
+        started += 1
+    return started
+
+
+def send(found):
+    until = time.monotonic() + HOLD_S
+    held, found["in_flight"] = in_flight()
+    children = []
+    for _ in range(10):
+        child = os.fork()
+        if child == 0:
+            pipes(120)
+            time.sleep(HOLD_S)
+            os._exit(0)
+        children.append(child)
+    found["pipes"] = len(pipes(120))
+    found["threads"] = churn(until)
+    for child in children:
+        os.waitpid(child, 0)
+    for sock in held:
+        sock.close()
+
+
+SHARED_FILES = ("/proc/net/sockstat", "/proc/net/unix", "/proc/self/net/protocols", "/sys/class/net/lo/flags")
+
+
+def read(path):
+    try:
+        with open(path) as shared:
+            return shared.read()[:200]
+    except OSError as exc:
+        return errno.errorcode.get(exc.errno, str(exc.errno))
+
+
+def receive(found):
+    time.sleep(1.0)
+    read_end, write_end = os.pipe()
+    found["pipe_size"] = fcntl.fcntl(read_end, F_GETPIPE_SZ)
+    os.close(read_end)
+    os.close(write_end)
+    ours, theirs = socket.socketpair()
+    found["pass_fd"] = attempt(lambda: socket.send_fds(ours, [b"x"], [theirs.fileno()]))
+    ours.close()
+    theirs.close()
+    found["reads"] = {path: read(path) for path in SHARED_FILES}
+    first = pid_mark()
+    time.sleep(1.0)
+    found["pids_in_1s"] = pid_mark() - first
+
+
+async def run(session, context, logger):
+    role, _, _tag = context["events"][0]["id"].partition("-")
+    found = {"role": role, "start": time.monotonic()}
+    send(found) if role == "send" else receive(found)
+    found["end"] = time.monotonic()
+    return {
+        "validated": [{"name": "counted_10", "type": "AWS::S3::Bucket", "id": "counted", "status": "not_found"}],
+        "success": False,
+        "message": json.dumps(found),
+    }
