@@ -963,7 +963,6 @@ def test_service_what_an_evaluation_loads_at_the_gateway_no_later_one_can_tell(
     assert gateway_shared(service_run) == before
 
 
-
 def counted_beside(service: Service, accounts: tuple[Sandbox, Sandbox]) -> tuple[dict[str, Any], dict[str, Any]]:
     """What `10.10`'s receiver reports alone, then while another evaluation (of another account) holds pipes,
     descriptors in flight and starts threads beside it; the sender's own report is checked to have done so."""
