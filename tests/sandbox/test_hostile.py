@@ -965,7 +965,7 @@ def test_service_what_an_evaluation_loads_at_the_gateway_no_later_one_can_tell(
 
 def counted_beside(service: Service, accounts: tuple[Sandbox, Sandbox]) -> tuple[dict[str, Any], dict[str, Any]]:
     """What `10.10`'s receiver reports alone, then while another evaluation (of another account) holds pipes,
-    descriptors in flight and starts threads beside it; the sender's own report is checked to have done so."""
+    descriptors in flight and queued signals and starts threads beside it; the sender's report says it did."""
     a, b = accounts
     tag = uuid.uuid4().hex[:12]
     alone = json.loads(ask(service, b, "10.10", f"recv-{tag}")["message"])
@@ -976,6 +976,7 @@ def counted_beside(service: Service, accounts: tuple[Sandbox, Sandbox]) -> tuple
         sent = json.loads(sending.result()["message"])
     assert sent["start"] < beside["start"] + 1 < sent["end"], (sent, beside)  # it measured while the other held
     assert sent["in_flight"] >= 500 and sent["pipes"] >= 100 and sent["threads"] > 5000, sent
+    assert sent["signals"] > 1000 and sent["signals_stop"] == "EAGAIN", sent
     return alone, beside
 
 
@@ -983,21 +984,23 @@ def test_service_no_count_of_the_uid_passes_between_evaluations_at_once(
     request: pytest.FixtureRequest, service_run: Service, accounts: tuple[Sandbox, Sandbox], mode: str
 ) -> None:
     """The kernel counts a uid's pipe pages (`fs.pipe-user-pages-soft`: past it every new pipe of the uid gets 2
-    pages, not 16) and its descriptors in flight on unix sockets (past its RLIMIT_NOFILE `sendmsg` with SCM_RIGHTS is
-    ETOOMANYREFS) per uid, whatever its namespaces. Where evaluations share one uid (modes `userns`, `none`), one
-    that holds 1,100 pipes in 10 children and 500 unread descriptors makes the next pipe of the other 8 KiB and its
-    descriptor passing refused: a bit each, at once, measured. Mode `root` gives each live evaluation its own uid."""
+    pages, not 16), its descriptors in flight on unix sockets (past its RLIMIT_NOFILE `sendmsg` with SCM_RIGHTS is
+    ETOOMANYREFS) and its pending signals (past RLIMIT_SIGPENDING `sigqueue` is EAGAIN; counted up the user
+    namespaces, so an evaluation's own in mode `userns` does not divide it) per uid. Where evaluations share one
+    uid (modes `userns`, `none`), one that holds 1,100 pipes in 10 children, 500 unread descriptors and its
+    RLIMIT_SIGPENDING of queued signals makes the other's next pipe 8 KiB, its descriptor passing and its
+    `sigqueue` refused: a bit each, at once, measured. Mode `root` gives each live evaluation its own uid."""
     if mode != "root":
         request.applymarker(
             pytest.mark.xfail(
                 strict=True,
-                reason="open: the uid's pipe pages and unix_inflight are counted per uid, which every evaluation"
+                reason="open: the uid's pipe pages, unix_inflight and pending signals are counted per uid, which every evaluation"
                 " shares in modes userns and none (also on main)",
             )
         )
     alone, beside = counted_beside(service_run, accounts)
-    assert (alone["pipe_size"], alone["pass_fd"]) == (65536, "done"), alone
-    assert (beside["pipe_size"], beside["pass_fd"]) == (65536, "done"), beside
+    assert (alone["pipe_size"], alone["pass_fd"], alone["queue_signal"]) == (65536, "done", "none"), alone
+    assert (beside["pipe_size"], beside["pass_fd"], beside["queue_signal"]) == (65536, "done", "none"), beside
     for found in (alone, beside):  # the shared network namespace's lists are out of reach
         assert set(found["reads"].values()) <= {"EACCES", "ENOENT"}, found["reads"]
 

@@ -1,14 +1,17 @@
 """Looks for a channel to an evaluation beside it through what the kernel counts per uid or for the whole machine,
 which no namespace divides: as `send-TAG` it holds about 1,100 pipes (in 10 children: the uid's pipe pages past
 `fs.pipe-user-pages-soft`), about 500 descriptors in flight on a unix socket it never reads (the uid's
-`unix_inflight` past its RLIMIT_NOFILE) and starts threads without pause (the machine's count of pids made, which
+`unix_inflight` past its RLIMIT_NOFILE) and queues realtime signals to itself until refused (the uid's pending
+signals past its RLIMIT_SIGPENDING), starts threads without pause (the machine's count of pids made, which
 a pidfd's inode number is), for 3 s; as `recv-TAG` it waits 1 s, then reports the size of a new pipe, whether it may
-pass one descriptor on a socket pair, and how many pids the machine made in 1 s."""
+pass one descriptor on a socket pair and queue one signal, and how many pids the machine made in 1 s."""
 
+import ctypes
 import errno
 import fcntl
 import json
 import os
+import signal
 import socket
 import threading
 import time
@@ -48,6 +51,17 @@ def in_flight():
     return (ours, theirs), sent
 
 
+def queue_signals(number, most):
+    """Realtime signals queued to itself, blocked: each counts in the uid's pending signals (RLIMIT_SIGPENDING)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    signal.signal(number, lambda *_: None)
+    signal.pthread_sigmask(signal.SIG_BLOCK, [number])
+    queued = 0
+    while queued < most and libc.sigqueue(os.getpid(), number, ctypes.c_long(0)) == 0:
+        queued += 1
+    return queued, errno.errorcode.get(ctypes.get_errno(), "none") if queued < most else "none"
+
+
 def pid_mark():
     """The inode number of a pidfd on a new child: pidfs numbers every pid the machine makes, in order."""
     child = os.fork()
@@ -73,6 +87,7 @@ def churn(until):
 def send(found):
     until = time.monotonic() + HOLD_S
     held, found["in_flight"] = in_flight()
+    found["signals"], found["signals_stop"] = queue_signals(signal.SIGRTMIN, 1_000_000)
     children = []
     for _ in range(10):
         child = os.fork()
@@ -111,6 +126,7 @@ def receive(found):
     ours.close()
     theirs.close()
     found["reads"] = {path: read(path) for path in SHARED_FILES}
+    found["queue_signal"] = queue_signals(signal.SIGRTMIN + 1, 1)[1]
     first = pid_mark()
     time.sleep(1.0)
     found["pids_in_1s"] = pid_mark() - first
