@@ -1,10 +1,11 @@
 """Looks for a channel to an evaluation beside it through what the kernel counts per uid or for the whole machine,
 which no namespace divides: as `send-TAG` it holds about 1,100 pipes (in 10 children: the uid's pipe pages past
 `fs.pipe-user-pages-soft`), about 500 descriptors in flight on a unix socket it never reads (the uid's
-`unix_inflight` past its RLIMIT_NOFILE) and queues realtime signals to itself until refused (the uid's pending
-signals past its RLIMIT_SIGPENDING), starts threads without pause (the machine's count of pids made, which
-a pidfd's inode number is), for 3 s; as `recv-TAG` it waits 1 s, then reports the size of a new pipe, whether it may
-pass one descriptor on a socket pair and queue one signal, and how many pids the machine made in 1 s."""
+`unix_inflight` past its RLIMIT_NOFILE) and realtime signals queued to itself until refused (the uid's pending
+signals past its RLIMIT_SIGPENDING), and starts threads and asks new sockets' cookies without pause (the machine's
+counts of pids made, which a pidfd's inode number is, and of socket cookies), for 3 s; as `recv-TAG` it waits 1 s,
+then reports the size of a new pipe, whether it may pass one descriptor on a socket pair and queue one signal, how
+many pids and socket cookies the machine made in 1 s, and what it reads of the shared network namespace's lists."""
 
 import ctypes
 import errno
@@ -17,6 +18,7 @@ import threading
 import time
 
 F_GETPIPE_SZ = 1032
+SO_COOKIE = 57
 HOLD_S = 3.0
 
 
@@ -74,12 +76,20 @@ def pid_mark():
         os.waitpid(child, 0)
 
 
+def cookie():
+    """A new socket's cookie (SO_COOKIE): the kernel numbers the sockets asked for one, for the whole machine."""
+    with socket.socket(socket.AF_UNIX) as sock:
+        return int.from_bytes(sock.getsockopt(socket.SOL_SOCKET, SO_COOKIE, 8), "little")
+
+
 def churn(until):
     started = 0
     while time.monotonic() < until:
         thread = threading.Thread(target=int)
         thread.start()
         thread.join()
+        for _ in range(4):
+            cookie()
         started += 1
     return started
 
@@ -127,8 +137,9 @@ def receive(found):
     theirs.close()
     found["reads"] = {path: read(path) for path in SHARED_FILES}
     found["queue_signal"] = queue_signals(signal.SIGRTMIN + 1, 1)[1]
-    first = pid_mark()
+    first, first_cookie = pid_mark(), cookie()
     time.sleep(1.0)
+    found["cookies_in_1s"] = cookie() - first_cookie
     found["pids_in_1s"] = pid_mark() - first
 
 
