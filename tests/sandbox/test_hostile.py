@@ -1021,3 +1021,16 @@ def test_service_no_count_of_the_machine_passes_between_evaluations_at_once(
     alone, beside = counted_beside(service_run, accounts)
     assert beside["pids_in_1s"] < alone["pids_in_1s"] + 1000, (alone, beside)
     assert beside["cookies_in_1s"] < alone["cookies_in_1s"] + 1000, (alone, beside)
+
+
+def test_service_descriptors_left_in_flight_pass_nothing_to_a_later_evaluation(
+    service_run: Service, accounts: tuple[Sandbox, Sandbox]
+) -> None:
+    """An evaluation that leaves 500 descriptors in flight in a cycle of two sockets (garbage only the kernel's
+    collector frees, counted in its uid's `unix_inflight` until then) leaves nothing a later one, of another account,
+    feels: its descriptor passing works (the collector runs as the evaluation's sockets close)."""
+    a, b = accounts
+    left = json.loads(ask(service_run, a, "10.10", f"leave-{uuid.uuid4().hex[:12]}")["message"])
+    later = json.loads(ask(service_run, b, "10.10", f"recv-{uuid.uuid4().hex[:12]}")["message"])
+    assert left["left_in_flight"] == 500, left
+    assert (later["pass_fd"], later["pipe_size"], later["queue_signal"]) == ("done", 65536, "none"), later
