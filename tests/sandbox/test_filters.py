@@ -5,6 +5,7 @@ the same calls without the filter all succeed (so each refusal is the filter's).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -97,3 +98,59 @@ def test_without_the_filter_every_call_succeeds() -> None:  # else the refusals 
 def test_a_compiled_filter_is_a_program_or_nothing() -> None:
     with pytest.raises(ValueError, match="not a BPF program"):
         filters.CompiledFilter(b"\x06\x00\x00\x00\x00\x00\xff").load()  # 7 bytes: no whole instruction
+
+
+OTHER_ENTRIES = """
+import ctypes, json, mmap, os, signal, sys
+from harness.sandbox import filters, kernel
+
+I386_GETPID, I386_IPC, SEMCTL, X32 = 20, 117, 3, 0x40000000
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def int80(number, *args):
+    # mov eax, number; mov ebx/ecx/edx/esi/edi, args; int 0x80; ret: the i386 entry, whose numbers are not x86_64's
+    code = b"\\xb8" + number.to_bytes(4, "little")
+    for opcode, arg in zip((b"\\xbb", b"\\xb9", b"\\xba", b"\\xbe", b"\\xbf"), args):
+        code += opcode + arg.to_bytes(4, "little")
+    page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    page.write(code + b"\\xcd\\x80\\xc3")
+    return ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(page)))()
+
+
+def outcome(call):
+    child = os.fork()
+    if child == 0:
+        if sys.argv[1] != "unfiltered":
+            kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
+            rules = filters.seccomp_filter(pid_namespace=False, signal_only_self=True)
+            (filters.compiled(rules) if sys.argv[1] == "compiled" else rules).load()
+        os._exit(0 if call() != -38 else 38)  # -ENOSYS: the kernel has no such entry
+    status = os.waitpid(child, 0)[1]
+    return signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
+print(json.dumps({
+    "i386 getpid": outcome(lambda: int80(I386_GETPID)),
+    "i386 ipc (semctl, no argument: EINVAL)": outcome(lambda: int80(I386_IPC, SEMCTL, 0, 0, 3, 0)),
+    "x32 shmget": outcome(lambda: libc.syscall(29 | X32, 0, 4096, 0o1600) and -ctypes.get_errno()),
+}))
+"""
+
+
+@pytest.mark.skipif(not filters.seccomp_available(), reason="this kernel or libseccomp offers no seccomp filter")
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the i386 and x32 entries are x86_64's")
+@pytest.mark.parametrize("how", ["unfiltered", "filtered", "compiled"])
+def test_the_other_entries_to_the_kernel_kill_the_process(how: str) -> None:
+    """The filter names x86_64's calls: the same kernel also answers i386's (`int 0x80`, whose `ipc` multiplexer is
+    every SysV IPC call of the namespace evaluations share) and x32's numbers. libseccomp's filter kills a process
+    that uses either (SIGSYS); unfiltered, the i386 entry answers here (so that the kill is the filter's)."""
+    done = subprocess.run(
+        [sys.executable, "-c", OTHER_ENTRIES, how], cwd=REPOSITORY, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    if how == "unfiltered":
+        assert found["i386 getpid"] == 0 and found["i386 ipc (semctl, no argument: EINVAL)"] == 0, found
+    else:
+        assert found == dict.fromkeys(found, "SIGSYS"), found
