@@ -184,6 +184,7 @@ class EvaluationProcess:
 
     def __init__(self, template: TemplateProcess, uid: int | None, preparation: dict[str, Any]) -> None:
         self.uid = uid
+        self.template = template  # which forked it: a spare dies with its template
         self.ahead: list[str] = list(preparation.get("ahead") or [])  # what its root holds for a job
         self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         output_r, output_w = os.pipe()
@@ -717,10 +718,15 @@ class WorkerPool:
         return [self._directory_for_gateway(), *self._held, *labs]
 
     def _end_template(self, template: TemplateProcess) -> None:
-        """Close a template found gone (its socket; killed if it still runs: never one left behind) and forget it."""
+        """Close a template found gone (its socket; killed if it still runs: never one left behind) and forget it,
+        with the spares it forked (gone with it: no job is handed one)."""
         if self._template is template:
             self._template = None
         template.close()
+        for spare in [spare for spare in self._spares if spare.template is template]:
+            self._spares.remove(spare)
+            spare.kill()
+            self._reaper.reap(spare)
 
     def _ensure_template(self) -> TemplateProcess:
         if self._template is not None and self._template.process.poll() is not None:
