@@ -33,8 +33,5 @@ async def run(session, context, logger):
             answered += line.recv(16).startswith(b"HTTP/1.1 200")
         except OSError:
             pass
-    return {
-        "validated": [{"name": "flood_01", "type": "AWS::S3::Bucket", "id": "x", "status": "found"}],
-        "success": True,
-        "message": f"answered:{answered} opened:{len(held)}",
-    }
+    return {"validated": [{"name": "flood_01", "type": "AWS::S3::Bucket", "id": "x", "status": "found"}],
+            "success": True, "message": f"answered:{answered} opened:{len(held)}"}

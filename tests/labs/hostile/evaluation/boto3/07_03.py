@@ -2,8 +2,5 @@
 
 
 async def run(session, context, logger):
-    return {
-        "validated": [{"name": "answer_03", "type": "AWS::S3::Bucket", "id": "x", "status": "found"}],
-        "success": True,
-        "message": "x" * (8 * 1024 * 1024),
-    }
+    return {"validated": [{"name": "answer_03", "type": "AWS::S3::Bucket", "id": "x", "status": "found"}],
+            "success": True, "message": "x" * (8 * 1024 * 1024)}

@@ -10,8 +10,5 @@ async def run(session, context, logger):
         thread = threading.Thread(target=time.sleep, args=(30,), daemon=True)
         thread.start()
         started.append(thread)
-    return {
-        "validated": [{"name": "threads_04", "type": "AWS::S3::Bucket", "id": "x", "status": "found"}],
-        "success": True,
-        "message": f"{len(started)} threads",
-    }
+    return {"validated": [{"name": "threads_04", "type": "AWS::S3::Bucket", "id": "x", "status": "found"}],
+            "success": True, "message": f"{len(started)} threads"}

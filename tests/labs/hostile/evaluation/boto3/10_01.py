@@ -26,10 +26,7 @@ async def run(session, context, logger):
         lambda: [apis.get_stages(ApiId=api["ApiId"]) for api in apis.get_apis()["Items"]],
         lambda: [events.list_targets_by_rule(Rule=rule["Name"]) for rule in events.list_rules()["Rules"]],
         lambda: [events.describe_connection(Name=c["Name"]) for c in events.list_connections()["Connections"]],
-        lambda: [
-            ecs.describe_task_definition(taskDefinition=arn)
-            for arn in ecs.list_task_definitions()["taskDefinitionArns"]
-        ],
+        lambda: [ecs.describe_task_definition(taskDefinition=arn) for arn in ecs.list_task_definitions()["taskDefinitionArns"]],
         lambda: cloudformation.describe_stacks(),
         lambda: [emr.describe_cluster(ClusterId=c["Id"]) for c in emr.list_clusters()["Clusters"]],
     ]

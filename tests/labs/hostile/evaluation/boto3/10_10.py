@@ -3,8 +3,8 @@ which no namespace divides: as `send-TAG` it holds about 1,100 pipes (in 10 chil
 `fs.pipe-user-pages-soft`), about 500 descriptors in flight on a unix socket it never reads (the uid's
 `unix_inflight` past its RLIMIT_NOFILE) and realtime signals queued to itself until refused (the uid's pending
 signals past its RLIMIT_SIGPENDING), and starts threads and asks new sockets' cookies without pause (the machine's
-counts of pids made, which a pidfd's inode number is, and of socket cookies, where the filter allows it), for 3 s; as `recv-TAG` it waits 1 s,
-then reports the size of a new pipe, whether it may pass one descriptor on a socket pair and queue one signal, how
+counts of pids made, which a pidfd's inode number is, and of socket cookies, where the filter allows it), for 3 s;
+as `recv-TAG` it waits 1 s, then reports the size of a new pipe, whether it may pass one descriptor on a socket pair and queue one signal, how
 many pids and socket cookies the machine made in 1 s, and what it reads of the shared network namespace's lists; as
 `leave-TAG` it leaves 500 descriptors in flight in a cycle of two sockets (for a later evaluation)."""
 
