@@ -4,6 +4,7 @@ worker runs author code, and nothing it writes may execute in the parent)."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import select
 import struct
@@ -99,7 +100,7 @@ def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
     while remaining:
         if deadline is not None:
             wait = deadline - time.monotonic()
-            if wait <= 0 or not select.select([fd], [], [], wait)[0]:
+            if wait <= 0 or not readable([fd], wait):
                 raise FrameTimeout()
         chunk = os.read(fd, min(remaining, 1 << 20))
         if not chunk:
@@ -107,6 +108,19 @@ def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
         chunks.append(chunk)
         remaining -= len(chunk)
     return b"".join(chunks)
+
+
+def readable(watched: list[Any], timeout_s: float) -> list[Any]:
+    """Those of `watched` (descriptors, or objects with `fileno()`) ready to read, or at their end, within
+    `timeout_s`: poll(2), not select(2), which refuses a descriptor past 1023 (a harness raises its own limit:
+    `limits.raise_open_files`)."""
+    poller = select.poll()
+    by_fd: dict[int, Any] = {}
+    for item in watched:
+        fd = item if isinstance(item, int) else item.fileno()
+        by_fd[fd] = item
+        poller.register(fd, select.POLLIN)
+    return [by_fd[fd] for fd, _ in poller.poll(math.ceil(max(timeout_s, 0.0) * 1000))]
 
 
 class FrameBuffer:

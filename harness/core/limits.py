@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import resource
@@ -72,3 +73,18 @@ def apply_limits(limits: Limits, *, tasks_before: int) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits.files, limits.files))
     tasks = tasks_before + limits.processes
     resource.setrlimit(resource.RLIMIT_NPROC, (tasks, tasks))
+
+
+def raise_open_files() -> int:
+    """Raise this process's soft RLIMIT_NOFILE to its hard limit, as servers do at start; the new soft limit.
+
+    The kernel refuses a process's descriptor passing (SCM_RIGHTS: ETOOMANYREFS) while its uid's descriptors in
+    flight outnumber its own soft limit, and where evaluations share the harness's uid they count in it: at 1024
+    (systemd's default) one module allowed `files: 4096` stops the pool's every spawn. The processes it starts
+    inherit the raised limit: the template, which holds a few descriptors per evaluation; never an evaluation, whose
+    own `files` limit (soft and hard) `apply_limits` sets."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        with contextlib.suppress(ValueError, OSError):  # a hard limit past fs.nr_open (unlimited): kept as it is
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]

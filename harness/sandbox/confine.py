@@ -46,7 +46,12 @@ SHARED_ONLY = ("own_uid",)
 GAPS = {
     "network_namespace": "a module may connect to unix sockets the service's uid may write (pathname ones)",
     "ipc_uts_namespaces": "a module sees the host's name",
-    "own_uid": "evaluations share the service's uid: the process count of one is felt by others",
+    "own_uid": (
+        "evaluations share the service's uid, and what the kernel counts per uid: one's processes, pipe pages (past"
+        " fs.pipe-user-pages-soft a new pipe is 8 KiB), descriptors in flight (past a sender's RLIMIT_NOFILE its"
+        " passing is refused) and pending signals (past RLIMIT_SIGPENDING, counted up the user namespaces) are felt"
+        " by another running at once, which may count them"
+    ),
     "seccomp": (
         "a module may open network sockets, trace, signal, renice or limit processes of its uid, change its files'"
         " modes, times and extended attributes, and hold SysV shared memory"
@@ -56,9 +61,10 @@ GAPS = {
     "rlimits": "a module may exhaust memory, CPU, processes and files",
 }
 
-# What no mode stops, and why: the first is shared by evaluations running at once; the others are what a later
-# evaluation may time of what an earlier one did. What the gateway loads is not among them: the services the labs
-# name are read whole before their evaluations, any other into the evaluation's own cache (sandbox/models.py).
+# What no mode stops, and why: what evaluations running at once share (the CPU, the machine's memory and its count
+# of pids), and what a later evaluation may time of what an earlier one did. What the gateway loads is not among
+# them: the services the labs name are read whole before their evaluations, any other into the evaluation's own
+# cache (sandbox/models.py).
 SHARED_CHANNELS = (
     "evaluations running at once share the CPU, the gateway and the AWS endpoint: one may slow another, which may"
     " time it",
@@ -70,6 +76,8 @@ SHARED_CHANNELS = (
     "the machine's memory, which every process shares: sysinfo and /proc/meminfo are refused, but a module that"
     " holds much of it makes another's allocations slower (the kernel reclaims) or refused at its own limit: one"
     " may time or count it",
+    "the machine's count of the pids it makes, which a pidfd's inode number is: one may count the tasks another"
+    " starts (socket cookies, another such count, are refused by the filter)",
     "what the gateway's libraries keep of their last inputs (Python's URL splitting, the shapes of a recursive"
     " structure below its first repetition in a model the labs name): each worth microseconds to a later"
     " evaluation, against the milliseconds of a request through the gateway",

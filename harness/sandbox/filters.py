@@ -196,6 +196,9 @@ SOL_SOCKET = 1
 # Passing credentials (SO_PASSCRED, SO_PASSPIDFD) makes the kernel bind a unix socket to an abstract name of its
 # choosing at its first connect or send (autobind): refused with bind
 AUTOBINDING_OPTIONS = (16, 76)
+# A socket's cookie (SO_COOKIE) is the kernel's machine-wide count of the sockets asked for one: two reads say how
+# many any process asked for in between (no library of an evaluation asks): refused with getsockopt
+SO_COOKIE = 57
 F_SETPIPE_SZ = 1031
 # fcntl commands that lock, lease or watch a file (F_GETLK .. F_SETLKW, F_OFD_*, F_SETLEASE, F_GETLEASE, F_NOTIFY):
 # each is seen by another process holding the same file
@@ -242,6 +245,12 @@ def seccomp_filter(*, pid_namespace: bool, signal_only_self: bool) -> Any:
             sc.Arg(1, sc.MASKED_EQ, INT_BITS, SOL_SOCKET),
             sc.Arg(2, sc.MASKED_EQ, INT_BITS, option),
         )
+    rules.add_rule(
+        refuse,
+        "getsockopt",
+        sc.Arg(1, sc.MASKED_EQ, INT_BITS, SOL_SOCKET),
+        sc.Arg(2, sc.MASKED_EQ, INT_BITS, SO_COOKIE),
+    )
     for command in (F_SETPIPE_SZ, *LOCKING_COMMANDS):
         rules.add_rule(refuse, "fcntl", sc.Arg(1, sc.MASKED_EQ, INT_BITS, command))
     another = (sc.GT, 1) if pid_namespace else (sc.NE, 0)  # a pid that is not its own

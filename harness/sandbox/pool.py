@@ -14,7 +14,6 @@ import io
 import json
 import os
 import queue
-import select
 import shutil
 import signal
 import socket
@@ -26,8 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness.core.frames import HEADER, ChannelClosed, FrameBuffer, FrameRefused, write_frame
-from harness.core.limits import Limits
+from harness.core.frames import HEADER, ChannelClosed, FrameBuffer, FrameRefused, readable, write_frame
+from harness.core.limits import Limits, raise_open_files
 from harness.core.paths import (
     covered,
     environment_region,
@@ -185,6 +184,7 @@ class EvaluationProcess:
 
     def __init__(self, template: TemplateProcess, uid: int | None, preparation: dict[str, Any]) -> None:
         self.uid = uid
+        self.template = template  # which forked it: a spare dies with its template
         self.ahead: list[str] = list(preparation.get("ahead") or [])  # what its root holds for a job
         self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         output_r, output_w = os.pipe()
@@ -196,6 +196,10 @@ class EvaluationProcess:
         try:
             fds = [theirs.fileno(), output_w, lifeline_r, status_w]
             template.spawn({"uid": uid, **preparation}, fds)
+        except OSError:  # refused, or no template: ours go too
+            for ours in (self.channel, self._output, self._lifeline, self._status):
+                ours.close()
+            raise
         finally:
             theirs.close()
             for fd in (output_w, lifeline_r, status_w):
@@ -227,7 +231,7 @@ class EvaluationProcess:
         if self._report is None:
             report: dict[str, Any] = {}
             with contextlib.suppress(OSError, ValueError):
-                if select.select([self._status], [], [], timeout_s)[0]:
+                if readable([self._status], timeout_s):
                     report = json.loads(self._status.read(4096) or b"{}")
             self._report = report
         return self._report
@@ -244,7 +248,7 @@ class EvaluationProcess:
         buffer = FrameBuffer()
         while buffer.message is None:
             wait = deadline - time.monotonic()
-            if wait <= 0 or not select.select([self.channel], [], [], wait)[0]:
+            if wait <= 0 or not readable([self.channel], wait):
                 raise TimeoutError()
             chunk = self.channel.recv(1 << 16)
             if not chunk:
@@ -289,7 +293,7 @@ class EvaluationProcess:
             wait = deadline - time.monotonic()
             if wait <= 0:
                 raise TimeoutError()
-            ready = select.select(watched, [], [], wait)[0]
+            ready = readable(watched, wait)
             if not ready:
                 raise TimeoutError()
             if self._output in ready and not capture.read(self._output):
@@ -344,6 +348,18 @@ class AnswerExceeded(Exception):
     """The evaluation's reply is larger than its answer limit."""
 
 
+class SpawnRefused(Exception):
+    """No spare, and the kernel refused to pass a new one's descriptors to the template, which still runs (its uid's
+    descriptors in flight past the harness's RLIMIT_NOFILE: ETOOMANYREFS): not the evaluation's doing."""
+
+
+def template_gone(template: TemplateProcess, error: OSError) -> bool:
+    """Whether a spawn request that failed with `error` means the template is gone: it has exited, or its end of
+    the control socket is closed (it is exiting); any other failure (ETOOMANYREFS, ENOBUFS...) refused this request
+    only."""
+    return template.process.poll() is not None or isinstance(error, ConnectionError)
+
+
 class OutputCapture:
     """A module's stdout and stderr: counted in full, kept up to KEPT_OUTPUT_BYTES, over `limit`: OutputExceeded."""
 
@@ -367,7 +383,7 @@ class OutputCapture:
     def drain(self, pipe: io.FileIO) -> None:
         """What is already in the pipe (written before the answer), without waiting for more."""
         with contextlib.suppress(OutputExceeded, OSError, ValueError):
-            while select.select([pipe], [], [], 0)[0] and self.read(pipe):
+            while readable([pipe], 0) and self.read(pipe):
                 pass
 
     @property
@@ -476,6 +492,7 @@ class WorkerPool:
         labs' models whole ahead (`Gateway.prepare`): that hides what one evaluation derived from the next, and there
         is none (~0.2 s of CPU for EC2's model, beside the template's start on the same cores); and it keeps one
         spare, not refilled once its job is done (each spare costs a fork, a root and its rehearsals)."""
+        raise_open_files()  # before the template starts: no module's descriptors in flight reach the pool's limit
         if preload is None:
             preload = tuple(m for m in os.environ.get(PRELOAD_ENV, "").split(",") if m)
         if namespaces is None:
@@ -491,6 +508,7 @@ class WorkerPool:
         self._held: list[str] = []  # directories every spare's root holds, whatever the labs expected
         self.restarts = 0  # evaluations that ended without an answer (timeout, crash, a limit)
         self._template: TemplateProcess | None = None
+        self._refused: OSError | None = None  # why the last spawn request was refused, the template running still
         self._spares: list[EvaluationProcess] = []
         # ready ahead: one more than can run, so back-to-back jobs never wait for a fork (one job: none come after)
         self.spares = 1 if one_evaluation else size + 1
@@ -625,7 +643,10 @@ class WorkerPool:
             with self._cond:
                 self._running += 1
             try:
-                process = self._take([path for path in job_paths(job) if os.path.exists(path)])
+                try:
+                    process = self._take([path for path in job_paths(job) if os.path.exists(path)])
+                except SpawnRefused as exc:  # not a process that ended: no restart counted
+                    return ProcessOutcome(None, "sandbox", f"no evaluation process could be started for now: {exc}")
                 try:
                     outcome = process.run(job, timeout_s, limits)
                 finally:  # an interrupted caller (Ctrl-C) too: the process must not outlive us
@@ -654,21 +675,28 @@ class WorkerPool:
                     stale = self._spares.pop(0)
                     stale.kill()
                     self._reaper.reap(stale)
+                elif self._refused is not None:  # none forked, the template running: said, not waited for
+                    raise SpawnRefused(f"the template could not be sent its descriptors ({self._refused})")
                 else:  # every uid belongs to a dying process: wait for the reaper
                     self._cond.wait(1.0)
 
     def _refill(self, target: int) -> None:
-        """Fork spares until `target` are ready or forking (called under the lock)."""
+        """Fork spares until `target` are ready or forking (called under the lock); `_refused` says why not, if the
+        template refused a request."""
         template = self._ensure_template()
+        self._refused = None
         while len(self._spares) < target:
             uid = self._uids.take()
             if uid is None:
                 return
             try:
                 self._spares.append(EvaluationProcess(template, uid, self._preparation()))
-            except OSError:  # the template died: start another one and try again at the next call
+            except OSError as exc:
                 self._uids.give_back(uid)
-                self._template = None
+                if template_gone(template, exc):  # ended, with what it forked: another starts at the next call
+                    self._end_template(template)
+                else:  # refused this once: the template and every evaluation it holds go on
+                    self._refused = exc
                 return
 
     def _preparation(self) -> dict[str, Any]:
@@ -689,8 +717,21 @@ class WorkerPool:
         labs = [lab for lab in self._warming.labs if not covered(lab, self._held)]
         return [self._directory_for_gateway(), *self._held, *labs]
 
+    def _end_template(self, template: TemplateProcess) -> None:
+        """Close a template found gone (its socket; killed if it still runs: never one left behind) and forget it,
+        with the spares it forked (gone with it: no job is handed one)."""
+        if self._template is template:
+            self._template = None
+        template.close()
+        for spare in [spare for spare in self._spares if spare.template is template]:
+            self._spares.remove(spare)
+            spare.kill()
+            self._reaper.reap(spare)
+
     def _ensure_template(self) -> TemplateProcess:
-        if self._template is None or self._template.process.poll() is not None:
+        if self._template is not None and self._template.process.poll() is not None:
+            self._end_template(self._template)
+        if self._template is None:
             self._template = TemplateProcess(
                 (*self.preload, *self._warming.imports),
                 self.namespaces,

@@ -46,6 +46,15 @@ attempt("signal itself", lambda: os.kill(os.getpid(), 0))
 attempt("read a file", lambda: open(path).close())
 
 
+def option(name):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.getsockopt(socket.SOL_SOCKET, name, 8)
+
+
+attempt("socket cookie", lambda: option(filters.SO_COOKIE))  # the machine's count of sockets asked for one
+attempt("socket type", lambda: option(socket.SO_TYPE))
+
+
 def sysinfo():
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
@@ -86,6 +95,8 @@ def test_the_filter_refuses_its_calls_and_lets_the_others_through(how: str) -> N
         "signal its parent": "EPERM",
         "signal itself": "done",
         "read a file": "done",
+        "socket cookie": "EPERM",
+        "socket type": "done",
         "machine's free memory": "EPERM",
         "a module's usual start": "done",
     }

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import resource
 import subprocess
 import sys
 import threading
@@ -14,8 +16,15 @@ import pytest
 
 from harness.core.contract import ContextInput
 from harness.core.lab import load_lab
-from harness.core.limits import Limits
-from harness.sandbox.pool import EvaluationProcess, WorkerPool, loading_pool, playthrough_pool
+from harness.core.limits import Limits, raise_open_files
+from harness.sandbox.pool import (
+    EvaluationProcess,
+    TemplateProcess,
+    WorkerPool,
+    loading_pool,
+    playthrough_pool,
+    template_gone,
+)
 from harness.sandbox.runner import Runner
 from tests.conftest import LABS
 
@@ -383,3 +392,82 @@ def test_a_pool_for_one_evaluation_forks_one_spare_and_none_once_its_job_is_done
             assert reply == {"outcome": "error", "kind": "load", "detail": "no module at this path"}
             assert reaped.wait(30)
             assert len(pool._spares) == spares_after
+
+
+LOAD_JOB = {"job": "load", "module": "/nonexistent/evaluation/boto3/01_01.py"}
+NO_MODULE = {"outcome": "error", "kind": "load", "detail": "no module at this path"}
+
+
+def test_a_refused_spawn_request_leaves_the_template_and_its_evaluations_running(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The kernel may refuse to pass a spare's descriptors to a template that runs (ETOOMANYREFS: the uid's
+    descriptors in flight past the pool's RLIMIT_NOFILE, which root never meets, hence the refusal injected here; the
+    hostile lab's step 10.11 meets the real one). The template and the evaluation it holds go on; the job asking for a
+    spare meanwhile gets the sandbox's error (no crash, no restart counted); the next, once sends pass, runs."""
+    with WorkerPool(1) as pool:
+        pool.start()
+        held: EvaluationProcess = pool._take([])
+        try:
+            held.wait_ready(time.monotonic() + 30)
+            template = pool._template
+            for spare in list(pool._spares):  # none left: the job must ask for a new one
+                pool._spares.remove(spare)
+                spare.kill()
+                pool._reaper.reap(spare)
+
+            def refused(request: dict, fds: list[int]) -> None:
+                raise OSError(errno.ETOOMANYREFS, os.strerror(errno.ETOOMANYREFS))
+
+            monkeypatch.setattr(template, "spawn", refused)
+            outcome = pool.submit(LOAD_JOB, 30)
+            assert (outcome.reply, outcome.failure) == (None, "sandbox"), outcome
+            assert "could be started for now" in outcome.detail and "Too many references" in outcome.detail
+            assert pool.restarts == 0
+            assert pool._template is template and template.process.poll() is None
+            assert held.run(LOAD_JOB, 10, Limits()).reply == NO_MODULE  # the evaluation it held, untouched
+            monkeypatch.undo()
+            assert pool.submit(LOAD_JOB, 30).reply == NO_MODULE
+            assert pool._template is template
+        finally:
+            held.kill()
+            pool._reaper.reap(held)
+
+
+def test_a_template_is_gone_only_once_it_exited_or_closed_its_end() -> None:
+    """A failed spawn request ends the template (and with it what it forked) only if it is gone; any other error
+    refused that request alone. One found gone is closed and reaped, never left running, and another starts."""
+    with WorkerPool(1) as pool:
+        pool.start()
+        template: TemplateProcess = pool._template
+        refused = OSError(errno.ETOOMANYREFS, os.strerror(errno.ETOOMANYREFS))
+        assert not template_gone(template, refused)
+        assert template_gone(template, BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE)))
+        os.kill(template.process.pid, 9)
+        template.process.wait(10)
+        assert template_gone(template, refused)
+        assert pool.submit(LOAD_JOB, 30).reply == NO_MODULE
+        assert pool._template is not template and pool._template.process.poll() is None
+        assert template.control.fileno() == -1  # closed: the old one holds nothing of the pool's
+
+
+def test_a_pool_raises_its_soft_open_files_limit_to_the_hard_one(tmp_path: Path) -> None:
+    """The uid's descriptors in flight (a module's, where it shares the harness's uid) refuse the pool's sends past
+    the pool's soft RLIMIT_NOFILE: the pool raises it to the hard one at start. Its evaluations keep their step's
+    `files`, soft and hard: nothing of the raised limit reaches them."""
+    module = tmp_path / "lab" / "evaluation" / "boto3" / "01_01.py"
+    module.parent.mkdir(parents=True)
+    module.write_text(
+        "import resource\nraise RuntimeError('files:' + str(resource.getrlimit(resource.RLIMIT_NOFILE)))\n"
+    )
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))
+        with WorkerPool(1) as pool:
+            assert resource.getrlimit(resource.RLIMIT_NOFILE) == (hard, hard)
+            assert raise_open_files() == hard  # again: nothing to change
+            job = {"job": "load", "module": str(module), "limits": Limits(files=300).to_message()}
+            outcome = pool.submit(job, 30)
+            assert outcome.reply is not None and "files:(300, 300)" in outcome.reply["detail"], outcome
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
