@@ -16,6 +16,7 @@ import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -84,6 +85,26 @@ def _save(name: str, text: str) -> None:
         (RESULTS / f"{name}.txt").write_text(text, encoding="utf-8")
     except OSError as exc:
         print(f"bench: could not write {RESULTS / name}.txt: {exc}", file=sys.stderr)
+
+
+def in_child(work: Callable[[], Any]) -> Any:
+    """Run `work` in a forked child and return what it returned (JSON across a pipe): figures taken in a process
+    of their own (a fresh copy of this one, as the template's evaluation processes are)."""
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(reader)
+            os.write(writer, json.dumps(work()).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(writer)
+    with os.fdopen(reader, "rb") as pipe:
+        data = pipe.read()
+    os.waitpid(pid, 0)
+    return json.loads(data)
 
 
 def median_ms(action: Callable[[], object], runs: int, warmup: int = 3, pause_s: float = 0.0) -> float:

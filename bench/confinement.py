@@ -11,15 +11,12 @@ uid's tasks, and in every mode both enforced."""
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
 
-from bench.common import MODES, results_console, run_in_mode
+from bench.common import MODES, in_child, results_console, run_in_mode
 from harness.sandbox import filters, kernel
 from harness.sandbox.confine import (
     DEVICES,
@@ -29,25 +26,6 @@ from harness.sandbox.confine import (
     tasks_of_my_uid,
 )
 from harness.sandbox.pool import WorkerPool
-
-
-def in_child(work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """Run `work` in a forked child; what it returns (timings: ms of thread CPU time)."""
-    reader, writer = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.close(reader)
-            os.write(writer, json.dumps(work()).encode())
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(writer)
-    with os.fdopen(reader, "rb") as pipe:
-        data = pipe.read()
-    os.waitpid(pid, 0)
-    return json.loads(data)
 
 
 def timed(step: Callable[[], object]) -> float:

@@ -21,7 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from bench.common import results_console
+from bench.common import in_child, results_console
 from harness.sandbox import kernel
 from harness.sandbox.confine import HOSTNAME, Protections, RootBuilder, interpreter_paths
 from harness.sandbox.template import IPC_LIMITS, enter_template_namespaces, evaluation_namespaces, network_shared
@@ -67,7 +67,7 @@ def _evaluation(start: Callable[[], None], read_only: bool, where: str, paths: l
     os.write(writer, json.dumps([(unshared - began) * 1000, (rooted - unshared) * 1000]).encode())
 
 
-def _template(arrangement: tuple[Callable[[], None], Callable[[], None], bool], count: int, writer: int) -> None:
+def _template(arrangement: tuple[Callable[[], None], Callable[[], None], bool], count: int) -> list[list[float]]:
     """A stand-in template: its namespaces made, `count` evaluation processes forked one after another."""
     once, start, read_only = arrangement
     once()
@@ -91,25 +91,12 @@ def _template(arrangement: tuple[Callable[[], None], Callable[[], None], bool], 
         _, _, usage = os.wait4(pid, 0)
         found.append([unshare, root, (usage.ru_utime + usage.ru_stime) * 1000])
     os.rmdir(where)
-    os.write(writer, json.dumps(found).encode())
+    return found
 
 
 def in_template(arrangement: tuple[Callable[[], None], Callable[[], None], bool], count: int) -> list[list[float]]:
-    reader, writer = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.close(reader)
-            _template(arrangement, count, writer)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(writer)
-    with os.fdopen(reader, "rb") as pipe:
-        data = pipe.read()
-    os.waitpid(pid, 0)
-    return json.loads(data)
+    result: list[list[float]] = in_child(lambda: _template(arrangement, count))
+    return result
 
 
 def main() -> int:
