@@ -56,17 +56,19 @@ def in_child(body: Callable[[], int]) -> int:
     return os.waitstatus_to_exitcode(status)
 
 
+def collapsed_mib() -> int:
+    """In a child (`in_child`): the MiB this process holds in huge pages more after `collapse()` (at most 255)."""
+    filler = [bytearray(4096) for _ in range(8 * 1024)]  # 32 MiB of small pages: whole huge pages among them
+    before = hugepages.anonymous_huge_bytes()
+    after = hugepages.collapse()
+    return min(255, (after - before) >> 20) if len(filler) else 0
+
+
 def test_a_process_holds_huge_pages_after_collapsing_where_the_kernel_allows_it() -> None:
     if not hugepages.huge_page_size():
         pytest.skip("transparent huge pages are `never` (or absent) on this machine: collapse() is a no-op")
     if kernel.libc().madvise(0, 0, hugepages.MADV_COLLAPSE) != 0:
         pytest.skip("this kernel has no MADV_COLLAPSE (Linux < 6.1): collapse() is a no-op")
-
-    def collapsed_mib() -> int:
-        filler = [bytearray(4096) for _ in range(8 * 1024)]  # 32 MiB of small pages: whole huge pages among them
-        before = hugepages.anonymous_huge_bytes()
-        after = hugepages.collapse()
-        return min(255, (after - before) >> 20) if len(filler) else 0
 
     assert in_child(collapsed_mib) >= 4
 
@@ -136,7 +138,10 @@ def test_the_template_forks_evaluations_from_huge_pages_and_they_still_judge(san
             assert runner.evaluate("01.01", ContextInput(), sandbox).status == "fail"
         assert pool._template is not None
         template = pool._template.process.pid
-        assert large_folio_bytes(template) >= 8 << 20  # ~24 of its ~42 MiB on x86-64, wherever it ran
+        held = large_folio_bytes(template)
+    if held < 8 << 20 and in_child(collapsed_mib) < 4:  # a collapse needs free 2 MiB blocks, which a busy host may lack
+        pytest.skip(f"the kernel gives no huge page to a collapse now (memory fragmented or short): {held} bytes held")
+    assert held >= 8 << 20  # ~24 of its ~42 MiB on x86-64, wherever it ran
 
 
 def test_a_process_collapses_before_its_first_fork_then_only_once_it_has_grown_and_never_where_told(
