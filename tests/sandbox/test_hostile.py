@@ -291,6 +291,11 @@ def test_cli_writes_past_the_guard_end_at_the_gateway(cli: Cli, step: str) -> No
 # -- through the service -------------------------------------------------------------------------------------------
 
 
+def hostile_serve_args(moto_server: str) -> list[str]:
+    """`stepeval serve`'s arguments for the hostile lab: three workers, moto as AWS."""
+    return ["--lab", str(HOSTILE), "--workers", "3", "--endpoint-url", moto_server]
+
+
 @pytest.fixture(scope="module")
 def hostile_service(service_factory: Any, moto_server: str, planted: dict[str, Path], mode: str) -> Service:
     """The service on the hostile lab, with the canaries in its environment, home and working directory; in the
@@ -299,12 +304,7 @@ def hostile_service(service_factory: Any, moto_server: str, planted: dict[str, P
     env |= {"STEPEVAL_HEAD_TIMEOUT_S": str(EDGE_TIMEOUT_S), "STEPEVAL_BODY_TIMEOUT_S": str(EDGE_TIMEOUT_S)}
     return service_factory(
         f"hostile-{mode}",
-        "--lab",
-        str(HOSTILE),
-        "--workers",
-        "3",
-        "--endpoint-url",
-        moto_server,
+        *hostile_serve_args(moto_server),
         env=env,
         cwd=planted["workdir"],
         launcher=launcher(mode),
@@ -1037,12 +1037,7 @@ def hostile_service_at_1024(service_factory: Any, moto_server: str, mode: str) -
     Docker's and containerd's for a container's process), its hard limit as the run's."""
     return service_factory(
         f"hostile-1024-{mode}",
-        "--lab",
-        str(HOSTILE),
-        "--workers",
-        "3",
-        "--endpoint-url",
-        moto_server,
+        *hostile_serve_args(moto_server),
         launcher=["prlimit", "--nofile=1024:", *launcher(mode)],
     )
 
